@@ -1,0 +1,12 @@
+//! verl-ext core: pure Rust, no Python types. The PyO3 binding lives in `verl_ext_py`.
+
+pub mod dispatch;
+pub mod error;
+pub mod parallel;
+pub mod scorers;
+pub mod text;
+
+pub use dispatch::{score, score_batch, Outcome, Sample, Score, Scored, Scorer, Value};
+pub use error::CoreError;
+pub use scorers::format::FormatSpec;
+pub use scorers::math_dapo::DapoScore;

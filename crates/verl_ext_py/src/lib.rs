@@ -1,0 +1,18 @@
+//! `verl_ext._core`: the compiled module. Only conversions, exceptions and GIL release live here;
+//! all behaviour is in `verl_ext_core`.
+
+mod convert;
+mod errors;
+mod reward;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<reward::FormatSpec>()?;
+    m.add_function(wrap_pyfunction!(reward::score_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(reward::native_scorer, m)?)?;
+    m.add_function(wrap_pyfunction!(reward::default_num_threads, m)?)?;
+    Ok(())
+}

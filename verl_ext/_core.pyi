@@ -1,0 +1,22 @@
+# Hand-kept stubs of the compiled module verl_ext._core (checked by mypy.stubtest in ci/test).
+from collections.abc import Iterable
+from typing import Any, final
+
+__version__: str
+
+@final
+class FormatSpec:
+    def __new__(cls, tags: list[str]) -> FormatSpec: ...
+    @property
+    def tags(self) -> list[str]: ...
+    def score(self, response: object) -> float: ...
+
+def score_batch(
+    data_sources: Iterable[object],
+    solution_strs: Iterable[object],
+    ground_truths: Iterable[object],
+    format_spec: FormatSpec | None = None,
+    num_threads: int = 0,
+) -> tuple[list[Any], list[float] | None]: ...
+def native_scorer(data_source: str) -> str | None: ...
+def default_num_threads() -> int: ...

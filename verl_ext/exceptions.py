@@ -1,0 +1,27 @@
+"""Exceptions raised by verl-ext. Every error of the Rust core maps to one of these classes."""
+
+__all__ = ["VerlExtError", "InvalidInputError", "InputTypeError", "UnknownDataSourceError", "InternalError"]
+
+
+class VerlExtError(Exception):
+    """Base class of all verl-ext errors."""
+
+
+class InvalidInputError(VerlExtError, ValueError):
+    """An argument has the right type but an unusable value."""
+
+
+class InputTypeError(VerlExtError, TypeError):
+    """An argument has a type verl-ext (and verl) cannot score, e.g. a non-string ground truth for math_dapo."""
+
+
+class UnknownDataSourceError(VerlExtError, NotImplementedError):
+    """No scorer is known for a data source; the message is the one verl raises."""
+
+    def __init__(self, data_source: object) -> None:
+        super().__init__(f"Reward function is not implemented for {data_source=}")
+        self.data_source = data_source
+
+
+class InternalError(VerlExtError, RuntimeError):
+    """A bug in verl-ext (a Rust panic caught at the boundary). Please report it."""

@@ -1,0 +1,10 @@
+"""Rewards: verl's rule-based scorers in Rust, a format reward, and the ``verl_ext`` reward manager.
+
+The managers themselves live in :mod:`verl_ext.reward.manager` (imported by the verl plugin), so
+that this module does not import torch or verl.
+"""
+
+from verl_ext.reward.format import FormatReward, format_score
+from verl_ext.reward.scoring import compute_score, compute_scores, native_scorer
+
+__all__ = ["FormatReward", "compute_score", "compute_scores", "format_score", "native_scorer"]
