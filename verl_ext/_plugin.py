@@ -1,0 +1,8 @@
+"""Entry point of group ``verl.plugins``: ``import verl`` imports this module, which registers the
+``verl_ext`` reward managers in verl's reward-loop and legacy registries.
+
+verl logs a failing plugin only at DEBUG level, so ``verl-ext doctor`` and the test suite check that
+the registration really happened.
+"""
+
+from verl_ext.reward import manager as _manager  # noqa: F401  (registration is the import's effect)

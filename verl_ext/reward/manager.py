@@ -1,0 +1,263 @@
+"""verl reward managers named ``verl_ext``: the reward-loop one ``main_ppo`` uses, and a legacy batch one.
+
+Both decode responses in batches, score native data sources in Rust threads with the GIL released,
+and send other data sources to the ``compute_score`` verl hands them (the user's
+``custom_reward_function`` if configured, else verl's ``default_compute_score``).
+
+Options, all under ``reward.reward_kwargs`` (add them with ``+reward.reward_kwargs.<key>=...``):
+
+``format_weight`` (float, 0)
+    Weight of the format reward added to every score (0 disables it).
+``format_tags`` (list or comma-separated str, ``think,answer``)
+    Tag structure the format reward checks.
+``num_threads`` (int, 0)
+    Rust worker threads per manager; 0 means ``VERL_EXT_NUM_THREADS`` or all cores.
+``on_error`` (``zero`` | ``raise``, ``zero``)
+    What a sample verl-ext cannot score (e.g. a non-string math_dapo ground truth) gets: a reward of
+    0.0 and a logged warning, or the exception (which stops training, as verl's managers do).
+``extra_info_keys`` (list, [])
+    Extra keys of a dict-returning custom reward function to keep in ``reward_extra_info`` (None where
+    a sample lacks them). Every sample reports the same keys: ``score``, ``acc``, ``pred``, then
+    ``format_score`` when the format reward is on, then these.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from verl import DataProto
+from verl.experimental.reward_loop.reward_manager import register as register_loop
+from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
+from verl.utils.reward_score import default_compute_score
+from verl.workers.reward_manager import register as register_legacy
+from verl.workers.reward_manager.abstract import AbstractRewardManager
+
+from verl_ext import _core
+from verl_ext.exceptions import InvalidInputError, VerlExtError
+from verl_ext.reward.batcher import MicroBatcher
+from verl_ext.reward.format import FormatReward
+
+__all__ = ["ManagerOptions", "VerlExtRewardManager", "VerlExtBatchRewardManager"]
+
+logger = logging.getLogger(__name__)
+
+NAME = "verl_ext"
+BASE_EXTRA_KEYS = ("score", "acc", "pred")
+#: Warnings logged per manager for samples that could not be scored (then they are only counted).
+MAX_ERROR_WARNINGS = 10
+
+
+@dataclass(frozen=True)
+class ManagerOptions:
+    """The ``reward.reward_kwargs`` options of the verl-ext managers (see the module docstring)."""
+
+    format: FormatReward
+    num_threads: int = 0
+    on_error: str = "zero"
+    extra_info_keys: tuple[str, ...] = ()
+
+    @classmethod
+    def from_reward_kwargs(cls, reward_kwargs: Mapping[str, Any] | None) -> ManagerOptions:
+        kwargs = dict(reward_kwargs or {})
+        on_error = str(kwargs.get("on_error", "zero"))
+        if on_error not in ("zero", "raise"):
+            raise InvalidInputError(f"reward_kwargs.on_error must be 'zero' or 'raise', got {on_error!r}")
+        num_threads = int(kwargs.get("num_threads", 0))
+        if num_threads < 0:
+            raise InvalidInputError(f"reward_kwargs.num_threads must be >= 0, got {num_threads}")
+        return cls(
+            format=FormatReward.from_reward_kwargs(kwargs),
+            num_threads=num_threads,
+            on_error=on_error,
+            extra_info_keys=tuple(str(k) for k in kwargs.get("extra_info_keys", ()) or ()),
+        )
+
+    @property
+    def extra_keys(self) -> tuple[str, ...]:
+        fmt = ("format_score",) if self.format.enabled else ()
+        return BASE_EXTRA_KEYS + fmt + tuple(k for k in self.extra_info_keys if k not in BASE_EXTRA_KEYS + fmt)
+
+
+def _reward_kwargs(config: Any) -> Mapping[str, Any]:
+    reward = config.get("reward", None) if hasattr(config, "get") else None
+    kwargs = reward.get("reward_kwargs", None) if reward is not None else None
+    return kwargs or {}
+
+
+@dataclass
+class _Sample:
+    response_ids: list[int]
+    data_source: Any
+    ground_truth: Any
+
+
+@dataclass
+class _Native:
+    """A decoded response and its native result: a verl result, None (not native) or an exception."""
+
+    text: str
+    result: Any
+    format_score: float | None
+
+
+class _Scorer:
+    """What both managers share: batch decode + native scoring, and assembling a sample's outcome."""
+
+    def __init__(self, tokenizer: Any, options: ManagerOptions) -> None:
+        self.tokenizer = tokenizer
+        self.options = options
+        self._spec = options.format.spec if options.format.enabled else None
+        self._errors = 0
+
+    def score_native(self, samples: Sequence[_Sample]) -> list[_Native]:
+        texts = self.tokenizer.batch_decode([s.response_ids for s in samples], skip_special_tokens=True)
+        # A non-string data source has no native scorer; "" routes it to the fallback unchanged.
+        sources = [s.data_source if isinstance(s.data_source, str) else "" for s in samples]
+        results, fmts = _core.score_batch(sources, texts, [s.ground_truth for s in samples], self._spec,
+                                          self.options.num_threads)
+        return [_Native(t, r, fmts[i] if fmts is not None else None) for i, (t, r) in enumerate(zip(texts, results))]
+
+    def outcome(self, result: Any, fmt: float | None, data_source: Any) -> tuple[float, dict[str, Any]]:
+        """(reward, reward_extra_info) of one sample from its verl result, with fixed extra keys."""
+        if isinstance(result, VerlExtError):
+            if self.options.on_error == "raise":
+                raise result
+            self._errors += 1
+            if self._errors <= MAX_ERROR_WARNINGS:
+                logger.warning("verl_ext: sample of data source %r scored 0.0: %s", data_source, result)
+            result = 0.0
+        # verl's naive manager reports a scalar result as `acc` too; the format bonus is not accuracy.
+        acc = result.get("acc", result.get("score")) if isinstance(result, dict) else float(result)
+        if fmt is not None:
+            result = self.options.format.combine(result, fmt)
+        fields = result if isinstance(result, dict) else {"format_score": fmt}
+        score = float(result["score"]) if isinstance(result, dict) else float(result)
+        info = {"score": score, "acc": acc, "pred": fields.get("pred", "")}
+        info.update({k: fields.get(k) for k in self.options.extra_keys[len(BASE_EXTRA_KEYS):]})
+        return score, info
+
+
+@register_loop(NAME)
+class VerlExtRewardManager(RewardManagerBase):
+    """Reward-loop manager (``reward.reward_manager.name=verl_ext``), the one ``main_ppo`` uses.
+
+    Concurrent ``run_single`` calls of a worker are coalesced into one batch that is decoded and scored
+    off the event loop.
+    """
+
+    def __init__(
+        self,
+        config: Any,
+        tokenizer: Any,
+        compute_score: Any,
+        reward_router_address: str | None = None,
+        reward_model_tokenizer: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(config, tokenizer, compute_score)
+        self.compute_score = compute_score or default_compute_score
+        self.is_async_reward_score = inspect.iscoroutinefunction(self.compute_score)
+        self.reward_router_address = reward_router_address
+        self.reward_model_tokenizer = reward_model_tokenizer
+        self.options = ManagerOptions.from_reward_kwargs(_reward_kwargs(config))
+        self._scorer = _Scorer(tokenizer, self.options)
+        self._batcher: MicroBatcher[_Sample, _Native] = MicroBatcher(self._scorer.score_native)
+
+    async def run_single(self, data: DataProto) -> dict[str, Any]:
+        item = data[-1:][0]  # multi-sequence outputs: verl scores the last sequence
+        response_ids = item.batch["responses"]
+        valid_length = int(item.batch["attention_mask"][-response_ids.shape[-1]:].sum())
+        data_source = item.non_tensor_batch["data_source"]
+        ground_truth = item.non_tensor_batch["reward_model"]["ground_truth"]
+
+        native = await self._batcher.submit(_Sample(response_ids[:valid_length].tolist(), data_source, ground_truth))
+        result = native.result
+        if result is None:
+            result = await self._fallback(item, native.text, data_source, ground_truth)
+        score, info = self._scorer.outcome(result, native.format_score, data_source)
+        return {"reward_score": score, "reward_extra_info": info}
+
+    async def _fallback(self, item: Any, text: str, data_source: Any, ground_truth: Any) -> Any:
+        """Score a non-native sample exactly as verl's naive manager calls its reward function."""
+        extra_info = dict(item.non_tensor_batch.get("extra_info", None) or {})
+        tool_extra_fields = item.non_tensor_batch.get("tool_extra_fields", None)
+        if tool_extra_fields is not None:
+            extra_info.update(tool_extra_fields.items())
+        extra_info["num_turns"] = item.non_tensor_batch.get("__num_turns__", None)
+        extra_info["rollout_reward_scores"] = item.non_tensor_batch.get("reward_scores", {})
+        kwargs: dict[str, Any] = {"data_source": data_source, "solution_str": text, "ground_truth": ground_truth,
+                                  "extra_info": extra_info}
+        if self.reward_router_address is not None:
+            kwargs.update(reward_router_address=self.reward_router_address,
+                          reward_model_tokenizer=self.reward_model_tokenizer)
+        if self.is_async_reward_score:
+            return await self.compute_score(**kwargs)
+        return await self.loop.run_in_executor(None, lambda: self.compute_score(**kwargs))
+
+
+@register_legacy(NAME)
+class VerlExtBatchRewardManager(AbstractRewardManager):
+    """Legacy batch manager (``verl.workers.reward_manager``): same ``[B, R]`` tensor as verl's naive one."""
+
+    def __init__(
+        self,
+        tokenizer: Any,
+        num_examine: int,
+        compute_score: Any = None,
+        reward_fn_key: str = "data_source",
+        **reward_kwargs: Any,
+    ) -> None:
+        self.tokenizer = tokenizer
+        self.num_examine = num_examine
+        self.compute_score = compute_score or default_compute_score
+        self.reward_fn_key = reward_fn_key
+        self.options = ManagerOptions.from_reward_kwargs(reward_kwargs)
+        self._scorer = _Scorer(tokenizer, self.options)
+
+    def __call__(self, data: DataProto, return_dict: bool = False) -> torch.Tensor | dict[str, Any]:
+        from_rm = self._extract_reward_from_rm_scores(data, return_dict)
+        if from_rm is not None:
+            return from_rm
+
+        responses = data.batch["responses"]
+        prompt_length = data.batch["prompts"].shape[-1]
+        valid_lengths = data.batch["attention_mask"][:, prompt_length:].sum(dim=-1).tolist()
+        data_sources = data.non_tensor_batch[self.reward_fn_key]
+        ground_truths = [rm["ground_truth"] for rm in data.non_tensor_batch["reward_model"]]
+        samples = [_Sample(responses[i, :n].tolist(), data_sources[i], ground_truths[i])
+                   for i, n in enumerate(valid_lengths)]
+        natives = self._scorer.score_native(samples)
+
+        reward_tensor = torch.zeros_like(responses, dtype=torch.float32)
+        reward_extra_info: dict[str, list[Any]] = defaultdict(list)
+        examined: dict[Any, int] = defaultdict(int)
+        extra_infos = data.non_tensor_batch.get("extra_info", None)
+        for i, (sample, native) in enumerate(zip(samples, natives, strict=True)):
+            result = native.result
+            if result is None:
+                extra_info = dict(extra_infos[i] or {}) if extra_infos is not None else {}
+                extra_info["num_turns"] = data.non_tensor_batch["__num_turns__"][i] \
+                    if "__num_turns__" in data.non_tensor_batch else None
+                extra_info["rollout_reward_scores"] = data.non_tensor_batch["reward_scores"][i] \
+                    if "reward_scores" in data.non_tensor_batch else {}
+                result = self.compute_score(data_source=sample.data_source, solution_str=native.text,
+                                            ground_truth=sample.ground_truth, extra_info=extra_info)
+            score, info = self._scorer.outcome(result, native.format_score, sample.data_source)
+            reward_tensor[i, valid_lengths[i] - 1] = score
+            for key, value in info.items():
+                reward_extra_info[key].append(value)
+            if examined[sample.data_source] < self.num_examine:
+                examined[sample.data_source] += 1
+                print("[response]", native.text)
+                print("[ground_truth]", sample.ground_truth)
+                print("[score]", score)
+
+        if return_dict:
+            return {"reward_tensor": reward_tensor, "reward_extra_info": reward_extra_info}
+        return reward_tensor
