@@ -167,7 +167,7 @@ class VerlExtRewardManager(RewardManagerBase):
         self.reward_model_tokenizer = reward_model_tokenizer
         self.options = ManagerOptions.from_reward_kwargs(_reward_kwargs(config))
         self._scorer = _Scorer(tokenizer, self.options)
-        self._batcher: MicroBatcher[_Sample, _Native] = MicroBatcher(self._scorer.score_native)
+        self._batcher: MicroBatcher[_Sample, _Native] = MicroBatcher(lambda samples: self._scorer.score_native(samples))
 
     async def run_single(self, data: DataProto) -> dict[str, Any]:
         item = data[-1:][0]  # multi-sequence outputs: verl scores the last sequence

@@ -1,0 +1,161 @@
+"""The verl_ext managers without Ray: batching, event loop, extra-info keys, errors, legacy parity."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+import torch
+from omegaconf import OmegaConf
+
+from tests.helpers import make_dataproto
+from verl_ext.exceptions import InputTypeError, InvalidInputError
+from verl_ext.reward.manager import ManagerOptions, VerlExtBatchRewardManager, VerlExtRewardManager
+
+ROWS = [
+    ("openai/gsm8k", "#### 12", "12"),
+    ("lighteval/MATH", "\\boxed{\\frac12}", "0.5"),
+    ("math_dapo", "Answer: 3", "3"),
+    ("aime25", "<think>hm</think><answer>Answer: 4</answer>", "4"),
+    ("openai/gsm8k", "<think>a</think>\n<answer>#### 5</answer>", "5"),
+]
+
+
+def test_bare_import_of_verl_registers_both_managers() -> None:
+    code = (
+        "import verl\n"
+        "from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls as loop\n"
+        "from verl.workers.reward_manager import get_reward_manager_cls as legacy\n"
+        "print(loop('verl_ext').__module__, legacy('verl_ext').__module__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    assert out.stdout.split() == ["verl_ext.reward.manager", "verl_ext.reward.manager"]
+
+
+def verl_scores(rows: list[tuple[str, str, Any]]) -> list[float]:
+    from verl.utils.reward_score import default_compute_score
+
+    results = [default_compute_score(d, r, g) for d, r, g in rows]
+    return [r["score"] if isinstance(r, dict) else r for r in results]
+
+
+def manager(tokenizer: Any, compute_score: Any = None, **reward_kwargs: Any) -> VerlExtRewardManager:
+    config = OmegaConf.create({"reward": {"reward_kwargs": reward_kwargs}})
+    if compute_score is None:
+        from verl.utils.reward_score import default_compute_score as compute_score
+    return VerlExtRewardManager(config, tokenizer, compute_score)
+
+
+def items(tokenizer: Any, rows: list[tuple[str, str, Any]]) -> list[Any]:
+    data = make_dataproto(tokenizer, [{"prompt": "q", "response": r, "data_source": d, "ground_truth": g}
+                                      for d, r, g in rows])
+    return [data[i: i + 1] for i in range(len(rows))]
+
+
+async def run_all(m: VerlExtRewardManager, data: list[Any]) -> list[dict[str, Any]]:
+    return await asyncio.gather(*(m.run_single(d) for d in data))
+
+
+def test_concurrent_calls_are_coalesced_into_one_batch(tiny_tokenizer: Any) -> None:
+    m = manager(tiny_tokenizer)
+    sizes: list[int] = []
+    inner = m._scorer.score_native
+    m._scorer.score_native = lambda samples: (sizes.append(len(samples)), inner(samples))[1]  # type: ignore[method-assign]
+    out = asyncio.run(run_all(m, items(tiny_tokenizer, ROWS * 20)))
+    assert sizes == [len(ROWS) * 20]
+    assert [o["reward_score"] for o in out[:5]] == verl_scores(ROWS)
+
+
+def test_event_loop_keeps_running_while_a_batch_is_scored(tiny_tokenizer: Any) -> None:
+    m = manager(tiny_tokenizer)
+    inner = m._scorer.score_native
+
+    def slow(samples: list[Any]) -> list[Any]:
+        time.sleep(0.3)  # stands for a large batch
+        return inner(samples)
+
+    m._scorer.score_native = slow  # type: ignore[method-assign]
+
+    async def main() -> int:
+        ticks = 0
+
+        async def heartbeat() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        beat = asyncio.create_task(heartbeat())
+        await run_all(m, items(tiny_tokenizer, ROWS))
+        beat.cancel()
+        return ticks
+
+    assert asyncio.run(main()) >= 10
+
+
+def test_every_sample_reports_the_same_extra_keys(tiny_tokenizer: Any) -> None:
+    m = manager(tiny_tokenizer, format_weight=0.5, extra_info_keys=["note"])
+    out = asyncio.run(run_all(m, items(tiny_tokenizer, ROWS)))
+    keys = {tuple(o["reward_extra_info"]) for o in out}
+    assert keys == {("score", "acc", "pred", "format_score", "note")}
+    fmt = [0.0, 0.0, 0.0, 1.0, 1.0]
+    assert [o["reward_extra_info"]["format_score"] for o in out] == fmt
+    assert [o["reward_score"] for o in out] == [v + 0.5 * f for v, f in zip(verl_scores(ROWS), fmt)]
+    assert out[3]["reward_extra_info"]["acc"] is False  # "4</answer>" is not "4" for math_dapo
+
+
+def test_unscorable_sample_gets_zero_or_raises(tiny_tokenizer: Any, caplog: pytest.LogCaptureFixture) -> None:
+    rows = [("math_dapo", "Answer: 3", 3), ("openai/gsm8k", "#### 3", "3")]
+    out = asyncio.run(run_all(manager(tiny_tokenizer), items(tiny_tokenizer, rows)))
+    assert [o["reward_score"] for o in out] == [0.0, 1.0]
+    assert "must be a str, got int" in caplog.text
+    with pytest.raises(InputTypeError):
+        asyncio.run(run_all(manager(tiny_tokenizer, on_error="raise"), items(tiny_tokenizer, rows)))
+
+
+def test_async_custom_function_handles_unknown_sources(tiny_tokenizer: Any) -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def custom(data_source: str, solution_str: str, ground_truth: str, extra_info: dict[str, Any]) -> dict:
+        seen.append(extra_info)
+        return {"score": 0.25, "acc": False, "pred": solution_str, "note": "custom"}
+
+    m = manager(tiny_tokenizer, compute_score=custom, extra_info_keys=["note"])
+    rows = [("my_source", "xyz", "1"), ("openai/gsm8k", "#### 1", "1")]
+    out = asyncio.run(run_all(m, items(tiny_tokenizer, rows)))
+    assert out[0] == {"reward_score": 0.25, "reward_extra_info": {"score": 0.25, "acc": False, "pred": "xyz",
+                                                                  "note": "custom"}}
+    assert out[1]["reward_score"] == 1.0 and out[1]["reward_extra_info"]["note"] is None
+    assert seen[0]["num_turns"] is None and seen[0]["index"] == 0
+
+
+def test_options_are_validated() -> None:
+    with pytest.raises(InvalidInputError):
+        ManagerOptions.from_reward_kwargs({"on_error": "ignore"})
+    with pytest.raises(InvalidInputError):
+        ManagerOptions.from_reward_kwargs({"format_weight": 1.0, "format_tags": ["bad tag"]})
+    with pytest.raises(InvalidInputError):
+        ManagerOptions.from_reward_kwargs({"num_threads": -1})
+    assert ManagerOptions.from_reward_kwargs({"format_tags": "a, b"}).format.tags == ("a", "b")
+
+
+def test_legacy_manager_tensor_equals_verls_naive(tiny_tokenizer: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from verl.workers.reward_manager import NaiveRewardManager
+
+    for family in (["openai/gsm8k"], ["lighteval/MATH"], ["math_dapo", "aime24"]):
+        rows = [(family[i % len(family)], r, g) for i, (_, r, g) in enumerate(ROWS * 3)]
+        rows += [(family[0], "\\boxed{12} Answer: 12 #### 12", "12")]
+        data = make_dataproto(tiny_tokenizer, [{"prompt": "q" * i, "response": r, "data_source": d,
+                                                "ground_truth": g} for i, (d, r, g) in enumerate(rows)])
+        ref = NaiveRewardManager(tiny_tokenizer, num_examine=0)(data, return_dict=True)
+        ours = VerlExtBatchRewardManager(tiny_tokenizer, num_examine=1)(data, return_dict=True)
+        torch.testing.assert_close(ours["reward_tensor"], ref["reward_tensor"], rtol=0, atol=0)
+        assert ref["reward_tensor"].sum() != 0
+        assert list(ours["reward_extra_info"]) == ["score", "acc", "pred"]
+        if "score" in ref["reward_extra_info"]:
+            assert ours["reward_extra_info"]["pred"] == ref["reward_extra_info"]["pred"]
+    capsys.readouterr()
