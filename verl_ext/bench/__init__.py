@@ -1,0 +1,1 @@
+"""Benchmarks behind ``verl-ext bench ...``: baseline and verl-ext in the same run, ratios printed."""

@@ -1,0 +1,35 @@
+"""The ``verl-ext`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from verl_ext import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="verl-ext", description="verl-ext: faster, safer building blocks for verl.")
+    parser.add_argument("--version", action="version", version=f"verl-ext {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    bench = commands.add_parser("bench", help="benchmarks: baseline and verl-ext in one run, with ratios")
+    which = bench.add_subparsers(dest="benchmark", required=True)
+    from verl_ext.bench import math as bench_math
+
+    bench_math.add_arguments(which.add_parser("math", help="math reward scoring: verl's Python vs verl-ext"))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "bench" and args.benchmark == "math":
+        from verl_ext.bench import math as bench_math
+
+        return bench_math.run(args)
+    raise AssertionError(f"unhandled command {args}")  # argparse rejects unknown commands first
+
+
+if __name__ == "__main__":
+    sys.exit(main())
