@@ -2,6 +2,8 @@
 from collections.abc import Iterable
 from typing import Any, final
 
+__all__ = ["__version__", "FormatSpec", "score_batch", "native_scorer", "default_num_threads"]
+
 __version__: str
 
 @final

@@ -159,3 +159,12 @@ def test_legacy_manager_tensor_equals_verls_naive(tiny_tokenizer: Any, capsys: p
         if "score" in ref["reward_extra_info"]:
             assert ours["reward_extra_info"]["pred"] == ref["reward_extra_info"]["pred"]
     capsys.readouterr()
+
+
+def test_importlib_fallback_from_the_readme_resolves_the_manager() -> None:
+    from verl.trainer.ppo.reward import resolve_reward_manager_cls
+
+    config = OmegaConf.create({"reward": {"reward_manager": {
+        "source": "importlib", "name": "VerlExtRewardManager",
+        "module": {"path": "pkg://verl_ext.reward.manager", "name": "custom_reward_manager"}}}})
+    assert resolve_reward_manager_cls(config) is VerlExtRewardManager

@@ -34,6 +34,10 @@ pub fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResu
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_owned());
-        exception(py, "InternalError", format!("verl-ext core panicked (please report): {what}"))
+        exception(
+            py,
+            "InternalError",
+            format!("verl-ext core panicked (please report): {what}"),
+        )
     })
 }

@@ -17,7 +17,9 @@ pub struct FormatSpec {
 impl FormatSpec {
     #[new]
     fn new(py: Python<'_>, tags: Vec<String>) -> PyResult<Self> {
-        verl_ext_core::FormatSpec::new(&tags).map(|inner| Self { inner }).map_err(|e| core_error(py, &e))
+        verl_ext_core::FormatSpec::new(&tags)
+            .map(|inner| Self { inner })
+            .map_err(|e| core_error(py, &e))
     }
 
     #[getter]
@@ -113,8 +115,14 @@ pub fn score_batch<'py>(
             }
         }
     }
-    let sols = solutions.iter().map(Arg::extract).collect::<PyResult<Vec<_>>>()?;
-    let gts = truths.iter().map(Arg::extract).collect::<PyResult<Vec<_>>>()?;
+    let sols = solutions
+        .iter()
+        .map(Arg::extract)
+        .collect::<PyResult<Vec<_>>>()?;
+    let gts = truths
+        .iter()
+        .map(Arg::extract)
+        .collect::<PyResult<Vec<_>>>()?;
     let spec = format_spec.as_ref().map(|f| &f.inner);
 
     let scored = detached(py, || {
@@ -122,7 +130,11 @@ pub fn score_batch<'py>(
             .iter()
             .zip(&sols)
             .zip(&gts)
-            .map(|((d, s), g)| Sample { data_source: d, solution: s.value(), ground_truth: g.value() })
+            .map(|((d, s), g)| Sample {
+                data_source: d,
+                solution: s.value(),
+                ground_truth: g.value(),
+            })
             .collect();
         dispatch::score_batch(&samples, spec, num_threads)
     })?;

@@ -9,7 +9,8 @@ use crate::text::last_chars;
 /// verl only looks at the tail of the solution (`_SOLUTION_CLIP_CHARS`).
 const SOLUTION_CLIP_CHARS: usize = 300;
 
-static STRICT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"#### (-?[0-9.,]+)").expect("valid regex"));
+static STRICT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"#### (-?[0-9.,]+)").expect("valid regex"));
 
 /// `extract_solution(solution_str, method="strict")`: the last `#### <number>` with commas removed.
 pub fn extract_solution(solution: &str) -> Option<String> {
@@ -35,7 +36,10 @@ mod tests {
 
     #[test]
     fn takes_the_last_marked_answer_without_commas() {
-        assert_eq!(extract_solution("#### 1\nso #### -1,234.5"), Some("-1234.5".into()));
+        assert_eq!(
+            extract_solution("#### 1\nso #### -1,234.5"),
+            Some("-1234.5".into())
+        );
         assert_eq!(compute_score("work... #### 72", Some("72")), 1.0);
         assert_eq!(compute_score("#### 72", Some("72.0")), 0.0);
         assert_eq!(compute_score("#### 72", None), 0.0);

@@ -27,11 +27,47 @@ const SUBSTITUTIONS: [(&str, &str); 10] = [
 ];
 
 const REMOVED_EXPRESSIONS: &[&str] = &[
-    "square", "ways", "integers", "dollars", "mph", "inches", "hours", "km", "units", "\\ldots", "sue",
-    "points", "feet", "minutes", "digits", "cents", "degrees", "cm", "gm", "pounds", "meters", "meals",
-    "edges", "students", "childrentickets", "multiples", "\\text{s}", "\\text{.}", "\\text{\ns}",
-    "\\text{}^2", "\\text{}^3", "\\text{\n}", "\\text{}", "\\mathrm{th}", "^\\circ", "^{\\circ}", "\\;",
-    ",\\!", "{,}", "\"", "\\dots",
+    "square",
+    "ways",
+    "integers",
+    "dollars",
+    "mph",
+    "inches",
+    "hours",
+    "km",
+    "units",
+    "\\ldots",
+    "sue",
+    "points",
+    "feet",
+    "minutes",
+    "digits",
+    "cents",
+    "degrees",
+    "cm",
+    "gm",
+    "pounds",
+    "meters",
+    "meals",
+    "edges",
+    "students",
+    "childrentickets",
+    "multiples",
+    "\\text{s}",
+    "\\text{.}",
+    "\\text{\ns}",
+    "\\text{}^2",
+    "\\text{}^3",
+    "\\text{\n}",
+    "\\text{}",
+    "\\mathrm{th}",
+    "^\\circ",
+    "^{\\circ}",
+    "\\;",
+    ",\\!",
+    "{,}",
+    "\"",
+    "\\dots",
 ];
 
 fn re(pattern: &str) -> Regex {
@@ -39,7 +75,8 @@ fn re(pattern: &str) -> Regex {
 }
 
 // Python's `\s` is `str.isspace()`, which also covers U+001C..U+001F (Rust's `\s` does not).
-static ANSWER: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)Answer[\s\x1C-\x1F]*:[\s\x1C-\x1F]*([^\n]+)"));
+static ANSWER: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)Answer[\s\x1C-\x1F]*:[\s\x1C-\x1F]*([^\n]+)"));
 static DOLLARS: LazyLock<Regex> = LazyLock::new(|| re(r"(.*?)(\$)(.*?)(\$)(.*)"));
 static TEXT: LazyLock<Regex> = LazyLock::new(|| re(r"(\\text\{)(.*?)(\})"));
 static TEXTBF: LazyLock<Regex> = LazyLock::new(|| re(r"(\\textbf\{)(.*?)(\})"));
@@ -97,7 +134,10 @@ fn last_boxed_only_string(s: &str) -> Option<&str> {
 
 /// `is_correct_minerva`: compares the normalised last `Answer:` line with the normalised truth.
 fn is_correct_minerva(solution: &str, ground_truth: &str) -> (bool, String) {
-    let extracted = ANSWER.captures_iter(solution).last().map(|c| c.get(1).map_or("", |m| m.as_str()).to_owned());
+    let extracted = ANSWER
+        .captures_iter(solution)
+        .last()
+        .map(|c| c.get(1).map_or("", |m| m.as_str()).to_owned());
     let pred = normalize_final_answer(extracted.as_deref().unwrap_or(INVALID));
     (pred == normalize_final_answer(ground_truth), pred)
 }
@@ -127,7 +167,11 @@ pub fn compute_score(solution: &str, ground_truth: &str) -> DapoScore {
             (correct, pred) = (box_correct, box_pred);
         }
     }
-    DapoScore { score: if correct { 1.0 } else { -1.0 }, acc: correct, pred }
+    DapoScore {
+        score: if correct { 1.0 } else { -1.0 },
+        acc: correct,
+        pred,
+    }
 }
 
 #[cfg(test)]
@@ -137,14 +181,28 @@ mod tests {
     #[test]
     fn minerva_line_wins() {
         let r = compute_score("so\nAnswer: $\\frac{1}{2}$ \\boxed{3}", "\\frac{1}{2}");
-        assert_eq!(r, DapoScore { score: 1.0, acc: true, pred: "\\frac{1}{2}".into() });
+        assert_eq!(
+            r,
+            DapoScore {
+                score: 1.0,
+                acc: true,
+                pred: "\\frac{1}{2}".into()
+            }
+        );
     }
 
     #[test]
     fn falls_back_to_boxed_then_invalid() {
         assert_eq!(compute_score("... \\boxed{42}", "42").pred, "42");
         assert!(compute_score("... \\boxed{42}", "42").acc);
-        assert_eq!(compute_score("nothing here", "42"), DapoScore { score: -1.0, acc: false, pred: INVALID.into() });
+        assert_eq!(
+            compute_score("nothing here", "42"),
+            DapoScore {
+                score: -1.0,
+                acc: false,
+                pred: INVALID.into()
+            }
+        );
     }
 
     #[test]

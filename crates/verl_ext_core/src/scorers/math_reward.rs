@@ -42,7 +42,9 @@ pub fn remove_boxed(s: &str) -> Result<&str, Raised> {
     if s.contains(BOXED_SPACE) {
         return s.strip_prefix(BOXED_SPACE).ok_or(Raised);
     }
-    s.strip_prefix("\\boxed{").and_then(|t| t.strip_suffix('}')).ok_or(Raised)
+    s.strip_prefix("\\boxed{")
+        .and_then(|t| t.strip_suffix('}'))
+        .ok_or(Raised)
 }
 
 fn remove_right_units(s: String) -> Result<String, Raised> {
@@ -140,7 +142,11 @@ pub fn strip_string(s: &str) -> Result<String, Raised> {
         .replace("^\\circ", "")
         .replace("\\$", "");
     s = remove_right_units(s)?;
-    s = s.replace("\\\\%", "").replace("\\%", "").replace(" .", " 0.").replace("{.", "{0.");
+    s = s
+        .replace("\\\\%", "")
+        .replace("\\%", "")
+        .replace(" .", " 0.")
+        .replace("{.", "{0.");
     if s.is_empty() {
         return Ok(s);
     }
@@ -174,7 +180,9 @@ pub fn is_equiv(answer: &str, ground_truth: Option<&str>) -> bool {
 
 /// `compute_score(solution_str, ground_truth)`: 1.0 when the last boxed answer is equivalent.
 pub fn compute_score(solution: &str, ground_truth: Option<&str>) -> f64 {
-    let Some(boxed) = last_boxed_only_string(solution) else { return 0.0 };
+    let Some(boxed) = last_boxed_only_string(solution) else {
+        return 0.0;
+    };
     match remove_boxed(&boxed) {
         Ok(answer) if is_equiv(answer, ground_truth) => 1.0,
         _ => 0.0,
@@ -187,9 +195,18 @@ mod tests {
 
     #[test]
     fn boxed_forms() {
-        assert_eq!(last_boxed_only_string("a \\boxed{\\frac{1}{2}} b").as_deref(), Some("\\boxed{\\frac{1}{2}}"));
-        assert_eq!(last_boxed_only_string("so \\boxed 5$ done").as_deref(), Some("\\boxed 5"));
-        assert_eq!(last_boxed_only_string("\\fbox{3}").as_deref(), Some("\\fbox{3}"));
+        assert_eq!(
+            last_boxed_only_string("a \\boxed{\\frac{1}{2}} b").as_deref(),
+            Some("\\boxed{\\frac{1}{2}}")
+        );
+        assert_eq!(
+            last_boxed_only_string("so \\boxed 5$ done").as_deref(),
+            Some("\\boxed 5")
+        );
+        assert_eq!(
+            last_boxed_only_string("\\fbox{3}").as_deref(),
+            Some("\\fbox{3}")
+        );
         assert_eq!(last_boxed_only_string("\\boxed{3"), None);
         assert_eq!(remove_boxed("\\fbox{3}"), Err(Raised));
     }
@@ -216,7 +233,10 @@ mod tests {
 
     #[test]
     fn scores() {
-        assert_eq!(compute_score("The answer is \\boxed{\\dfrac{1}{2}}.", Some("\\frac12")), 1.0);
+        assert_eq!(
+            compute_score("The answer is \\boxed{\\dfrac{1}{2}}.", Some("\\frac12")),
+            1.0
+        );
         assert_eq!(compute_score("The answer is \\boxed{3}.", Some("4")), 0.0);
         assert_eq!(compute_score("no box", Some("4")), 0.0);
     }

@@ -1,0 +1,40 @@
+# Sourced by ci/test and ci/demo: idempotent set-up of a project-local virtualenv (.venv) with the pinned
+# stack (ci/requirements.lock) and verl-ext built from this checkout. Needs only python3 (>= 3.10), cargo
+# and the package registries.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+PYTHON="${PYTHON:-python3}"
+VENV="$ROOT/.venv"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+
+command -v cargo >/dev/null || { echo "cargo (Rust toolchain) is required" >&2; exit 1; }
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "Python >= 3.10 is required" >&2; exit 1; }
+
+if [ ! -x "$VENV/bin/python" ]; then
+  log "creating $VENV"
+  "$PYTHON" -m venv "$VENV"
+fi
+
+lock_hash="$(sha256sum ci/requirements.lock | cut -d' ' -f1)"
+stamp="$VENV/.requirements.sha256"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$lock_hash" ]; then
+  log "installing the pinned stack (ci/requirements.lock)"
+  "$VENV/bin/python" -m pip install --quiet --upgrade pip
+  "$VENV/bin/python" -m pip install --quiet -r ci/requirements.lock
+  echo "$lock_hash" > "$stamp"
+else
+  log "pinned stack already installed"
+fi
+
+log "building verl-ext (maturin, release, locked)"
+# maturin develop needs the target venv active; cargo caches make rebuilds quick.
+VIRTUAL_ENV="$VENV" PATH="$VENV/bin:$PATH" "$VENV/bin/maturin" develop --release --locked --quiet 2>&1 \
+  | grep -vE '^(📦|🔗|🐍|⚠️|🍹|📡|✏️|🛠)' || true
+"$VENV/bin/python" -c 'import verl_ext._core' || { echo "verl-ext failed to build" >&2; exit 1; }
+
+export PATH="$VENV/bin:$PATH"
+export VIRTUAL_ENV="$VENV"

@@ -1,0 +1,27 @@
+"""`verl-ext bench math` runs end to end and reports agreement with verl."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verl_ext.cli import main
+
+
+def test_bench_math_writes_json_with_full_agreement(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "math.json"
+    assert main(["bench", "math", "--n", "300", "--repeats", "1", "--no-progress", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["benchmark"] == "math" and result["sizes"]["answers"] == 300
+    names = [c["name"] for c in result["contenders"]]
+    assert names[0] == "verl" and names[1] == "verl_ext_1_thread"
+    assert all(c["agreement"] == 300 for c in result["contenders"])
+    assert result["contenders"][0]["ratio_vs_verl"] == 1.0
+    assert "answers/s" in capsys.readouterr().out
+
+
+def test_unknown_subcommand_is_rejected() -> None:
+    with pytest.raises(SystemExit):
+        main(["bench", "nope"])
