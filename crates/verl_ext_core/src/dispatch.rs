@@ -18,11 +18,8 @@ pub enum Scorer {
     MathDapo,
 }
 
-const MATH_REWARD_SOURCES: [&str; 3] = [
-    "lighteval/MATH",
-    "DigitalLearningGmbH/MATH-lighteval",
-    "HuggingFaceH4/MATH-500",
-];
+const MATH_REWARD_SOURCES: [&str; 3] =
+    ["lighteval/MATH", "DigitalLearningGmbH/MATH-lighteval", "HuggingFaceH4/MATH-500"];
 const MATH_DAPO_SOURCES: [&str; 3] = ["math_dapo", "math", "math_dapo_reasoning"];
 
 impl Scorer {
@@ -91,11 +88,7 @@ pub enum Score {
 pub type Outcome = Result<Option<Score>, CoreError>;
 
 fn not_text(field: &'static str, sample: &Sample<'_>, value: Value<'_>) -> CoreError {
-    CoreError::NotText {
-        field,
-        data_source: sample.data_source.to_owned(),
-        got: value.type_name().to_owned(),
-    }
+    CoreError::NotText { field, data_source: sample.data_source.to_owned(), got: value.type_name().to_owned() }
 }
 
 /// Score one sample exactly as verl does; non-string inputs behave as in verl (a score of 0 where
@@ -107,24 +100,13 @@ pub fn score(sample: &Sample<'_>) -> Outcome {
     let gt = sample.ground_truth.text();
     let result = match scorer {
         Scorer::Gsm8k => {
-            let solution = sample
-                .solution
-                .text()
-                .ok_or_else(|| not_text("solution_str", sample, sample.solution))?;
+            let solution = sample.solution.text().ok_or_else(|| not_text("solution_str", sample, sample.solution))?;
             Score::Scalar(gsm8k::compute_score(solution, gt))
         }
         // verl wraps math_reward in `try/except Exception`: a non-string solution scores 0.
-        Scorer::MathReward => Score::Scalar(
-            sample
-                .solution
-                .text()
-                .map_or(0.0, |s| math_reward::compute_score(s, gt)),
-        ),
+        Scorer::MathReward => Score::Scalar(sample.solution.text().map_or(0.0, |s| math_reward::compute_score(s, gt))),
         Scorer::MathDapo => {
-            let solution = sample
-                .solution
-                .text()
-                .ok_or_else(|| not_text("solution_str", sample, sample.solution))?;
+            let solution = sample.solution.text().ok_or_else(|| not_text("solution_str", sample, sample.solution))?;
             let gt = gt.ok_or_else(|| not_text("ground_truth", sample, sample.ground_truth))?;
             Score::Dapo(math_dapo::compute_score(solution, gt))
         }
@@ -140,11 +122,7 @@ pub struct Scored {
 }
 
 /// Score `samples` on `threads` worker threads (0: all cores). Order is preserved.
-pub fn score_batch(
-    samples: &[Sample<'_>],
-    format: Option<&FormatSpec>,
-    threads: usize,
-) -> Vec<Scored> {
+pub fn score_batch(samples: &[Sample<'_>], format: Option<&FormatSpec>, threads: usize) -> Vec<Scored> {
     let one = |s: &Sample<'_>| Scored {
         outcome: score(s),
         format: format.map(|spec| s.solution.text().map_or(0.0, |t| spec.score(t))),
@@ -160,20 +138,13 @@ mod tests {
     use super::*;
 
     fn sample<'a>(ds: &'a str, sol: &'a str, gt: &'a str) -> Sample<'a> {
-        Sample {
-            data_source: ds,
-            solution: Value::Text(sol),
-            ground_truth: Value::Text(gt),
-        }
+        Sample { data_source: ds, solution: Value::Text(sol), ground_truth: Value::Text(gt) }
     }
 
     #[test]
     fn dispatch_table_matches_verl() {
         assert_eq!(Scorer::for_data_source("openai/gsm8k"), Some(Scorer::Gsm8k));
-        assert_eq!(
-            Scorer::for_data_source("HuggingFaceH4/MATH-500"),
-            Some(Scorer::MathReward)
-        );
+        assert_eq!(Scorer::for_data_source("HuggingFaceH4/MATH-500"), Some(Scorer::MathReward));
         assert_eq!(Scorer::for_data_source("aime2024"), Some(Scorer::MathDapo));
         assert_eq!(Scorer::for_data_source("math"), Some(Scorer::MathDapo));
         assert_eq!(Scorer::for_data_source("numina_olympiads"), None);
@@ -183,51 +154,20 @@ mod tests {
     #[test]
     fn non_text_inputs_follow_verl() {
         let nt = Value::NonText { type_name: "int" };
-        let s = Sample {
-            data_source: "openai/gsm8k",
-            solution: Value::Text("#### 3"),
-            ground_truth: nt,
-        };
+        let s = Sample { data_source: "openai/gsm8k", solution: Value::Text("#### 3"), ground_truth: nt };
         assert_eq!(score(&s), Ok(Some(Score::Scalar(0.0))));
-        let s = Sample {
-            data_source: "lighteval/MATH",
-            solution: nt,
-            ground_truth: Value::Text("3"),
-        };
+        let s = Sample { data_source: "lighteval/MATH", solution: nt, ground_truth: Value::Text("3") };
         assert_eq!(score(&s), Ok(Some(Score::Scalar(0.0))));
-        let s = Sample {
-            data_source: "math_dapo",
-            solution: Value::Text("Answer: 3"),
-            ground_truth: nt,
-        };
-        assert!(matches!(
-            score(&s),
-            Err(CoreError::NotText {
-                field: "ground_truth",
-                ..
-            })
-        ));
-        let s = Sample {
-            data_source: "openai/gsm8k",
-            solution: nt,
-            ground_truth: Value::Text("3"),
-        };
-        assert!(matches!(
-            score(&s),
-            Err(CoreError::NotText {
-                field: "solution_str",
-                ..
-            })
-        ));
+        let s = Sample { data_source: "math_dapo", solution: Value::Text("Answer: 3"), ground_truth: nt };
+        assert!(matches!(score(&s), Err(CoreError::NotText { field: "ground_truth", .. })));
+        let s = Sample { data_source: "openai/gsm8k", solution: nt, ground_truth: Value::Text("3") };
+        assert!(matches!(score(&s), Err(CoreError::NotText { field: "solution_str", .. })));
     }
 
     #[test]
     fn batch_is_ordered_and_thread_count_independent() {
         let sols: Vec<String> = (0..500).map(|i| format!("... #### {i}")).collect();
-        let samples: Vec<Sample<'_>> = sols
-            .iter()
-            .map(|s| sample("openai/gsm8k", s, "7"))
-            .collect();
+        let samples: Vec<Sample<'_>> = sols.iter().map(|s| sample("openai/gsm8k", s, "7")).collect();
         let one = score_batch(&samples, None, 1);
         let many = score_batch(&samples, None, 4);
         assert_eq!(one, many);
@@ -238,17 +178,7 @@ mod tests {
     #[test]
     fn unknown_sources_are_left_to_the_caller() {
         let spec = FormatSpec::new(&["answer"]).unwrap();
-        let out = score_batch(
-            &[sample("my_source", "<answer>1</answer>", "1")],
-            Some(&spec),
-            0,
-        );
-        assert_eq!(
-            out,
-            vec![Scored {
-                outcome: Ok(None),
-                format: Some(1.0)
-            }]
-        );
+        let out = score_batch(&[sample("my_source", "<answer>1</answer>", "1")], Some(&spec), 0);
+        assert_eq!(out, vec![Scored { outcome: Ok(None), format: Some(1.0) }]);
     }
 }

@@ -6,11 +6,7 @@ use thiserror::Error;
 pub enum CoreError {
     /// An input has a type the scorer cannot take (verl raises `AttributeError`/`TypeError` there).
     #[error("{field} for data source {data_source:?} must be a str, got {got}")]
-    NotText {
-        field: &'static str,
-        data_source: String,
-        got: String,
-    },
+    NotText { field: &'static str, data_source: String, got: String },
     /// A format-reward specification that cannot be compiled.
     #[error("invalid format reward specification: {0}")]
     InvalidFormatSpec(String),

@@ -18,15 +18,9 @@ pub fn default_threads() -> usize {
 
 /// A pool of `threads` workers (0: [`default_threads`]).
 pub fn pool(threads: usize) -> Arc<ThreadPool> {
-    let n = if threads == 0 {
-        default_threads()
-    } else {
-        threads
-    };
+    let n = if threads == 0 { default_threads() } else { threads };
     let pools = POOLS.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut pools = pools
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut pools = pools.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     pools
         .entry(n)
         .or_insert_with(|| {

@@ -7,10 +7,8 @@ use verl_ext_core::CoreError;
 
 /// Instantiate `verl_ext.exceptions.<name>(message)` (not raised).
 pub fn exception(py: Python<'_>, name: &str, message: String) -> PyErr {
-    let made = py
-        .import("verl_ext.exceptions")
-        .and_then(|m| m.getattr(name))
-        .and_then(|cls| cls.call1((message.clone(),)));
+    let made =
+        py.import("verl_ext.exceptions").and_then(|m| m.getattr(name)).and_then(|cls| cls.call1((message.clone(),)));
     match made {
         Ok(value) => PyErr::from_value(value),
         Err(import_error) => import_error,
@@ -34,10 +32,6 @@ pub fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResu
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_owned());
-        exception(
-            py,
-            "InternalError",
-            format!("verl-ext core panicked (please report): {what}"),
-        )
+        exception(py, "InternalError", format!("verl-ext core panicked (please report): {what}"))
     })
 }

@@ -17,9 +17,7 @@ pub struct FormatSpec {
 impl FormatSpec {
     #[new]
     fn new(py: Python<'_>, tags: Vec<String>) -> PyResult<Self> {
-        verl_ext_core::FormatSpec::new(&tags)
-            .map(|inner| Self { inner })
-            .map_err(|e| core_error(py, &e))
+        verl_ext_core::FormatSpec::new(&tags).map(|inner| Self { inner }).map_err(|e| core_error(py, &e))
     }
 
     #[getter]
@@ -52,13 +50,13 @@ pub fn default_num_threads() -> usize {
     verl_ext_core::parallel::default_threads()
 }
 
-enum Arg {
-    Text(Text),
+enum Arg<'a> {
+    Text(Text<'a>),
     NonText(String),
 }
 
-impl Arg {
-    fn extract(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+impl<'a> Arg<'a> {
+    fn extract(obj: &'a Bound<'_, PyAny>) -> PyResult<Self> {
         Ok(match extract_text(obj)? {
             Some(t) => Arg::Text(t),
             None => Arg::NonText(obj.get_type().name()?.to_string()),
@@ -115,14 +113,8 @@ pub fn score_batch<'py>(
             }
         }
     }
-    let sols = solutions
-        .iter()
-        .map(Arg::extract)
-        .collect::<PyResult<Vec<_>>>()?;
-    let gts = truths
-        .iter()
-        .map(Arg::extract)
-        .collect::<PyResult<Vec<_>>>()?;
+    let sols = solutions.iter().map(Arg::extract).collect::<PyResult<Vec<_>>>()?;
+    let gts = truths.iter().map(Arg::extract).collect::<PyResult<Vec<_>>>()?;
     let spec = format_spec.as_ref().map(|f| &f.inner);
 
     let scored = detached(py, || {
@@ -130,11 +122,7 @@ pub fn score_batch<'py>(
             .iter()
             .zip(&sols)
             .zip(&gts)
-            .map(|((d, s), g)| Sample {
-                data_source: d,
-                solution: s.value(),
-                ground_truth: g.value(),
-            })
+            .map(|((d, s), g)| Sample { data_source: d, solution: s.value(), ground_truth: g.value() })
             .collect();
         dispatch::score_batch(&samples, spec, num_threads)
     })?;

@@ -17,27 +17,18 @@ impl FormatSpec {
     /// Tags are bare names (`think`, `answer`): letters, digits, `_`, `-`, `:` or `.`.
     pub fn new<S: AsRef<str>>(tags: &[S]) -> Result<Self, CoreError> {
         if tags.is_empty() {
-            return Err(CoreError::InvalidFormatSpec(
-                "at least one tag is required".into(),
-            ));
+            return Err(CoreError::InvalidFormatSpec("at least one tag is required".into()));
         }
         let mut body = String::from(r"(?s)\A\s*");
         let mut names = Vec::with_capacity(tags.len());
         for tag in tags {
             let tag = tag.as_ref();
-            let valid = !tag.is_empty()
-                && tag
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || "_-:.".contains(c));
+            let valid = !tag.is_empty() && tag.chars().all(|c| c.is_alphanumeric() || "_-:.".contains(c));
             if !valid {
-                return Err(CoreError::InvalidFormatSpec(format!(
-                    "invalid tag name {tag:?}"
-                )));
+                return Err(CoreError::InvalidFormatSpec(format!("invalid tag name {tag:?}")));
             }
             if names.iter().any(|n| n == tag) {
-                return Err(CoreError::InvalidFormatSpec(format!(
-                    "tag {tag:?} is repeated"
-                )));
+                return Err(CoreError::InvalidFormatSpec(format!("tag {tag:?} is repeated")));
             }
             let t = regex::escape(tag);
             body.push_str(&format!(r"<{t}>.*?</{t}>\s*"));
@@ -45,10 +36,7 @@ impl FormatSpec {
         }
         body.push_str(r"\z");
         let pattern = Regex::new(&body).map_err(|e| CoreError::InvalidFormatSpec(e.to_string()))?;
-        Ok(Self {
-            tags: names,
-            pattern,
-        })
+        Ok(Self { tags: names, pattern })
     }
 
     pub fn tags(&self) -> &[String] {
@@ -59,10 +47,7 @@ impl FormatSpec {
     pub fn score(&self, response: &str) -> f64 {
         let once = |marker: String| response.matches(marker.as_str()).take(2).count() == 1;
         let ok = self.pattern.is_match(response)
-            && self
-                .tags
-                .iter()
-                .all(|t| once(format!("<{t}>")) && once(format!("</{t}>")));
+            && self.tags.iter().all(|t| once(format!("<{t}>")) && once(format!("</{t}>")));
         if ok {
             1.0
         } else {
@@ -81,10 +66,7 @@ mod tests {
 
     #[test]
     fn accepts_the_structure_with_whitespace() {
-        assert_eq!(
-            spec().score("<think>a\nb</think>\n<answer>4</answer>\n"),
-            1.0
-        );
+        assert_eq!(spec().score("<think>a\nb</think>\n<answer>4</answer>\n"), 1.0);
         assert_eq!(spec().score("  <think></think><answer>4</answer>"), 1.0);
     }
 
@@ -93,10 +75,7 @@ mod tests {
         assert_eq!(spec().score("<answer>4</answer><think>x</think>"), 0.0);
         assert_eq!(spec().score("hi <think>x</think><answer>4</answer>"), 0.0);
         assert_eq!(spec().score("<think>x</think><answer>4</answer> bye"), 0.0);
-        assert_eq!(
-            spec().score("<think>x</think> y </think><answer>4</answer>"),
-            0.0
-        );
+        assert_eq!(spec().score("<think>x</think> y </think><answer>4</answer>"), 0.0);
         assert_eq!(spec().score("<think>x</think>"), 0.0);
     }
 

@@ -9,14 +9,18 @@ use crate::text::last_chars;
 /// verl only looks at the tail of the solution (`_SOLUTION_CLIP_CHARS`).
 const SOLUTION_CLIP_CHARS: usize = 300;
 
-static STRICT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"#### (-?[0-9.,]+)").expect("valid regex"));
+static STRICT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"#### (-?[0-9.,]+)").expect("valid regex"));
+
+thread_local! {
+    // Per-thread clone: a shared `Regex` contends on its scratch-space pool (see math_dapo).
+    static LOCAL_STRICT: Regex = STRICT.clone();
+}
 
 /// `extract_solution(solution_str, method="strict")`: the last `#### <number>` with commas removed.
 pub fn extract_solution(solution: &str) -> Option<String> {
     let tail = last_chars(solution, SOLUTION_CLIP_CHARS);
-    let last = STRICT.captures_iter(tail).last()?;
-    Some(last[1].replace([',', '$'], ""))
+    let last = LOCAL_STRICT.with(|re| re.captures_iter(tail).last().map(|c| c[1].to_owned()))?;
+    Some(last.replace([',', '$'], ""))
 }
 
 /// `compute_score(solution_str, ground_truth)` with verl's defaults (score 1.0, format score 0.0).
@@ -36,10 +40,7 @@ mod tests {
 
     #[test]
     fn takes_the_last_marked_answer_without_commas() {
-        assert_eq!(
-            extract_solution("#### 1\nso #### -1,234.5"),
-            Some("-1234.5".into())
-        );
+        assert_eq!(extract_solution("#### 1\nso #### -1,234.5"), Some("-1234.5".into()));
         assert_eq!(compute_score("work... #### 72", Some("72")), 1.0);
         assert_eq!(compute_score("#### 72", Some("72.0")), 0.0);
         assert_eq!(compute_score("#### 72", None), 0.0);

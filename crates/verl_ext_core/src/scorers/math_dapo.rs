@@ -4,7 +4,7 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 
-use crate::text::{last_chars, py_isdigit, py_strip};
+use crate::text::{last_chars, py_isdigit, py_strip, replace_in_place};
 
 /// verl clips the solution to its last 300 characters before anything else.
 const SOLUTION_CLIP_CHARS: usize = 300;
@@ -74,38 +74,64 @@ fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("valid regex")
 }
 
-// Python's `\s` is `str.isspace()`, which also covers U+001C..U+001F (Rust's `\s` does not).
-static ANSWER: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?i)Answer[\s\x1C-\x1F]*:[\s\x1C-\x1F]*([^\n]+)"));
-static DOLLARS: LazyLock<Regex> = LazyLock::new(|| re(r"(.*?)(\$)(.*?)(\$)(.*)"));
-static TEXT: LazyLock<Regex> = LazyLock::new(|| re(r"(\\text\{)(.*?)(\})"));
-static TEXTBF: LazyLock<Regex> = LazyLock::new(|| re(r"(\\textbf\{)(.*?)(\})"));
-static OVERLINE: LazyLock<Regex> = LazyLock::new(|| re(r"(\\overline\{)(.*?)(\})"));
-static BOXED: LazyLock<Regex> = LazyLock::new(|| re(r"(\\boxed\{)(.*)(\})"));
-static FRAC: LazyLock<Regex> = LazyLock::new(|| re(r"(frac)([^{])(.)"));
-static SQRT: LazyLock<Regex> = LazyLock::new(|| re(r"(sqrt)([^{])"));
+/// verl's regexes. Each thread uses its own clone: a shared `Regex` serialises its scratch-space pool
+/// under a mutex, which costs more than the search itself on 300-character texts.
+#[derive(Clone)]
+struct Patterns {
+    answer: Regex,
+    dollars: Regex,
+    text: Regex,
+    textbf: Regex,
+    overline: Regex,
+    boxed: Regex,
+    frac: Regex,
+    sqrt: Regex,
+}
 
-fn sub(re: &Regex, s: &str, f: impl Fn(&Captures<'_>) -> String) -> String {
-    re.replace_all(s, |c: &Captures<'_>| f(c)).into_owned()
+static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| Patterns {
+    // Python's `\s` is `str.isspace()`, which also covers U+001C..U+001F (Rust's `\s` does not).
+    answer: re(r"(?i)Answer[\s\x1C-\x1F]*:[\s\x1C-\x1F]*([^\n]+)"),
+    dollars: re(r"(.*?)(\$)(.*?)(\$)(.*)"),
+    text: re(r"(\\text\{)(.*?)(\})"),
+    textbf: re(r"(\\textbf\{)(.*?)(\})"),
+    overline: re(r"(\\overline\{)(.*?)(\})"),
+    boxed: re(r"(\\boxed\{)(.*)(\})"),
+    frac: re(r"(frac)([^{])(.)"),
+    sqrt: re(r"(sqrt)([^{])"),
+});
+
+thread_local! {
+    static LOCAL: Patterns = PATTERNS.clone();
+}
+
+/// `s = re.sub(pattern, f, s)`, skipped when the pattern's required literal is absent.
+fn sub(re: &Regex, s: &mut String, needle: &str, f: impl Fn(&Captures<'_>) -> String) {
+    if s.contains(needle) {
+        *s = re.replace_all(s, |c: &Captures<'_>| f(c)).into_owned();
+    }
 }
 
 /// `normalize_final_answer`: verl's Minerva answer normalisation.
 pub fn normalize_final_answer(answer: &str) -> String {
     let mut s = answer.rsplit('=').next().unwrap_or("").to_owned();
     for (before, after) in SUBSTITUTIONS {
-        s = s.replace(before, after);
+        replace_in_place(&mut s, before, after);
     }
     for expr in REMOVED_EXPRESSIONS {
-        s = s.replace(expr, "");
+        replace_in_place(&mut s, expr, "");
     }
-    s = sub(&DOLLARS, &s, |c| format!("${}$", &c[3]));
-    s = sub(&TEXT, &s, |c| c[2].to_owned());
-    s = sub(&TEXTBF, &s, |c| c[2].to_owned());
-    s = sub(&OVERLINE, &s, |c| c[2].to_owned());
-    s = sub(&BOXED, &s, |c| c[2].to_owned());
-    s = sub(&FRAC, &s, |c| format!("frac{{{}}}{{{}}}", &c[2], &c[3]));
-    s = sub(&SQRT, &s, |c| format!("sqrt{{{}}}", &c[2]));
-    s = s.replace('$', "");
+    LOCAL.with(|p| {
+        if s.matches('$').nth(1).is_some() {
+            sub(&p.dollars, &mut s, "$", |c| format!("${}$", &c[3]));
+        }
+        sub(&p.text, &mut s, "\\text{", |c| c[2].to_owned());
+        sub(&p.textbf, &mut s, "\\textbf{", |c| c[2].to_owned());
+        sub(&p.overline, &mut s, "\\overline{", |c| c[2].to_owned());
+        sub(&p.boxed, &mut s, "\\boxed{", |c| c[2].to_owned());
+        sub(&p.frac, &mut s, "frac", |c| format!("frac{{{}}}{{{}}}", &c[2], &c[3]));
+        sub(&p.sqrt, &mut s, "sqrt", |c| format!("sqrt{{{}}}", &c[2]));
+    });
+    replace_in_place(&mut s, "$", "");
     let without_commas = s.replace(',', "");
     if py_isdigit(&without_commas) {
         s = without_commas;
@@ -134,10 +160,7 @@ fn last_boxed_only_string(s: &str) -> Option<&str> {
 
 /// `is_correct_minerva`: compares the normalised last `Answer:` line with the normalised truth.
 fn is_correct_minerva(solution: &str, ground_truth: &str) -> (bool, String) {
-    let extracted = ANSWER
-        .captures_iter(solution)
-        .last()
-        .map(|c| c.get(1).map_or("", |m| m.as_str()).to_owned());
+    let extracted = LOCAL.with(|p| p.answer.captures_iter(solution).last().map(|c| c[1].to_owned()));
     let pred = normalize_final_answer(extracted.as_deref().unwrap_or(INVALID));
     (pred == normalize_final_answer(ground_truth), pred)
 }
@@ -167,11 +190,7 @@ pub fn compute_score(solution: &str, ground_truth: &str) -> DapoScore {
             (correct, pred) = (box_correct, box_pred);
         }
     }
-    DapoScore {
-        score: if correct { 1.0 } else { -1.0 },
-        acc: correct,
-        pred,
-    }
+    DapoScore { score: if correct { 1.0 } else { -1.0 }, acc: correct, pred }
 }
 
 #[cfg(test)]
@@ -181,28 +200,14 @@ mod tests {
     #[test]
     fn minerva_line_wins() {
         let r = compute_score("so\nAnswer: $\\frac{1}{2}$ \\boxed{3}", "\\frac{1}{2}");
-        assert_eq!(
-            r,
-            DapoScore {
-                score: 1.0,
-                acc: true,
-                pred: "\\frac{1}{2}".into()
-            }
-        );
+        assert_eq!(r, DapoScore { score: 1.0, acc: true, pred: "\\frac{1}{2}".into() });
     }
 
     #[test]
     fn falls_back_to_boxed_then_invalid() {
         assert_eq!(compute_score("... \\boxed{42}", "42").pred, "42");
         assert!(compute_score("... \\boxed{42}", "42").acc);
-        assert_eq!(
-            compute_score("nothing here", "42"),
-            DapoScore {
-                score: -1.0,
-                acc: false,
-                pred: INVALID.into()
-            }
-        );
+        assert_eq!(compute_score("nothing here", "42"), DapoScore { score: -1.0, acc: false, pred: INVALID.into() });
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! callers catch them: a failing `remove_boxed` scores 0, a failing `strip_string` falls back to raw
 //! string equality. `Err(Raised)` marks exactly those places.
 
-use crate::text::{char_len, is_canonical_py_int};
+use crate::text::{char_len, is_canonical_py_int, replace_in_place};
 
 /// A Python exception inside verl's helper; the caller decides what it means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,9 +42,7 @@ pub fn remove_boxed(s: &str) -> Result<&str, Raised> {
     if s.contains(BOXED_SPACE) {
         return s.strip_prefix(BOXED_SPACE).ok_or(Raised);
     }
-    s.strip_prefix("\\boxed{")
-        .and_then(|t| t.strip_suffix('}'))
-        .ok_or(Raised)
+    s.strip_prefix("\\boxed{").and_then(|t| t.strip_suffix('}')).ok_or(Raised)
 }
 
 fn remove_right_units(s: String) -> Result<String, Raised> {
@@ -130,23 +128,25 @@ fn fix_a_slash_b(s: String) -> String {
 
 /// `strip_string`: verl's answer normalisation.
 pub fn strip_string(s: &str) -> Result<String, Raised> {
-    let mut s = s
-        .replace('\n', "")
-        .replace("\\!", "")
-        .replace("\\\\", "\\")
-        .replace("tfrac", "frac")
-        .replace("dfrac", "frac")
-        .replace("\\left", "")
-        .replace("\\right", "")
-        .replace("^{\\circ}", "")
-        .replace("^\\circ", "")
-        .replace("\\$", "");
+    let mut s = s.to_owned();
+    for (from, to) in [
+        ("\n", ""),
+        ("\\!", ""),
+        ("\\\\", "\\"),
+        ("tfrac", "frac"),
+        ("dfrac", "frac"),
+        ("\\left", ""),
+        ("\\right", ""),
+        ("^{\\circ}", ""),
+        ("^\\circ", ""),
+        ("\\$", ""),
+    ] {
+        replace_in_place(&mut s, from, to);
+    }
     s = remove_right_units(s)?;
-    s = s
-        .replace("\\\\%", "")
-        .replace("\\%", "")
-        .replace(" .", " 0.")
-        .replace("{.", "{0.");
+    for (from, to) in [("\\\\%", ""), ("\\%", ""), (" .", " 0."), ("{.", "{0.")] {
+        replace_in_place(&mut s, from, to);
+    }
     if s.is_empty() {
         return Ok(s);
     }
@@ -161,7 +161,8 @@ pub fn strip_string(s: &str) -> Result<String, Raised> {
             }
         }
     }
-    s = fix_sqrt(s)?.replace(' ', "");
+    s = fix_sqrt(s)?;
+    replace_in_place(&mut s, " ", "");
     s = fix_fracs(s)?;
     if s == "0.5" {
         s = "\\frac{1}{2}".to_owned();
@@ -195,18 +196,9 @@ mod tests {
 
     #[test]
     fn boxed_forms() {
-        assert_eq!(
-            last_boxed_only_string("a \\boxed{\\frac{1}{2}} b").as_deref(),
-            Some("\\boxed{\\frac{1}{2}}")
-        );
-        assert_eq!(
-            last_boxed_only_string("so \\boxed 5$ done").as_deref(),
-            Some("\\boxed 5")
-        );
-        assert_eq!(
-            last_boxed_only_string("\\fbox{3}").as_deref(),
-            Some("\\fbox{3}")
-        );
+        assert_eq!(last_boxed_only_string("a \\boxed{\\frac{1}{2}} b").as_deref(), Some("\\boxed{\\frac{1}{2}}"));
+        assert_eq!(last_boxed_only_string("so \\boxed 5$ done").as_deref(), Some("\\boxed 5"));
+        assert_eq!(last_boxed_only_string("\\fbox{3}").as_deref(), Some("\\fbox{3}"));
         assert_eq!(last_boxed_only_string("\\boxed{3"), None);
         assert_eq!(remove_boxed("\\fbox{3}"), Err(Raised));
     }
@@ -233,10 +225,7 @@ mod tests {
 
     #[test]
     fn scores() {
-        assert_eq!(
-            compute_score("The answer is \\boxed{\\dfrac{1}{2}}.", Some("\\frac12")),
-            1.0
-        );
+        assert_eq!(compute_score("The answer is \\boxed{\\dfrac{1}{2}}.", Some("\\frac12")), 1.0);
         assert_eq!(compute_score("The answer is \\boxed{3}.", Some("4")), 0.0);
         assert_eq!(compute_score("no box", Some("4")), 0.0);
     }

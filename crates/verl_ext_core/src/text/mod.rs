@@ -44,13 +44,17 @@ pub fn py_strip(s: &str) -> &str {
 
 /// `s[-n:]` for `n > 0`: the last `n` characters (code points), or all of `s`.
 pub fn last_chars(s: &str, n: usize) -> &str {
-    debug_assert!(
-        n > 0,
-        "s[-0:] is the whole string in Python; callers never ask for it"
-    );
+    debug_assert!(n > 0, "s[-0:] is the whole string in Python; callers never ask for it");
     match s.char_indices().rev().nth(n - 1) {
         Some((i, _)) => &s[i..],
         None => s,
+    }
+}
+
+/// `s = s.replace(from, to)`, allocating only when `from` occurs (verl chains dozens of these).
+pub fn replace_in_place(s: &mut String, from: &str, to: &str) {
+    if s.contains(from) {
+        *s = s.replace(from, to);
     }
 }
 
@@ -66,10 +70,7 @@ const PY_INT_MAX_STR_DIGITS: usize = 4300;
 /// (`0`, `7`, `-12`; not `+1`, `01`, `-0`, ` 1`, `1_0`) that CPython's `int()` would accept.
 pub fn is_canonical_py_int(s: &str) -> bool {
     let digits = s.strip_prefix('-').unwrap_or(s);
-    if digits.is_empty()
-        || digits.len() > PY_INT_MAX_STR_DIGITS
-        || !digits.bytes().all(|b| b.is_ascii_digit())
-    {
+    if digits.is_empty() || digits.len() > PY_INT_MAX_STR_DIGITS || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return false;
     }
     if digits == "0" {
@@ -84,9 +85,7 @@ mod tests {
 
     #[test]
     fn python_whitespace_includes_information_separators() {
-        for c in [
-            '\u{1c}', '\u{1d}', '\u{1e}', '\u{1f}', '\u{85}', '\u{a0}', '\u{3000}', ' ', '\t',
-        ] {
+        for c in ['\u{1c}', '\u{1d}', '\u{1e}', '\u{1f}', '\u{85}', '\u{a0}', '\u{3000}', ' ', '\t'] {
             assert!(is_py_space(c), "{c:?}");
         }
         for c in ['\u{180e}', '\u{200b}', 'a', '0'] {
