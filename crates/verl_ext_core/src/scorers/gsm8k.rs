@@ -9,7 +9,9 @@ use crate::text::last_chars;
 /// verl only looks at the tail of the solution (`_SOLUTION_CLIP_CHARS`).
 const SOLUTION_CLIP_CHARS: usize = 300;
 
-static STRICT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"#### (-?[0-9.,]+)").expect("valid regex"));
+/// verl's pattern is `#### (\-?[0-9\.\,]+)`; the group is the match minus this fixed prefix.
+const MARKER: &str = "#### ";
+static STRICT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"#### -?[0-9.,]+").expect("valid regex"));
 
 thread_local! {
     // Per-thread clone: a shared `Regex` contends on its scratch-space pool (see math_dapo).
@@ -19,7 +21,7 @@ thread_local! {
 /// `extract_solution(solution_str, method="strict")`: the last `#### <number>` with commas removed.
 pub fn extract_solution(solution: &str) -> Option<String> {
     let tail = last_chars(solution, SOLUTION_CLIP_CHARS);
-    let last = LOCAL_STRICT.with(|re| re.captures_iter(tail).last().map(|c| c[1].to_owned()))?;
+    let last = LOCAL_STRICT.with(|re| re.find_iter(tail).last().map(|m| m.as_str()[MARKER.len()..].to_owned()))?;
     Some(last.replace([',', '$'], ""))
 }
 

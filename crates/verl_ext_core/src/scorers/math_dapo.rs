@@ -4,7 +4,9 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 
-use crate::text::{last_chars, py_isdigit, py_strip, replace_in_place};
+use memchr::memmem::Finder;
+
+use crate::text::{balanced_close, last_chars, py_isdigit, py_strip, replace_in_place, rfind_with};
 
 /// verl clips the solution to its last 300 characters before anything else.
 const SOLUTION_CLIP_CHARS: usize = 300;
@@ -100,6 +102,8 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| Patterns {
     sqrt: re(r"(sqrt)([^{])"),
 });
 
+static BOXED_OPEN: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("\\boxed{"));
+
 thread_local! {
     static LOCAL: Patterns = PATTERNS.clone();
 }
@@ -141,21 +145,8 @@ pub fn normalize_final_answer(answer: &str) -> String {
 
 /// `last_boxed_only_string` of math_dapo: only the `\boxed{` form.
 fn last_boxed_only_string(s: &str) -> Option<&str> {
-    let idx = s.rfind("\\boxed{")?;
-    let mut open = 0i64;
-    for (i, b) in s.bytes().enumerate().skip(idx) {
-        match b {
-            b'{' => open += 1,
-            b'}' => {
-                open -= 1;
-                if open == 0 {
-                    return Some(&s[idx..=i]);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    let idx = rfind_with(&BOXED_OPEN, s)?;
+    balanced_close(s, idx).map(|end| &s[idx..=end])
 }
 
 /// `is_correct_minerva`: compares the normalised last `Answer:` line with the normalised truth.

@@ -4,37 +4,39 @@
 //! callers catch them: a failing `remove_boxed` scores 0, a failing `strip_string` falls back to raw
 //! string equality. `Err(Raised)` marks exactly those places.
 
-use crate::text::{char_len, is_canonical_py_int, replace_in_place};
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
+
+use crate::text::{balanced_close, char_len, is_canonical_py_int, replace_in_place, rfind_with};
 
 /// A Python exception inside verl's helper; the caller decides what it means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Raised;
 
 const BOXED_SPACE: &str = "\\boxed ";
+const BOXED_LEN: usize = "\\boxed".len();
+static BOXED: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("\\boxed"));
+static FBOX: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("\\fbox"));
 
 /// `last_boxed_only_string`: the last `\boxed{...}` (or `\fbox{...}`) with balanced braces, or the
 /// `\boxed x` form up to the next `$`.
 pub fn last_boxed_only_string(s: &str) -> Option<String> {
-    if let Some(pos) = s.rfind(BOXED_SPACE) {
+    // "\boxed " occurrences are "\boxed" occurrences followed by a space: one pass finds the last of each.
+    let (mut last_boxed, mut last_boxed_space) = (None, None);
+    for pos in BOXED.find_iter(s.as_bytes()) {
+        last_boxed = Some(pos);
+        if s.as_bytes().get(pos + BOXED_LEN) == Some(&b' ') {
+            last_boxed_space = Some(pos);
+        }
+    }
+    if let Some(pos) = last_boxed_space {
         let tail = &s[pos + BOXED_SPACE.len()..];
         let answer = tail.split('$').next().unwrap_or("");
         return Some(format!("{BOXED_SPACE}{answer}"));
     }
-    let idx = s.rfind("\\boxed").or_else(|| s.rfind("\\fbox"))?;
-    let mut open = 0i64;
-    for (i, b) in s.bytes().enumerate().skip(idx) {
-        match b {
-            b'{' => open += 1,
-            b'}' => {
-                open -= 1;
-                if open == 0 {
-                    return Some(s[idx..=i].to_owned());
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    let idx = last_boxed.or_else(|| rfind_with(&FBOX, s))?;
+    balanced_close(s, idx).map(|end| s[idx..=end].to_owned())
 }
 
 /// `remove_boxed`: strip `\boxed ` or `\boxed{` ... `}`; `\fbox{..}` and malformed boxes raise.

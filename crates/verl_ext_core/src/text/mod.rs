@@ -45,10 +45,21 @@ pub fn py_strip(s: &str) -> &str {
 /// `s[-n:]` for `n > 0`: the last `n` characters (code points), or all of `s`.
 pub fn last_chars(s: &str, n: usize) -> &str {
     debug_assert!(n > 0, "s[-0:] is the whole string in Python; callers never ask for it");
-    match s.char_indices().rev().nth(n - 1) {
-        Some((i, _)) => &s[i..],
-        None => s,
+    if s.len() <= n {
+        return s; // at most n bytes, so at most n characters
     }
+    // Count character starts (non-continuation bytes) from the end; no UTF-8 decoding needed.
+    let bytes = s.as_bytes();
+    let mut seen = 0;
+    for i in (0..bytes.len()).rev() {
+        if bytes[i] & 0xC0 != 0x80 {
+            seen += 1;
+            if seen == n {
+                return &s[i..];
+            }
+        }
+    }
+    s
 }
 
 /// `s = s.replace(from, to)`, allocating only when `from` occurs (verl chains dozens of these).
@@ -56,6 +67,30 @@ pub fn replace_in_place(s: &mut String, from: &str, to: &str) {
     if s.contains(from) {
         *s = s.replace(from, to);
     }
+}
+
+/// `s.rfind(needle)` for a needle known in advance: SIMD forward search (memchr's reverse search
+/// has no SIMD path), keeping the last hit. Solutions are kilobytes long, so this matters.
+pub fn rfind_with(finder: &memchr::memmem::Finder<'_>, s: &str) -> Option<usize> {
+    finder.find_iter(s.as_bytes()).last()
+}
+
+/// verl's brace matcher: scanning from byte `start`, the index of the `}` that brings the count of
+/// open braces (`{` +1, `}` -1, starting at 0) back to exactly 0, if any.
+pub fn balanced_close(s: &str, start: usize) -> Option<usize> {
+    let bytes = &s.as_bytes()[start..];
+    let mut open = 0i64;
+    for i in memchr::memchr2_iter(b'{', b'}', bytes) {
+        if bytes[i] == b'{' {
+            open += 1;
+        } else {
+            open -= 1;
+            if open == 0 {
+                return Some(start + i);
+            }
+        }
+    }
+    None
 }
 
 /// Number of code points, as Python's `len(s)`.
