@@ -3,6 +3,7 @@
 pub mod dispatch;
 pub mod error;
 pub mod parallel;
+pub mod sandbox;
 pub mod scorers;
 pub mod text;
 

@@ -1,0 +1,236 @@
+//! The sandboxed child between `clone3` and `execve`.
+//!
+//! The parent may be multi-threaded (Python, Rayon), so the child only makes raw system calls on
+//! memory prepared by the parent: no allocation, no locks, nothing that could be held by a thread
+//! that does not exist in the child. Every failure reports the failing step's index over `report`
+//! (closed on exec) and exits.
+
+use std::ffi::CString;
+use std::ptr;
+
+use seccompiler::BpfProgram;
+
+/// A bind mount. The child opens `host_path` (`O_PATH`) into descriptor `slot` before the staging
+/// tmpfs hides it, then binds `source` = `/proc/self/fd/<slot>`: a descriptor opened by the parent
+/// would name a mount of the parent's namespace, which the kernel refuses to bind (EINVAL).
+pub struct Bind {
+    pub host_path: CString,
+    pub slot: libc::c_int,
+    pub source: CString,
+    pub target: CString,
+    /// Flags for the read-only remount, including those the kernel locks from the source mount.
+    pub remount_flags: libc::c_ulong,
+    pub read_only: bool,
+}
+
+/// Everything the child needs, prepared by the parent before `clone3`.
+pub struct Plan {
+    pub stage: CString,                 // mount point of the new root before pivot_root ("/tmp")
+    pub stage_opts: CString,            // tmpfs options of the new root
+    pub dirs: Vec<CString>,             // directories to create under the stage, parents first
+    pub files: Vec<CString>,            // empty files to create (bind targets of device nodes)
+    pub links: Vec<(CString, CString)>, // (destination, link) for symlinked top-level paths
+    pub binds: Vec<Bind>,
+    pub scratch: CString,        // <stage>/tmp
+    pub scratch_opts: CString,   // size-capped tmpfs options of the scratch dir
+    pub old_root: CString,       // <stage>/.old
+    pub old_root_after: CString, // "/.old"
+    pub proc_dir: CString,       // "/proc"
+    pub workdir: CString,        // "/tmp"
+    pub hostname: &'static [u8],
+    pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
+    /// Owners of the strings `argv_ptrs`/`envp_ptrs` point into (kept alive, never read directly).
+    pub _argv: Vec<CString>,
+    pub argv_ptrs: Vec<*const libc::c_char>,
+    pub envp_ptrs: Vec<*const libc::c_char>,
+    pub _env: Vec<CString>,
+    pub filters: [BpfProgram; 2],
+    /// Child ends of the pipes: stdin, stdout, stderr, result channel, payload.
+    pub fds: [libc::c_int; 5],
+    pub sync: libc::c_int,
+    pub report: libc::c_int,
+}
+
+// SAFETY: the raw pointers point into `argv`/`env`, owned by the same Plan, which is only read.
+unsafe impl Send for Plan {}
+unsafe impl Sync for Plan {}
+
+/// Steps, in order; the index is what the child reports on failure.
+pub const STEPS: &[&str] = &[
+    "wait for the uid/gid maps",
+    "become the mapped user",
+    "move pipes into place",
+    "make mounts private",
+    "mount the new root",
+    "create directories",
+    "create device mount points",
+    "bind-mount read-only paths",
+    "mount the scratch tmpfs",
+    "pivot_root",
+    "mount /proc (while the old root still shows one: the kernel requires it)",
+    "detach the old root",
+    "remount the root read-only",
+    "enter the scratch directory",
+    "set the hostname",
+    "set resource limits",
+    "close inherited descriptors",
+    "install seccomp filters",
+    "execve",
+];
+
+fn fail(report: libc::c_int, step: u8) -> ! {
+    // SAFETY: plain syscalls on a valid buffer.
+    unsafe {
+        let errno = *libc::__errno_location();
+        let msg = [step, (errno & 0xff) as u8, ((errno >> 8) & 0xff) as u8];
+        libc::write(report, msg.as_ptr().cast(), msg.len());
+        libc::_exit(127);
+    }
+}
+
+macro_rules! check {
+    ($report:expr, $step:expr, $call:expr) => {
+        if $call < 0 {
+            fail($report, $step);
+        }
+    };
+}
+
+/// Runs in the child; never returns.
+///
+/// # Safety
+/// Must be called only in the child of `clone3`, with a `plan` fully built by the parent.
+pub unsafe fn enter(plan: &Plan) -> ! {
+    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+    let mut byte = 0u8;
+    if libc::read(plan.sync, (&mut byte as *mut u8).cast(), 1) != 1 {
+        fail(plan.report, 0);
+    }
+
+    // Take on the ids root inside maps to (host `nobody` when we were root), dropping supplementary
+    // groups where allowed; files are then created and accessed as that host user.
+    libc::setgroups(0, ptr::null());
+    check!(plan.report, 1, libc::setresgid(0, 0, 0));
+    check!(plan.report, 1, libc::setresuid(0, 0, 0));
+
+    // Pipes (and the report pipe) may sit on 0..=4 already: lift them above, then place them.
+    let report = libc::fcntl(plan.report, libc::F_DUPFD_CLOEXEC, 100);
+    check!(plan.report, 2, report);
+    let mut lifted = [0; 5];
+    for (i, &fd) in plan.fds.iter().enumerate() {
+        lifted[i] = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 100);
+        check!(report, 2, lifted[i]);
+    }
+    for (target, &fd) in lifted.iter().enumerate() {
+        check!(report, 2, libc::dup2(fd, target as libc::c_int));
+    }
+
+    check!(
+        report,
+        3,
+        libc::mount(ptr::null(), c"/".as_ptr(), ptr::null(), libc::MS_REC | libc::MS_PRIVATE, ptr::null())
+    );
+    for bind in &plan.binds {
+        let fd = libc::open(bind.host_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+        check!(report, 7, fd);
+        check!(report, 7, libc::dup3(fd, bind.slot, libc::O_CLOEXEC));
+        libc::close(fd);
+    }
+    check!(
+        report,
+        4,
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            plan.stage.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            plan.stage_opts.as_ptr().cast()
+        )
+    );
+    for dir in &plan.dirs {
+        check!(report, 5, libc::mkdir(dir.as_ptr(), 0o755));
+    }
+    for (dest, link) in &plan.links {
+        check!(report, 5, libc::symlink(dest.as_ptr(), link.as_ptr()));
+    }
+    for file in &plan.files {
+        let fd = libc::open(file.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644);
+        check!(report, 6, fd);
+        libc::close(fd);
+    }
+    for bind in &plan.binds {
+        check!(
+            report,
+            7,
+            libc::mount(
+                bind.source.as_ptr(),
+                bind.target.as_ptr(),
+                ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                ptr::null()
+            )
+        );
+        if bind.read_only {
+            check!(
+                report,
+                7,
+                libc::mount(ptr::null(), bind.target.as_ptr(), ptr::null(), bind.remount_flags, ptr::null())
+            );
+        }
+    }
+    check!(
+        report,
+        8,
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            plan.scratch.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            plan.scratch_opts.as_ptr().cast()
+        )
+    );
+    check!(report, 9, libc::syscall(libc::SYS_pivot_root, plan.stage.as_ptr(), plan.old_root.as_ptr()) as libc::c_int);
+    check!(report, 9, libc::chdir(c"/".as_ptr()));
+    check!(
+        report,
+        10,
+        libc::mount(
+            c"proc".as_ptr(),
+            plan.proc_dir.as_ptr(),
+            c"proc".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            ptr::null()
+        )
+    );
+    check!(report, 11, libc::umount2(plan.old_root_after.as_ptr(), libc::MNT_DETACH));
+    check!(report, 11, libc::rmdir(plan.old_root_after.as_ptr()));
+    check!(
+        report,
+        12,
+        libc::mount(
+            ptr::null(),
+            c"/".as_ptr(),
+            ptr::null(),
+            libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+            ptr::null()
+        )
+    );
+    check!(report, 13, libc::chdir(plan.workdir.as_ptr()));
+    check!(report, 14, libc::sethostname(plan.hostname.as_ptr().cast(), plan.hostname.len()));
+    for &(resource, limit) in &plan.rlimits {
+        let rl = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+        check!(report, 15, libc::setrlimit(resource, &rl));
+    }
+    // Keep 0..=4 and the report pipe (closed by exec); close everything else, e.g. other sandboxes' pipes.
+    check!(report, 16, libc::dup2(report, 5));
+    check!(report, 16, libc::fcntl(5, libc::F_SETFD, libc::FD_CLOEXEC));
+    let report = 5;
+    check!(report, 16, libc::syscall(libc::SYS_close_range, 6u32, u32::MAX, 0u32) as libc::c_int);
+    for filter in &plan.filters {
+        if seccompiler::apply_filter(filter).is_err() {
+            fail(report, 17);
+        }
+    }
+    libc::execve(plan.argv_ptrs[0], plan.argv_ptrs.as_ptr(), plan.envp_ptrs.as_ptr());
+    fail(report, 18)
+}

@@ -1,0 +1,220 @@
+//! The parent's side of an execution: feed stdin and the payload, read capped outputs, watch the
+//! pidfd, and kill PID 1 (hence the whole PID namespace) at the deadline or on an output flood.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+/// After the child exits (or is killed), how long to wait for the pipes to reach EOF. Every process
+/// of the namespace is gone by then, so this only bounds a pathological kernel delay.
+const DRAIN_GRACE: Duration = Duration::from_millis(100);
+const CHUNK: usize = 64 * 1024;
+
+pub struct Streams<'a> {
+    pub stdin: (OwnedFd, &'a [u8]),
+    pub payload: (OwnedFd, &'a [u8]),
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+    pub channel: OwnedFd,
+    pub report: OwnedFd,
+}
+
+pub struct Caps {
+    pub output: usize,
+    pub channel: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KillReason {
+    Deadline,
+    Output,
+}
+
+#[derive(Debug, Default)]
+pub struct Collected {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub channel: Vec<u8>,
+    pub killed_for: Option<KillReason>,
+    pub exited: bool,
+    /// (step index, errno) reported by a child that failed before `execve`.
+    pub setup_failure: Option<(u8, i32)>,
+}
+
+fn nonblocking(fd: &OwnedFd) {
+    // SAFETY: fcntl on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
+    }
+}
+
+fn kill(pidfd: &OwnedFd) {
+    // SAFETY: signal through our pidfd; cannot hit a recycled pid.
+    unsafe {
+        libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), libc::SIGKILL, std::ptr::null::<u8>(), 0);
+    }
+}
+
+struct Writer<'a> {
+    fd: Option<OwnedFd>,
+    data: &'a [u8],
+}
+
+impl Writer<'_> {
+    fn step(&mut self) {
+        let Some(fd) = &self.fd else { return };
+        if !self.data.is_empty() {
+            // SAFETY: valid buffer and descriptor.
+            let n = unsafe { libc::write(fd.as_raw_fd(), self.data.as_ptr().cast(), self.data.len().min(CHUNK)) };
+            if n > 0 {
+                self.data = &self.data[n as usize..];
+            } else if n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::WouldBlock {
+                self.fd = None; // the reader is gone (EPIPE): nothing more to deliver
+                return;
+            }
+        }
+        if self.data.is_empty() {
+            self.fd = None; // EOF for the child
+        }
+    }
+}
+
+struct Reader {
+    fd: Option<OwnedFd>,
+    buf: Vec<u8>,
+    cap: usize,
+}
+
+impl Reader {
+    /// Read what is available; true when the cap was exceeded.
+    fn step(&mut self) -> bool {
+        let Some(fd) = &self.fd else { return false };
+        let mut chunk = [0u8; CHUNK];
+        loop {
+            // SAFETY: valid buffer and descriptor.
+            let n = unsafe { libc::read(fd.as_raw_fd(), chunk.as_mut_ptr().cast(), chunk.len()) };
+            if n > 0 {
+                let n = n as usize;
+                let room = self.cap.saturating_sub(self.buf.len());
+                self.buf.extend_from_slice(&chunk[..n.min(room)]);
+                if n > room {
+                    self.fd = None;
+                    return true;
+                }
+            } else {
+                if n == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::WouldBlock {
+                    self.fd = None;
+                }
+                return false;
+            }
+        }
+    }
+}
+
+pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Instant) -> Collected {
+    let mut out = Collected::default();
+    for fd in
+        [&streams.stdin.0, &streams.payload.0, &streams.stdout, &streams.stderr, &streams.channel, &streams.report]
+    {
+        nonblocking(fd);
+    }
+    let mut writers = [
+        Writer { fd: Some(streams.stdin.0), data: streams.stdin.1 },
+        Writer { fd: Some(streams.payload.0), data: streams.payload.1 },
+    ];
+    let mut readers = [
+        Reader { fd: Some(streams.stdout), buf: Vec::new(), cap: caps.output },
+        Reader { fd: Some(streams.stderr), buf: Vec::new(), cap: caps.output },
+        Reader { fd: Some(streams.channel), buf: Vec::new(), cap: caps.channel },
+        Reader { fd: Some(streams.report), buf: Vec::new(), cap: 3 },
+    ];
+    let mut stop_at: Option<Instant> = None;
+    loop {
+        let now = Instant::now();
+        if out.killed_for.is_none() && !out.exited && now >= deadline {
+            kill(pidfd);
+            out.killed_for = Some(KillReason::Deadline);
+        }
+        if (out.exited || out.killed_for.is_some()) && stop_at.is_none() {
+            stop_at = Some(now + DRAIN_GRACE);
+        }
+        if readers.iter().all(|r| r.fd.is_none()) && (out.exited || out.killed_for.is_some()) {
+            break;
+        }
+        if stop_at.is_some_and(|t| now >= t) {
+            break;
+        }
+        let until = stop_at.unwrap_or(deadline).max(now);
+        let timeout_ms = (until - now).as_millis().min(i32::MAX as u128) as i32 + 1;
+
+        let mut pfds: Vec<libc::pollfd> = Vec::with_capacity(7);
+        let mut slots: Vec<(u8, usize)> = Vec::with_capacity(7); // (kind, index): 0 writer, 1 reader, 2 pidfd
+        for (i, w) in writers.iter().enumerate() {
+            if let Some(fd) = &w.fd {
+                pfds.push(libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLOUT, revents: 0 });
+                slots.push((0, i));
+            }
+        }
+        for (i, r) in readers.iter().enumerate() {
+            if let Some(fd) = &r.fd {
+                pfds.push(libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+                slots.push((1, i));
+            }
+        }
+        if !out.exited {
+            pfds.push(libc::pollfd { fd: pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+            slots.push((2, 0));
+        }
+        // SAFETY: valid array of pollfd.
+        let n = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout_ms) };
+        if n < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            kill(pidfd);
+            out.killed_for.get_or_insert(KillReason::Deadline);
+            break;
+        }
+        for (pfd, &(kind, i)) in pfds.iter().zip(&slots) {
+            if pfd.revents == 0 {
+                continue;
+            }
+            match kind {
+                0 => writers[i].step(),
+                1 => {
+                    if readers[i].step() && i < 3 && out.killed_for.is_none() && !out.exited {
+                        kill(pidfd);
+                        out.killed_for = Some(KillReason::Output);
+                    }
+                }
+                _ => out.exited = true,
+            }
+        }
+    }
+    let [stdout, stderr, channel, report] = readers;
+    out.stdout = stdout.buf;
+    out.stderr = stderr.buf;
+    out.channel = channel.buf;
+    if report.buf.len() == 3 {
+        out.setup_failure = Some((report.buf[0], i32::from(report.buf[1]) | (i32::from(report.buf[2]) << 8)));
+    }
+    out
+}
+
+/// Reap PID 1 (killing it first unless it already exited); returns the wait status and its rusage.
+pub fn wait(pid: libc::pid_t, pidfd: &OwnedFd, exited: bool) -> (libc::c_int, libc::rusage) {
+    if !exited {
+        kill(pidfd);
+    }
+    let mut status = 0;
+    // SAFETY: zeroed rusage is a valid out-parameter.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: our own child.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            break;
+        }
+    }
+    (status, usage)
+}

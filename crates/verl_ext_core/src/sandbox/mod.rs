@@ -1,0 +1,465 @@
+//! Process sandbox for untrusted code: fresh user, PID, mount, network, IPC and UTS namespaces, a
+//! read-only view of the interpreter, a size-capped private tmpfs as the only writable place, no
+//! network, rlimits, `no_new_privs` and seccomp filters; the parent enforces the wall-clock deadline
+//! through a pidfd and caps all output. Killing PID 1 of the namespace ends every process in it, and
+//! the private mounts vanish with it, so nothing is left behind.
+
+mod child;
+mod io;
+pub mod probe;
+pub mod seccomp;
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+pub use io::Collected;
+
+/// Exit code the harness uses for a `MemoryError` (the address-space limit was hit).
+pub const MEMORY_EXIT_CODE: i32 = 102;
+
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum SandboxError {
+    #[error("sandbox unavailable on this host: {0}")]
+    Unsupported(String),
+    #[error("sandbox set-up failed: {0}")]
+    Setup(String),
+    #[error("invalid sandbox request: {0}")]
+    Invalid(String),
+}
+
+/// Limits and the file-system view of one execution.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    pub timeout: Duration,
+    /// Address-space limit (RLIMIT_AS).
+    pub memory_mb: u64,
+    /// Bytes kept per output stream (stdout, stderr); more kills the execution (`output_limit`).
+    pub output_limit: usize,
+    /// Bytes accepted on the result channel (fd 3) before the execution is killed.
+    pub channel_limit: usize,
+    /// Size of the private tmpfs mounted at /tmp, the working directory and only writable place.
+    pub scratch_mb: u64,
+    /// RLIMIT_NPROC (counted per host user, so it bounds fork and thread bombs).
+    pub max_processes: u64,
+    pub max_open_files: u64,
+    /// RLIMIT_FSIZE.
+    pub max_file_mb: u64,
+    /// Host paths visible read-only at the same place inside.
+    pub read_only_paths: Vec<PathBuf>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(5),
+            memory_mb: 1024,
+            output_limit: 64 * 1024,
+            channel_limit: 16 * 1024 * 1024,
+            scratch_mb: 64,
+            max_processes: 256,
+            max_open_files: 256,
+            max_file_mb: 64,
+            read_only_paths: ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"].iter().map(PathBuf::from).collect(),
+        }
+    }
+}
+
+/// A program to run (absolute path, arguments, environment) with its inputs.
+#[derive(Debug, Clone)]
+pub struct ExecRequest {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub stdin: Vec<u8>,
+    /// Delivered on fd 4 (then EOF): how the harness gets code and test inputs.
+    pub payload: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Ok,
+    Timeout,
+    MemoryLimit,
+    RuntimeError,
+    OutputLimit,
+    Killed,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Timeout => "timeout",
+            Status::MemoryLimit => "memory_limit",
+            Status::RuntimeError => "runtime_error",
+            Status::OutputLimit => "output_limit",
+            Status::Killed => "killed",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ExecResult {
+    pub status: Status,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// What the program wrote on fd 3 (untrusted: the parent only compares it with what it expects).
+    pub channel: Vec<u8>,
+    pub wall_ms: f64,
+    pub cpu_ms: f64,
+}
+
+fn cstring(s: impl AsRef<[u8]>) -> Result<CString, SandboxError> {
+    CString::new(s.as_ref()).map_err(|_| SandboxError::Invalid("NUL byte in a path, argument or variable".into()))
+}
+
+fn pipe() -> Result<(OwnedFd, OwnedFd), SandboxError> {
+    let mut fds = [0; 2];
+    // SAFETY: valid out-array; the fds are owned right away.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+        return Err(SandboxError::Setup(format!("pipe2: {}", std::io::Error::last_os_error())));
+    }
+    // SAFETY: freshly created descriptors.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Mount flags the kernel locks on a bind of `path` inside a user namespace: a remount must keep them.
+fn locked_flags(path: &Path) -> Result<libc::c_ulong, SandboxError> {
+    let c = cstring(path.as_os_str().as_bytes())?;
+    // SAFETY: valid path and out-struct.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } < 0 {
+        return Err(SandboxError::Setup(format!("statvfs {}: {}", path.display(), std::io::Error::last_os_error())));
+    }
+    let mut flags = 0;
+    for (st_flag, ms_flag) in [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ] {
+        if st.f_flag & st_flag != 0 {
+            flags |= ms_flag;
+        }
+    }
+    Ok(flags)
+}
+
+/// Directories to create under the stage for `target`, parents first, skipping ones already listed.
+fn push_dirs(stage: &Path, target: &Path, dirs: &mut Vec<PathBuf>) {
+    let mut acc = stage.to_path_buf();
+    for comp in target.components().skip(1) {
+        acc.push(comp);
+        if !dirs.contains(&acc) {
+            dirs.push(acc.clone());
+        }
+    }
+}
+
+const STAGE: &str = "/tmp";
+const DEVICES: [&str; 4] = ["/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"];
+
+/// The uid/gid that root inside the sandbox is on the host: `nobody` when we are root (so host files
+/// owned by root stay out of reach), else our own ids (the only ones an unprivileged user may map).
+fn host_ids() -> (u32, u32) {
+    // SAFETY: trivial getters.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    if uid == 0 {
+        (65534, 65534)
+    } else {
+        (uid, gid)
+    }
+}
+
+struct Prepared {
+    plan: child::Plan,
+}
+
+/// First descriptor number the child uses for bind sources (above the lifted pipes at 100+).
+const BIND_SLOT_BASE: libc::c_int = 300;
+
+fn prepare(
+    req: &ExecRequest,
+    cfg: &SandboxConfig,
+    fds: [libc::c_int; 5],
+    sync: libc::c_int,
+    report: libc::c_int,
+) -> Result<Prepared, SandboxError> {
+    if req.argv.is_empty() || !req.argv[0].starts_with('/') {
+        return Err(SandboxError::Invalid("argv[0] must be an absolute path".into()));
+    }
+    let stage = Path::new(STAGE);
+    let mut dirs = Vec::new();
+    let mut binds = Vec::new();
+    let mut paths: Vec<PathBuf> = cfg.read_only_paths.iter().filter(|p| p.exists()).cloned().collect();
+    paths.sort();
+    paths.dedup();
+    // A path below another one is visible through it already.
+    let roots: Vec<PathBuf> =
+        paths.iter().filter(|p| !paths.iter().any(|q| q != *p && p.starts_with(q))).cloned().collect();
+    for path in &roots {
+        if !path.is_absolute() {
+            return Err(SandboxError::Invalid(format!("read-only path {} is not absolute", path.display())));
+        }
+        let is_link = std::fs::symlink_metadata(path).map(|m| m.file_type().is_symlink()).unwrap_or(false);
+        let c = cstring(path.as_os_str().as_bytes())?;
+        let target = stage.join(path.strip_prefix("/").unwrap_or(path));
+        if is_link {
+            // e.g. /lib -> usr/lib on merged-/usr systems: recreate the link instead of binding.
+            continue;
+        }
+        push_dirs(stage, path, &mut dirs);
+        let slot = BIND_SLOT_BASE + binds.len() as libc::c_int;
+        binds.push(child::Bind {
+            host_path: c,
+            slot,
+            source: cstring(format!("/proc/self/fd/{slot}"))?,
+            target: cstring(target.as_os_str().as_bytes())?,
+            remount_flags: libc::MS_REMOUNT
+                | libc::MS_BIND
+                | libc::MS_RDONLY
+                | libc::MS_NOSUID
+                | libc::MS_NODEV
+                | locked_flags(path)?,
+            read_only: true,
+        });
+    }
+    let mut files = Vec::new();
+    push_dirs(stage, Path::new("/dev"), &mut dirs);
+    for dev in DEVICES.iter().filter(|d| Path::new(d).exists()) {
+        let target = stage.join(dev.trim_start_matches('/'));
+        files.push(cstring(target.as_os_str().as_bytes())?);
+        let slot = BIND_SLOT_BASE + binds.len() as libc::c_int;
+        binds.push(child::Bind {
+            host_path: cstring(dev)?,
+            slot,
+            source: cstring(format!("/proc/self/fd/{slot}"))?,
+            target: cstring(target.as_os_str().as_bytes())?,
+            remount_flags: 0,
+            read_only: false,
+        });
+    }
+    for d in ["tmp", "proc", ".old"] {
+        push_dirs(stage, &Path::new("/").join(d), &mut dirs);
+    }
+    // Symlinked top-level paths (merged /usr): recreate them as links inside.
+    let mut links = Vec::new();
+    for path in &roots {
+        if let Ok(dest) = std::fs::read_link(path) {
+            links.push((
+                cstring(dest.as_os_str().as_bytes())?,
+                cstring(stage.join(path.strip_prefix("/").unwrap_or(path)).as_os_str().as_bytes())?,
+            ));
+        }
+    }
+
+    let cpu_s = cfg.timeout.as_secs() + 2; // backstop only: the parent enforces the wall clock
+    let rlimits = vec![
+        (libc::RLIMIT_AS, cfg.memory_mb.saturating_mul(1 << 20)),
+        (libc::RLIMIT_CPU, cpu_s),
+        (libc::RLIMIT_FSIZE, cfg.max_file_mb.saturating_mul(1 << 20)),
+        (libc::RLIMIT_NOFILE, cfg.max_open_files),
+        (libc::RLIMIT_CORE, 0),
+        (libc::RLIMIT_NPROC, cfg.max_processes),
+        (libc::RLIMIT_MEMLOCK, 0),
+        (libc::RLIMIT_MSGQUEUE, 0),
+    ];
+    let argv: Vec<CString> = req.argv.iter().map(cstring).collect::<Result<_, _>>()?;
+    let env: Vec<CString> = req.env.iter().map(|(k, v)| cstring(format!("{k}={v}"))).collect::<Result<_, _>>()?;
+    let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    argv_ptrs.push(std::ptr::null());
+    let mut envp_ptrs: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
+    envp_ptrs.push(std::ptr::null());
+    let plan = child::Plan {
+        stage: cstring(STAGE)?,
+        stage_opts: cstring("size=1m,mode=0755")?,
+        dirs: dirs.iter().map(|d| cstring(d.as_os_str().as_bytes())).collect::<Result<_, _>>()?,
+        files,
+        links,
+        binds,
+        scratch: cstring(format!("{STAGE}/tmp"))?,
+        scratch_opts: cstring(format!("size={}m,mode=1777", cfg.scratch_mb.max(1)))?,
+        old_root: cstring(format!("{STAGE}/.old"))?,
+        old_root_after: cstring("/.old")?,
+        proc_dir: cstring("/proc")?,
+        workdir: cstring("/tmp")?,
+        hostname: b"sandbox",
+        rlimits,
+        _argv: argv,
+        argv_ptrs,
+        envp_ptrs,
+        _env: env,
+        filters: seccomp::filters()?,
+        fds,
+        sync,
+        report,
+    };
+    Ok(Prepared { plan })
+}
+
+#[repr(C)]
+struct CloneArgs {
+    flags: u64,
+    pidfd: u64,
+    child_tid: u64,
+    parent_tid: u64,
+    exit_signal: u64,
+    stack: u64,
+    stack_size: u64,
+    tls: u64,
+    set_tid: u64,
+    set_tid_size: u64,
+    cgroup: u64,
+}
+
+const NAMESPACES: u64 = (libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNS
+    | libc::CLONE_NEWNET
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUTS) as u64;
+
+fn write_id_maps(pid: libc::pid_t) -> Result<(), SandboxError> {
+    let (uid, gid) = host_ids();
+    let write = |file: &str, text: String| {
+        std::fs::write(format!("/proc/{pid}/{file}"), text)
+            .map_err(|e| SandboxError::Setup(format!("writing /proc/<child>/{file}: {e}")))
+    };
+    // As root we may keep setgroups allowed, so the child can drop host root's supplementary groups.
+    // SAFETY: trivial getter.
+    if unsafe { libc::geteuid() } != 0 {
+        write("setgroups", "deny".into())?;
+    }
+    write("uid_map", format!("0 {uid} 1\n"))?;
+    write("gid_map", format!("0 {gid} 1\n"))
+}
+
+/// Run one program in a fresh sandbox and collect its outcome.
+pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, SandboxError> {
+    let (stdin_r, stdin_w) = pipe()?;
+    let (out_r, out_w) = pipe()?;
+    let (err_r, err_w) = pipe()?;
+    let (chan_r, chan_w) = pipe()?;
+    let (pay_r, pay_w) = pipe()?;
+    let (sync_r, sync_w) = pipe()?;
+    let (report_r, report_w) = pipe()?;
+    let prepared = prepare(
+        req,
+        cfg,
+        [stdin_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd(), chan_w.as_raw_fd(), pay_r.as_raw_fd()],
+        sync_r.as_raw_fd(),
+        report_w.as_raw_fd(),
+    )?;
+
+    let mut pidfd: libc::c_int = -1;
+    let args = CloneArgs {
+        flags: NAMESPACES | libc::CLONE_PIDFD as u64,
+        pidfd: &mut pidfd as *mut libc::c_int as u64,
+        child_tid: 0,
+        parent_tid: 0,
+        exit_signal: libc::SIGCHLD as u64,
+        stack: 0,
+        stack_size: 0,
+        tls: 0,
+        set_tid: 0,
+        set_tid_size: 0,
+        cgroup: 0,
+    };
+    let start = Instant::now();
+    // SAFETY: clone3 without a stack behaves like fork; the child only runs `child::enter`.
+    let pid = unsafe { libc::syscall(libc::SYS_clone3, &args as *const CloneArgs, std::mem::size_of::<CloneArgs>()) };
+    if pid == 0 {
+        // SAFETY: we are the child of clone3 and the plan is complete.
+        unsafe { child::enter(&prepared.plan) }
+    }
+    if pid < 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(SandboxError::Unsupported(format!("clone3 with new namespaces failed: {e}")));
+    }
+    let pid = pid as libc::pid_t;
+    // SAFETY: the kernel stored a fresh pidfd.
+    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
+    drop((stdin_r, out_w, err_w, chan_w, pay_r, sync_r, report_w));
+
+    let reap = |kill: bool| {
+        // SAFETY: our own child; pidfd_send_signal cannot hit a recycled pid.
+        unsafe {
+            if kill {
+                libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), libc::SIGKILL, std::ptr::null::<u8>(), 0);
+            }
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, 0);
+        }
+    };
+    if let Err(e) = write_id_maps(pid) {
+        reap(true);
+        return Err(e);
+    }
+    // SAFETY: writing one byte to our pipe.
+    if unsafe { libc::write(sync_w.as_raw_fd(), b"1".as_ptr().cast(), 1) } != 1 {
+        reap(true);
+        return Err(SandboxError::Setup("could not release the child".into()));
+    }
+    drop(sync_w);
+
+    let deadline = start + cfg.timeout;
+    let collected = io::collect(
+        &pidfd,
+        io::Streams {
+            stdin: (stdin_w, &req.stdin),
+            payload: (pay_w, &req.payload),
+            stdout: out_r,
+            stderr: err_r,
+            channel: chan_r,
+            report: report_r,
+        },
+        io::Caps { output: cfg.output_limit, channel: cfg.channel_limit },
+        deadline,
+    );
+    let (status, usage) = io::wait(pid, &pidfd, collected.exited);
+    let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    drop(prepared);
+
+    if let Some(step) = collected.setup_failure {
+        let name = child::STEPS.get(step.0 as usize).copied().unwrap_or("unknown step");
+        return Err(SandboxError::Setup(format!("{name}: {}", std::io::Error::from_raw_os_error(step.1))));
+    }
+    let cpu = |tv: libc::timeval| tv.tv_sec as f64 * 1e3 + tv.tv_usec as f64 / 1e3;
+    let cpu_ms = cpu(usage.ru_utime) + cpu(usage.ru_stime);
+    let (exit_code, signal) = if libc::WIFEXITED(status) {
+        (Some(libc::WEXITSTATUS(status)), None)
+    } else if libc::WIFSIGNALED(status) {
+        (None, Some(libc::WTERMSIG(status)))
+    } else {
+        (None, None)
+    };
+    let status = match collected.killed_for {
+        Some(io::KillReason::Deadline) => Status::Timeout,
+        Some(io::KillReason::Output) => Status::OutputLimit,
+        None => match (exit_code, signal) {
+            (Some(0), _) => Status::Ok,
+            (Some(MEMORY_EXIT_CODE), _) => Status::MemoryLimit,
+            (Some(_), _) => Status::RuntimeError,
+            (None, Some(libc::SIGXCPU)) => Status::Timeout,
+            _ => Status::Killed,
+        },
+    };
+    Ok(ExecResult {
+        status,
+        exit_code,
+        signal,
+        stdout: collected.stdout,
+        stderr: collected.stderr,
+        channel: collected.channel,
+        wall_ms,
+        cpu_ms,
+    })
+}

@@ -1,0 +1,43 @@
+//! What isolation this host allows, checked by trying it (for fail-closed refusal and `doctor`).
+
+use std::time::Duration;
+
+use crate::sandbox::{run, ExecRequest, SandboxConfig};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capabilities {
+    /// A trial execution in all namespaces, with mounts, rlimits and seccomp, succeeded.
+    pub full_isolation: bool,
+    /// Why not, when it did not.
+    pub error: Option<String>,
+    pub seccomp: bool,
+    pub landlock_abi: Option<u32>,
+}
+
+fn landlock_abi() -> Option<u32> {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: the version query takes no ruleset.
+    let v = unsafe {
+        libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0, LANDLOCK_CREATE_RULESET_VERSION)
+    };
+    (v > 0).then_some(v as u32)
+}
+
+/// Probe by running `/bin/true`-like program `argv` (absolute path) in a full sandbox.
+pub fn probe(argv: Vec<String>, read_only_paths: Vec<std::path::PathBuf>) -> Capabilities {
+    let seccomp = crate::sandbox::seccomp::filters().is_ok();
+    let cfg = SandboxConfig {
+        timeout: Duration::from_secs(10),
+        read_only_paths: SandboxConfig::default().read_only_paths.into_iter().chain(read_only_paths).collect(),
+        ..SandboxConfig::default()
+    };
+    let req = ExecRequest { argv, env: vec![], stdin: vec![], payload: vec![] };
+    let (full_isolation, error) = match run(&req, &cfg) {
+        Ok(r) if r.exit_code == Some(0) => (true, None),
+        Ok(r) => {
+            (false, Some(format!("trial program ended with {:?}: {}", r.status, String::from_utf8_lossy(&r.stderr))))
+        }
+        Err(e) => (false, Some(e.to_string())),
+    };
+    Capabilities { full_isolation, error, seccomp, landlock_abi: landlock_abi() }
+}
