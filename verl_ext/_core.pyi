@@ -1,8 +1,9 @@
 # Hand-kept stubs of the compiled module verl_ext._core (checked by mypy.stubtest in ci/test).
 from collections.abc import Iterable
+from os import PathLike
 from typing import Any, final
 
-__all__ = ["__version__", "FormatSpec", "score_batch", "native_scorer", "default_num_threads"]
+__all__ = ["__version__", "FormatSpec", "score_batch", "native_scorer", "default_num_threads", "sandbox_run_many", "sandbox_probe"]
 
 __version__: str
 
@@ -22,3 +23,18 @@ def score_batch(
 ) -> tuple[list[Any], list[float] | None]: ...
 def native_scorer(data_source: str) -> str | None: ...
 def default_num_threads() -> int: ...
+def sandbox_run_many(
+    requests: list[tuple[list[str], list[tuple[str, str]], bytes, bytes]],
+    *,
+    timeout_s: float,
+    memory_mb: int,
+    output_limit: int,
+    channel_limit: int,
+    scratch_mb: int,
+    max_processes: int,
+    max_open_files: int,
+    max_file_mb: int,
+    read_only_paths: list[str] | list[PathLike[str]],
+    num_threads: int = 0,
+) -> list[Any]: ...
+def sandbox_probe(argv: list[str], read_only_paths: list[str] | list[PathLike[str]]) -> dict[str, Any]: ...

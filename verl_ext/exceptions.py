@@ -1,6 +1,9 @@
 """Exceptions raised by verl-ext. Every error of the Rust core maps to one of these classes."""
 
-__all__ = ["VerlExtError", "InvalidInputError", "InputTypeError", "UnknownDataSourceError", "InternalError"]
+__all__ = [
+    "VerlExtError", "InvalidInputError", "InputTypeError", "UnknownDataSourceError", "InternalError",
+    "SandboxError", "SandboxUnavailableError",
+]
 
 
 class VerlExtError(Exception):
@@ -25,3 +28,11 @@ class UnknownDataSourceError(VerlExtError, NotImplementedError):
 
 class InternalError(VerlExtError, RuntimeError):
     """A bug in verl-ext (a Rust panic caught at the boundary). Please report it."""
+
+
+class SandboxError(VerlExtError, RuntimeError):
+    """Setting up a sandbox failed for one execution (not the program's fault)."""
+
+
+class SandboxUnavailableError(SandboxError):
+    """This host cannot provide the isolation verl-ext requires (the message says what is missing)."""

@@ -8,7 +8,11 @@ fn available() -> bool {
     let caps = probe::probe(vec!["/bin/sh".into(), "-c".into(), "exit 0".into()], vec![]);
     if !caps.full_isolation {
         // ci/test sets this on hosts known to support the sandbox, so a regression cannot hide as a skip.
-        assert!(std::env::var_os("VERL_EXT_REQUIRE_SANDBOX").is_none(), "sandbox unavailable: {:?}", caps.error);
+        assert!(
+            std::env::var("VERL_EXT_REQUIRE_SANDBOX").as_deref() != Ok("1"),
+            "sandbox unavailable: {:?}",
+            caps.error
+        );
         eprintln!("skipping: sandbox unavailable here: {:?}", caps.error);
     }
     caps.full_isolation

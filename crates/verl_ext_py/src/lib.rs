@@ -4,6 +4,7 @@
 mod convert;
 mod errors;
 mod reward;
+mod sandbox;
 
 use pyo3::prelude::*;
 
@@ -14,5 +15,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reward::score_batch, m)?)?;
     m.add_function(wrap_pyfunction!(reward::native_scorer, m)?)?;
     m.add_function(wrap_pyfunction!(reward::default_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(sandbox::sandbox_run_many, m)?)?;
+    m.add_function(wrap_pyfunction!(sandbox::sandbox_probe, m)?)?;
     Ok(())
 }

@@ -58,7 +58,7 @@ unsafe impl Sync for Plan {}
 /// Steps, in order; the index is what the child reports on failure.
 pub const STEPS: &[&str] = &[
     "wait for the uid/gid maps",
-    "become the mapped user",
+    "open bind sources and become the mapped user",
     "move pipes into place",
     "make mounts private",
     "mount the new root",
@@ -107,6 +107,14 @@ pub unsafe fn enter(plan: &Plan) -> ! {
         fail(plan.report, 0);
     }
 
+    // Open bind sources while we still have the caller's ids: they may lie under a directory only
+    // the caller can traverse (e.g. an interpreter below /root).
+    for bind in &plan.binds {
+        let fd = libc::open(bind.host_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+        check!(plan.report, 1, fd);
+        check!(plan.report, 1, libc::dup3(fd, bind.slot, libc::O_CLOEXEC));
+        libc::close(fd);
+    }
     // Take on the ids root inside maps to (host `nobody` when we were root), dropping supplementary
     // groups where allowed; files are then created and accessed as that host user.
     libc::setgroups(0, ptr::null());
@@ -130,12 +138,6 @@ pub unsafe fn enter(plan: &Plan) -> ! {
         3,
         libc::mount(ptr::null(), c"/".as_ptr(), ptr::null(), libc::MS_REC | libc::MS_PRIVATE, ptr::null())
     );
-    for bind in &plan.binds {
-        let fd = libc::open(bind.host_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
-        check!(report, 7, fd);
-        check!(report, 7, libc::dup3(fd, bind.slot, libc::O_CLOEXEC));
-        libc::close(fd);
-    }
     check!(
         report,
         4,

@@ -1,0 +1,105 @@
+//! Sandbox entry points of `verl_ext._core`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use rayon::prelude::*;
+use verl_ext_core::parallel;
+use verl_ext_core::sandbox::{self, probe, ExecRequest, SandboxConfig, SandboxError};
+
+use crate::errors::{detached, exception};
+
+/// `(argv, env, stdin, payload)` as Python passes it.
+type RequestTuple = (Vec<String>, Vec<(String, String)>, Vec<u8>, Vec<u8>);
+
+fn sandbox_error(py: Python<'_>, e: &SandboxError) -> PyErr {
+    let name = match e {
+        SandboxError::Unsupported(_) => "SandboxUnavailableError",
+        SandboxError::Setup(_) => "SandboxError",
+        SandboxError::Invalid(_) => "InvalidInputError",
+    };
+    exception(py, name, e.to_string())
+}
+
+/// Run each request `(argv, env, stdin, payload)` in its own sandbox, in parallel, GIL released.
+///
+/// Returns one dict per request (status, exit_code, signal, stdout, stderr, channel, wall_ms, cpu_ms),
+/// or an exception instance (not raised) where the sandbox itself failed.
+#[pyfunction]
+#[pyo3(signature = (requests, *, timeout_s, memory_mb, output_limit, channel_limit, scratch_mb, max_processes,
+                    max_open_files, max_file_mb, read_only_paths, num_threads=0))]
+#[allow(clippy::too_many_arguments)]
+pub fn sandbox_run_many<'py>(
+    py: Python<'py>,
+    requests: Vec<RequestTuple>,
+    timeout_s: f64,
+    memory_mb: u64,
+    output_limit: usize,
+    channel_limit: usize,
+    scratch_mb: u64,
+    max_processes: u64,
+    max_open_files: u64,
+    max_file_mb: u64,
+    read_only_paths: Vec<PathBuf>,
+    num_threads: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    if !(timeout_s.is_finite() && timeout_s > 0.0 && timeout_s <= 3600.0) {
+        return Err(exception(py, "InvalidInputError", format!("timeout_s must be in (0, 3600], got {timeout_s}")));
+    }
+    let cfg = SandboxConfig {
+        timeout: Duration::from_secs_f64(timeout_s),
+        memory_mb,
+        output_limit,
+        channel_limit,
+        scratch_mb,
+        max_processes,
+        max_open_files,
+        max_file_mb,
+        read_only_paths: SandboxConfig::default().read_only_paths.into_iter().chain(read_only_paths).collect(),
+    };
+    let reqs: Vec<ExecRequest> =
+        requests.into_iter().map(|(argv, env, stdin, payload)| ExecRequest { argv, env, stdin, payload }).collect();
+    let results = detached(py, || {
+        // One execution per worker thread: each mostly waits on its child.
+        parallel::pool(num_threads)
+            .install(|| reqs.par_iter().with_max_len(1).map(|r| sandbox::run(r, &cfg)).collect::<Vec<_>>())
+    })?;
+    let out = PyList::empty(py);
+    for r in results {
+        match r {
+            Ok(r) => {
+                let d = PyDict::new(py);
+                d.set_item("status", r.status.as_str())?;
+                d.set_item("exit_code", r.exit_code)?;
+                d.set_item("signal", r.signal)?;
+                d.set_item("stdout", PyBytes::new(py, &r.stdout))?;
+                d.set_item("stderr", PyBytes::new(py, &r.stderr))?;
+                d.set_item("channel", PyBytes::new(py, &r.channel))?;
+                d.set_item("wall_ms", r.wall_ms)?;
+                d.set_item("cpu_ms", r.cpu_ms)?;
+                out.append(d)?;
+            }
+            Err(e) => out.append(sandbox_error(py, &e).into_value(py))?,
+        }
+    }
+    Ok(out)
+}
+
+/// Try a full sandbox on this host with `argv`; returns what works.
+#[pyfunction]
+pub fn sandbox_probe<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    read_only_paths: Vec<PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let caps = detached(py, || probe::probe(argv, read_only_paths))?;
+    let d = PyDict::new(py);
+    d.set_item("full_isolation", caps.full_isolation)?;
+    d.set_item("error", caps.error)?;
+    d.set_item("seccomp", caps.seccomp)?;
+    d.set_item("landlock_abi", caps.landlock_abi)?;
+    d.set_item("denied_syscalls", sandbox::seccomp::denied_syscalls().collect::<Vec<_>>())?;
+    Ok(d)
+}

@@ -1,0 +1,155 @@
+"""Run untrusted Python in a sandbox: namespaces, read-only file system, capped tmpfs, no network,
+rlimits, seccomp, a wall-clock deadline enforced by the parent, capped outputs.
+
+Each execution gets fresh user, PID, mount, network, IPC and UTS namespaces; root inside is host
+``nobody`` (or your own uid when not root); only the interpreter's directories and ``/usr``, ``/lib*``,
+``/bin`` are visible, read-only; ``/tmp`` (the working directory) is a private size-capped tmpfs; the
+network namespace has only a downed loopback. The parent kills PID 1 of the namespace at the deadline,
+which ends every process the program started.
+
+Fail closed: when this host cannot provide that isolation, :func:`run` raises
+:class:`~verl_ext.exceptions.SandboxUnavailableError` saying what is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from verl_ext import _core
+from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError
+
+__all__ = ["ExecResult", "Limits", "Status", "capabilities", "run", "run_many"]
+
+Status = Literal["ok", "timeout", "memory_limit", "runtime_error", "output_limit", "killed"]
+HARNESS = (Path(__file__).with_name("harness.py")).read_text()
+#: Environment of sandboxed programs (nothing of the caller's environment is passed on).
+SANDBOX_ENV = (("PATH", "/usr/local/bin:/usr/bin:/bin"), ("LANG", "C.UTF-8"), ("PYTHONIOENCODING", "utf-8"),
+               ("HOME", "/tmp"), ("PYTHONHASHSEED", "0"))
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-execution limits. Defaults suit competitive-programming tests."""
+
+    timeout_s: float = 5.0
+    memory_mb: int = 1024
+    #: Bytes kept per stream (stdout, stderr); more ends the run with status ``output_limit``.
+    output_limit: int = 64 * 1024
+    #: Bytes accepted on the result channel (fd 3).
+    channel_limit: int = 16 * 1024 * 1024
+    scratch_mb: int = 64
+    max_processes: int = 256
+    max_open_files: int = 256
+    max_file_mb: int = 64
+
+    def __post_init__(self) -> None:
+        if not (0 < self.timeout_s <= 3600):
+            raise InvalidInputError(f"timeout_s must be in (0, 3600], got {self.timeout_s}")
+        for name in ("memory_mb", "output_limit", "channel_limit", "scratch_mb", "max_processes", "max_open_files",
+                     "max_file_mb"):
+            if int(getattr(self, name)) <= 0:
+                raise InvalidInputError(f"{name} must be positive, got {getattr(self, name)}")
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """Outcome of one execution. ``stdout``/``stderr`` are decoded as UTF-8 with replacement."""
+
+    status: Status
+    exit_code: int | None
+    signal: int | None
+    stdout: str
+    stderr: str
+    wall_ms: float
+    cpu_ms: float
+    #: Raw bytes the program wrote on fd 3 (untrusted).
+    channel: bytes = b""
+
+
+def _interpreter() -> tuple[str, list[str]]:
+    """The real interpreter binary and the host paths it needs (its installation prefix)."""
+    exe = os.path.realpath(sys.executable)
+    prefixes = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}
+    return exe, sorted(prefixes)
+
+
+@functools.cache
+def capabilities() -> dict[str, Any]:
+    """What isolation this host supports (tries a full sandbox once per process)."""
+    exe, paths = _interpreter()
+    return dict(_core.sandbox_probe([exe, "-I", "-S", "-B", "-c", "pass"], paths))
+
+
+def _require_isolation() -> None:
+    caps = capabilities()
+    if not caps["full_isolation"]:
+        raise SandboxUnavailableError(
+            "verl-ext refuses to run untrusted code without its sandbox, and this host cannot provide it: "
+            f"{caps['error']}. It needs unprivileged user namespaces (kernel.unprivileged_userns_clone=1, "
+            "user.max_user_namespaces > 0), mount/PID/network namespaces and seccomp; in a container, run it "
+            "with a seccomp/AppArmor profile that allows them."
+        )
+
+
+def run_many(
+    codes: Sequence[str],
+    stdins: Sequence[str | bytes] | None = None,
+    *,
+    limits: Limits | None = None,
+    num_threads: int = 0,
+    **limit_overrides: Any,
+) -> list[ExecResult]:
+    """Run each program in its own sandbox, in parallel on Rust threads with the GIL released.
+
+    Parameters
+    ----------
+    codes
+        Python sources, run as ``__main__``.
+    stdins
+        Standard input of each program (default: empty).
+    limits
+        :class:`Limits`; keyword overrides (``timeout_s=2``) apply on top.
+    num_threads
+        Executions at a time; 0 means ``VERL_EXT_NUM_THREADS`` or all cores.
+    """
+    lim = Limits(**{**(limits.__dict__ if limits else {}), **limit_overrides})
+    if stdins is not None and len(stdins) != len(codes):
+        raise InvalidInputError(f"{len(stdins)} stdins for {len(codes)} programs")
+    _require_isolation()
+    exe, paths = _interpreter()
+    argv = [exe, "-I", "-S", "-B", "-c", HARNESS]
+    env = list(SANDBOX_ENV)
+    requests = []
+    for i, code in enumerate(codes):
+        if not isinstance(code, str):
+            raise InvalidInputError(f"codes[{i}] must be a str, got {type(code).__name__}")
+        stdin = b"" if stdins is None else stdins[i]
+        stdin_bytes = stdin.encode("utf-8", "surrogateescape") if isinstance(stdin, str) else bytes(stdin)
+        requests.append((argv, env, stdin_bytes, code.encode("utf-8", "surrogateescape")))
+    raw = _core.sandbox_run_many(
+        requests, timeout_s=float(lim.timeout_s), memory_mb=int(lim.memory_mb), output_limit=int(lim.output_limit),
+        channel_limit=int(lim.channel_limit), scratch_mb=int(lim.scratch_mb), max_processes=int(lim.max_processes),
+        max_open_files=int(lim.max_open_files), max_file_mb=int(lim.max_file_mb), read_only_paths=paths,
+        num_threads=num_threads,
+    )
+    results = []
+    for r in raw:
+        if isinstance(r, BaseException):
+            raise r
+        results.append(ExecResult(
+            status=r["status"], exit_code=r["exit_code"], signal=r["signal"],
+            stdout=r["stdout"].decode("utf-8", "replace"), stderr=r["stderr"].decode("utf-8", "replace"),
+            wall_ms=r["wall_ms"], cpu_ms=r["cpu_ms"], channel=r["channel"],
+        ))
+    return results
+
+
+def run(code: str, *, stdin: str | bytes = "", limits: Limits | None = None, **limit_overrides: Any) -> ExecResult:
+    """Run one program in a sandbox (see :func:`run_many`); e.g. ``run("print(input())", stdin="hi", timeout_s=2)``."""
+    return run_many([code], [stdin], limits=limits, num_threads=1, **limit_overrides)[0]
