@@ -25,3 +25,13 @@ def test_bench_math_writes_json_with_full_agreement(tmp_path: Path, capsys: pyte
 def test_unknown_subcommand_is_rejected() -> None:
     with pytest.raises(SystemExit):
         main(["bench", "nope"])
+
+
+def test_doctor_reports_the_sandbox(capsys: pytest.CaptureFixture[str]) -> None:
+    from verl_ext import sandbox
+
+    rc = main(["doctor"])
+    out = capsys.readouterr().out
+    assert "verl" in out and "full isolation" in out
+    assert rc == (0 if sandbox.capabilities()["full_isolation"] else 1)
+    assert main(["doctor", "--no-sandbox"]) == 0

@@ -19,6 +19,9 @@ def build_parser() -> argparse.ArgumentParser:
     from verl_ext.bench import math as bench_math
 
     bench_math.add_arguments(which.add_parser("math", help="math reward scoring: verl's Python vs verl-ext"))
+
+    doctor = commands.add_parser("doctor", help="report versions, accelerator and sandbox capabilities")
+    doctor.add_argument("--no-sandbox", action="store_true", help="do not fail when the sandbox is unavailable")
     return parser
 
 
@@ -28,6 +31,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from verl_ext.bench import math as bench_math
 
         return bench_math.run(args)
+    if args.command == "doctor":
+        from verl_ext import doctor
+
+        return doctor.run(require_sandbox=not args.no_sandbox)
     raise AssertionError(f"unhandled command {args}")  # argparse rejects unknown commands first
 
 
