@@ -24,7 +24,7 @@ from typing import Any, Literal
 from verl_ext import _core
 from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError
 
-__all__ = ["ExecResult", "Limits", "Status", "capabilities", "run", "run_many"]
+__all__ = ["ExecResult", "Limits", "Status", "capabilities", "run", "run_many", "run_payloads"]
 
 Status = Literal["ok", "timeout", "memory_limit", "runtime_error", "output_limit", "killed"]
 HARNESS = (Path(__file__).with_name("harness.py")).read_text()
@@ -44,7 +44,7 @@ class Limits:
     #: Bytes accepted on the result channel (fd 3).
     channel_limit: int = 16 * 1024 * 1024
     scratch_mb: int = 64
-    max_processes: int = 256
+    max_processes: int = 64
     max_open_files: int = 256
     max_file_mb: int = 64
 
@@ -121,17 +121,25 @@ def run_many(
     lim = Limits(**{**(limits.__dict__ if limits else {}), **limit_overrides})
     if stdins is not None and len(stdins) != len(codes):
         raise InvalidInputError(f"{len(stdins)} stdins for {len(codes)} programs")
+    payloads, stdin_bytes = [], []
+    for i, code in enumerate(codes):
+        if not isinstance(code, str):
+            raise InvalidInputError(f"codes[{i}] must be a str, got {type(code).__name__}")
+        payloads.append(b"script\n" + code.encode("utf-8", "surrogateescape"))
+        stdin = b"" if stdins is None else stdins[i]
+        stdin_bytes.append(stdin.encode("utf-8", "surrogateescape") if isinstance(stdin, str) else bytes(stdin))
+    return run_payloads(payloads, stdin_bytes, lim, num_threads)
+
+
+def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Limits, num_threads: int = 0
+                 ) -> list[ExecResult]:
+    """Run harness requests (a mode line, then its body; see ``harness.py``) in parallel sandboxes."""
     _require_isolation()
     exe, paths = _interpreter()
     argv = [exe, "-I", "-S", "-B", "-c", HARNESS]
     env = list(SANDBOX_ENV)
-    requests = []
-    for i, code in enumerate(codes):
-        if not isinstance(code, str):
-            raise InvalidInputError(f"codes[{i}] must be a str, got {type(code).__name__}")
-        stdin = b"" if stdins is None else stdins[i]
-        stdin_bytes = stdin.encode("utf-8", "surrogateescape") if isinstance(stdin, str) else bytes(stdin)
-        requests.append((argv, env, stdin_bytes, code.encode("utf-8", "surrogateescape")))
+    requests = [(argv, env, stdin, payload) for payload, stdin in zip(payloads, stdins, strict=True)]
+    lim = limits
     raw = _core.sandbox_run_many(
         requests, timeout_s=float(lim.timeout_s), memory_mb=int(lim.memory_mb), output_limit=int(lim.output_limit),
         channel_limit=int(lim.channel_limit), scratch_mb=int(lim.scratch_mb), max_processes=int(lim.max_processes),

@@ -1,13 +1,17 @@
 # verl-ext-sandbox-harness: runs inside the sandbox as `python -I -S -B -c <this file>`.
-# Reads the program from fd 4, runs it as __main__ with the sandbox's stdin/stdout/stderr.
-# Exit codes: the program's own; 1 for an uncaught exception; 102 for MemoryError.
+# Reads a request from fd 4: a mode line (`script` or `prime`), then the body. Exit codes: the program's own; 1 for an uncaught exception; 102 for
+# MemoryError. Modes:
+#   script: run the program as __main__ with the sandbox's stdin/stdout/stderr.
+#   prime:  run verl prime_code's test procedure (same code wrapping, imports, guards, per-test alarms)
+#           and report each test's *output* on fd 3, one JSON line per test. Expected outputs never
+#           enter the sandbox: the parent compares.
 import os
 import sys
 
 MEMORY_EXIT_CODE = 102
 
 
-def _read_payload(fd: int = 4) -> str:
+def _read_request(fd: int = 4) -> bytes:
     chunks = []
     while True:
         chunk = os.read(fd, 1 << 16)
@@ -15,15 +19,195 @@ def _read_payload(fd: int = 4) -> str:
             break
         chunks.append(chunk)
     os.close(fd)
-    return b"".join(chunks).decode("utf-8", "surrogateescape")
+    return b"".join(chunks)
+
+
+def _run_script(source: str) -> None:
+    sys.argv = ["solution.py"]
+    scope = {"__name__": "__main__", "__builtins__": __builtins__}
+    exec(compile(source, "solution.py", "exec"), scope)  # noqa: S102 - this is the sandbox
+
+
+# ---- prime mode -------------------------------------------------------------------------------
+
+PRIME_HEADER = (
+    "from string import *\nfrom re import *\nfrom datetime import *\nfrom collections import *\n"
+    "from heapq import *\nfrom bisect import *\nfrom copy import *\nfrom math import *\nfrom random import *\n"
+    "from statistics import *\nfrom itertools import *\nfrom functools import *\nfrom operator import *\n"
+    "from io import *\nfrom sys import *\nfrom json import *\nfrom builtins import *\nfrom typing import *\n"
+    "import string\nimport re\nimport datetime\nimport collections\nimport heapq\nimport bisect\nimport copy\n"
+    "import math\nimport random\nimport statistics\nimport itertools\nimport functools\nimport operator\n"
+    "import io\nimport sys\nimport json\nsys.setrecursionlimit(6*10**5)\n"
+)
+
+
+def _wrap_stdin_program(code: str) -> str:
+    """prime_code's rewrite of a stdin program into `def code():` (top-level imports stay outside)."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+        last = tree.body[-1]
+        if isinstance(last, ast.If) and ast.unparse(last.test).strip() == "__name__ == '__main__'":
+            code = ast.unparse(tree.body[:-1]) + "\n" + ast.unparse(last.body)
+    except Exception:  # noqa: BLE001 - unparsable code is wrapped as it is
+        pass
+    lines = [x + "\n" if x.startswith(("from ", "import ")) else "\t" + x + "\n" for x in code.split("\n")]
+    out, started = "", False
+    for line in lines:
+        if line.startswith("\t") and not started:
+            out += "stdin = sys.stdin\nstdout = sys.stdout\ndef code():\n" + line
+            started = True
+        elif started and line.startswith(("from ", "import ")):
+            out += "\t" + line
+        else:
+            out += line
+    return out
+
+
+def _guard() -> None:
+    """The same functions verl's prime_code disables (so programs relying on them fail alike)."""
+    import builtins
+    import shutil
+    import subprocess
+
+    builtins.exit = None
+    builtins.quit = None
+    os.environ["OMP_NUM_THREADS"] = "1"
+    for name in ("kill", "system", "putenv", "remove", "removedirs", "rmdir", "fchdir", "setuid", "fork", "forkpty",
+                 "killpg", "rename", "renames", "truncate", "replace", "unlink", "fchmod", "fchown", "chmod", "chown",
+                 "chroot", "lchflags", "lchmod", "lchown", "getcwd", "chdir"):
+        setattr(os, name, None)
+    shutil.rmtree = shutil.move = shutil.chown = None
+    subprocess.Popen = None
+    builtins.help = None
+    for mod in ("ipdb", "joblib", "resource", "psutil", "tkinter", "subprocess", "ctypes"):
+        sys.modules[mod] = None
+
+
+def _encode(x, depth=0):
+    """Output value -> JSON keeping the distinctions prime_code's comparison sees (tuple vs list).
+    Subclasses are reduced to their base value: an object cannot choose its own equality."""
+    if depth > 200:
+        raise ValueError("output nested too deeply")
+    if x is None or x is True or x is False:
+        return x
+    if isinstance(x, int):
+        return int(x)
+    if isinstance(x, float):
+        return {"f": float.__repr__(x)}
+    if isinstance(x, str):
+        return str.__str__(x)
+    if isinstance(x, tuple):
+        return {"t": [_encode(v, depth + 1) for v in x]}
+    if isinstance(x, list):
+        return [_encode(v, depth + 1) for v in x]
+    if isinstance(x, dict):
+        return {"d": [[_encode(k, depth + 1), _encode(v, depth + 1)] for k, v in x.items()]}
+    raise TypeError(f"unsupported output type {type(x).__name__}")
+
+
+def _run_prime(req: dict) -> None:
+    import json
+    import signal
+    import types
+    from io import StringIO
+    from unittest.mock import mock_open, patch
+
+    out = os.fdopen(3, "w", encoding="utf-8", errors="surrogatepass")
+    devnull = open(os.devnull, "w")  # noqa: SIM115
+
+    def report(**item) -> None:
+        out.write(json.dumps(item) + "\n")
+        out.flush()
+
+    class Alarm(Exception):
+        pass
+
+    def on_alarm(signum, frame):
+        raise Alarm
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    alarm_s = int(req["alarm_s"])
+    fn_name = req.get("fn_name")
+    code = req["code"]
+    inputs_list = req["inputs"]
+    _guard()
+    sys.stdout = sys.stderr = devnull
+    sol = PRIME_HEADER + (code if fn_name is not None else _wrap_stdin_program(code))
+    signal.alarm(alarm_s)
+    try:
+        module = types.ModuleType("tmp_sol")
+        exec(compile(sol, "<string>", "exec"), module.__dict__)  # noqa: S102 - this is the sandbox
+        sys.modules["tmp_sol"] = module
+        target = module.Solution() if fn_name is not None and "class Solution" in code else module
+        signal.alarm(0)
+        method = getattr(target, fn_name if fn_name is not None else "code")
+    except BaseException as e:  # noqa: BLE001
+        signal.alarm(0)
+        report(r="compile_error", error=repr(e)[:300])
+        report(r="done")
+        return
+    for index, raw in enumerate(inputs_list):
+        if fn_name is not None:
+            try:
+                args = [json.loads(line) for line in raw.split("\n")]
+                if isinstance(args[0], dict):
+                    args = [{int(k): v for k, v in args[0].items()}]
+            except Exception:  # noqa: BLE001 - verl keeps the inputs as they are then
+                pass
+            signal.alarm(alarm_s)
+            try:
+                value = method(*args)
+                json.dumps(value)  # verl fails a test whose output is not JSON-serialisable
+                encoded = _encode(value)
+                signal.alarm(0)
+            except BaseException as e:  # noqa: BLE001
+                signal.alarm(0)
+                report(i=index, r="error", error=repr(e)[:300], timeout=isinstance(e, Alarm))
+                break
+            report(i=index, r="out", v=encoded)
+        else:
+            text = "\n".join(raw) if isinstance(raw, list) else raw
+            lines = iter(text.split("\n"))
+            captured = StringIO()
+            captured.close = lambda *a: 1
+
+            @patch("builtins.open", mock_open(read_data=text))
+            @patch("sys.stdin", StringIO(text))
+            @patch("sys.stdin.readline", lambda *a: next(lines))
+            @patch("sys.stdin.readlines", lambda *a: text.split("\n"))
+            @patch("sys.stdin.read", lambda *a: text)
+            def call():
+                try:
+                    return method()
+                except SystemExit:
+                    pass
+
+            sys.stdout = captured
+            signal.alarm(alarm_s)
+            try:
+                call()
+                signal.alarm(0)
+            except BaseException as e:  # noqa: BLE001
+                signal.alarm(0)
+                sys.stdout = devnull
+                report(i=index, r="error", error=repr(e)[:300], timeout=isinstance(e, Alarm))
+                break
+            sys.stdout = devnull
+            report(i=index, r="out", v=captured.getvalue())
+    report(r="done")
 
 
 def _main() -> None:
-    source = _read_payload()
-    sys.argv = ["solution.py"]
-    scope = {"__name__": "__main__", "__builtins__": __builtins__}
+    mode, _, body = _read_request().partition(b"\n")
     try:
-        exec(compile(source, "solution.py", "exec"), scope)  # noqa: S102 - this is the sandbox
+        if mode == b"prime":
+            import json
+
+            _run_prime(json.loads(body))
+        else:
+            _run_script(body.decode("utf-8", "surrogateescape"))
     except MemoryError:
         try:
             sys.stdout.flush()

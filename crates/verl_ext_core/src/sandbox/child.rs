@@ -55,6 +55,9 @@ pub struct Plan {
 unsafe impl Send for Plan {}
 unsafe impl Sync for Plan {}
 
+/// Nice value of sandboxed processes.
+const SANDBOX_NICE: libc::c_int = 10;
+
 /// Steps, in order; the index is what the child reports on failure.
 pub const STEPS: &[&str] = &[
     "wait for the uid/gid maps",
@@ -219,6 +222,8 @@ pub unsafe fn enter(plan: &Plan) -> ! {
     );
     check!(report, 13, libc::chdir(plan.workdir.as_ptr()));
     check!(report, 14, libc::sethostname(plan.hostname.as_ptr().cast(), plan.hostname.len()));
+    // Below the trainer's priority, so a runaway program cannot delay the parent's deadline kill.
+    libc::setpriority(libc::PRIO_PROCESS, 0, SANDBOX_NICE);
     for &(resource, limit) in &plan.rlimits {
         let rl = libc::rlimit { rlim_cur: limit, rlim_max: limit };
         check!(report, 15, libc::setrlimit(resource, &rl));

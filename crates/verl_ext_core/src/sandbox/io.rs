@@ -4,8 +4,10 @@
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
-/// After the child exits (or is killed), how long to wait for the pipes to reach EOF. Every process
-/// of the namespace is gone by then, so this only bounds a pathological kernel delay.
+use crate::sandbox::HostIds;
+
+/// After PID 1 exits, how long to wait for the pipes to reach EOF. Its pidfd turns readable only once
+/// the kernel has killed and reaped the whole namespace, so this only bounds a pathological delay.
 const DRAIN_GRACE: Duration = Duration::from_millis(100);
 const CHUNK: usize = 64 * 1024;
 
@@ -135,10 +137,18 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
             kill(pidfd);
             out.killed_for = Some(KillReason::Deadline);
         }
-        if (out.exited || out.killed_for.is_some()) && stop_at.is_none() {
+        if out.killed_for.is_some() {
+            // Killed: what is buffered now is all we keep; do not wait for the teardown.
+            for r in readers.iter_mut().take(3) {
+                r.step();
+            }
+            readers[3].step();
+            break;
+        }
+        if out.exited && stop_at.is_none() {
             stop_at = Some(now + DRAIN_GRACE);
         }
-        if readers.iter().all(|r| r.fd.is_none()) && (out.exited || out.killed_for.is_some()) {
+        if readers.iter().all(|r| r.fd.is_none()) && out.exited {
             break;
         }
         if stop_at.is_some_and(|t| now >= t) {
@@ -201,11 +211,32 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
     out
 }
 
-/// Reap PID 1 (killing it first unless it already exited); returns the wait status and its rusage.
-pub fn wait(pid: libc::pid_t, pidfd: &OwnedFd, exited: bool) -> (libc::c_int, libc::rusage) {
-    if !exited {
-        kill(pidfd);
-    }
+/// After killing PID 1, how long to wait for the kernel to tear the namespace down before handing the
+/// reaping to a background thread. Teardown takes ~4 ms per process here (a 64-process fork bomb:
+/// ~250 ms); every process has SIGKILL pending by then and never runs user code again, so the verdict
+/// does not wait for it.
+const TEARDOWN_WAIT: Duration = Duration::from_millis(10);
+
+/// CPU time (user + system) of a live or dying process, from `/proc/<pid>/stat`, in ms.
+fn cpu_ms_from_proc(pid: libc::pid_t) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return 0.0 };
+    // Fields after the parenthesised command name: state is field 3, utime 14 and stime 15.
+    let Some(rest) = stat.rsplit_once(") ").map(|(_, r)| r) else { return 0.0 };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // SAFETY: sysconf is always safe to call.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    (ticks(11) + ticks(12)) * 1e3 / hz
+}
+
+pub enum Reaped {
+    /// Wait status and CPU time in ms.
+    Now(libc::c_int, f64),
+    /// Killed and still being torn down: CPU time so far; a background thread reaps it.
+    Later(f64),
+}
+
+fn wait4(pid: libc::pid_t) -> (libc::c_int, libc::rusage) {
     let mut status = 0;
     // SAFETY: zeroed rusage is a valid out-parameter.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -213,8 +244,29 @@ pub fn wait(pid: libc::pid_t, pidfd: &OwnedFd, exited: bool) -> (libc::c_int, li
         // SAFETY: our own child.
         let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
         if r >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-            break;
+            return (status, usage);
         }
     }
-    (status, usage)
+}
+
+/// Reap PID 1, killing it first unless it already exited.
+pub fn reap(pid: libc::pid_t, pidfd: OwnedFd, exited: bool, ids: HostIds) -> Reaped {
+    if !exited {
+        kill(&pidfd);
+        let mut pfd = libc::pollfd { fd: pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd.
+        let ready = unsafe { libc::poll(&mut pfd, 1, TEARDOWN_WAIT.as_millis() as i32) } > 0;
+        if !ready {
+            let cpu = cpu_ms_from_proc(pid);
+            std::thread::spawn(move || {
+                wait4(pid);
+                drop((pidfd, ids)); // the host uid is free again once its processes are gone
+            });
+            return Reaped::Later(cpu);
+        }
+    }
+    let (status, usage) = wait4(pid);
+    drop(ids);
+    let ms = |tv: libc::timeval| tv.tv_sec as f64 * 1e3 + tv.tv_usec as f64 / 1e3;
+    Reaped::Now(status, ms(usage.ru_utime) + ms(usage.ru_stime))
 }

@@ -44,7 +44,7 @@ pub struct SandboxConfig {
     pub channel_limit: usize,
     /// Size of the private tmpfs mounted at /tmp, the working directory and only writable place.
     pub scratch_mb: u64,
-    /// RLIMIT_NPROC (counted per host user, so it bounds fork and thread bombs).
+    /// RLIMIT_NPROC: processes and threads of the execution (see [`HostIds`]).
     pub max_processes: u64,
     pub max_open_files: u64,
     /// RLIMIT_FSIZE.
@@ -61,7 +61,7 @@ impl Default for SandboxConfig {
             output_limit: 64 * 1024,
             channel_limit: 16 * 1024 * 1024,
             scratch_mb: 64,
-            max_processes: 256,
+            max_processes: 64,
             max_open_files: 256,
             max_file_mb: 64,
             read_only_paths: ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"].iter().map(PathBuf::from).collect(),
@@ -167,15 +167,62 @@ fn push_dirs(stage: &Path, target: &Path, dirs: &mut Vec<PathBuf>) {
 const STAGE: &str = "/tmp";
 const DEVICES: [&str; 4] = ["/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"];
 
-/// The uid/gid that root inside the sandbox is on the host: `nobody` when we are root (so host files
-/// owned by root stay out of reach), else our own ids (the only ones an unprivileged user may map).
-fn host_ids() -> (u32, u32) {
-    // SAFETY: trivial getters.
-    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-    if uid == 0 {
-        (65534, 65534)
+/// First host uid/gid of the per-execution ids used when we run as root (an unused high range).
+const SLOT_ID_BASE: u32 = 0x6000_0000;
+/// Concurrent executions that get their own host uid (more share the last one).
+const SLOTS: usize = 4096;
+static SLOT_USED: std::sync::Mutex<Vec<bool>> = std::sync::Mutex::new(Vec::new());
+
+/// A host uid/gid for one execution, released when dropped (after its processes are reaped).
+///
+/// As root, every execution runs as its own unprivileged host uid, so RLIMIT_NPROC (counted per host
+/// user) bounds each sandbox separately and host files owned by real users stay out of reach. An
+/// unprivileged caller can only map its own ids; then all executions share them (see `nproc_limit`).
+pub struct HostIds {
+    pub uid: u32,
+    pub gid: u32,
+    slot: Option<usize>,
+}
+
+impl HostIds {
+    fn acquire() -> Self {
+        // SAFETY: trivial getters.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        if uid != 0 {
+            return Self { uid, gid, slot: None };
+        }
+        let mut used = SLOT_USED.lock().unwrap_or_else(|p| p.into_inner());
+        if used.is_empty() {
+            used.resize(SLOTS, false);
+        }
+        let slot = used.iter().position(|u| !u).unwrap_or(SLOTS - 1);
+        used[slot] = true;
+        let id = SLOT_ID_BASE + slot as u32;
+        Self { uid: id, gid: id, slot: Some(slot) }
+    }
+
+    fn shared(&self) -> bool {
+        self.slot.is_none()
+    }
+}
+
+impl Drop for HostIds {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot {
+            SLOT_USED.lock().unwrap_or_else(|p| p.into_inner())[slot] = false;
+        }
+    }
+}
+
+/// RLIMIT_NPROC for an execution. With a host uid of its own, exactly `max_processes`; sharing the
+/// caller's uid, the count includes every process and thread of that user (the trainer too), so the
+/// limit is raised by a fixed allowance and only bounds runaway fork bombs.
+fn nproc_limit(cfg: &SandboxConfig, ids: &HostIds) -> u64 {
+    const SHARED_UID_ALLOWANCE: u64 = 4096;
+    if ids.shared() {
+        cfg.max_processes + SHARED_UID_ALLOWANCE
     } else {
-        (uid, gid)
+        cfg.max_processes
     }
 }
 
@@ -189,6 +236,7 @@ const BIND_SLOT_BASE: libc::c_int = 300;
 fn prepare(
     req: &ExecRequest,
     cfg: &SandboxConfig,
+    ids: &HostIds,
     fds: [libc::c_int; 5],
     sync: libc::c_int,
     report: libc::c_int,
@@ -268,7 +316,7 @@ fn prepare(
         (libc::RLIMIT_FSIZE, cfg.max_file_mb.saturating_mul(1 << 20)),
         (libc::RLIMIT_NOFILE, cfg.max_open_files),
         (libc::RLIMIT_CORE, 0),
-        (libc::RLIMIT_NPROC, cfg.max_processes),
+        (libc::RLIMIT_NPROC, nproc_limit(cfg, ids)),
         (libc::RLIMIT_MEMLOCK, 0),
         (libc::RLIMIT_MSGQUEUE, 0),
     ];
@@ -327,8 +375,8 @@ const NAMESPACES: u64 = (libc::CLONE_NEWUSER
     | libc::CLONE_NEWIPC
     | libc::CLONE_NEWUTS) as u64;
 
-fn write_id_maps(pid: libc::pid_t) -> Result<(), SandboxError> {
-    let (uid, gid) = host_ids();
+fn write_id_maps(pid: libc::pid_t, ids: &HostIds) -> Result<(), SandboxError> {
+    let (uid, gid) = (ids.uid, ids.gid);
     let write = |file: &str, text: String| {
         std::fs::write(format!("/proc/{pid}/{file}"), text)
             .map_err(|e| SandboxError::Setup(format!("writing /proc/<child>/{file}: {e}")))
@@ -351,9 +399,11 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
     let (pay_r, pay_w) = pipe()?;
     let (sync_r, sync_w) = pipe()?;
     let (report_r, report_w) = pipe()?;
+    let ids = HostIds::acquire();
     let prepared = prepare(
         req,
         cfg,
+        &ids,
         [stdin_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd(), chan_w.as_raw_fd(), pay_r.as_raw_fd()],
         sync_r.as_raw_fd(),
         report_w.as_raw_fd(),
@@ -390,6 +440,7 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
     drop((stdin_r, out_w, err_w, chan_w, pay_r, sync_r, report_w));
 
     let reap = |kill: bool| {
+        // Set-up failures only: the child is a single process here.
         // SAFETY: our own child; pidfd_send_signal cannot hit a recycled pid.
         unsafe {
             if kill {
@@ -399,7 +450,7 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
             libc::waitpid(pid, &mut status, 0);
         }
     };
-    if let Err(e) = write_id_maps(pid) {
+    if let Err(e) = write_id_maps(pid, &ids) {
         reap(true);
         return Err(e);
     }
@@ -424,7 +475,7 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
         io::Caps { output: cfg.output_limit, channel: cfg.channel_limit },
         deadline,
     );
-    let (status, usage) = io::wait(pid, &pidfd, collected.exited);
+    let reaped = io::reap(pid, pidfd, collected.exited, ids);
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
     drop(prepared);
 
@@ -432,14 +483,11 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
         let name = child::STEPS.get(step.0 as usize).copied().unwrap_or("unknown step");
         return Err(SandboxError::Setup(format!("{name}: {}", std::io::Error::from_raw_os_error(step.1))));
     }
-    let cpu = |tv: libc::timeval| tv.tv_sec as f64 * 1e3 + tv.tv_usec as f64 / 1e3;
-    let cpu_ms = cpu(usage.ru_utime) + cpu(usage.ru_stime);
-    let (exit_code, signal) = if libc::WIFEXITED(status) {
-        (Some(libc::WEXITSTATUS(status)), None)
-    } else if libc::WIFSIGNALED(status) {
-        (None, Some(libc::WTERMSIG(status)))
-    } else {
-        (None, None)
+    let (exit_code, signal, cpu_ms) = match reaped {
+        io::Reaped::Now(status, cpu_ms) if libc::WIFEXITED(status) => (Some(libc::WEXITSTATUS(status)), None, cpu_ms),
+        io::Reaped::Now(status, cpu_ms) if libc::WIFSIGNALED(status) => (None, Some(libc::WTERMSIG(status)), cpu_ms),
+        io::Reaped::Now(_, cpu_ms) => (None, None, cpu_ms),
+        io::Reaped::Later(cpu_ms) => (None, Some(libc::SIGKILL), cpu_ms),
     };
     let status = match collected.killed_for {
         Some(io::KillReason::Deadline) => Status::Timeout,
