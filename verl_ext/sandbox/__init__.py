@@ -30,7 +30,10 @@ Status = Literal["ok", "timeout", "memory_limit", "runtime_error", "output_limit
 HARNESS = (Path(__file__).with_name("harness.py")).read_text()
 #: Environment of sandboxed programs (nothing of the caller's environment is passed on).
 SANDBOX_ENV = (("PATH", "/usr/local/bin:/usr/bin:/bin"), ("LANG", "C.UTF-8"), ("PYTHONIOENCODING", "utf-8"),
-               ("HOME", "/tmp"), ("PYTHONHASHSEED", "0"))
+               ("HOME", "/tmp"), ("PYTHONHASHSEED", "0"),
+               # glibc reserves 64 MiB of address space per malloc arena (up to 8 per core): with
+               # RLIMIT_AS that would make a handful of threads fail to start.
+               ("MALLOC_ARENA_MAX", "2"))
 
 
 @dataclass(frozen=True)

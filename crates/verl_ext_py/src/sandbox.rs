@@ -5,8 +5,6 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use rayon::prelude::*;
-use verl_ext_core::parallel;
 use verl_ext_core::sandbox::{self, probe, ExecRequest, SandboxConfig, SandboxError};
 
 use crate::errors::{detached, exception};
@@ -61,11 +59,7 @@ pub fn sandbox_run_many<'py>(
     };
     let reqs: Vec<ExecRequest> =
         requests.into_iter().map(|(argv, env, stdin, payload)| ExecRequest { argv, env, stdin, payload }).collect();
-    let results = detached(py, || {
-        // One execution per worker thread: each mostly waits on its child.
-        parallel::pool(num_threads)
-            .install(|| reqs.par_iter().with_max_len(1).map(|r| sandbox::run(r, &cfg)).collect::<Vec<_>>())
-    })?;
+    let results = detached(py, || sandbox::run_all(&reqs, &cfg, num_threads))?;
     let out = PyList::empty(py);
     for r in results {
         match r {

@@ -511,3 +511,34 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
         cpu_ms,
     })
 }
+
+/// Run `reqs` on `threads` worker threads of this call (0: [`crate::parallel::default_threads`]).
+///
+/// Not the shared Rayon pools: an execution mostly waits on its child, and concurrent callers (e.g.
+/// reward workers) must not queue behind each other's executions.
+pub fn run_all(reqs: &[ExecRequest], cfg: &SandboxConfig, threads: usize) -> Vec<Result<ExecResult, SandboxError>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+
+    let workers = if threads == 0 { crate::parallel::default_threads() } else { threads }.clamp(1, reqs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<ExecResult, SandboxError>>>> = reqs.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(req) = reqs.get(i) else { break };
+                let result = run(req, cfg);
+                *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|s| {
+            s.into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .unwrap_or_else(|| Err(SandboxError::Setup("worker thread ended early".into())))
+        })
+        .collect()
+}
