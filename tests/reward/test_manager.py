@@ -14,7 +14,7 @@ from omegaconf import OmegaConf
 
 from tests.helpers import make_dataproto
 from verl_ext.exceptions import InputTypeError, InvalidInputError
-from verl_ext.reward.manager import ManagerOptions, VerlExtBatchRewardManager, VerlExtRewardManager
+from verl_ext.reward.manager import BASE_EXTRA_KEYS, ManagerOptions, VerlExtBatchRewardManager, VerlExtRewardManager
 
 ROWS = [
     ("openai/gsm8k", "#### 12", "12"),
@@ -101,7 +101,7 @@ def test_every_sample_reports_the_same_extra_keys(tiny_tokenizer: Any) -> None:
     m = manager(tiny_tokenizer, format_weight=0.5, extra_info_keys=["note"])
     out = asyncio.run(run_all(m, items(tiny_tokenizer, ROWS)))
     keys = {tuple(o["reward_extra_info"]) for o in out}
-    assert keys == {("score", "acc", "pred", "format_score", "note")}
+    assert keys == {(*BASE_EXTRA_KEYS, "format_score", "note")}
     fmt = [0.0, 0.0, 0.0, 1.0, 1.0]
     assert [o["reward_extra_info"]["format_score"] for o in out] == fmt
     assert [o["reward_score"] for o in out] == [v + 0.5 * f for v, f in zip(verl_scores(ROWS), fmt)]
@@ -127,8 +127,9 @@ def test_async_custom_function_handles_unknown_sources(tiny_tokenizer: Any) -> N
     m = manager(tiny_tokenizer, compute_score=custom, extra_info_keys=["note"])
     rows = [("my_source", "xyz", "1"), ("openai/gsm8k", "#### 1", "1")]
     out = asyncio.run(run_all(m, items(tiny_tokenizer, rows)))
-    assert out[0] == {"reward_score": 0.25, "reward_extra_info": {"score": 0.25, "acc": False, "pred": "xyz",
-                                                                  "note": "custom"}}
+    assert out[0]["reward_score"] == 0.25
+    assert out[0]["reward_extra_info"] == {"score": 0.25, "acc": False, "pred": "xyz", "tests_passed": 0,
+                                           "tests_failed": 0, "tests_timeout": 0, "tests_error": 0, "note": "custom"}
     assert out[1]["reward_score"] == 1.0 and out[1]["reward_extra_info"]["note"] is None
     assert seen[0]["num_turns"] is None and seen[0]["index"] == 0
 
@@ -155,7 +156,7 @@ def test_legacy_manager_tensor_equals_verls_naive(tiny_tokenizer: Any, capsys: p
         ours = VerlExtBatchRewardManager(tiny_tokenizer, num_examine=1)(data, return_dict=True)
         torch.testing.assert_close(ours["reward_tensor"], ref["reward_tensor"], rtol=0, atol=0)
         assert ref["reward_tensor"].sum() != 0
-        assert list(ours["reward_extra_info"]) == ["score", "acc", "pred"]
+        assert list(ours["reward_extra_info"]) == list(BASE_EXTRA_KEYS)
         if "score" in ref["reward_extra_info"]:
             assert ours["reward_extra_info"]["pred"] == ref["reward_extra_info"]["pred"]
     capsys.readouterr()

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from tests.helpers import make_dataproto
+from verl_ext.reward.manager import BASE_EXTRA_KEYS
 
 ray = pytest.importorskip("ray")
 
@@ -100,7 +101,7 @@ def test_reward_loop_verl_ext_equals_naive(ray_cluster: None, tiny_tokenizer_dir
     ours = rm_scores(compose(tiny_tokenizer_dir, "verl_ext"), batches)
     for family, n, o in zip(FAMILY_BATCHES, naive, ours, strict=True):
         torch.testing.assert_close(o.batch["rm_scores"], n.batch["rm_scores"], rtol=0, atol=0, msg=family)
-        assert o.meta_info["reward_extra_keys"] == ["score", "acc", "pred"]
+        assert o.meta_info["reward_extra_keys"] == list(BASE_EXTRA_KEYS)
         assert (n.batch["rm_scores"] != 0).any(), family  # the batches do contain rewarded answers
     dapo = ours[2].non_tensor_batch
     assert list(dapo["pred"]) == ["42", "\\frac{1}{2}", "7", "5", "[INVALID]"]

@@ -15,9 +15,12 @@ Options, all under ``reward.reward_kwargs`` (add them with ``+reward.reward_kwar
 ``on_error`` (``zero`` | ``raise``, ``zero``)
     What a sample verl-ext cannot score (e.g. a non-string math_dapo ground truth) gets: a reward of
     0.0 and a logged warning, or the exception (which stops training, as verl's managers do).
+``code_memory_mb`` (int, 1024)
+    Address-space limit of each sandboxed code execution (code data sources).
 ``extra_info_keys`` (list, [])
     Extra keys of a dict-returning custom reward function to keep in ``reward_extra_info`` (None where
-    a sample lacks them). Every sample reports the same keys: ``score``, ``acc``, ``pred``, then
+    a sample lacks them). Every sample reports the same keys: ``score``, ``acc``, ``pred``,
+    ``tests_passed``, ``tests_failed``, ``tests_timeout``, ``tests_error`` (0 outside code), then
     ``format_score`` when the format reward is on, then these.
 """
 
@@ -41,6 +44,8 @@ from verl.workers.reward_manager.abstract import AbstractRewardManager
 from verl_ext import _core
 from verl_ext.exceptions import InvalidInputError, VerlExtError
 from verl_ext.reward.batcher import MicroBatcher
+from verl_ext.reward.code import CODE_SOURCES, CodeScore, score_prime_code
+from verl_ext.sandbox import Limits
 from verl_ext.reward.format import FormatReward
 
 __all__ = ["ManagerOptions", "VerlExtRewardManager", "VerlExtBatchRewardManager"]
@@ -48,7 +53,9 @@ __all__ = ["ManagerOptions", "VerlExtRewardManager", "VerlExtBatchRewardManager"
 logger = logging.getLogger(__name__)
 
 NAME = "verl_ext"
-BASE_EXTRA_KEYS = ("score", "acc", "pred")
+#: Per-test counts of code samples (0 for other samples, so every sample has the same keys).
+CODE_KEYS = ("tests_passed", "tests_failed", "tests_timeout", "tests_error")
+BASE_EXTRA_KEYS = ("score", "acc", "pred", *CODE_KEYS)
 #: Warnings logged per manager for samples that could not be scored (then they are only counted).
 MAX_ERROR_WARNINGS = 10
 
@@ -61,6 +68,7 @@ class ManagerOptions:
     num_threads: int = 0
     on_error: str = "zero"
     extra_info_keys: tuple[str, ...] = ()
+    code_limits: Limits = Limits()
 
     @classmethod
     def from_reward_kwargs(cls, reward_kwargs: Mapping[str, Any] | None) -> ManagerOptions:
@@ -76,6 +84,7 @@ class ManagerOptions:
             num_threads=num_threads,
             on_error=on_error,
             extra_info_keys=tuple(str(k) for k in kwargs.get("extra_info_keys", ()) or ()),
+            code_limits=Limits(memory_mb=int(kwargs.get("code_memory_mb", 1024))),
         )
 
     @property
@@ -104,14 +113,16 @@ class _Native:
     text: str
     result: Any
     format_score: float | None
+    code: CodeScore | None = None
 
 
 class _Scorer:
     """What both managers share: batch decode + native scoring, and assembling a sample's outcome."""
 
-    def __init__(self, tokenizer: Any, options: ManagerOptions) -> None:
+    def __init__(self, tokenizer: Any, options: ManagerOptions, sandboxed_code: bool = True) -> None:
         self.tokenizer = tokenizer
         self.options = options
+        self.sandboxed_code = sandboxed_code
         self._spec = options.format.spec if options.format.enabled else None
         self._errors = 0
 
@@ -121,9 +132,19 @@ class _Scorer:
         sources = [s.data_source if isinstance(s.data_source, str) else "" for s in samples]
         results, fmts = _core.score_batch(sources, texts, [s.ground_truth for s in samples], self._spec,
                                           self.options.num_threads)
-        return [_Native(t, r, fmts[i] if fmts is not None else None) for i, (t, r) in enumerate(zip(texts, results))]
+        natives = [_Native(t, r, fmts[i] if fmts is not None else None) for i, (t, r) in enumerate(zip(texts, results))]
+        code = [i for i, (src, r) in enumerate(zip(sources, results))
+                if r is None and self.sandboxed_code and src in CODE_SOURCES]
+        if code:
+            # Sandbox failures (e.g. no isolation on this host) raise: code rewards fail closed.
+            scored = score_prime_code([texts[i] for i in code], [samples[i].ground_truth for i in code],
+                                      limits=self.options.code_limits, num_threads=self.options.num_threads)
+            for i, cs in zip(code, scored, strict=True):
+                natives[i].result, natives[i].code = cs.score, cs
+        return natives
 
-    def outcome(self, result: Any, fmt: float | None, data_source: Any) -> tuple[float, dict[str, Any]]:
+    def outcome(self, result: Any, fmt: float | None, data_source: Any, code: CodeScore | None = None
+                ) -> tuple[float, dict[str, Any]]:
         """(reward, reward_extra_info) of one sample from its verl result, with fixed extra keys."""
         if isinstance(result, VerlExtError):
             if self.options.on_error == "raise":
@@ -138,7 +159,9 @@ class _Scorer:
             result = self.options.format.combine(result, fmt)
         fields = result if isinstance(result, dict) else {"format_score": fmt}
         score = float(result["score"]) if isinstance(result, dict) else float(result)
-        info = {"score": score, "acc": acc, "pred": fields.get("pred", "")}
+        info = {"score": score, "acc": acc, "pred": fields.get("pred", ""),
+                "tests_passed": code.passed if code else 0, "tests_failed": code.failed if code else 0,
+                "tests_timeout": code.timeout if code else 0, "tests_error": code.error if code else 0}
         info.update({k: fields.get(k) for k in self.options.extra_keys[len(BASE_EXTRA_KEYS):]})
         return score, info
 
@@ -166,7 +189,9 @@ class VerlExtRewardManager(RewardManagerBase):
         self.reward_router_address = reward_router_address
         self.reward_model_tokenizer = reward_model_tokenizer
         self.options = ManagerOptions.from_reward_kwargs(_reward_kwargs(config))
-        self._scorer = _Scorer(tokenizer, self.options)
+        sandbox_fusion = config.get("reward", {}).get("sandbox_fusion", None) if hasattr(config, "get") else None
+        # With a SandboxFusion URL configured, code sources keep verl's SandboxFusion path.
+        self._scorer = _Scorer(tokenizer, self.options, sandboxed_code=not (sandbox_fusion or {}).get("url"))
         self._batcher: MicroBatcher[_Sample, _Native] = MicroBatcher(lambda samples: self._scorer.score_native(samples))
 
     async def run_single(self, data: DataProto) -> dict[str, Any]:
@@ -180,7 +205,7 @@ class VerlExtRewardManager(RewardManagerBase):
         result = native.result
         if result is None:
             result = await self._fallback(item, native.text, data_source, ground_truth)
-        score, info = self._scorer.outcome(result, native.format_score, data_source)
+        score, info = self._scorer.outcome(result, native.format_score, data_source, native.code)
         return {"reward_score": score, "reward_extra_info": info}
 
     async def _fallback(self, item: Any, text: str, data_source: Any, ground_truth: Any) -> Any:
@@ -248,7 +273,7 @@ class VerlExtBatchRewardManager(AbstractRewardManager):
                     if "reward_scores" in data.non_tensor_batch else {}
                 result = self.compute_score(data_source=sample.data_source, solution_str=native.text,
                                             ground_truth=sample.ground_truth, extra_info=extra_info)
-            score, info = self._scorer.outcome(result, native.format_score, sample.data_source)
+            score, info = self._scorer.outcome(result, native.format_score, sample.data_source, native.code)
             reward_tensor[i, valid_lengths[i] - 1] = score
             for key, value in info.items():
                 reward_extra_info[key].append(value)

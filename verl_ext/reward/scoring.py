@@ -2,7 +2,9 @@
 
 Data sources with a native scorer (``openai/gsm8k``; ``lighteval/MATH``,
 ``DigitalLearningGmbH/MATH-lighteval``, ``HuggingFaceH4/MATH-500``; ``math_dapo``, ``math``,
-``math_dapo_reasoning``, ``aime*``) are scored in Rust with results identical to verl's. Any other data
+``math_dapo_reasoning``, ``aime*``) are scored in Rust with results identical to verl's; the code sources
+(``codecontests``, ``apps``, ``codeforces``, ``taco``) run in verl-ext's sandbox with prime_code's scores
+(unless a ``sandbox_fusion_url`` is passed, which keeps verl's SandboxFusion path). Any other data
 source goes to ``fallback``: the user's ``custom_reward_function`` when the manager has one, otherwise
 verl's own ``default_compute_score`` (which raises verl's ``NotImplementedError`` for sources verl does
 not know either).
@@ -40,6 +42,13 @@ def _call_fallback(fallback: RewardFn | None, data_source: Any, solution_str: An
     fn = fallback or verl_default_compute_score
     return fn(data_source=data_source, solution_str=solution_str, ground_truth=ground_truth, extra_info=extra_info,
               **kwargs)
+
+
+def _is_sandboxed_code(data_source: Any, kwargs: dict[str, Any]) -> bool:
+    """Code sources run in verl-ext's sandbox unless the caller routes them to SandboxFusion."""
+    from verl_ext.reward.code import CODE_SOURCES
+
+    return isinstance(data_source, str) and data_source in CODE_SOURCES and not kwargs.get("sandbox_fusion_url")
 
 
 def compute_score(
@@ -84,6 +93,10 @@ def compute_score(
     """
     results, _ = _core.score_batch([data_source], [solution_str], [ground_truth], None, 1)
     result = results[0]
+    if result is None and _is_sandboxed_code(data_source, kwargs):
+        from verl_ext.reward.code import score_prime_code
+
+        return score_prime_code([solution_str], [ground_truth], num_threads=1)[0].score
     if result is None:
         return _call_fallback(fallback, data_source, solution_str, ground_truth, extra_info, kwargs)
     if isinstance(result, BaseException):
@@ -113,6 +126,14 @@ def compute_scores(
 
         raise InvalidInputError(f"extra_infos has {len(extra_infos)} entries for {n} samples")
     results, _ = _core.score_batch(data_sources, solution_strs, ground_truths, None, num_threads)
+    code = [i for i, r in enumerate(results) if r is None and _is_sandboxed_code(data_sources[i], kwargs)]
+    if code:
+        from verl_ext.reward.code import score_prime_code
+
+        scored = score_prime_code([solution_strs[i] for i in code], [ground_truths[i] for i in code],
+                                  num_threads=num_threads)
+        for i, s in zip(code, scored, strict=True):
+            results[i] = s.score
     out: list[Any] = []
     for i, result in enumerate(results):
         if result is None:

@@ -150,8 +150,8 @@ def _run_prime(req: dict) -> None:
         return
     for index, raw in enumerate(inputs_list):
         if fn_name is not None:
+            args = [json.loads(line) for line in raw.split("\n")]  # bad JSON ends the run, as in verl
             try:
-                args = [json.loads(line) for line in raw.split("\n")]
                 if isinstance(args[0], dict):
                     args = [{int(k): v for k, v in args[0].items()}]
             except Exception:  # noqa: BLE001 - verl keeps the inputs as they are then

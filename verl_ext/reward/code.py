@@ -1,0 +1,268 @@
+"""Code rewards on the verl-ext sandbox, scored like verl's ``prime_code`` (``continuous=True``).
+
+verl's procedure, reproduced step for step: the solution is the text after the last ```` ```python ````
+fence; all tests run in one process (per-test alarm 5 s, process limit 6 s); if every test passes the
+score is 1.0, otherwise the first 10 tests run again one per process (alarm 10 s, limit 11 s) and the
+score is the fraction that passed. Programs are wrapped, imported and guarded inside the sandbox exactly
+as prime_code does (``harness.py``), so they behave the same.
+
+What differs is where the verdict is made: the sandboxed program only reports its outputs (return
+values, or captured stdout) on a private channel; this module, in the trainer process, compares them
+with the expected outputs, which never enter the sandbox, using prime_code's comparison rules. So a
+program that exits early, prints pass markers, returns an object whose ``__eq__`` always says yes, or
+patches builtins or the harness, gains nothing: return values are reduced to plain data before they
+leave the sandbox, and only a completed run (the harness's final ``done`` record after a clean exit)
+counts. Deliberate differences from prime_code: (1) subclasses of ``int``/``str``/``list``/… are
+compared by their base value, so forged equality earns nothing; (2) programs run with the sandbox's
+limits (``memory_mb``, default 1024) where prime_code has no memory limit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from verl_ext import sandbox
+from verl_ext.exceptions import InputTypeError
+
+__all__ = ["CODE_SOURCES", "CodeScore", "extract_solution", "score_prime_code"]
+
+#: verl's data sources that prime_code scores.
+CODE_SOURCES = frozenset({"codecontests", "apps", "codeforces", "taco"})
+#: prime_code's alarms: all tests at once, then each of the first few on its own.
+FIRST_PASS_ALARM_S = 5
+PER_TEST_ALARM_S = 10
+#: prime_code kills the test process `timeout + 1` seconds after start.
+PROCESS_SLACK_S = 1
+#: prime_code re-runs at most this many tests one by one.
+PER_TEST_MAX = 10
+
+
+@dataclass(frozen=True)
+class CodeScore:
+    """Score and per-test counts of one completion (counts come from the run that decided the score)."""
+
+    score: float
+    passed: int
+    failed: int
+    timeout: int
+    error: int
+
+
+def extract_solution(completion: str) -> str:
+    """prime_code's extraction: the text after the last ```` ```python ```` fence, up to the next fence."""
+    return completion.split("```python")[-1].split("```")[0]
+
+
+def _parse_tests(ground_truth: Any) -> dict[str, Any] | None:
+    try:
+        tests = ground_truth if isinstance(ground_truth, dict) else json.loads(ground_truth)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(tests, dict) or not isinstance(tests.get("inputs"), list) \
+            or not isinstance(tests.get("outputs"), list) or len(tests["outputs"]) < len(tests["inputs"]):
+        return None  # prime_code ends in an exception it catches: score 0
+    return tests
+
+
+def _decode(v: Any) -> Any:
+    """Inverse of the harness's ``_encode``."""
+    if isinstance(v, list):
+        return [_decode(x) for x in v]
+    if isinstance(v, dict):
+        if "f" in v:
+            return float(v["f"])
+        if "t" in v:
+            return tuple(_decode(x) for x in v["t"])
+        if "d" in v:
+            return {_hashable(_decode(k)): _decode(x) for k, x in v["d"]}
+    return v
+
+
+def _hashable(k: Any) -> Any:
+    return tuple(_hashable(x) for x in k) if isinstance(k, (list, tuple)) else k
+
+
+# ---- prime_code's comparison rules -------------------------------------------------------------
+
+def _int_keys(expected: Any) -> Any:
+    """JSON turns dict keys into strings; prime_code turns them back (when all are integers)."""
+    try:
+        if isinstance(expected, dict):
+            expected = [{int(k): v for k, v in expected.items()}]
+    except (TypeError, ValueError):
+        pass
+    try:
+        if isinstance(expected[0], dict):
+            expected = [{int(k): v for k, v in expected[0].items()}]
+    except (TypeError, ValueError, KeyError, IndexError):
+        pass
+    return expected
+
+
+def _call_matches(output: Any, expected: Any) -> bool:
+    if isinstance(output, tuple):
+        output = list(output)
+    ok = output == expected
+    if isinstance(expected, list) and expected:
+        ok = ok or output == expected[0]
+    try:
+        if isinstance(output[0], tuple):
+            ok = ok or [list(x) for x in output] == expected[0]
+    except (TypeError, IndexError, KeyError):
+        pass
+    return ok is True
+
+
+def _is_int_like(v: Any) -> bool:
+    return isinstance(v, int) or (isinstance(v, str) and v.isdigit())
+
+
+def _allclose(a: list[float], b: list[float]) -> bool:
+    """``numpy.allclose`` with its defaults (rtol 1e-5, atol 1e-8; NaN never close; inf only to itself)."""
+    for x, y in zip(a, b, strict=True):
+        if math.isinf(x) or math.isinf(y):
+            if x != y:
+                return False
+        elif not abs(x - y) <= 1e-8 + 1e-5 * abs(y):
+            return False
+    return True
+
+
+def _stdin_matches(printed: str, expected: Any) -> bool:
+    """prime_code's cascade for stdin/stdout problems: exact after stripping, then line-wise, then as
+    floats, then as token sets."""
+    if isinstance(expected, list):
+        expected = "\n".join(expected)
+    lines = printed.splitlines()
+    if "\n".join(lines).strip() == expected.strip():
+        return True
+    if "\n".join(x.strip() for x in lines).strip() == expected.strip():
+        return True
+    if lines == [expected]:
+        return True
+    wanted = [x.strip() for x in expected.split("\n") if len(x)]
+    if lines == [wanted] or lines == wanted:
+        return True
+    lines = [x for x in lines if len(x)]
+    if lines == [wanted] or lines == wanted:
+        return True
+    try:
+        if not all(_is_int_like(a) and _is_int_like(b) for a, b in zip(lines, wanted, strict=True)):
+            if _allclose([float(a) for a in lines], [float(b) for b in wanted]):
+                return True
+    except (ValueError, OverflowError):
+        pass
+    # prime_code finally compares the lines with token sets of the expected lines: a list of strings
+    # never equals a list of sets unless both are empty, which the checks above already accepted.
+    return False
+
+
+def _verdicts(result: sandbox.ExecResult, tests: dict[str, Any], indices: Sequence[int]) -> list[Any]:
+    """prime_code's per-test results (True, False, -1 error or timeout, -2 compile error) of one run,
+    plus timeouts as the string "timeout" (counted as -1 in the score)."""
+    records: list[dict[str, Any]] = []
+    if result.status == "ok":
+        for line in result.channel.decode("utf-8", "surrogatepass").splitlines():
+            try:
+                item = json.loads(line)
+            except ValueError:
+                break
+            if isinstance(item, dict):
+                records.append(item)
+    if not records or records[-1].get("r") != "done":
+        # Killed, crashed, exited early or garbled: prime_code finds no result and fails every test.
+        kind = "timeout" if result.status == "timeout" else -1
+        return [kind] * len(indices)
+    if any(r.get("r") == "compile_error" for r in records):
+        return [-2]
+    fn_name = tests.get("fn_name")
+    out: list[Any] = []
+    by_index = {r.get("i"): r for r in records if "i" in r}
+    for position, index in enumerate(indices):
+        if not isinstance(tests["inputs"][index], str) or not isinstance(tests["outputs"][index], str):
+            return [-1] * len(indices)  # prime_code asserts both are strings when it reaches the test
+        rec = by_index.get(position)
+        if rec is None:
+            break
+        if rec.get("r") != "out":
+            out.append("timeout" if rec.get("timeout") else -1)
+            break
+        try:
+            if fn_name is not None:
+                ok = _call_matches(_decode(rec.get("v")), _int_keys(json.loads(tests["outputs"][index])))
+            else:
+                ok = _stdin_matches(str(rec.get("v")), tests["outputs"][index])
+        except Exception:  # noqa: BLE001 - a malformed expected output fails the test, as in prime_code
+            return [-1] * len(indices)
+        out.append(ok)
+        if not ok:
+            break
+    return out
+
+
+def _payload(code: str, tests: dict[str, Any], indices: Sequence[int], alarm_s: int) -> bytes:
+    request = {"code": code, "fn_name": tests.get("fn_name"), "inputs": [tests["inputs"][i] for i in indices],
+               "alarm_s": alarm_s}
+    return b"prime\n" + json.dumps(request).encode("utf-8", "surrogatepass")
+
+
+def score_prime_code(
+    completions: Sequence[str],
+    ground_truths: Sequence[Any],
+    *,
+    limits: sandbox.Limits | None = None,
+    num_threads: int = 0,
+) -> list[CodeScore]:
+    """Score completions against prime_code test JSON (``{"inputs", "outputs", "fn_name"?}``).
+
+    All executions of a stage run in parallel sandboxes; ``limits`` sets memory and output caps (its
+    ``timeout_s`` is replaced by prime_code's budgets).
+    """
+    base = limits or sandbox.Limits()
+    for i, c in enumerate(completions):
+        if not isinstance(c, str):
+            raise InputTypeError(f"solution_str[{i}] must be a str, got {type(c).__name__}")
+    parsed = [_parse_tests(gt) for gt in ground_truths]
+    codes: list[str | None] = [extract_solution(c) for c in completions]
+    scores: list[CodeScore | None] = [None] * len(completions)
+
+    first = [i for i, (t, c) in enumerate(zip(parsed, codes)) if t is not None and c is not None]
+    for i, (t, c) in enumerate(zip(parsed, codes)):
+        if t is None or c is None:
+            scores[i] = CodeScore(0.0, 0, 0, 0, 1)
+    first_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": FIRST_PASS_ALARM_S + PROCESS_SLACK_S})
+    runs = sandbox.run_payloads(
+        [_payload(codes[i], parsed[i], range(len(parsed[i]["inputs"])), FIRST_PASS_ALARM_S) for i in first],  # type: ignore[arg-type,index]
+        [b""] * len(first), first_limits, num_threads)
+    retry: list[tuple[int, int]] = []
+    for i, run in zip(first, runs, strict=True):
+        tests = parsed[i]
+        n = len(tests["inputs"])  # type: ignore[index]
+        verdicts = _verdicts(run, tests, list(range(n)))  # type: ignore[arg-type]
+        if n == 0 or (len(verdicts) == n and all(v is True for v in verdicts)):
+            scores[i] = CodeScore(1.0, n, 0, 0, 0)
+        else:
+            retry.extend((i, t) for t in range(min(n, PER_TEST_MAX)))
+
+    # prime_code builds the one-test cases from inputs/outputs only: without `fn_name`, so call-based
+    # problems are re-run as stdin programs here, exactly as verl does.
+    singles = [{"inputs": [parsed[i]["inputs"][t]], "outputs": [parsed[i]["outputs"][t]]} for i, t in retry]  # type: ignore[index]
+    per_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": PER_TEST_ALARM_S + PROCESS_SLACK_S})
+    runs = sandbox.run_payloads([_payload(codes[i], single, [0], PER_TEST_ALARM_S)  # type: ignore[arg-type]
+                                 for (i, _), single in zip(retry, singles, strict=True)],
+                                [b""] * len(retry), per_limits, num_threads)
+    per_sample: dict[int, list[Any]] = {}
+    for (i, _), single, run in zip(retry, singles, runs, strict=True):
+        verdicts = _verdicts(run, single, [0])
+        per_sample.setdefault(i, []).extend(verdicts or [-1])
+    for i, verdicts in per_sample.items():
+        passed = sum(v is True for v in verdicts)
+        timeouts = sum(v == "timeout" for v in verdicts)
+        errors = sum(v in (-1, -2) and v is not True and v is not False for v in verdicts)
+        failed = len(verdicts) - passed - timeouts - errors
+        scores[i] = CodeScore(passed / max(len(verdicts), 1), passed, failed, timeouts, errors)
+    return [s if s is not None else CodeScore(0.0, 0, 0, 0, 1) for s in scores]
