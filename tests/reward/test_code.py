@@ -1,0 +1,155 @@
+"""Code rewards: differential tests against verl's prime_code, and verdict forgeries."""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verl_ext import sandbox
+from verl_ext.reward import compute_score
+from verl_ext.reward.code import score_prime_code
+
+if not sandbox.capabilities()["full_isolation"]:
+    if os.environ.get("VERL_EXT_REQUIRE_SANDBOX") == "1":
+        raise RuntimeError(f"sandbox required but unavailable: {sandbox.capabilities()['error']}")
+    pytest.skip(f"this host cannot sandbox: {sandbox.capabilities()['error']}", allow_module_level=True)
+
+
+def prime(completion: str, tests: Any) -> float:
+    """verl's own score for a code source without SandboxFusion (default_compute_score -> prime_code)."""
+    from verl.utils.reward_score import default_compute_score
+
+    return default_compute_score("apps", completion, tests)
+
+
+# ---- generated problems and solutions ----------------------------------------------------------
+
+# stdin problem: each input line holds integers; print their sum per line (expected output formats vary).
+SUM_VARIANTS = {
+    "correct": "import sys\nfor line in sys.stdin.read().split('\\n'):\n    if line.strip():\n"
+               "        print(sum(map(int, line.split())))",
+    "input_loop": "try:\n    while True:\n        print(sum(map(int, input().split())))\nexcept EOFError:\n    pass",
+    "main_guard": "def main():\n    import sys\n    for l in sys.stdin:\n        if l.strip(): print(sum(map(int, l.split())))\n"
+                  "if __name__ == '__main__':\n    main()",
+    "trailing_spaces": "import sys\nfor line in sys.stdin.readlines():\n    if line.strip():\n"
+                       "        print(str(sum(map(int, line.split()))) + '   ')",
+    "blank_lines": "import sys\nfor line in sys.stdin:\n    if line.strip():\n        print(sum(map(int, line.split())))\n"
+                   "        print()",
+    "as_float": "import sys\nfor line in sys.stdin:\n    if line.strip():\n        print(float(sum(map(int, line.split()))))",
+    "off_by_one_big": "import sys\nfor line in sys.stdin:\n    if line.strip():\n        s = sum(map(int, line.split()))\n"
+                      "        print(s + (1 if s > 50 else 0))",
+    "crash_big": "import sys\nfor line in sys.stdin:\n    if line.strip():\n        s = sum(map(int, line.split()))\n"
+                 "        assert s < 80\n        print(s)",
+    "exit_builtin": "print(sum(map(int, input().split())))\nexit(0)",
+    "sys_exit_early": "import sys\nsys.exit(0)",
+    "stderr_only": "import sys\nsys.stderr.write(str(sum(map(int, input().split()))))",
+    "syntax_error": "print(sum(map(int, input().split()))",
+    "tokens_spaced": "import sys\nfor line in sys.stdin:\n    if line.strip():\n        print(' ', sum(map(int, line.split())))",
+}
+
+# call-based problem `f(xs)`: returns the list of prefix sums; variants return other shapes.
+CALL_VARIANTS = {
+    "correct": "def f(xs):\n    out, s = [], 0\n    for x in xs:\n        s += x\n        out.append(s)\n    return out",
+    "tuple": "def f(xs):\n    import itertools\n    return tuple(itertools.accumulate(xs))",
+    "class": "class Solution:\n    def f(self, xs):\n        import itertools\n        return list(itertools.accumulate(xs))",
+    "nested_tuples": "def f(xs):\n    import itertools\n    return [(v,) for v in itertools.accumulate(xs)]",
+    "wrong": "def f(xs):\n    return xs",
+    "floats": "def f(xs):\n    import itertools\n    return [float(v) for v in itertools.accumulate(xs)]",
+    "crash_long": "def f(xs):\n    assert len(xs) < 4\n    import itertools\n    return list(itertools.accumulate(xs))",
+    "not_json": "def f(xs):\n    return {1, 2}",
+    "none": "def f(xs):\n    return None",
+}
+
+
+@st.composite
+def stdin_cases(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    n_tests = draw(st.integers(1, 4))
+    inputs, outputs = [], []
+    for _ in range(n_tests):
+        lines = draw(st.lists(st.lists(st.integers(0, 40), min_size=1, max_size=4), min_size=1, max_size=3))
+        inputs.append("\n".join(" ".join(map(str, ln)) for ln in lines) + draw(st.sampled_from(["", "\n"])))
+        sums = [str(sum(ln)) for ln in lines]
+        outputs.append("\n".join(sums) + draw(st.sampled_from(["", "\n", " \n"])))
+    variant = draw(st.sampled_from(sorted(SUM_VARIANTS)))
+    code = SUM_VARIANTS[variant]
+    if draw(st.booleans()):
+        code = f"Here is my solution:\n```python\n{code}\n```\nIt reads the input."
+    return code, {"inputs": inputs, "outputs": outputs}
+
+
+@st.composite
+def call_cases(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    n_tests = draw(st.integers(1, 4))
+    inputs, outputs = [], []
+    for _ in range(n_tests):
+        xs = draw(st.lists(st.integers(-5, 5), min_size=0, max_size=5))
+        acc, s = [], 0
+        for x in xs:
+            s += x
+            acc.append(s)
+        inputs.append(json.dumps(xs))
+        outputs.append(json.dumps(draw(st.sampled_from([acc, [acc]]))))
+    variant = draw(st.sampled_from(sorted(CALL_VARIANTS)))
+    return CALL_VARIANTS[variant], {"fn_name": "f", "inputs": inputs, "outputs": outputs}
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(cases=st.lists(st.one_of(stdin_cases(), call_cases()), min_size=6, max_size=10))
+def test_scores_equal_prime_code(cases: list[tuple[str, dict[str, Any]]]) -> None:
+    completions = [c for c, _ in cases]
+    truths = [json.dumps(t) if i % 2 else t for i, (_, t) in enumerate(cases)]  # str and dict ground truths
+    ours = score_prime_code(completions, truths)
+    with ThreadPoolExecutor(2) as pool:
+        refs = list(pool.map(prime, completions, truths))
+    for (code, tests), o, r in zip(cases, ours, refs, strict=True):
+        assert o.score == r, (code, tests, o, r)
+
+
+def test_slow_solutions_score_like_prime_code() -> None:
+    tests = {"inputs": ["1\n", "2\n", "3\n"], "outputs": ["1\n", "2\n", "3\n"]}
+    slow = "import time\nx = int(input())\nif x == 2:\n    time.sleep(60)\nprint(x)"
+    with ThreadPoolExecutor(1) as pool:
+        ref = pool.submit(prime, slow, tests)
+        ours = score_prime_code([slow], [tests])[0]
+        assert ours.score == ref.result() == pytest.approx(2 / 3)
+    assert (ours.passed, ours.timeout) == (2, 1)
+
+
+@pytest.mark.parametrize("ground_truth", ["not json", json.dumps({"inputs": ["1"]}), {"outputs": []}, 5,
+                                          json.dumps({"inputs": ["1", "2"], "outputs": ["1"]}),
+                                          json.dumps({"inputs": [], "outputs": []})])
+def test_malformed_tests_score_like_prime_code(ground_truth: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    code = "print(input())"
+    assert compute_score("taco", code, ground_truth) == prime(code, ground_truth)
+    capsys.readouterr()
+
+
+FORGERIES = {
+    "always_equal": "class Eq(list):\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
+                    "def f(xs):\n    return Eq()",
+    "always_equal_int": "class Eq(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
+                        "def f(xs):\n    return Eq(12345)",
+    "exit_early": "import os\nos._exit(0)",
+    "fake_records": "import os\nos.write(3, b'{\"r\": \"done\"}\\n')\nos._exit(0)",
+    "patch_json": "import json\njson.dumps = lambda *a, **k: '[]'\ndef f(xs):\n    return 'nope'",
+    "pass_markers": "print('PASSED'); print('All tests passed')\ndef f(xs):\n    return 'nope'",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORGERIES))
+def test_forged_verdicts_earn_nothing(name: str) -> None:
+    tests = {"fn_name": "f", "inputs": ["[1, 2]", "[3]"], "outputs": ["[1, 3]", "[3]"]}
+    assert score_prime_code([FORGERIES[name]], [tests])[0].score == 0.0
+
+
+def test_always_equal_objects_fool_prime_code_but_not_verl_ext() -> None:
+    """The documented difference: prime_code compares with the program's own `__eq__`."""
+    tests = {"fn_name": "f", "inputs": ["[1, 2]"], "outputs": ["[1, 3]"]}
+    assert prime(FORGERIES["always_equal"], tests) == 1.0
+    assert score_prime_code([FORGERIES["always_equal"]], [tests])[0].score == 0.0
