@@ -153,3 +153,23 @@ def test_always_equal_objects_fool_prime_code_but_not_verl_ext() -> None:
     tests = {"fn_name": "f", "inputs": ["[1, 2]"], "outputs": ["[1, 3]"]}
     assert prime(FORGERIES["always_equal"], tests) == 1.0
     assert score_prime_code([FORGERIES["always_equal"]], [tests])[0].score == 0.0
+
+
+HUMANEVAL_TEST = {"entry_point": "add",
+                  "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(-1, 1) == 0\n"}
+
+
+@pytest.mark.parametrize(("solution", "score"), [
+    ("def add(a, b):\n    return a + b", 1.0),
+    ("```python\ndef add(a, b):\n    return a + b\n```", 1.0),
+    ("def add(a, b):\n    return a - b", 0.0),
+    ("def add(a, b):\n    raise ValueError", 0.0),
+    ("def add(a, b):\n    while True: pass", 0.0),
+    ("import os\nos._exit(0)", 0.0),
+    ("import sys\nsys.exit(0)", 0.0),
+    ("import os\nos.write(3, b'{\"r\": \"done\", \"nonce\": \"0\"}\\n')\nos._exit(0)", 0.0),
+    ("print('all tests passed')", 0.0),
+])
+def test_humaneval_assert_tests(solution: str, score: float) -> None:
+    assert compute_score("humaneval", solution, HUMANEVAL_TEST) == score
+    assert compute_score("humaneval", solution, json.dumps(HUMANEVAL_TEST)) == score

@@ -28,10 +28,15 @@ from typing import Any
 from verl_ext import sandbox
 from verl_ext.exceptions import InputTypeError
 
-__all__ = ["CODE_SOURCES", "CodeScore", "extract_solution", "score_prime_code"]
+__all__ = ["CODE_SOURCES", "CodeScore", "extract_solution", "score_assert_tests", "score_code", "score_prime_code"]
 
 #: verl's data sources that prime_code scores.
-CODE_SOURCES = frozenset({"codecontests", "apps", "codeforces", "taco"})
+PRIME_CODE_SOURCES = frozenset({"codecontests", "apps", "codeforces", "taco"})
+#: Assert-based sources: ground truth ``{"test": <code defining check(candidate)>, "entry_point": <name>}``.
+ASSERT_SOURCES = frozenset({"humaneval"})
+CODE_SOURCES = PRIME_CODE_SOURCES | ASSERT_SOURCES
+#: Wall-clock limit of one assert-based execution.
+ASSERT_TIMEOUT_S = 5.0
 #: prime_code's alarms: all tests at once, then each of the first few on its own.
 FIRST_PASS_ALARM_S = 5
 PER_TEST_ALARM_S = 10
@@ -266,3 +271,79 @@ def score_prime_code(
         failed = len(verdicts) - passed - timeouts - errors
         scores[i] = CodeScore(passed / max(len(verdicts), 1), passed, failed, timeouts, errors)
     return [s if s is not None else CodeScore(0.0, 0, 0, 0, 1) for s in scores]
+
+
+def score_assert_tests(
+    completions: Sequence[str],
+    ground_truths: Sequence[Any],
+    *,
+    limits: sandbox.Limits | None = None,
+    num_threads: int = 0,
+) -> list[CodeScore]:
+    """HumanEval-style scoring: 1.0 when ``check(<entry_point>)`` of the ground truth's test code returns.
+
+    Inside one process the program and the asserts share memory, so what the parent can guarantee is
+    narrower than for stdin/call-based tests. Prevented: credit for exiting early (``exit``,
+    ``sys.exit``, ``os._exit``, a crash or kill), for exceptions and timeouts, for printing pass markers
+    or writing made-up records: the run counts only with a clean exit *and* the harness's record carrying
+    a random nonce, written after ``check`` returned. Not prevented: a program that deliberately tampers
+    with the harness or the test inside its own process (e.g. reads the nonce from the interpreter's
+    frames, or redefines ``check``'s globals before it runs). Use stdin or call-based tests where that
+    matters.
+    """
+    import secrets
+
+    base = limits or sandbox.Limits()
+    lim = sandbox.Limits(**{**base.__dict__, "timeout_s": ASSERT_TIMEOUT_S})
+    payloads, nonces, valid = [], [], []
+    for i, (c, gt) in enumerate(zip(completions, ground_truths, strict=True)):
+        if not isinstance(c, str):
+            raise InputTypeError(f"solution_str[{i}] must be a str, got {type(c).__name__}")
+        try:
+            spec = gt if isinstance(gt, dict) else json.loads(gt)
+            test, entry = spec["test"], spec["entry_point"]
+        except (TypeError, ValueError, KeyError):
+            continue
+        if not isinstance(test, str) or not isinstance(entry, str):
+            continue
+        nonce = secrets.token_hex(16)
+        request = {"code": extract_solution(c), "test": test, "entry_point": entry, "nonce": nonce}
+        payloads.append(b"assert\n" + json.dumps(request).encode("utf-8", "surrogatepass"))
+        nonces.append(nonce)
+        valid.append(i)
+    scores = [CodeScore(0.0, 0, 0, 0, 1)] * len(completions)
+    for i, nonce, run in zip(valid, nonces, sandbox.run_payloads(payloads, [b""] * len(payloads), lim, num_threads),
+                             strict=True):
+        expected = json.dumps({"r": "done", "nonce": nonce}).encode() + b"\n"
+        if run.status == "ok" and run.channel == expected:
+            scores[i] = CodeScore(1.0, 1, 0, 0, 0)
+        elif run.status == "timeout":
+            scores[i] = CodeScore(0.0, 0, 0, 1, 0)
+        elif run.status == "runtime_error" and "AssertionError" in run.stderr:
+            scores[i] = CodeScore(0.0, 0, 1, 0, 0)
+        else:
+            scores[i] = CodeScore(0.0, 0, 0, 0, 1)
+    return scores
+
+
+def score_code(
+    data_sources: Sequence[str],
+    completions: Sequence[str],
+    ground_truths: Sequence[Any],
+    *,
+    limits: sandbox.Limits | None = None,
+    num_threads: int = 0,
+) -> list[CodeScore]:
+    """Score code samples of any of :data:`CODE_SOURCES`, each family in one parallel batch."""
+    out: list[CodeScore | None] = [None] * len(completions)
+    for family, scorer in ((PRIME_CODE_SOURCES, score_prime_code), (ASSERT_SOURCES, score_assert_tests)):
+        idx = [i for i, ds in enumerate(data_sources) if ds in family]
+        if idx:
+            got = scorer([completions[i] for i in idx], [ground_truths[i] for i in idx], limits=limits,
+                         num_threads=num_threads)
+            for i, g in zip(idx, got, strict=True):
+                out[i] = g
+    missing = [ds for ds, o in zip(data_sources, out) if o is None]
+    if missing:
+        raise ValueError(f"not code data sources: {sorted(set(map(str, missing)))}")
+    return out  # type: ignore[return-value]

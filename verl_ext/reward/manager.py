@@ -44,7 +44,7 @@ from verl.workers.reward_manager.abstract import AbstractRewardManager
 from verl_ext import _core
 from verl_ext.exceptions import InvalidInputError, VerlExtError
 from verl_ext.reward.batcher import MicroBatcher
-from verl_ext.reward.code import CODE_SOURCES, CodeScore, score_prime_code
+from verl_ext.reward.code import CODE_SOURCES, CodeScore, score_code
 from verl_ext.sandbox import Limits
 from verl_ext.reward.format import FormatReward
 
@@ -137,8 +137,9 @@ class _Scorer:
                 if r is None and self.sandboxed_code and src in CODE_SOURCES]
         if code:
             # Sandbox failures (e.g. no isolation on this host) raise: code rewards fail closed.
-            scored = score_prime_code([texts[i] for i in code], [samples[i].ground_truth for i in code],
-                                      limits=self.options.code_limits, num_threads=self.options.num_threads)
+            scored = score_code([sources[i] for i in code], [texts[i] for i in code],
+                                [samples[i].ground_truth for i in code], limits=self.options.code_limits,
+                                num_threads=self.options.num_threads)
             for i, cs in zip(code, scored, strict=True):
                 natives[i].result, natives[i].code = cs.score, cs
         return natives

@@ -4,7 +4,8 @@ Data sources with a native scorer (``openai/gsm8k``; ``lighteval/MATH``,
 ``DigitalLearningGmbH/MATH-lighteval``, ``HuggingFaceH4/MATH-500``; ``math_dapo``, ``math``,
 ``math_dapo_reasoning``, ``aime*``) are scored in Rust with results identical to verl's; the code sources
 (``codecontests``, ``apps``, ``codeforces``, ``taco``) run in verl-ext's sandbox with prime_code's scores
-(unless a ``sandbox_fusion_url`` is passed, which keeps verl's SandboxFusion path). Any other data
+(unless a ``sandbox_fusion_url`` is passed, which keeps verl's SandboxFusion path), and ``humaneval``
+(assert-based, not a verl source) runs there too. Any other data
 source goes to ``fallback``: the user's ``custom_reward_function`` when the manager has one, otherwise
 verl's own ``default_compute_score`` (which raises verl's ``NotImplementedError`` for sources verl does
 not know either).
@@ -94,9 +95,9 @@ def compute_score(
     results, _ = _core.score_batch([data_source], [solution_str], [ground_truth], None, 1)
     result = results[0]
     if result is None and _is_sandboxed_code(data_source, kwargs):
-        from verl_ext.reward.code import score_prime_code
+        from verl_ext.reward.code import score_code
 
-        return score_prime_code([solution_str], [ground_truth], num_threads=1)[0].score
+        return score_code([data_source], [solution_str], [ground_truth], num_threads=1)[0].score
     if result is None:
         return _call_fallback(fallback, data_source, solution_str, ground_truth, extra_info, kwargs)
     if isinstance(result, BaseException):
@@ -128,10 +129,10 @@ def compute_scores(
     results, _ = _core.score_batch(data_sources, solution_strs, ground_truths, None, num_threads)
     code = [i for i, r in enumerate(results) if r is None and _is_sandboxed_code(data_sources[i], kwargs)]
     if code:
-        from verl_ext.reward.code import score_prime_code
+        from verl_ext.reward.code import score_code
 
-        scored = score_prime_code([solution_strs[i] for i in code], [ground_truths[i] for i in code],
-                                  num_threads=num_threads)
+        scored = score_code([data_sources[i] for i in code], [solution_strs[i] for i in code],
+                            [ground_truths[i] for i in code], num_threads=num_threads)
         for i, s in zip(code, scored, strict=True):
             results[i] = s.score
     out: list[Any] = []

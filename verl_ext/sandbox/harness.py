@@ -1,10 +1,11 @@
 # verl-ext-sandbox-harness: runs inside the sandbox as `python -I -S -B -c <this file>`.
-# Reads a request from fd 4: a mode line (`script` or `prime`), then the body. Exit codes: the program's own; 1 for an uncaught exception; 102 for
+# Reads a request from fd 4: a mode line (`script`, `prime` or `assert`), then the body. Exit codes: the program's own; 1 for an uncaught exception; 102 for
 # MemoryError. Modes:
 #   script: run the program as __main__ with the sandbox's stdin/stdout/stderr.
 #   prime:  run verl prime_code's test procedure (same code wrapping, imports, guards, per-test alarms)
 #           and report each test's *output* on fd 3, one JSON line per test. Expected outputs never
 #           enter the sandbox: the parent compares.
+#   assert: HumanEval-style assert tests; a nonce from the parent is reported after check() returns.
 import os
 import sys
 
@@ -199,13 +200,28 @@ def _run_prime(req: dict) -> None:
     report(r="done")
 
 
+def _run_assert(req: dict) -> None:
+    """HumanEval-style: define the solution, define the tests, call check(entry_point); then report the
+    parent's nonce. An early exit, exception or timeout never reaches the report."""
+    import json
+
+    out = os.fdopen(3, "w", encoding="utf-8")
+    nonce = req.pop("nonce")
+    scope = {"__name__": "__main__", "__builtins__": __builtins__}
+    exec(compile(req["code"], "solution.py", "exec"), scope)  # noqa: S102 - this is the sandbox
+    exec(compile(req["test"], "test.py", "exec"), scope)  # noqa: S102
+    scope["check"](scope[req["entry_point"]])
+    out.write(json.dumps({"r": "done", "nonce": nonce}) + "\n")
+    out.flush()
+
+
 def _main() -> None:
     mode, _, body = _read_request().partition(b"\n")
     try:
-        if mode == b"prime":
+        if mode in (b"prime", b"assert"):
             import json
 
-            _run_prime(json.loads(body))
+            (_run_prime if mode == b"prime" else _run_assert)(json.loads(body))
         else:
             _run_script(body.decode("utf-8", "surrogateescape"))
     except MemoryError:
