@@ -19,6 +19,9 @@ def build_parser() -> argparse.ArgumentParser:
     from verl_ext.bench import math as bench_math
 
     bench_math.add_arguments(which.add_parser("math", help="math reward scoring: verl's Python vs verl-ext"))
+    from verl_ext.bench import code as bench_code
+
+    bench_code.add_arguments(which.add_parser("code", help="code rewards: verl's managers vs verl-ext's sandbox"))
 
     doctor = commands.add_parser("doctor", help="report versions, accelerator and sandbox capabilities")
     doctor.add_argument("--no-sandbox", action="store_true", help="do not fail when the sandbox is unavailable")
@@ -31,6 +34,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from verl_ext.bench import math as bench_math
 
         return bench_math.run(args)
+    if args.command == "bench" and args.benchmark == "code":
+        from verl_ext.bench import code as bench_code
+
+        return bench_code.run(args)
     if args.command == "doctor":
         from verl_ext import doctor
 

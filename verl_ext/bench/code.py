@@ -1,0 +1,145 @@
+"""``verl-ext bench code``: code rewards end to end from a DataProto, verl's managers vs verl-ext.
+
+Contenders, on the same batch and cores in one run: (a) verl's naive reward manager with prime_code,
+(b) verl's prime reward manager (process pool), (c) verl-ext's batch manager (sandboxed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import resource
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from verl_ext.bench.report import RESULTS_DIR, cpu_device, git_commit, write_json
+
+#: Goals of issue #3.
+THROUGHPUT_GOAL_NAIVE = 10.0
+THROUGHPUT_GOAL_PRIME = 3.0
+CORRECT_PER_CORE_GOAL = 150.0
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--problems", type=int, default=40, help="HumanEval problems used (max 164; default 40)")
+    p.add_argument("--slow", type=int, default=1, help="slow completions (each costs verl ~15 s or more)")
+    p.add_argument("--adversarial", type=int, default=4, help="adversarial completions")
+    p.add_argument("--skip-prime", action="store_true", help="leave out verl's prime reward manager")
+    p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
+                   help=f"write the figures as JSON (default {RESULTS_DIR}/code-<device>.json)")
+
+
+def _cpu_seconds() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _timed(fn: Any) -> tuple[list[float], float, float]:
+    cpu0, t0 = _cpu_seconds(), time.perf_counter()
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        scores = fn()
+    return scores, time.perf_counter() - t0, _cpu_seconds() - cpu0
+
+
+def _scores(tensor: Any) -> list[float]:
+    return tensor.sum(dim=-1).tolist()
+
+
+def run(args: argparse.Namespace) -> int:
+    from verl.utils.reward_score import default_compute_score
+    from verl.workers.reward_manager import NaiveRewardManager, PrimeRewardManager
+
+    from verl_ext.bench import humaneval
+    from verl_ext.bench.dataproto import build_tiny_tokenizer, make_dataproto
+    from verl_ext.reward.manager import VerlExtBatchRewardManager
+    from transformers import AutoTokenizer
+
+    work = humaneval.build(args.problems, args.slow, args.adversarial)
+    with tempfile.TemporaryDirectory() as tmp:
+        build_tiny_tokenizer(Path(tmp))
+        tok = AutoTokenizer.from_pretrained(tmp)
+    data = make_dataproto(tok, [{"prompt": c.task_id, "response": c.text, "data_source": "apps",
+                                 "ground_truth": c.tests} for c in work])
+    n, cores = len(work), os.cpu_count() or 1
+    print(f"verl-ext bench code: {n} completions from {args.problems} HumanEval problems "
+          f"({', '.join(f'{k} {sum(c.kind == k for c in work)}' for k in humaneval.KINDS)}) on {cores} cores")
+
+    latencies: list[float] = []
+
+    def naive() -> list[float]:
+        def timed_score(**kw: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return default_compute_score(**kw)
+            finally:
+                latencies.append(time.perf_counter() - t)
+        return _scores(NaiveRewardManager(tok, 0, compute_score=timed_score)(data))
+
+    contenders: dict[str, Any] = {"verl_naive_prime_code": naive}
+    if not args.skip_prime:
+        contenders["verl_prime_manager"] = lambda: _scores(PrimeRewardManager(tok, 0)(data))
+    contenders["verl_ext"] = lambda: _scores(VerlExtBatchRewardManager(tok, 0)(data))
+
+    rows, results = [], {}
+    for name, fn in contenders.items():
+        print(f"  running {name} ...", flush=True)
+        scores, wall, cpu = _timed(fn)
+        results[name] = scores
+        rows.append({"name": name, "wall_s": wall, "completions_per_s": n / wall, "cpu_s_per_completion": cpu / n})
+    ref = results["verl_naive_prime_code"]
+    for row in rows:
+        row["ratio_vs_naive"] = rows[0]["wall_s"] / row["wall_s"]
+        row["agreement"] = {k: f"{sum(results[row['name']][i] == ref[i] for i, c in enumerate(work) if c.kind == k)}"
+                                f"/{sum(c.kind == k for c in work)}" for k in humaneval.KINDS}
+
+    # Per-completion latency: verl's naive loop per call; verl-ext per completion alone (sequentially).
+    from verl_ext.reward.code import score_prime_code
+
+    ours_lat = []
+    for c in work:
+        if c.kind in ("correct", "wrong", "crash"):
+            t = time.perf_counter()
+            score_prime_code([c.text], [c.tests], num_threads=1)
+            ours_lat.append(time.perf_counter() - t)
+    pct = (lambda xs, q: statistics.quantiles(xs, n=100)[q - 1] * 1e3 if len(xs) > 1 else float("nan"))
+
+    print(f"{'contender':>24} {'compl/s':>9} {'x naive':>8} {'CPU s/compl':>12}  agreement with (a)")
+    for r in rows:
+        agree = ", ".join(f"{k} {v}" for k, v in r["agreement"].items() if not v.startswith("0/"))
+        print(f"{r['name']:>24} {r['completions_per_s']:>9.1f} {r['ratio_vs_naive']:>8.1f} "
+              f"{r['cpu_s_per_completion']:>12.3f}  {agree}")
+    print(f"latency p50/p99 ms (correct/wrong/crash): verl naive {pct(latencies, 50):.0f}/{pct(latencies, 99):.0f}, "
+          f"verl-ext {pct(ours_lat, 50):.0f}/{pct(ours_lat, 99):.0f}")
+    ours = next(r for r in rows if r["name"] == "verl_ext")
+    prime_row = next((r for r in rows if r["name"] == "verl_prime_manager"), None)
+    correct = [c for c in work if c.kind == "correct"]
+    _, wall_c, _ = _timed(lambda: score_prime_code([c.text for c in correct], [c.tests for c in correct]))
+    per_core = len(correct) / wall_c / cores
+    goals = {
+        "x_naive": (ours["ratio_vs_naive"], THROUGHPUT_GOAL_NAIVE),
+        "x_prime": ((ours["completions_per_s"] / prime_row["completions_per_s"]) if prime_row else float("nan"),
+                    THROUGHPUT_GOAL_PRIME),
+        "correct_per_s_per_core": (per_core, CORRECT_PER_CORE_GOAL),
+    }
+    for k, (v, goal) in goals.items():
+        print(f"goal {k} >= {goal:g}: {'met' if v >= goal else 'NOT met'} ({v:.1f})")
+    agree_ok = all(results["verl_ext"][i] == ref[i] for i, c in enumerate(work) if c.kind in ("correct", "wrong", "crash"))
+    print(f"agreement with (a) on correct/wrong/crash: {'100%' if agree_ok else 'NOT 100%'}")
+
+    if args.json is not None:
+        device = cpu_device()
+        path = Path(args.json) if args.json else RESULTS_DIR / f"code-{device}.json"
+        write_json(path, {"benchmark": "code", "device": device, "commit": git_commit(),
+                          "sizes": {"completions": n, "problems": args.problems, "cores": cores,
+                                    "kinds": {k: sum(c.kind == k for c in work) for k in humaneval.KINDS}},
+                          "contenders": rows,
+                          "latency_ms": {"verl_naive_p50": pct(latencies, 50), "verl_naive_p99": pct(latencies, 99),
+                                         "verl_ext_p50": pct(ours_lat, 50), "verl_ext_p99": pct(ours_lat, 99)},
+                          "goals": {k: {"value": v, "goal": g, "met": v >= g} for k, (v, g) in goals.items()},
+                          "agreement_correct_wrong_crash": agree_ok})
+        print(f"wrote {path}")
+    return 0 if agree_ok else 1
