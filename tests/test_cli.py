@@ -35,3 +35,19 @@ def test_doctor_reports_the_sandbox(capsys: pytest.CaptureFixture[str]) -> None:
     assert "verl" in out and "full isolation" in out
     assert rc == (0 if sandbox.capabilities()["full_isolation"] else 1)
     assert main(["doctor", "--no-sandbox"]) == 0
+
+
+def test_bench_code_agrees_with_verl_on_a_small_workload(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from verl_ext import sandbox
+
+    if not sandbox.capabilities()["full_isolation"]:
+        pytest.skip(f"this host cannot sandbox: {sandbox.capabilities()['error']}")
+    out = tmp_path / "code.json"
+    rc = main(["bench", "code", "--problems", "3", "--slow", "0", "--adversarial", "1", "--skip-prime",
+               "--json", str(out)])
+    result = json.loads(out.read_text())
+    assert rc == 0 and result["agreement_correct_wrong_crash"] is True
+    assert result["sizes"]["kinds"] == {"correct": 3, "wrong": 3, "crash": 3, "slow": 0, "adversarial": 1}
+    assert [c["name"] for c in result["contenders"]] == ["verl_naive_prime_code", "verl_ext"]
+    assert "completions from 3 HumanEval problems" in capsys.readouterr().out
