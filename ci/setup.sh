@@ -31,10 +31,15 @@ else
 fi
 
 log "building verl-ext (maturin, release, locked)"
-# maturin develop needs the target venv active; cargo caches make rebuilds quick.
-VIRTUAL_ENV="$VENV" PATH="$VENV/bin:$PATH" "$VENV/bin/maturin" develop --release --locked --quiet 2>&1 \
-  | grep -vE '^(📦|🔗|🐍|⚠️|🍹|📡|✏️|🛠)' || true
-"$VENV/bin/python" -c 'import verl_ext._core' || { echo "verl-ext failed to build" >&2; exit 1; }
+# maturin develop needs the target venv active; cargo caches make rebuilds quick. Its (pip) chatter goes
+# to a log that is shown only when the build fails.
+build_log="$VENV/.verl-ext-build.log"
+if ! VIRTUAL_ENV="$VENV" PATH="$VENV/bin:$PATH" "$VENV/bin/maturin" develop --release --locked >"$build_log" 2>&1; then
+  cat "$build_log" >&2
+  echo "verl-ext failed to build (log above)" >&2
+  exit 1
+fi
+"$VENV/bin/python" -c 'import verl_ext._core' || { echo "verl-ext failed to import" >&2; exit 1; }
 
 export PATH="$VENV/bin:$PATH"
 export VIRTUAL_ENV="$VENV"

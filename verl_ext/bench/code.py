@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from verl_ext.bench.report import RESULTS_DIR, cpu_device, git_commit, write_json
+from verl_ext.bench.report import add_json_argument, write_results
 
 #: Goals of issue #3.
 THROUGHPUT_GOAL_NAIVE = 10.0
@@ -29,8 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--slow", type=int, default=1, help="slow completions (each costs verl ~15 s or more)")
     p.add_argument("--adversarial", type=int, default=4, help="adversarial completions")
     p.add_argument("--skip-prime", action="store_true", help="leave out verl's prime reward manager")
-    p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
-                   help=f"write the figures as JSON (default {RESULTS_DIR}/code-<device>.json)")
+    add_json_argument(p, "code")
 
 
 def _cpu_seconds() -> float:
@@ -130,16 +129,13 @@ def run(args: argparse.Namespace) -> int:
     agree_ok = all(results["verl_ext"][i] == ref[i] for i, c in enumerate(work) if c.kind in ("correct", "wrong", "crash"))
     print(f"agreement with (a) on correct/wrong/crash: {'100%' if agree_ok else 'NOT 100%'}")
 
-    if args.json is not None:
-        device = cpu_device()
-        path = Path(args.json) if args.json else RESULTS_DIR / f"code-{device}.json"
-        write_json(path, {"benchmark": "code", "device": device, "commit": git_commit(),
-                          "sizes": {"completions": n, "problems": args.problems, "cores": cores,
-                                    "kinds": {k: sum(c.kind == k for c in work) for k in humaneval.KINDS}},
-                          "contenders": rows,
-                          "latency_ms": {"verl_naive_p50": pct(latencies, 50), "verl_naive_p99": pct(latencies, 99),
-                                         "verl_ext_p50": pct(ours_lat, 50), "verl_ext_p99": pct(ours_lat, 99)},
-                          "goals": {k: {"value": v, "goal": g, "met": v >= g} for k, (v, g) in goals.items()},
-                          "agreement_correct_wrong_crash": agree_ok})
-        print(f"wrote {path}")
+    write_results(args.json, "code", {
+        "sizes": {"completions": n, "problems": args.problems, "cores": cores,
+                  "kinds": {k: sum(c.kind == k for c in work) for k in humaneval.KINDS}},
+        "contenders": rows,
+        "latency_ms": {"verl_naive_p50": pct(latencies, 50), "verl_naive_p99": pct(latencies, 99),
+                       "verl_ext_p50": pct(ours_lat, 50), "verl_ext_p99": pct(ours_lat, 99)},
+        "goals": {k: {"value": v, "goal": g, "met": v >= g} for k, (v, g) in goals.items()},
+        "agreement_correct_wrong_crash": agree_ok,
+    })
     return 0 if agree_ok else 1

@@ -7,14 +7,13 @@ import contextlib
 import math
 import os
 import time
-from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from verl_ext import _core
 from verl_ext.bench.corpus import Sample, make_batch, pathological
-from verl_ext.bench.report import RESULTS_DIR, cpu_device, git_commit, median_seconds, write_json
+from verl_ext.bench.report import add_json_argument, median_seconds, write_results
 from verl_ext.reward.scoring import compute_score, compute_scores
 
 #: Goals from the foundation issue: >= 10x verl's loop on all cores; 1 MB inputs under 50 ms.
@@ -29,8 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the generated batch")
     p.add_argument("--repeats", type=int, default=5, help="timed repetitions per contender; the median counts")
     p.add_argument("--threads", type=int, default=0, help="threads of the multi-threaded run (0: all cores)")
-    p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
-                   help=f"write the figures as JSON (default path {RESULTS_DIR}/math-<device>.json)")
+    add_json_argument(p, "math")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
@@ -115,17 +113,12 @@ def run(args: argparse.Namespace) -> int:
           f"({best['ratio_vs_verl']:.1f}x); agreement 100%: {'met' if ok_agree else 'NOT met'}; "
           f"1 MB < {PATHOLOGICAL_MS_GOAL:.0f} ms: {'met' if ok_latency else 'NOT met'}")
 
-    if args.json is not None:
-        device = cpu_device()
-        path = Path(args.json) if args.json else RESULTS_DIR / f"math-{device}.json"
-        write_json(path, {
-            "benchmark": "math", "device": device, "commit": git_commit(),
-            "sizes": {"answers": len(batch), "threads": threads, "repeats": args.repeats, "seed": args.seed},
-            "contenders": rows,
-            "pathological_max_ms": round(worst_ms, 3),
-            "goals": {"speedup": SPEEDUP_GOAL, "speedup_met": ok_speed, "agreement_met": ok_agree,
-                      "pathological_ms": PATHOLOGICAL_MS_GOAL, "pathological_met": ok_latency},
-        })
-        print(f"wrote {path}")
+    write_results(args.json, "math", {
+        "sizes": {"answers": len(batch), "threads": threads, "repeats": args.repeats, "seed": args.seed},
+        "contenders": rows,
+        "pathological_max_ms": round(worst_ms, 3),
+        "goals": {"speedup": SPEEDUP_GOAL, "speedup_met": ok_speed, "agreement_met": ok_agree,
+                  "pathological_ms": PATHOLOGICAL_MS_GOAL, "pathological_met": ok_latency},
+    })
     # Disagreement is a correctness bug: fail loudly. Speed goals are reported, not enforced.
     return 0 if ok_agree and not math.isnan(best["ratio_vs_verl"]) else 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -49,6 +50,22 @@ def git_commit() -> str:
         return out.stdout.strip() + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
+
+
+def add_json_argument(parser: argparse.ArgumentParser, benchmark: str) -> None:
+    parser.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
+                        help=f"write the figures as JSON (default {RESULTS_DIR}/{benchmark}-<device>.json)")
+
+
+def write_results(json_arg: str | None, benchmark: str, payload: dict[str, Any]) -> Path | None:
+    """Write ``payload`` (plus benchmark, device and commit) where ``--json`` asked, if it did."""
+    if json_arg is None:
+        return None
+    device = cpu_device()
+    path = Path(json_arg) if json_arg else RESULTS_DIR / f"{benchmark}-{device}.json"
+    write_json(path, {"benchmark": benchmark, "device": device, "commit": git_commit(), **payload})
+    print(f"wrote {path}")
+    return path
 
 
 def write_json(path: Path, payload: dict[str, Any]) -> Path:

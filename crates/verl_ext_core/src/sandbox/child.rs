@@ -99,6 +99,17 @@ macro_rules! check {
     };
 }
 
+/// A size-capped tmpfs at `target` (no setuid binaries, no device nodes).
+unsafe fn mount_tmpfs(target: &CString, options: &CString) -> libc::c_int {
+    libc::mount(
+        c"tmpfs".as_ptr(),
+        target.as_ptr(),
+        c"tmpfs".as_ptr(),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        options.as_ptr().cast(),
+    )
+}
+
 /// Runs in the child; never returns.
 ///
 /// # Safety
@@ -141,17 +152,7 @@ pub unsafe fn enter(plan: &Plan) -> ! {
         3,
         libc::mount(ptr::null(), c"/".as_ptr(), ptr::null(), libc::MS_REC | libc::MS_PRIVATE, ptr::null())
     );
-    check!(
-        report,
-        4,
-        libc::mount(
-            c"tmpfs".as_ptr(),
-            plan.stage.as_ptr(),
-            c"tmpfs".as_ptr(),
-            libc::MS_NOSUID | libc::MS_NODEV,
-            plan.stage_opts.as_ptr().cast()
-        )
-    );
+    check!(report, 4, mount_tmpfs(&plan.stage, &plan.stage_opts));
     for dir in &plan.dirs {
         check!(report, 5, libc::mkdir(dir.as_ptr(), 0o755));
     }
@@ -183,17 +184,7 @@ pub unsafe fn enter(plan: &Plan) -> ! {
             );
         }
     }
-    check!(
-        report,
-        8,
-        libc::mount(
-            c"tmpfs".as_ptr(),
-            plan.scratch.as_ptr(),
-            c"tmpfs".as_ptr(),
-            libc::MS_NOSUID | libc::MS_NODEV,
-            plan.scratch_opts.as_ptr().cast()
-        )
-    );
+    check!(report, 8, mount_tmpfs(&plan.scratch, &plan.scratch_opts));
     check!(report, 9, libc::syscall(libc::SYS_pivot_root, plan.stage.as_ptr(), plan.old_root.as_ptr()) as libc::c_int);
     check!(report, 9, libc::chdir(c"/".as_ptr()));
     check!(
