@@ -262,3 +262,12 @@ def test_a_fork_bomb_does_not_starve_a_neighbours_process_limit() -> None:
         b_result, n_result = b.result(), n.result()
     assert b_result.status == "timeout"
     assert (n_result.status, n_result.stdout) == ("ok", "ok\n"), n_result
+
+
+def test_no_capabilities_even_as_namespace_root() -> None:
+    code = ("import subprocess\nfor text in (open('/proc/self/status').read(),\n"
+            "             subprocess.run(['/bin/cat', '/proc/self/status'], capture_output=True, text=True).stdout):\n"
+            "    caps = {l.split(':')[0]: l.split()[1] for l in text.splitlines() if l.startswith('Cap')}\n"
+            "    print(sorted(set(caps.values())))")
+    r = run(code, timeout_s=5)
+    assert r.status == "ok" and r.stdout == "['0000000000000000']\n" * 2, r

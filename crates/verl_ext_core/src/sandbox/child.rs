@@ -55,6 +55,15 @@ pub struct Plan {
 unsafe impl Send for Plan {}
 unsafe impl Sync for Plan {}
 
+// prctl options and securebits (linux/prctl.h, linux/securebits.h); not all are in the libc crate.
+const PR_CAPBSET_DROP: libc::c_int = 24;
+const PR_SET_SECUREBITS: libc::c_int = 28;
+const PR_CAP_AMBIENT: libc::c_int = 47;
+const PR_CAP_AMBIENT_CLEAR_ALL: libc::c_ulong = 4;
+/// NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock bit (not KEEP_CAPS).
+const SECUREBITS_LOCKED_DOWN: libc::c_ulong = 0b1110_1111;
+const LAST_CAP: libc::c_ulong = 63;
+
 /// Nice value of sandboxed processes.
 const SANDBOX_NICE: libc::c_int = 10;
 
@@ -75,7 +84,7 @@ pub const STEPS: &[&str] = &[
     "remount the root read-only",
     "enter the scratch directory",
     "set the hostname",
-    "set resource limits",
+    "set resource limits and drop capabilities",
     "close inherited descriptors",
     "install seccomp filters",
     "execve",
@@ -219,6 +228,13 @@ pub unsafe fn enter(plan: &Plan) -> ! {
         let rl = libc::rlimit { rlim_cur: limit, rlim_max: limit };
         check!(report, 15, libc::setrlimit(resource, &rl));
     }
+    // Root inside the user namespace would get every capability there on execve: empty the bounding
+    // set and lock root's special treatment off, so the program runs without any capability.
+    for cap in 0..=LAST_CAP {
+        libc::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0); // EINVAL past the kernel's last capability
+    }
+    check!(report, 15, libc::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0));
+    check!(report, 15, libc::prctl(PR_SET_SECUREBITS, SECUREBITS_LOCKED_DOWN, 0, 0, 0));
     // Keep 0..=4 and the report pipe (closed by exec); close everything else, e.g. other sandboxes' pipes.
     check!(report, 16, libc::dup2(report, 5));
     check!(report, 16, libc::fcntl(5, libc::F_SETFD, libc::FD_CLOEXEC));
