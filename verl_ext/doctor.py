@@ -40,8 +40,8 @@ def run(require_sandbox: bool = True) -> int:
     print(f"  seccomp filters    {'yes' if caps['seccomp'] else 'no'}")
     landlock = caps["landlock_abi"]
     print(f"  landlock           {'ABI ' + str(landlock) + ' (not used: mount namespaces already confine files)' if landlock else 'unavailable'}")
-    print("  limits             rlimits (address space, CPU, file size, open files, processes, core=0); "
-          "cgroups not used")
+    print("  limits             rlimits (address space, CPU, file size, open files, processes, core=0)")
+    print(f"  cgroups            {caps['cgroups']}")
     if require_sandbox and not ok:
         print("doctor: the sandbox is unavailable, so code rewards will refuse to run (see above)")
         return 1

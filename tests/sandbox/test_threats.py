@@ -38,6 +38,18 @@ def sandbox_pids() -> set[int]:
     return pids
 
 
+def sandbox_cgroups() -> set[str]:
+    """Per-execution cgroups still present under this process's memory/pids groups."""
+    found = set()
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for mount in (Path("/sys/fs/cgroup") / c for c in ([controllers] if controllers else ["."])):
+            base = mount / path.lstrip("/")
+            if base.is_dir():
+                found |= {d.name for d in base.iterdir() if d.name.startswith("verl-ext-")}
+    return found
+
+
 def host_state() -> tuple[set[str], str]:
     return set(os.listdir("/tmp")), Path("/proc/self/mountinfo").read_text()
 
@@ -49,9 +61,10 @@ def nothing_left_behind() -> Iterator[None]:
     # A killed namespace's processes all have SIGKILL pending and never run user code again; the
     # kernel finishes tearing them down in the background (about 4 ms per process here).
     deadline = time.monotonic() + TEARDOWN_S
-    while sandbox_pids() and time.monotonic() < deadline:
+    while (sandbox_pids() or sandbox_cgroups()) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert sandbox_pids() == set(), "sandboxed processes survived"
+    assert sandbox_cgroups() == set(), "per-execution cgroups left behind"
     tmp_after, mounts_after = host_state()
     assert tmp_after - before[0] == set(), "files left in the host's /tmp"
     assert mounts_after == before[1], "mounts changed on the host"
@@ -271,3 +284,14 @@ def test_no_capabilities_even_as_namespace_root() -> None:
             "    print(sorted(set(caps.values())))")
     r = run(code, timeout_s=5)
     assert r.status == "ok" and r.stdout == "['0000000000000000']\n" * 2, r
+
+
+@pytest.mark.skipif(sandbox.capabilities()["cgroups"].startswith("unavailable"),
+                    reason=f"no per-execution cgroups here: {sandbox.capabilities()['cgroups']}")
+def test_memory_of_a_process_tree_is_capped_by_its_cgroup() -> None:
+    """Each process stays under RLIMIT_AS; only the execution's cgroup bounds their sum."""
+    code = ("import os, time\nfor _ in range(7):\n    if os.fork() == 0:\n        break\n"
+            "x = bytearray(100 * 1024 * 1024)\nfor i in range(0, len(x), 4096):\n    x[i] = 1\n"
+            "time.sleep(1)\nprint('alive')")
+    r = run(code, timeout_s=5, memory_mb=300)
+    assert r.status == "memory_limit" and "alive" not in r.stdout, r

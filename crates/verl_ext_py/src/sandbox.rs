@@ -94,6 +94,7 @@ pub fn sandbox_probe<'py>(
     d.set_item("error", caps.error)?;
     d.set_item("seccomp", caps.seccomp)?;
     d.set_item("landlock_abi", caps.landlock_abi)?;
+    d.set_item("cgroups", caps.cgroups)?;
     d.set_item("denied_syscalls", sandbox::seccomp::denied_syscalls().collect::<Vec<_>>())?;
     Ok(d)
 }

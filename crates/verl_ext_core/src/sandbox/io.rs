@@ -4,8 +4,6 @@
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
-use crate::sandbox::HostIds;
-
 /// After PID 1 exits, how long to wait for the pipes to reach EOF. Its pidfd turns readable only once
 /// the kernel has killed and reaped the whole namespace, so this only bounds a pathological delay.
 const DRAIN_GRACE: Duration = Duration::from_millis(100);
@@ -230,8 +228,8 @@ fn cpu_ms_from_proc(pid: libc::pid_t) -> f64 {
 }
 
 pub enum Reaped {
-    /// Wait status and CPU time in ms.
-    Now(libc::c_int, f64),
+    /// Wait status, CPU time in ms, and what `on_reaped` returned.
+    Now(libc::c_int, f64, bool),
     /// Killed and still being torn down: CPU time so far; a background thread reaps it.
     Later(f64),
 }
@@ -249,8 +247,14 @@ fn wait4(pid: libc::pid_t) -> (libc::c_int, libc::rusage) {
     }
 }
 
-/// Reap PID 1, killing it first unless it already exited.
-pub fn reap(pid: libc::pid_t, pidfd: OwnedFd, exited: bool, ids: HostIds) -> Reaped {
+/// Reap PID 1, killing it first unless it already exited; `on_reaped(now)` runs right after (on a
+/// background thread when the teardown outlasts [`TEARDOWN_WAIT`], then with `now == false`).
+pub fn reap(
+    pid: libc::pid_t,
+    pidfd: OwnedFd,
+    exited: bool,
+    on_reaped: impl FnOnce(bool) -> bool + Send + 'static,
+) -> Reaped {
     if !exited {
         kill(&pidfd);
         let mut pfd = libc::pollfd { fd: pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
@@ -260,13 +264,14 @@ pub fn reap(pid: libc::pid_t, pidfd: OwnedFd, exited: bool, ids: HostIds) -> Rea
             let cpu = cpu_ms_from_proc(pid);
             std::thread::spawn(move || {
                 wait4(pid);
-                drop((pidfd, ids)); // the host uid is free again once its processes are gone
+                drop(pidfd);
+                on_reaped(false);
             });
             return Reaped::Later(cpu);
         }
     }
     let (status, usage) = wait4(pid);
-    drop(ids);
+    let flag = on_reaped(true);
     let ms = |tv: libc::timeval| tv.tv_sec as f64 * 1e3 + tv.tv_usec as f64 / 1e3;
-    Reaped::Now(status, ms(usage.ru_utime) + ms(usage.ru_stime))
+    Reaped::Now(status, ms(usage.ru_utime) + ms(usage.ru_stime), flag)
 }

@@ -4,6 +4,7 @@
 //! through a pidfd and caps all output. Killing PID 1 of the namespace ends every process in it, and
 //! the private mounts vanish with it, so nothing is left behind.
 
+pub mod cgroup;
 mod child;
 mod io;
 pub mod probe;
@@ -400,6 +401,8 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
     let (sync_r, sync_w) = pipe()?;
     let (report_r, report_w) = pipe()?;
     let ids = HostIds::acquire();
+    let group =
+        cgroup::Group::create(cfg.memory_mb.saturating_mul(1 << 20), cfg.max_processes).map_err(SandboxError::Setup)?;
     let prepared = prepare(
         req,
         cfg,
@@ -450,7 +453,10 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
             libc::waitpid(pid, &mut status, 0);
         }
     };
-    if let Err(e) = write_id_maps(pid, &ids) {
+    if let Err(e) = write_id_maps(pid, &ids).and_then(|()| match &group {
+        Some(g) => g.attach(pid).map_err(SandboxError::Setup),
+        None => Ok(()),
+    }) {
         reap(true);
         return Err(e);
     }
@@ -475,7 +481,14 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
         io::Caps { output: cfg.output_limit, channel: cfg.channel_limit },
         deadline,
     );
-    let reaped = io::reap(pid, pidfd, collected.exited, ids);
+    let oom_killed = |g: &Option<cgroup::Group>| g.as_ref().is_some_and(|g| g.oom_killed());
+    let exited = collected.exited;
+    let reaped = io::reap(pid, pidfd, exited, move |reaped_now| {
+        // Runs once PID 1 is reaped (maybe on a background thread): the uid and the group are free again.
+        let oom = reaped_now && oom_killed(&group);
+        drop((ids, group));
+        oom
+    });
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
     drop(prepared);
 
@@ -484,14 +497,18 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
         return Err(SandboxError::Setup(format!("{name}: {}", std::io::Error::from_raw_os_error(step.1))));
     }
     let (exit_code, signal, cpu_ms) = match reaped {
-        io::Reaped::Now(status, cpu_ms) if libc::WIFEXITED(status) => (Some(libc::WEXITSTATUS(status)), None, cpu_ms),
-        io::Reaped::Now(status, cpu_ms) if libc::WIFSIGNALED(status) => (None, Some(libc::WTERMSIG(status)), cpu_ms),
-        io::Reaped::Now(_, cpu_ms) => (None, None, cpu_ms),
+        io::Reaped::Now(status, cpu_ms, _) if libc::WIFEXITED(status) => {
+            (Some(libc::WEXITSTATUS(status)), None, cpu_ms)
+        }
+        io::Reaped::Now(status, cpu_ms, _) if libc::WIFSIGNALED(status) => (None, Some(libc::WTERMSIG(status)), cpu_ms),
+        io::Reaped::Now(_, cpu_ms, _) => (None, None, cpu_ms),
         io::Reaped::Later(cpu_ms) => (None, Some(libc::SIGKILL), cpu_ms),
     };
+    let oom = matches!(reaped, io::Reaped::Now(_, _, true));
     let status = match collected.killed_for {
         Some(io::KillReason::Deadline) => Status::Timeout,
         Some(io::KillReason::Output) => Status::OutputLimit,
+        None if oom => Status::MemoryLimit,
         None => match (exit_code, signal) {
             (Some(0), _) => Status::Ok,
             (Some(MEMORY_EXIT_CODE), _) => Status::MemoryLimit,

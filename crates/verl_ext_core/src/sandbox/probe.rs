@@ -12,6 +12,8 @@ pub struct Capabilities {
     pub error: Option<String>,
     pub seccomp: bool,
     pub landlock_abi: Option<u32>,
+    /// Per-execution memory/pids cgroups, or why not.
+    pub cgroups: String,
 }
 
 fn landlock_abi() -> Option<u32> {
@@ -39,5 +41,6 @@ pub fn probe(argv: Vec<String>, read_only_paths: Vec<std::path::PathBuf>) -> Cap
         }
         Err(e) => (false, Some(e.to_string())),
     };
-    Capabilities { full_isolation, error, seccomp, landlock_abi: landlock_abi() }
+    let cgroups = crate::sandbox::cgroup::support().describe();
+    Capabilities { full_isolation, error, seccomp, landlock_abi: landlock_abi(), cgroups }
 }
