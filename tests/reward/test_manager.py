@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import time
@@ -169,3 +170,19 @@ def test_importlib_fallback_from_the_readme_resolves_the_manager() -> None:
         "source": "importlib", "name": "VerlExtRewardManager",
         "module": {"path": "pkg://verl_ext.reward.manager", "name": "custom_reward_manager"}}}})
     assert resolve_reward_manager_cls(config) is VerlExtRewardManager
+
+
+def test_code_samples_are_sandboxed_and_report_test_counts(tiny_tokenizer: Any) -> None:
+    from verl_ext import sandbox
+
+    if not sandbox.capabilities()["full_isolation"]:
+        pytest.skip(f"this host cannot sandbox: {sandbox.capabilities()['error']}")
+    tests = json.dumps({"inputs": ["1 2\n", "5 5\n"], "outputs": ["3\n", "10\n"]})
+    rows = [("apps", "```python\na, b = map(int, input().split())\nprint(a + b)\n```", tests),
+            ("taco", "a, b = map(int, input().split())\nprint(a * b)", tests),
+            ("openai/gsm8k", "#### 3", "3")]
+    out = asyncio.run(run_all(manager(tiny_tokenizer), items(tiny_tokenizer, rows)))
+    assert [o["reward_score"] for o in out] == [1.0, 0.0, 1.0]
+    counts = [tuple(o["reward_extra_info"][k] for k in ("tests_passed", "tests_failed", "tests_timeout",
+                                                        "tests_error")) for o in out]
+    assert counts == [(2, 0, 0, 0), (0, 2, 0, 0), (0, 0, 0, 0)]

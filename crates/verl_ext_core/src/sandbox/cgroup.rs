@@ -76,6 +76,9 @@ fn writable(dir: &Path) -> Result<(), String> {
 }
 
 fn detect() -> Support {
+    if std::env::var("VERL_EXT_SANDBOX_CGROUPS").as_deref() == Ok("0") {
+        return Support::Unavailable("disabled by VERL_EXT_SANDBOX_CGROUPS=0".into());
+    }
     let mounts = cgroup_mounts();
     if let Some((mount, _, _)) = mounts.iter().find(|(_, t, _)| t == "cgroup2") {
         if let Some(path) = own_path("") {
