@@ -47,7 +47,9 @@ class Limits:
     #: Bytes accepted on the result channel (fd 3).
     channel_limit: int = 16 * 1024 * 1024
     scratch_mb: int = 64
-    max_processes: int = 64
+    #: Processes and threads of one execution. A 64-process fork bomb takes ~100 ms of kernel time to
+    #: tear down on 2 cores; 32 keeps the verdict within timeout + 100 ms there.
+    max_processes: int = 32
     max_open_files: int = 256
     max_file_mb: int = 64
 

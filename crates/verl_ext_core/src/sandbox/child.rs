@@ -64,9 +64,6 @@ const PR_CAP_AMBIENT_CLEAR_ALL: libc::c_ulong = 4;
 const SECUREBITS_LOCKED_DOWN: libc::c_ulong = 0b1110_1111;
 const LAST_CAP: libc::c_ulong = 63;
 
-/// Nice value of sandboxed processes.
-const SANDBOX_NICE: libc::c_int = 10;
-
 /// Steps, in order; the index is what the child reports on failure.
 pub const STEPS: &[&str] = &[
     "wait for the uid/gid maps",
@@ -222,8 +219,6 @@ pub unsafe fn enter(plan: &Plan) -> ! {
     );
     check!(report, 13, libc::chdir(plan.workdir.as_ptr()));
     check!(report, 14, libc::sethostname(plan.hostname.as_ptr().cast(), plan.hostname.len()));
-    // Below the trainer's priority, so a runaway program cannot delay the parent's deadline kill.
-    libc::setpriority(libc::PRIO_PROCESS, 0, SANDBOX_NICE);
     for &(resource, limit) in &plan.rlimits {
         let rl = libc::rlimit { rlim_cur: limit, rlim_max: limit };
         check!(report, 15, libc::setrlimit(resource, &rl));
