@@ -270,7 +270,7 @@ def test_a_fork_bomb_does_not_starve_a_neighbours_process_limit() -> None:
 
     bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
     neighbour = ("import threading, time\ntime.sleep(0.2)\nts = [threading.Thread(target=time.sleep, args=(0.01,)) "
-                 "for _ in range(40)]\n[t.start() for t in ts]\n[t.join() for t in ts]\nprint('ok')")
+                 "for _ in range(20)]\n[t.start() for t in ts]\n[t.join() for t in ts]\nprint('ok')")
     with ThreadPoolExecutor(2) as pool:
         b = pool.submit(sandbox.run, bomb, timeout_s=2.0)
         time.sleep(0.1)
