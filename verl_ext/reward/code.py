@@ -209,6 +209,12 @@ def _verdicts(result: sandbox.ExecResult, tests: dict[str, Any], indices: Sequen
     return out
 
 
+def _require_text(completions: Sequence[Any]) -> None:
+    for i, c in enumerate(completions):
+        if not isinstance(c, str):
+            raise InputTypeError(f"solution_str[{i}] must be a str, got {type(c).__name__}")
+
+
 def _payload(code: str, tests: dict[str, Any], indices: Sequence[int], alarm_s: int) -> bytes:
     request = {"code": code, "fn_name": tests.get("fn_name"), "inputs": [tests["inputs"][i] for i in indices],
                "alarm_s": alarm_s}
@@ -228,9 +234,7 @@ def score_prime_code(
     ``timeout_s`` is replaced by prime_code's budgets).
     """
     base = limits or sandbox.Limits()
-    for i, c in enumerate(completions):
-        if not isinstance(c, str):
-            raise InputTypeError(f"solution_str[{i}] must be a str, got {type(c).__name__}")
+    _require_text(completions)
     parsed = [_parse_tests(gt) for gt in ground_truths]
     codes: list[str | None] = [extract_solution(c) for c in completions]
     scores: list[CodeScore | None] = [None] * len(completions)
@@ -267,7 +271,7 @@ def score_prime_code(
     for i, verdicts in per_sample.items():
         passed = sum(v is True for v in verdicts)
         timeouts = sum(v == "timeout" for v in verdicts)
-        errors = sum(v in (-1, -2) and v is not True and v is not False for v in verdicts)
+        errors = sum(v in (-1, -2) for v in verdicts)  # bools never equal -1/-2
         failed = len(verdicts) - passed - timeouts - errors
         scores[i] = CodeScore(passed / max(len(verdicts), 1), passed, failed, timeouts, errors)
     return [s if s is not None else CodeScore(0.0, 0, 0, 0, 1) for s in scores]
@@ -296,9 +300,8 @@ def score_assert_tests(
     base = limits or sandbox.Limits()
     lim = sandbox.Limits(**{**base.__dict__, "timeout_s": ASSERT_TIMEOUT_S})
     payloads, nonces, valid = [], [], []
+    _require_text(completions)
     for i, (c, gt) in enumerate(zip(completions, ground_truths, strict=True)):
-        if not isinstance(c, str):
-            raise InputTypeError(f"solution_str[{i}] must be a str, got {type(c).__name__}")
         try:
             spec = gt if isinstance(gt, dict) else json.loads(gt)
             test, entry = spec["test"], spec["entry_point"]
