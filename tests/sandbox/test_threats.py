@@ -23,20 +23,26 @@ TIMEOUT = 1.0
 SLACK_S = 0.1
 PYTHON_SLACK_S = 0.5
 MARKER = "verl-ext-sandbox-harness"
+#: Warm executions are forked from a zygote and show its command line.
+ZYGOTE_MARKER = "verl-ext-sandbox-zygote"
 #: Bound on the kernel's background teardown of a killed namespace (64 processes take ~0.25 s).
 TEARDOWN_S = 3.0
 
 
 def sandbox_pids() -> set[int]:
-    pids = set()
+    """Processes of executions (cold or warm) on the host; zygotes, which live as long as this process,
+    are not executions (their parent is this process)."""
+    marked: dict[int, tuple[bool, int]] = {}
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
-                if MARKER.encode() in (d / "cmdline").read_bytes():
-                    pids.add(int(d.name))
-            except OSError:
-                pass
-    return pids
+                cmdline = (d / "cmdline").read_bytes()
+                ppid = int((d / "stat").read_text().rsplit(") ", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if MARKER.encode() in cmdline or ZYGOTE_MARKER.encode() in cmdline:
+                marked[int(d.name)] = (ZYGOTE_MARKER.encode() in cmdline, ppid)
+    return {pid for pid, (zygote, ppid) in marked.items() if not (zygote and ppid not in marked)}
 
 
 def sandbox_cgroups() -> set[str]:

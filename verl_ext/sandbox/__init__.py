@@ -24,10 +24,17 @@ from typing import Any, Literal
 from verl_ext import _core
 from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError
 
-__all__ = ["ExecResult", "Limits", "Status", "capabilities", "run", "run_many", "run_payloads"]
+__all__ = ["ExecResult", "Limits", "Status", "capabilities", "run", "run_many", "run_payloads", "shutdown",
+           "warm_starts"]
 
 Status = Literal["ok", "timeout", "memory_limit", "runtime_error", "output_limit", "killed"]
-HARNESS = (Path(__file__).with_name("harness.py")).read_text()
+HARNESS_PATH = Path(__file__).with_name("harness.py")
+HARNESS = HARNESS_PATH.read_text()
+ZYGOTE = Path(__file__).with_name("zygote.py").read_text()
+#: Our own package (the zygote loads the compiled core and the harness from it), and where the sandbox
+#: sees it, read-only: a neutral place that says nothing about the host's directories.
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+PACKAGE_INSIDE = "/opt/verl-ext/verl_ext"
 #: Environment of sandboxed programs (nothing of the caller's environment is passed on).
 SANDBOX_ENV = (("PATH", "/usr/local/bin:/usr/bin:/bin"), ("LANG", "C.UTF-8"), ("PYTHONIOENCODING", "utf-8"),
                ("HOME", "/tmp"), ("PYTHONHASHSEED", "0"),
@@ -136,21 +143,45 @@ def run_many(
     return run_payloads(payloads, stdin_bytes, lim, num_threads)
 
 
+def warm_starts() -> bool:
+    """Whether executions are forked by warm zygotes (the default) instead of starting an interpreter
+    each. ``VERL_EXT_SANDBOX_WARM=0`` turns them off; per-execution cgroups
+    (``VERL_EXT_SANDBOX_CGROUPS=1``) need cold starts, which are then used."""
+    return os.environ.get("VERL_EXT_SANDBOX_WARM", "1") != "0" and os.environ.get("VERL_EXT_SANDBOX_CGROUPS") != "1"
+
+
+def _zygote_argv() -> list[str]:
+    exe, _ = _interpreter()
+    core = Path(_core.__file__).resolve().relative_to(PACKAGE_DIR)
+    harness = HARNESS_PATH.resolve().relative_to(PACKAGE_DIR)
+    return [exe, "-I", "-S", "-B", "-c", ZYGOTE, f"{PACKAGE_INSIDE}/{core}", f"{PACKAGE_INSIDE}/{harness}"]
+
+
+def shutdown() -> None:
+    """Stop this process's zygotes (they also end with the process). The next execution starts new ones."""
+    _core.sandbox_shutdown()
+
+
 def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Limits, num_threads: int = 0
                  ) -> list[ExecResult]:
     """Run harness requests (a mode line, then its body; see ``harness.py``) in parallel sandboxes."""
     _require_isolation()
     exe, paths = _interpreter()
-    argv = [exe, "-I", "-S", "-B", "-c", HARNESS]
     env = list(SANDBOX_ENV)
-    requests = [(argv, env, stdin, payload) for payload, stdin in zip(payloads, stdins, strict=True)]
     lim = limits
-    raw = _core.sandbox_run_many(
-        requests, timeout_s=float(lim.timeout_s), memory_mb=int(lim.memory_mb), output_limit=int(lim.output_limit),
+    kwargs = dict(
+        timeout_s=float(lim.timeout_s), memory_mb=int(lim.memory_mb), output_limit=int(lim.output_limit),
         channel_limit=int(lim.channel_limit), scratch_mb=int(lim.scratch_mb), max_processes=int(lim.max_processes),
-        max_open_files=int(lim.max_open_files), max_file_mb=int(lim.max_file_mb), read_only_paths=paths,
-        num_threads=num_threads,
+        max_open_files=int(lim.max_open_files), max_file_mb=int(lim.max_file_mb), num_threads=num_threads,
     )
+    if warm_starts():
+        raw = _core.sandbox_run_warm(_zygote_argv(), env, list(zip(stdins, payloads, strict=True)),
+                                     read_only_paths=paths, mapped_paths=[(str(PACKAGE_DIR), PACKAGE_INSIDE)],
+                                     **kwargs)
+    else:
+        argv = [exe, "-I", "-S", "-B", "-c", HARNESS]
+        requests = [(argv, env, stdin, payload) for payload, stdin in zip(payloads, stdins, strict=True)]
+        raw = _core.sandbox_run_many(requests, read_only_paths=paths, **kwargs)
     results = []
     for r in raw:
         if isinstance(r, BaseException):

@@ -38,13 +38,15 @@ pub struct Plan {
     pub proc_dir: CString,       // "/proc"
     pub workdir: CString,        // "/tmp"
     pub hostname: &'static [u8],
+    /// The user and group id the process takes on inside its user namespace.
+    pub inner_id: libc::uid_t,
     pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
     /// Owners of the strings `argv_ptrs`/`envp_ptrs` point into (kept alive, never read directly).
     pub _argv: Vec<CString>,
     pub argv_ptrs: Vec<*const libc::c_char>,
     pub envp_ptrs: Vec<*const libc::c_char>,
     pub _env: Vec<CString>,
-    pub filters: [BpfProgram; 2],
+    pub filters: Vec<BpfProgram>,
     /// Child ends of the pipes: stdin, stdout, stderr, result channel, payload.
     pub fds: [libc::c_int; 5],
     pub sync: libc::c_int,
@@ -116,6 +118,42 @@ unsafe fn mount_tmpfs(target: &CString, options: &CString) -> libc::c_int {
     )
 }
 
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+/// Leave no capability behind, now or after any execve: root of a user namespace holds them all
+/// there. Empties the bounding and ambient sets, locks root's special treatment off (securebits),
+/// then clears the effective, permitted and inheritable sets. Returns a negative value on failure.
+///
+/// # Safety
+/// Plain syscalls; changes the calling thread's credentials.
+pub unsafe fn drop_capabilities() -> libc::c_int {
+    for cap in 0..=LAST_CAP {
+        libc::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0); // EINVAL past the kernel's last capability
+    }
+    if libc::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0
+        || libc::prctl(PR_SET_SECUREBITS, SECUREBITS_LOCKED_DOWN, 0, 0, 0) < 0
+    {
+        return -1;
+    }
+    let header = CapHeader { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
+    let data = [CapData { effective: 0, permitted: 0, inheritable: 0 }; 2];
+    libc::syscall(libc::SYS_capset, &header as *const CapHeader, data.as_ptr()) as libc::c_int
+}
+
 /// Runs in the child; never returns.
 ///
 /// # Safety
@@ -138,8 +176,9 @@ pub unsafe fn enter(plan: &Plan) -> ! {
     // Take on the ids root inside maps to (host `nobody` when we were root), dropping supplementary
     // groups where allowed; files are then created and accessed as that host user.
     libc::setgroups(0, ptr::null());
-    check!(plan.report, 1, libc::setresgid(0, 0, 0));
-    check!(plan.report, 1, libc::setresuid(0, 0, 0));
+    let id = plan.inner_id;
+    check!(plan.report, 1, libc::setresgid(id, id, id));
+    check!(plan.report, 1, libc::setresuid(id, id, id));
 
     // Pipes (and the report pipe) may sit on 0..=4 already: lift them above, then place them.
     let report = libc::fcntl(plan.report, libc::F_DUPFD_CLOEXEC, 100);
@@ -223,13 +262,7 @@ pub unsafe fn enter(plan: &Plan) -> ! {
         let rl = libc::rlimit { rlim_cur: limit, rlim_max: limit };
         check!(report, 15, libc::setrlimit(resource, &rl));
     }
-    // Root inside the user namespace would get every capability there on execve: empty the bounding
-    // set and lock root's special treatment off, so the program runs without any capability.
-    for cap in 0..=LAST_CAP {
-        libc::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0); // EINVAL past the kernel's last capability
-    }
-    check!(report, 15, libc::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0));
-    check!(report, 15, libc::prctl(PR_SET_SECUREBITS, SECUREBITS_LOCKED_DOWN, 0, 0, 0));
+    check!(report, 15, drop_capabilities());
     // Keep 0..=4 and the report pipe (closed by exec); close everything else, e.g. other sandboxes' pipes.
     check!(report, 16, libc::dup2(report, 5));
     check!(report, 16, libc::fcntl(5, libc::F_SETFD, libc::FD_CLOEXEC));

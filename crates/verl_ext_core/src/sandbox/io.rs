@@ -15,7 +15,8 @@ pub struct Streams<'a> {
     pub stdout: OwnedFd,
     pub stderr: OwnedFd,
     pub channel: OwnedFd,
-    pub report: OwnedFd,
+    /// Set-up failures of a cold start (none for warm starts: the zygote reports those).
+    pub report: Option<OwnedFd>,
 }
 
 pub struct Caps {
@@ -48,7 +49,7 @@ fn nonblocking(fd: &OwnedFd) {
     }
 }
 
-fn kill(pidfd: &OwnedFd) {
+pub fn kill(pidfd: &OwnedFd) {
     // SAFETY: signal through our pidfd; cannot hit a recycled pid.
     unsafe {
         libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), libc::SIGKILL, std::ptr::null::<u8>(), 0);
@@ -113,8 +114,9 @@ impl Reader {
 
 pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Instant) -> Collected {
     let mut out = Collected::default();
-    for fd in
-        [&streams.stdin.0, &streams.payload.0, &streams.stdout, &streams.stderr, &streams.channel, &streams.report]
+    for fd in [&streams.stdin.0, &streams.payload.0, &streams.stdout, &streams.stderr, &streams.channel]
+        .into_iter()
+        .chain(streams.report.as_ref())
     {
         nonblocking(fd);
     }
@@ -126,7 +128,7 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
         Reader { fd: Some(streams.stdout), buf: Vec::new(), cap: caps.output },
         Reader { fd: Some(streams.stderr), buf: Vec::new(), cap: caps.output },
         Reader { fd: Some(streams.channel), buf: Vec::new(), cap: caps.channel },
-        Reader { fd: Some(streams.report), buf: Vec::new(), cap: 3 },
+        Reader { fd: streams.report, buf: Vec::new(), cap: 3 },
     ];
     let mut stop_at: Option<Instant> = None;
     loop {
@@ -225,6 +227,16 @@ fn cpu_ms_from_proc(pid: libc::pid_t) -> f64 {
     // SAFETY: sysconf is always safe to call.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
     (ticks(11) + ticks(12)) * 1e3 / hz
+}
+
+/// CPU time so far of the process behind `pidfd` (its pid is in the pidfd's fdinfo), in ms.
+pub fn cpu_ms_of_pidfd(pidfd: &OwnedFd) -> f64 {
+    let Ok(info) = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", pidfd.as_raw_fd())) else { return 0.0 };
+    info.lines()
+        .find_map(|l| l.strip_prefix("Pid:"))
+        .and_then(|p| p.trim().parse::<libc::pid_t>().ok())
+        .filter(|&p| p > 0)
+        .map_or(0.0, cpu_ms_from_proc)
 }
 
 pub enum Reaped {

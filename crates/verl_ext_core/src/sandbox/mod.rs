@@ -7,8 +7,12 @@
 pub mod cgroup;
 mod child;
 mod io;
+pub mod landlock;
 pub mod probe;
+mod protocol;
 pub mod seccomp;
+pub mod warm;
+pub mod zygote;
 
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -52,6 +56,8 @@ pub struct SandboxConfig {
     pub max_file_mb: u64,
     /// Host paths visible read-only at the same place inside.
     pub read_only_paths: Vec<PathBuf>,
+    /// Host directories visible read-only at another place inside: `(host, inside)`.
+    pub mapped_paths: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Default for SandboxConfig {
@@ -66,6 +72,7 @@ impl Default for SandboxConfig {
             max_open_files: 256,
             max_file_mb: 64,
             read_only_paths: ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"].iter().map(PathBuf::from).collect(),
+            mapped_paths: Vec::new(),
         }
     }
 }
@@ -227,12 +234,55 @@ fn nproc_limit(cfg: &SandboxConfig, ids: &HostIds) -> u64 {
     }
 }
 
+/// RLIMIT_NPROC of a warm execution. Since Linux 5.14 the count is kept per user namespace, and each
+/// execution has its own, so the limit is exact; older kernels count per host uid, which all
+/// executions of a zygote share, so there it only bounds runaway fork bombs (as in [`nproc_limit`]).
+fn nproc_limit_per_userns(cfg: &SandboxConfig) -> u64 {
+    const SHARED_UID_ALLOWANCE: u64 = 4096;
+    if kernel_at_least(5, 14) {
+        cfg.max_processes
+    } else {
+        cfg.max_processes + SHARED_UID_ALLOWANCE
+    }
+}
+
+fn kernel_at_least(major: u32, minor: u32) -> bool {
+    // SAFETY: zeroed utsname is a valid out-parameter.
+    let mut uts: libc::utsname = unsafe { std::mem::zeroed() };
+    if unsafe { libc::uname(&mut uts) } < 0 {
+        return false;
+    }
+    // SAFETY: uname NUL-terminates the release.
+    let release = unsafe { std::ffi::CStr::from_ptr(uts.release.as_ptr()) }.to_string_lossy();
+    let mut parts = release.split(|c: char| !c.is_ascii_digit()).filter_map(|p| p.parse::<u32>().ok());
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (major, minor)
+}
+
 struct Prepared {
     plan: child::Plan,
 }
 
 /// First descriptor number the child uses for bind sources (above the lifted pipes at 100+).
 const BIND_SLOT_BASE: libc::c_int = 300;
+
+/// What the sandboxed process is: a program (full limits and filters) or a zygote (no resource
+/// limits of its own, a filter that still lets it create namespaces for its children).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Program,
+    Zygote,
+}
+
+impl Role {
+    /// A zygote is not root of its namespace: since Linux 5.12 a user namespace may map its parent's
+    /// uid 0 only if its creator held CAP_SETFCAP, and the zygote holds no capability.
+    fn inner_id(self) -> libc::uid_t {
+        match self {
+            Role::Program => 0,
+            Role::Zygote => zygote::ZYGOTE_ID,
+        }
+    }
+}
 
 fn prepare(
     req: &ExecRequest,
@@ -241,6 +291,7 @@ fn prepare(
     fds: [libc::c_int; 5],
     sync: libc::c_int,
     report: libc::c_int,
+    role: Role,
 ) -> Result<Prepared, SandboxError> {
     if req.argv.is_empty() || !req.argv[0].starts_with('/') {
         return Err(SandboxError::Invalid("argv[0] must be an absolute path".into()));
@@ -254,18 +305,19 @@ fn prepare(
     // A path below another one is visible through it already.
     let roots: Vec<PathBuf> =
         paths.iter().filter(|p| !paths.iter().any(|q| q != *p && p.starts_with(q))).cloned().collect();
-    for path in &roots {
-        if !path.is_absolute() {
+    let mapped = cfg.mapped_paths.iter().map(|(host, inside)| (host, inside));
+    for (path, inside) in roots.iter().map(|p| (p, p)).chain(mapped) {
+        if !path.is_absolute() || !inside.is_absolute() {
             return Err(SandboxError::Invalid(format!("read-only path {} is not absolute", path.display())));
         }
         let is_link = std::fs::symlink_metadata(path).map(|m| m.file_type().is_symlink()).unwrap_or(false);
         let c = cstring(path.as_os_str().as_bytes())?;
-        let target = stage.join(path.strip_prefix("/").unwrap_or(path));
-        if is_link {
+        let target = stage.join(inside.strip_prefix("/").unwrap_or(inside));
+        if is_link && path == inside {
             // e.g. /lib -> usr/lib on merged-/usr systems: recreate the link instead of binding.
             continue;
         }
-        push_dirs(stage, path, &mut dirs);
+        push_dirs(stage, inside, &mut dirs);
         let slot = BIND_SLOT_BASE + binds.len() as libc::c_int;
         binds.push(child::Bind {
             host_path: c,
@@ -311,16 +363,20 @@ fn prepare(
     }
 
     let cpu_s = cfg.timeout.as_secs() + 2; // backstop only: the parent enforces the wall clock
-    let rlimits = vec![
-        (libc::RLIMIT_AS, cfg.memory_mb.saturating_mul(1 << 20)),
-        (libc::RLIMIT_CPU, cpu_s),
-        (libc::RLIMIT_FSIZE, cfg.max_file_mb.saturating_mul(1 << 20)),
-        (libc::RLIMIT_NOFILE, cfg.max_open_files),
-        (libc::RLIMIT_CORE, 0),
-        (libc::RLIMIT_NPROC, nproc_limit(cfg, ids)),
-        (libc::RLIMIT_MEMLOCK, 0),
-        (libc::RLIMIT_MSGQUEUE, 0),
-    ];
+    let rlimits = match role {
+        Role::Program => vec![
+            (libc::RLIMIT_AS, cfg.memory_mb.saturating_mul(1 << 20)),
+            (libc::RLIMIT_CPU, cpu_s),
+            (libc::RLIMIT_FSIZE, cfg.max_file_mb.saturating_mul(1 << 20)),
+            (libc::RLIMIT_NOFILE, cfg.max_open_files),
+            (libc::RLIMIT_CORE, 0),
+            (libc::RLIMIT_NPROC, nproc_limit(cfg, ids)),
+            (libc::RLIMIT_MEMLOCK, 0),
+            (libc::RLIMIT_MSGQUEUE, 0),
+        ],
+        // Each execution sets its own limits; the zygote only must not dump core.
+        Role::Zygote => vec![(libc::RLIMIT_CORE, 0), (libc::RLIMIT_MEMLOCK, 0)],
+    };
     let argv: Vec<CString> = req.argv.iter().map(cstring).collect::<Result<_, _>>()?;
     let env: Vec<CString> = req.env.iter().map(|(k, v)| cstring(format!("{k}={v}"))).collect::<Result<_, _>>()?;
     let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
@@ -341,12 +397,16 @@ fn prepare(
         proc_dir: cstring("/proc")?,
         workdir: cstring("/tmp")?,
         hostname: b"sandbox",
+        inner_id: role.inner_id(),
         rlimits,
         _argv: argv,
         argv_ptrs,
         envp_ptrs,
         _env: env,
-        filters: seccomp::filters()?,
+        filters: match role {
+            Role::Program => seccomp::filters()?.into(),
+            Role::Zygote => vec![seccomp::zygote_filter()?],
+        },
         fds,
         sync,
         report,
@@ -376,7 +436,7 @@ const NAMESPACES: u64 = (libc::CLONE_NEWUSER
     | libc::CLONE_NEWIPC
     | libc::CLONE_NEWUTS) as u64;
 
-fn write_id_maps(pid: libc::pid_t, ids: &HostIds) -> Result<(), SandboxError> {
+fn write_id_maps(pid: libc::pid_t, ids: &HostIds, inner: libc::uid_t) -> Result<(), SandboxError> {
     let (uid, gid) = (ids.uid, ids.gid);
     let write = |file: &str, text: String| {
         std::fs::write(format!("/proc/{pid}/{file}"), text)
@@ -387,11 +447,134 @@ fn write_id_maps(pid: libc::pid_t, ids: &HostIds) -> Result<(), SandboxError> {
     if unsafe { libc::geteuid() } != 0 {
         write("setgroups", "deny".into())?;
     }
-    write("uid_map", format!("0 {uid} 1\n"))?;
-    write("gid_map", format!("0 {gid} 1\n"))
+    write("uid_map", format!("{inner} {uid} 1\n"))?;
+    write("gid_map", format!("{inner} {gid} 1\n"))
 }
 
-/// Run one program in a fresh sandbox and collect its outcome.
+/// Clone a child into fresh namespaces running `plan`, map its ids, put it in `group`, release it.
+fn start_child(
+    plan: &child::Plan,
+    ids: &HostIds,
+    group: Option<&cgroup::Group>,
+    sync_w: OwnedFd,
+) -> Result<(libc::pid_t, OwnedFd), SandboxError> {
+    let mut pidfd: libc::c_int = -1;
+    let args = CloneArgs {
+        flags: NAMESPACES | libc::CLONE_PIDFD as u64,
+        pidfd: &mut pidfd as *mut libc::c_int as u64,
+        child_tid: 0,
+        parent_tid: 0,
+        exit_signal: libc::SIGCHLD as u64,
+        stack: 0,
+        stack_size: 0,
+        tls: 0,
+        set_tid: 0,
+        set_tid_size: 0,
+        cgroup: 0,
+    };
+    // SAFETY: clone3 without a stack behaves like fork; the child only runs `child::enter`.
+    let pid = unsafe { libc::syscall(libc::SYS_clone3, &args as *const CloneArgs, std::mem::size_of::<CloneArgs>()) };
+    if pid == 0 {
+        // SAFETY: we are the child of clone3 and the plan is complete.
+        unsafe { child::enter(plan) }
+    }
+    if pid < 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(SandboxError::Unsupported(format!("clone3 with new namespaces failed: {e}")));
+    }
+    let pid = pid as libc::pid_t;
+    // SAFETY: the kernel stored a fresh pidfd.
+    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
+    let abort = |e: SandboxError| {
+        // Set-up failures only: the child is a single process here.
+        // SAFETY: our own child; pidfd_send_signal cannot hit a recycled pid.
+        unsafe {
+            libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), libc::SIGKILL, std::ptr::null::<u8>(), 0);
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, 0);
+        }
+        Err(e)
+    };
+    if let Err(e) = write_id_maps(pid, ids, plan.inner_id).and_then(|()| match group {
+        Some(g) => g.attach(pid).map_err(SandboxError::Setup),
+        None => Ok(()),
+    }) {
+        return abort(e);
+    }
+    // SAFETY: writing one byte to our pipe.
+    if unsafe { libc::write(sync_w.as_raw_fd(), b"1".as_ptr().cast(), 1) } != 1 {
+        return abort(SandboxError::Setup("could not release the child".into()));
+    }
+    Ok((pid, pidfd))
+}
+
+/// Start a zygote (see [`zygote`]) running `req.argv` with `control` on its fd 3; returns its pid,
+/// the read end of its stderr, and its host ids (to release once it is reaped).
+fn launch_zygote(
+    req: &ExecRequest,
+    cfg: &SandboxConfig,
+    control: OwnedFd,
+) -> Result<(libc::pid_t, OwnedFd, HostIds), SandboxError> {
+    let (stdin_r, stdin_w) = pipe()?;
+    let (log_r, log_w) = pipe()?;
+    let (pay_r, pay_w) = pipe()?;
+    let (sync_r, sync_w) = pipe()?;
+    let (report_r, report_w) = pipe()?;
+    drop((stdin_w, pay_w));
+    let ids = HostIds::acquire();
+    let fds = [stdin_r.as_raw_fd(), log_w.as_raw_fd(), log_w.as_raw_fd(), control.as_raw_fd(), pay_r.as_raw_fd()];
+    let prepared = prepare(req, cfg, &ids, fds, sync_r.as_raw_fd(), report_w.as_raw_fd(), Role::Zygote)?;
+    let (pid, _pidfd) = start_child(&prepared.plan, &ids, None, sync_w)?;
+    drop((stdin_r, log_w, pay_r, sync_r, report_w, control));
+    // The report pipe closes on execve (success) or carries the failed step.
+    let mut buf = [0u8; 3];
+    // SAFETY: blocking read into a valid buffer.
+    let n = unsafe { libc::read(report_r.as_raw_fd(), buf.as_mut_ptr().cast(), 3) };
+    if n == 3 {
+        let mut status = 0;
+        // SAFETY: our own child, which is exiting.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        let name = child::STEPS.get(buf[0] as usize).copied().unwrap_or("unknown step");
+        let errno = i32::from(buf[1]) | (i32::from(buf[2]) << 8);
+        return Err(SandboxError::Setup(format!("zygote: {name}: {}", std::io::Error::from_raw_os_error(errno))));
+    }
+    Ok((pid, log_r, ids))
+}
+
+/// The verdict from what was collected and how PID 1 ended (`exit`: wait status and CPU ms, when
+/// known; otherwise it was killed, is still being torn down, and this is its CPU time so far).
+fn verdict(collected: Collected, exit: Result<(libc::c_int, f64), f64>, oom: bool, wall_ms: f64) -> ExecResult {
+    let (exit_code, signal, cpu_ms) = match exit.map_err(Some) {
+        Ok((status, cpu_ms)) if libc::WIFEXITED(status) => (Some(libc::WEXITSTATUS(status)), None, cpu_ms),
+        Ok((status, cpu_ms)) if libc::WIFSIGNALED(status) => (None, Some(libc::WTERMSIG(status)), cpu_ms),
+        Ok((_, cpu_ms)) => (None, None, cpu_ms),
+        Err(cpu_so_far) => (None, Some(libc::SIGKILL), cpu_so_far.unwrap_or(0.0)),
+    };
+    let status = match collected.killed_for {
+        Some(io::KillReason::Deadline) => Status::Timeout,
+        Some(io::KillReason::Output) => Status::OutputLimit,
+        None if oom => Status::MemoryLimit,
+        None => match (exit_code, signal) {
+            (Some(0), _) => Status::Ok,
+            (Some(MEMORY_EXIT_CODE), _) => Status::MemoryLimit,
+            (Some(_), _) => Status::RuntimeError,
+            (None, Some(libc::SIGXCPU)) => Status::Timeout,
+            _ => Status::Killed,
+        },
+    };
+    ExecResult {
+        status,
+        exit_code,
+        signal,
+        stdout: collected.stdout,
+        stderr: collected.stderr,
+        channel: collected.channel,
+        wall_ms,
+        cpu_ms,
+    }
+}
+
+/// Run one program in a fresh sandbox (a cold start: clone, set up, execve) and collect its outcome.
 pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, SandboxError> {
     let (stdin_r, stdin_w) = pipe()?;
     let (out_r, out_w) = pipe()?;
@@ -410,62 +593,11 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
         [stdin_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd(), chan_w.as_raw_fd(), pay_r.as_raw_fd()],
         sync_r.as_raw_fd(),
         report_w.as_raw_fd(),
+        Role::Program,
     )?;
-
-    let mut pidfd: libc::c_int = -1;
-    let args = CloneArgs {
-        flags: NAMESPACES | libc::CLONE_PIDFD as u64,
-        pidfd: &mut pidfd as *mut libc::c_int as u64,
-        child_tid: 0,
-        parent_tid: 0,
-        exit_signal: libc::SIGCHLD as u64,
-        stack: 0,
-        stack_size: 0,
-        tls: 0,
-        set_tid: 0,
-        set_tid_size: 0,
-        cgroup: 0,
-    };
     let start = Instant::now();
-    // SAFETY: clone3 without a stack behaves like fork; the child only runs `child::enter`.
-    let pid = unsafe { libc::syscall(libc::SYS_clone3, &args as *const CloneArgs, std::mem::size_of::<CloneArgs>()) };
-    if pid == 0 {
-        // SAFETY: we are the child of clone3 and the plan is complete.
-        unsafe { child::enter(&prepared.plan) }
-    }
-    if pid < 0 {
-        let e = std::io::Error::last_os_error();
-        return Err(SandboxError::Unsupported(format!("clone3 with new namespaces failed: {e}")));
-    }
-    let pid = pid as libc::pid_t;
-    // SAFETY: the kernel stored a fresh pidfd.
-    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
+    let (pid, pidfd) = start_child(&prepared.plan, &ids, group.as_ref(), sync_w)?;
     drop((stdin_r, out_w, err_w, chan_w, pay_r, sync_r, report_w));
-
-    let reap = |kill: bool| {
-        // Set-up failures only: the child is a single process here.
-        // SAFETY: our own child; pidfd_send_signal cannot hit a recycled pid.
-        unsafe {
-            if kill {
-                libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), libc::SIGKILL, std::ptr::null::<u8>(), 0);
-            }
-            let mut status = 0;
-            libc::waitpid(pid, &mut status, 0);
-        }
-    };
-    if let Err(e) = write_id_maps(pid, &ids).and_then(|()| match &group {
-        Some(g) => g.attach(pid).map_err(SandboxError::Setup),
-        None => Ok(()),
-    }) {
-        reap(true);
-        return Err(e);
-    }
-    // SAFETY: writing one byte to our pipe.
-    if unsafe { libc::write(sync_w.as_raw_fd(), b"1".as_ptr().cast(), 1) } != 1 {
-        reap(true);
-        return Err(SandboxError::Setup("could not release the child".into()));
-    }
-    drop(sync_w);
 
     let deadline = start + cfg.timeout;
     let collected = io::collect(
@@ -476,7 +608,7 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
             stdout: out_r,
             stderr: err_r,
             channel: chan_r,
-            report: report_r,
+            report: Some(report_r),
         },
         io::Caps { output: cfg.output_limit, channel: cfg.channel_limit },
         deadline,
@@ -500,37 +632,11 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
         let name = child::STEPS.get(step.0 as usize).copied().unwrap_or("unknown step");
         return Err(SandboxError::Setup(format!("{name}: {}", std::io::Error::from_raw_os_error(step.1))));
     }
-    let (exit_code, signal, cpu_ms) = match reaped {
-        io::Reaped::Now(status, cpu_ms, _) if libc::WIFEXITED(status) => {
-            (Some(libc::WEXITSTATUS(status)), None, cpu_ms)
-        }
-        io::Reaped::Now(status, cpu_ms, _) if libc::WIFSIGNALED(status) => (None, Some(libc::WTERMSIG(status)), cpu_ms),
-        io::Reaped::Now(_, cpu_ms, _) => (None, None, cpu_ms),
-        io::Reaped::Later(cpu_ms) => (None, Some(libc::SIGKILL), cpu_ms),
+    let (exit, oom) = match reaped {
+        io::Reaped::Now(status, cpu_ms, oom) => (Ok((status, cpu_ms)), oom),
+        io::Reaped::Later(cpu_ms) => (Err(cpu_ms), false),
     };
-    let oom = matches!(reaped, io::Reaped::Now(_, _, true));
-    let status = match collected.killed_for {
-        Some(io::KillReason::Deadline) => Status::Timeout,
-        Some(io::KillReason::Output) => Status::OutputLimit,
-        None if oom => Status::MemoryLimit,
-        None => match (exit_code, signal) {
-            (Some(0), _) => Status::Ok,
-            (Some(MEMORY_EXIT_CODE), _) => Status::MemoryLimit,
-            (Some(_), _) => Status::RuntimeError,
-            (None, Some(libc::SIGXCPU)) => Status::Timeout,
-            _ => Status::Killed,
-        },
-    };
-    Ok(ExecResult {
-        status,
-        exit_code,
-        signal,
-        stdout: collected.stdout,
-        stderr: collected.stderr,
-        channel: collected.channel,
-        wall_ms,
-        cpu_ms,
-    })
+    Ok(verdict(collected, exit, oom, wall_ms))
 }
 
 /// Watcher threads mostly sleep in poll(); when they wake for a deadline they compete with whatever
@@ -548,6 +654,14 @@ fn raise_watcher_priority() {
 /// Not the shared Rayon pools: an execution mostly waits on its child, and concurrent callers (e.g.
 /// reward workers) must not queue behind each other's executions.
 pub fn run_all(reqs: &[ExecRequest], cfg: &SandboxConfig, threads: usize) -> Vec<Result<ExecResult, SandboxError>> {
+    run_each(reqs, threads, |req| run(req, cfg))
+}
+
+fn run_each(
+    reqs: &[ExecRequest],
+    threads: usize,
+    one: impl Fn(&ExecRequest) -> Result<ExecResult, SandboxError> + Sync,
+) -> Vec<Result<ExecResult, SandboxError>> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
 
@@ -556,14 +670,14 @@ pub fn run_all(reqs: &[ExecRequest], cfg: &SandboxConfig, threads: usize) -> Vec
     let slots: Vec<Mutex<Option<Result<ExecResult, SandboxError>>>> = reqs.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| loop {
-                if next.load(Ordering::Relaxed) == 0 {
-                    raise_watcher_priority();
+            scope.spawn(|| {
+                raise_watcher_priority();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(req) = reqs.get(i) else { break };
+                    let result = one(req);
+                    *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
                 }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(req) = reqs.get(i) else { break };
-                let result = run(req, cfg);
-                *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
             });
         }
     });

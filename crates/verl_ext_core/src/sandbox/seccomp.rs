@@ -115,6 +115,18 @@ pub fn filters() -> Result<[BpfProgram; 2], SandboxError> {
     Ok([clone3, deny])
 }
 
+/// Syscalls a zygote's children need during their set-up (their own filters deny them afterwards).
+const ZYGOTE_NEEDS: &[libc::c_long] = &[libc::SYS_mount, libc::SYS_sethostname];
+
+/// The zygote's filter: the deny list except what its children need to set themselves up (mounting
+/// their tmpfs and /proc, naming their host); namespace creation stays allowed. Executions stack
+/// [`filters`] on top of it.
+pub fn zygote_filter() -> Result<BpfProgram, SandboxError> {
+    let rules: BTreeMap<i64, Vec<SeccompRule>> =
+        DENIED.iter().filter(|(_, nr)| !ZYGOTE_NEEDS.contains(nr)).map(|&(_, nr)| (nr, vec![])).collect();
+    build(rules, libc::EPERM)
+}
+
 /// Names of the syscalls denied outright (for `doctor` and the docs).
 pub fn denied_syscalls() -> impl Iterator<Item = &'static str> {
     DENIED.iter().map(|&(name, _)| name).chain(["clone3 (ENOSYS)", "clone/unshare with namespace flags"])
@@ -126,5 +138,6 @@ mod tests {
     fn filters_compile() {
         let [a, b] = super::filters().unwrap();
         assert!(!a.is_empty() && !b.is_empty());
+        assert!(!super::zygote_filter().unwrap().is_empty());
     }
 }

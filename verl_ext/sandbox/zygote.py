@@ -1,0 +1,25 @@
+# verl-ext-sandbox-zygote: runs inside the sandbox as `python -I -S -B -c <this file> <_core path> <harness path>`.
+# Loads the compiled core and the harness, imports what test programs use, then serves spawn requests on
+# fd 3 (see crates/verl_ext_core/src/sandbox/zygote.rs). `_zygote_serve` returns only in a forked
+# execution, already isolated (fresh namespaces, tmpfs, rlimits, no capabilities, Landlock, seccomp),
+# which then runs the harness on its request exactly as a cold start would.
+import sys
+
+
+def _start():
+    import importlib.util
+
+    core_path, harness_path = sys.argv[1], sys.argv[2]
+    spec = importlib.util.spec_from_file_location("verl_ext._core", core_path)
+    core = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(core)
+    with open(harness_path, encoding="utf-8") as f:
+        source = f.read()
+    harness = {"__name__": "verl_ext_harness", "__builtins__": __builtins__}
+    exec(compile(source, harness_path, "exec"), harness)  # noqa: S102 - our own harness
+    harness["warm_up"]()
+    core._zygote_serve(3)
+    return harness["run_forked"]
+
+
+_start()()
