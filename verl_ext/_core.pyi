@@ -38,3 +38,23 @@ def sandbox_run_many(
     num_threads: int = 0,
 ) -> list[Any]: ...
 def sandbox_probe(argv: list[str], read_only_paths: list[str] | list[PathLike[str]]) -> dict[str, Any]: ...
+def sandbox_run_warm(
+    zygote_argv: list[str],
+    zygote_env: list[tuple[str, str]],
+    requests: list[tuple[bytes, bytes]],
+    *,
+    timeout_s: float,
+    memory_mb: int,
+    output_limit: int,
+    channel_limit: int,
+    scratch_mb: int,
+    max_processes: int,
+    max_open_files: int,
+    max_file_mb: int,
+    read_only_paths: list[str] | list[PathLike[str]],
+    mapped_paths: list[tuple[str, str]],
+    num_threads: int = 0,
+) -> list[dict[str, Any] | BaseException]: ...
+def sandbox_shutdown() -> None: ...
+def sandbox_live_zygotes() -> int: ...
+def _zygote_serve(control: int) -> None: ...

@@ -79,17 +79,17 @@ fn fs_rights(abi: u32) -> u64 {
 }
 
 /// Restrict the calling process (and its future children) to the rules above, for the current root.
-/// Ok(false) where the kernel has no Landlock; Err (errno set) when a step failed.
+/// Returns the ABI applied (0 where the kernel has no Landlock), or -1 with errno set when a step failed.
 ///
 /// # Safety
 /// Plain syscalls; the caller must hold CAP_SYS_ADMIN in its user namespace or have set no_new_privs.
-pub unsafe fn restrict_self() -> Result<bool, ()> {
-    let Some(abi) = abi() else { return Ok(false) };
-    let ruleset = Ruleset::build(abi).ok_or(())?;
+pub unsafe fn restrict_self() -> libc::c_long {
+    let Some(abi) = abi() else { return 0 };
+    let Some(ruleset) = Ruleset::build(abi) else { return -1 };
     if libc::syscall(libc::SYS_landlock_restrict_self, ruleset.fd.as_raw_fd(), 0) < 0 {
-        return Err(());
+        return -1;
     }
-    Ok(true)
+    libc::c_long::from(abi as i32)
 }
 
 struct Ruleset {

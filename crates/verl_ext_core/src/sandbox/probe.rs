@@ -16,15 +16,6 @@ pub struct Capabilities {
     pub cgroups: String,
 }
 
-fn landlock_abi() -> Option<u32> {
-    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
-    // SAFETY: the version query takes no ruleset.
-    let v = unsafe {
-        libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0, LANDLOCK_CREATE_RULESET_VERSION)
-    };
-    (v > 0).then_some(v as u32)
-}
-
 /// Probe by running `/bin/true`-like program `argv` (absolute path) in a full sandbox.
 pub fn probe(argv: Vec<String>, read_only_paths: Vec<std::path::PathBuf>) -> Capabilities {
     let seccomp = crate::sandbox::seccomp::filters().is_ok();
@@ -42,5 +33,5 @@ pub fn probe(argv: Vec<String>, read_only_paths: Vec<std::path::PathBuf>) -> Cap
         Err(e) => (false, Some(e.to_string())),
     };
     let cgroups = crate::sandbox::cgroup::support().describe();
-    Capabilities { full_isolation, error, seccomp, landlock_abi: landlock_abi(), cgroups }
+    Capabilities { full_isolation, error, seccomp, landlock_abi: crate::sandbox::landlock::abi(), cgroups }
 }

@@ -22,7 +22,7 @@ pub struct SpawnLimits {
 impl SpawnLimits {
     pub const SIZE: usize = 6 * 8;
 
-    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+    pub fn to_bytes(self) -> [u8; Self::SIZE] {
         let mut out = [0u8; Self::SIZE];
         let fields = [self.memory_bytes, self.cpu_s, self.file_bytes, self.open_files, self.processes, self.scratch_mb];
         for (chunk, v) in out.chunks_exact_mut(8).zip(fields) {
@@ -96,7 +96,7 @@ pub struct ExitRecord {
 impl ExitRecord {
     pub const SIZE: usize = 20;
 
-    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+    pub fn to_bytes(self) -> [u8; Self::SIZE] {
         let mut out = [0u8; Self::SIZE];
         out[0..4].copy_from_slice(&self.wait_status.to_le_bytes());
         out[4..8].copy_from_slice(&self.setup_step.to_le_bytes());

@@ -331,9 +331,7 @@ unsafe fn isolate(
     check!(report, 5, libc::sethostname(c"sandbox".as_ptr(), 7));
     // Landlock after our mounts (a Landlock domain may not change its mounts); allowed without
     // no_new_privs because we hold CAP_SYS_ADMIN in our namespace.
-    if landlock::restrict_self().is_err() {
-        fail(report, 9);
-    }
+    check!(report, 9, landlock::restrict_self());
 
     // Lift the pipes (and the report pipe) above 0..=5, place them on 0..=4, close everything else.
     let report = libc::fcntl(report, libc::F_DUPFD_CLOEXEC, 100);
