@@ -221,6 +221,31 @@ def _payload(code: str, tests: dict[str, Any], indices: Sequence[int], alarm_s: 
     return b"prime\n" + json.dumps(request).encode("utf-8", "surrogatepass")
 
 
+def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits) -> CodeScore:
+    """prime_code's procedure for one completion: all tests in one run; if any fails, each of the first
+    few again in a run of its own (those in parallel: each is a separate process in verl too)."""
+    n = len(tests["inputs"])
+    first_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": FIRST_PASS_ALARM_S + PROCESS_SLACK_S})
+    run = sandbox.run_payloads([_payload(code, tests, range(n), FIRST_PASS_ALARM_S)], [b""], first_limits, 1)[0]
+    verdicts = _verdicts(run, tests, list(range(n)))
+    if n == 0 or (len(verdicts) == n and all(v is True for v in verdicts)):
+        return CodeScore(1.0, n, 0, 0, 0)
+    # prime_code builds the one-test cases from inputs/outputs only: without `fn_name`, so call-based
+    # problems are re-run as stdin programs here, exactly as verl does.
+    singles = [{"inputs": [tests["inputs"][t]], "outputs": [tests["outputs"][t]]} for t in range(min(n, PER_TEST_MAX))]
+    per_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": PER_TEST_ALARM_S + PROCESS_SLACK_S})
+    runs = sandbox.run_payloads([_payload(code, single, [0], PER_TEST_ALARM_S) for single in singles],
+                                [b""] * len(singles), per_limits, len(singles))
+    results: list[Any] = []
+    for single, run in zip(singles, runs, strict=True):
+        results.extend(_verdicts(run, single, [0]) or [-1])
+    passed = sum(v is True for v in results)
+    timeouts = sum(v == "timeout" for v in results)
+    errors = sum(v in (-1, -2) for v in results)  # bools never equal -1/-2
+    failed = len(results) - passed - timeouts - errors
+    return CodeScore(passed / max(len(results), 1), passed, failed, timeouts, errors)
+
+
 def score_prime_code(
     completions: Sequence[str],
     ground_truths: Sequence[Any],
@@ -230,51 +255,28 @@ def score_prime_code(
 ) -> list[CodeScore]:
     """Score completions against prime_code test JSON (``{"inputs", "outputs", "fn_name"?}``).
 
-    All executions of a stage run in parallel sandboxes; ``limits`` sets memory and output caps (its
-    ``timeout_s`` is replaced by prime_code's budgets).
+    Completions are scored concurrently, each through prime_code's stages as soon as the previous one
+    ended (a slow first run holds up nothing else); the sandbox bounds the executions running at once.
+    ``limits`` sets memory and output caps (its ``timeout_s`` is replaced by prime_code's budgets);
+    ``num_threads`` bounds the completions in flight (0: the sandbox's default).
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     base = limits or sandbox.Limits()
     _require_text(completions)
     parsed = [_parse_tests(gt) for gt in ground_truths]
-    codes: list[str | None] = [extract_solution(c) for c in completions]
-    scores: list[CodeScore | None] = [None] * len(completions)
-
-    first = [i for i, (t, c) in enumerate(zip(parsed, codes)) if t is not None and c is not None]
-    for i, (t, c) in enumerate(zip(parsed, codes)):
-        if t is None or c is None:
-            scores[i] = CodeScore(0.0, 0, 0, 0, 1)
-    first_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": FIRST_PASS_ALARM_S + PROCESS_SLACK_S})
-    runs = sandbox.run_payloads(
-        [_payload(codes[i], parsed[i], range(len(parsed[i]["inputs"])), FIRST_PASS_ALARM_S) for i in first],  # type: ignore[arg-type,index]
-        [b""] * len(first), first_limits, num_threads)
-    retry: list[tuple[int, int]] = []
-    for i, run in zip(first, runs, strict=True):
-        tests = parsed[i]
-        n = len(tests["inputs"])  # type: ignore[index]
-        verdicts = _verdicts(run, tests, list(range(n)))  # type: ignore[arg-type]
-        if n == 0 or (len(verdicts) == n and all(v is True for v in verdicts)):
-            scores[i] = CodeScore(1.0, n, 0, 0, 0)
-        else:
-            retry.extend((i, t) for t in range(min(n, PER_TEST_MAX)))
-
-    # prime_code builds the one-test cases from inputs/outputs only: without `fn_name`, so call-based
-    # problems are re-run as stdin programs here, exactly as verl does.
-    singles = [{"inputs": [parsed[i]["inputs"][t]], "outputs": [parsed[i]["outputs"][t]]} for i, t in retry]  # type: ignore[index]
-    per_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": PER_TEST_ALARM_S + PROCESS_SLACK_S})
-    runs = sandbox.run_payloads([_payload(codes[i], single, [0], PER_TEST_ALARM_S)  # type: ignore[arg-type]
-                                 for (i, _), single in zip(retry, singles, strict=True)],
-                                [b""] * len(retry), per_limits, num_threads)
-    per_sample: dict[int, list[Any]] = {}
-    for (i, _), single, run in zip(retry, singles, runs, strict=True):
-        verdicts = _verdicts(run, single, [0])
-        per_sample.setdefault(i, []).extend(verdicts or [-1])
-    for i, verdicts in per_sample.items():
-        passed = sum(v is True for v in verdicts)
-        timeouts = sum(v == "timeout" for v in verdicts)
-        errors = sum(v in (-1, -2) for v in verdicts)  # bools never equal -1/-2
-        failed = len(verdicts) - passed - timeouts - errors
-        scores[i] = CodeScore(passed / max(len(verdicts), 1), passed, failed, timeouts, errors)
-    return [s if s is not None else CodeScore(0.0, 0, 0, 0, 1) for s in scores]
+    codes = [extract_solution(c) for c in completions]
+    todo = [i for i, t in enumerate(parsed) if t is not None]
+    scores = [CodeScore(0.0, 0, 0, 0, 1)] * len(completions)
+    if not todo:
+        return scores
+    sandbox.require_isolation()  # once, before any thread starts
+    workers = min(len(todo), num_threads or sandbox.default_concurrency())
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verl-ext-code") as pool:
+        got = pool.map(lambda i: _score_prime_one(codes[i], parsed[i], base), todo)  # type: ignore[arg-type]
+        for i, score in zip(todo, got, strict=True):
+            scores[i] = score
+    return scores
 
 
 def score_assert_tests(

@@ -24,8 +24,8 @@ from typing import Any, Literal
 from verl_ext import _core
 from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError
 
-__all__ = ["ExecResult", "Limits", "Status", "capabilities", "run", "run_many", "run_payloads", "shutdown",
-           "warm_starts"]
+__all__ = ["ExecResult", "Limits", "Status", "capabilities", "default_concurrency", "require_isolation", "run",
+           "run_many", "run_payloads", "shutdown", "warm_starts"]
 
 Status = Literal["ok", "timeout", "memory_limit", "runtime_error", "output_limit", "killed"]
 HARNESS_PATH = Path(__file__).with_name("harness.py")
@@ -98,7 +98,13 @@ def capabilities() -> dict[str, Any]:
     return dict(_core.sandbox_probe([exe, "-I", "-S", "-B", "-c", "pass"], paths))
 
 
-def _require_isolation() -> None:
+def default_concurrency() -> int:
+    """Executions this process runs at once at most (twice ``VERL_EXT_NUM_THREADS`` or the cores)."""
+    return 2 * int(_core.default_num_threads())
+
+
+def require_isolation() -> None:
+    """Raise :class:`~verl_ext.exceptions.SandboxUnavailableError` unless this host can sandbox."""
     caps = capabilities()
     if not caps["full_isolation"]:
         raise SandboxUnavailableError(
@@ -128,7 +134,8 @@ def run_many(
     limits
         :class:`Limits`; keyword overrides (``timeout_s=2``) apply on top.
     num_threads
-        Executions at a time; 0 means ``VERL_EXT_NUM_THREADS`` or all cores.
+        Executions at a time; 0 means twice ``VERL_EXT_NUM_THREADS`` or twice the cores (a program
+        waiting for its deadline holds a slot but no core).
     """
     lim = Limits(**{**(limits.__dict__ if limits else {}), **limit_overrides})
     if stdins is not None and len(stdins) != len(codes):
@@ -165,7 +172,7 @@ def shutdown() -> None:
 def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Limits, num_threads: int = 0
                  ) -> list[ExecResult]:
     """Run harness requests (a mode line, then its body; see ``harness.py``) in parallel sandboxes."""
-    _require_isolation()
+    require_isolation()
     exe, paths = _interpreter()
     env = list(SANDBOX_ENV)
     lim = limits

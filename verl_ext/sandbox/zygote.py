@@ -18,6 +18,12 @@ def _start():
     harness = {"__name__": "verl_ext_harness", "__builtins__": __builtins__}
     exec(compile(source, harness_path, "exec"), harness)  # noqa: S102 - our own harness
     harness["warm_up"]()
+    # Collections in an execution would otherwise walk (and so copy, page by page) every object the
+    # zygote made; frozen, they stay shared.
+    import gc
+
+    gc.collect()
+    gc.freeze()
     core._zygote_serve(3)
     return harness["run_forked"]
 

@@ -175,10 +175,13 @@ pub unsafe fn enter(plan: &Plan) -> ! {
     }
     // Take on the ids root inside maps to (host `nobody` when we were root), dropping supplementary
     // groups where allowed; files are then created and accessed as that host user.
-    libc::setgroups(0, ptr::null());
+    // Raw syscalls, not libc's wrappers: in a process that had threads, glibc's setxid wrappers
+    // signal every thread it knows of and take its thread-list lock, which another thread may have
+    // held at the moment of the clone: the child would wait forever.
+    libc::syscall(libc::SYS_setgroups, 0, ptr::null::<libc::gid_t>());
     let id = plan.inner_id;
-    check!(plan.report, 1, libc::setresgid(id, id, id));
-    check!(plan.report, 1, libc::setresuid(id, id, id));
+    check!(plan.report, 1, libc::syscall(libc::SYS_setresgid, id, id, id) as libc::c_int);
+    check!(plan.report, 1, libc::syscall(libc::SYS_setresuid, id, id, id) as libc::c_int);
 
     // Pipes (and the report pipe) may sit on 0..=4 already: lift them above, then place them.
     let report = libc::fcntl(plan.report, libc::F_DUPFD_CLOEXEC, 100);

@@ -649,12 +649,46 @@ fn raise_watcher_priority() {
     }
 }
 
-/// Run `reqs` on `threads` worker threads of this call (0: [`crate::parallel::default_threads`]).
+/// Run `reqs` on `threads` worker threads of this call (0: [`default_sandbox_threads`]).
 ///
 /// Not the shared Rayon pools: an execution mostly waits on its child, and concurrent callers (e.g.
 /// reward workers) must not queue behind each other's executions.
 pub fn run_all(reqs: &[ExecRequest], cfg: &SandboxConfig, threads: usize) -> Vec<Result<ExecResult, SandboxError>> {
     run_each(reqs, threads, |req| run(req, cfg))
+}
+
+/// Executions at a time by default: twice [`crate::parallel::default_threads`]. A program that sleeps
+/// or waits for its deadline holds a worker but no core, so one worker per core would leave cores
+/// idle behind slow programs; CPU-bound ones just share the cores.
+pub fn default_sandbox_threads() -> usize {
+    crate::parallel::default_threads() * 2
+}
+
+/// Executions running now in this process, across all callers (bounded by [`default_sandbox_threads`]:
+/// concurrent reward workers or nested batches must not oversubscribe the cores, which would make
+/// wall-clock deadlines fire on programs that would pass on an idle machine).
+static RUNNING: (std::sync::Mutex<usize>, std::sync::Condvar) = (std::sync::Mutex::new(0), std::sync::Condvar::new());
+
+struct Slot;
+
+impl Slot {
+    fn acquire() -> Self {
+        let (lock, cv) = &RUNNING;
+        let mut running = lock.lock().unwrap_or_else(|p| p.into_inner());
+        while *running >= default_sandbox_threads() {
+            running = cv.wait(running).unwrap_or_else(|p| p.into_inner());
+        }
+        *running += 1;
+        Slot
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let (lock, cv) = &RUNNING;
+        *lock.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+        cv.notify_one();
+    }
 }
 
 fn run_each(
@@ -665,7 +699,7 @@ fn run_each(
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
 
-    let workers = if threads == 0 { crate::parallel::default_threads() } else { threads }.clamp(1, reqs.len().max(1));
+    let workers = if threads == 0 { default_sandbox_threads() } else { threads }.clamp(1, reqs.len().max(1));
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Result<ExecResult, SandboxError>>>> = reqs.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
@@ -675,7 +709,9 @@ fn run_each(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(req) = reqs.get(i) else { break };
+                    let slot = Slot::acquire();
                     let result = one(req);
+                    drop(slot);
                     *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
                 }
             });

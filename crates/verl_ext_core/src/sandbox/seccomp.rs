@@ -1,9 +1,14 @@
 //! The seccomp filters every sandboxed process runs under.
 //!
 //! Two stacked filters: `clone3` fails with ENOSYS (its flags live in memory a filter cannot read, and
-//! libc falls back to `clone` on ENOSYS), then a list of syscalls that fail with EPERM: kernel attack
-//! surface and escape hatches no test program needs (tracing, mounts, namespaces, BPF, keyrings,
-//! io_uring, perf, module loading, reboot, …), and `clone`/`unshare` with namespace flags.
+//! libc falls back to `clone` on ENOSYS), then an allow-list ([`ALLOWED`]: what an interpreter and
+//! ordinary programs use — files, memory, signals, time, threads, pipes and sockets, processes) with
+//! `clone` allowed only without namespace flags; every other syscall fails with EPERM. That includes
+//! kernel attack surface and escape hatches no test program needs ([`DENIED`] names the notable ones:
+//! tracing, mounts, namespaces, BPF, keyrings, io_uring, perf, module loading, reboot, …).
+//!
+//! A zygote, which must create namespaces and mount for its children, runs under the deny-list alone
+//! ([`zygote_filter`]); its children stack the two filters above on it.
 
 use std::collections::BTreeMap;
 
@@ -12,6 +17,242 @@ use seccompiler::{
 };
 
 use crate::sandbox::SandboxError;
+
+/// Syscalls a sandboxed program may make (`clone` only without namespace flags; `clone3` is allowed
+/// here so that the first filter's ENOSYS, not EPERM, is what the program sees).
+const ALLOWED: &[(&str, libc::c_long)] = &[
+    ("read", libc::SYS_read),
+    ("write", libc::SYS_write),
+    ("close", libc::SYS_close),
+    ("fstat", libc::SYS_fstat),
+    ("lseek", libc::SYS_lseek),
+    ("mmap", libc::SYS_mmap),
+    ("mprotect", libc::SYS_mprotect),
+    ("munmap", libc::SYS_munmap),
+    ("brk", libc::SYS_brk),
+    ("rt_sigaction", libc::SYS_rt_sigaction),
+    ("rt_sigprocmask", libc::SYS_rt_sigprocmask),
+    ("rt_sigreturn", libc::SYS_rt_sigreturn),
+    ("ioctl", libc::SYS_ioctl),
+    ("pread64", libc::SYS_pread64),
+    ("pwrite64", libc::SYS_pwrite64),
+    ("readv", libc::SYS_readv),
+    ("writev", libc::SYS_writev),
+    ("sched_yield", libc::SYS_sched_yield),
+    ("mremap", libc::SYS_mremap),
+    ("msync", libc::SYS_msync),
+    ("mincore", libc::SYS_mincore),
+    ("madvise", libc::SYS_madvise),
+    ("dup", libc::SYS_dup),
+    ("dup3", libc::SYS_dup3),
+    ("nanosleep", libc::SYS_nanosleep),
+    ("getitimer", libc::SYS_getitimer),
+    ("setitimer", libc::SYS_setitimer),
+    ("getpid", libc::SYS_getpid),
+    ("sendfile", libc::SYS_sendfile),
+    ("socket", libc::SYS_socket),
+    ("connect", libc::SYS_connect),
+    ("accept", libc::SYS_accept),
+    ("accept4", libc::SYS_accept4),
+    ("sendto", libc::SYS_sendto),
+    ("recvfrom", libc::SYS_recvfrom),
+    ("sendmsg", libc::SYS_sendmsg),
+    ("recvmsg", libc::SYS_recvmsg),
+    ("sendmmsg", libc::SYS_sendmmsg),
+    ("recvmmsg", libc::SYS_recvmmsg),
+    ("shutdown", libc::SYS_shutdown),
+    ("bind", libc::SYS_bind),
+    ("listen", libc::SYS_listen),
+    ("getsockname", libc::SYS_getsockname),
+    ("getpeername", libc::SYS_getpeername),
+    ("socketpair", libc::SYS_socketpair),
+    ("setsockopt", libc::SYS_setsockopt),
+    ("getsockopt", libc::SYS_getsockopt),
+    ("clone", libc::SYS_clone),
+    ("execve", libc::SYS_execve),
+    ("execveat", libc::SYS_execveat),
+    ("exit", libc::SYS_exit),
+    ("exit_group", libc::SYS_exit_group),
+    ("wait4", libc::SYS_wait4),
+    ("waitid", libc::SYS_waitid),
+    ("kill", libc::SYS_kill),
+    ("tkill", libc::SYS_tkill),
+    ("tgkill", libc::SYS_tgkill),
+    ("uname", libc::SYS_uname),
+    ("fcntl", libc::SYS_fcntl),
+    ("flock", libc::SYS_flock),
+    ("fsync", libc::SYS_fsync),
+    ("fdatasync", libc::SYS_fdatasync),
+    ("sync", libc::SYS_sync),
+    ("syncfs", libc::SYS_syncfs),
+    ("truncate", libc::SYS_truncate),
+    ("ftruncate", libc::SYS_ftruncate),
+    ("getdents64", libc::SYS_getdents64),
+    ("getcwd", libc::SYS_getcwd),
+    ("chdir", libc::SYS_chdir),
+    ("fchdir", libc::SYS_fchdir),
+    ("renameat", libc::SYS_renameat),
+    ("renameat2", libc::SYS_renameat2),
+    ("mkdirat", libc::SYS_mkdirat),
+    ("unlinkat", libc::SYS_unlinkat),
+    ("linkat", libc::SYS_linkat),
+    ("symlinkat", libc::SYS_symlinkat),
+    ("readlinkat", libc::SYS_readlinkat),
+    ("fchmod", libc::SYS_fchmod),
+    ("fchmodat", libc::SYS_fchmodat),
+    ("fchown", libc::SYS_fchown),
+    ("fchownat", libc::SYS_fchownat),
+    ("umask", libc::SYS_umask),
+    ("gettimeofday", libc::SYS_gettimeofday),
+    ("getrlimit", libc::SYS_getrlimit),
+    ("prlimit64", libc::SYS_prlimit64),
+    ("getrusage", libc::SYS_getrusage),
+    ("sysinfo", libc::SYS_sysinfo),
+    ("times", libc::SYS_times),
+    ("getuid", libc::SYS_getuid),
+    ("getgid", libc::SYS_getgid),
+    ("geteuid", libc::SYS_geteuid),
+    ("getegid", libc::SYS_getegid),
+    ("setpgid", libc::SYS_setpgid),
+    ("getppid", libc::SYS_getppid),
+    ("setsid", libc::SYS_setsid),
+    ("getgroups", libc::SYS_getgroups),
+    ("getresuid", libc::SYS_getresuid),
+    ("getresgid", libc::SYS_getresgid),
+    ("getpgid", libc::SYS_getpgid),
+    ("getsid", libc::SYS_getsid),
+    ("capget", libc::SYS_capget),
+    ("rt_sigpending", libc::SYS_rt_sigpending),
+    ("rt_sigtimedwait", libc::SYS_rt_sigtimedwait),
+    ("rt_sigqueueinfo", libc::SYS_rt_sigqueueinfo),
+    ("rt_tgsigqueueinfo", libc::SYS_rt_tgsigqueueinfo),
+    ("rt_sigsuspend", libc::SYS_rt_sigsuspend),
+    ("sigaltstack", libc::SYS_sigaltstack),
+    ("statfs", libc::SYS_statfs),
+    ("fstatfs", libc::SYS_fstatfs),
+    ("getpriority", libc::SYS_getpriority),
+    ("setpriority", libc::SYS_setpriority),
+    ("sched_setparam", libc::SYS_sched_setparam),
+    ("sched_getparam", libc::SYS_sched_getparam),
+    ("sched_setscheduler", libc::SYS_sched_setscheduler),
+    ("sched_getscheduler", libc::SYS_sched_getscheduler),
+    ("sched_get_priority_max", libc::SYS_sched_get_priority_max),
+    ("sched_get_priority_min", libc::SYS_sched_get_priority_min),
+    ("sched_rr_get_interval", libc::SYS_sched_rr_get_interval),
+    ("sched_setaffinity", libc::SYS_sched_setaffinity),
+    ("sched_getaffinity", libc::SYS_sched_getaffinity),
+    ("sched_getattr", libc::SYS_sched_getattr),
+    ("sched_setattr", libc::SYS_sched_setattr),
+    ("prctl", libc::SYS_prctl),
+    ("gettid", libc::SYS_gettid),
+    ("readahead", libc::SYS_readahead),
+    ("futex", libc::SYS_futex),
+    ("futex_waitv", libc::SYS_futex_waitv),
+    ("set_tid_address", libc::SYS_set_tid_address),
+    ("set_robust_list", libc::SYS_set_robust_list),
+    ("get_robust_list", libc::SYS_get_robust_list),
+    ("timer_create", libc::SYS_timer_create),
+    ("timer_settime", libc::SYS_timer_settime),
+    ("timer_gettime", libc::SYS_timer_gettime),
+    ("timer_getoverrun", libc::SYS_timer_getoverrun),
+    ("timer_delete", libc::SYS_timer_delete),
+    ("clock_gettime", libc::SYS_clock_gettime),
+    ("clock_getres", libc::SYS_clock_getres),
+    ("clock_nanosleep", libc::SYS_clock_nanosleep),
+    ("epoll_ctl", libc::SYS_epoll_ctl),
+    ("epoll_pwait", libc::SYS_epoll_pwait),
+    ("epoll_pwait2", libc::SYS_epoll_pwait2),
+    ("epoll_create1", libc::SYS_epoll_create1),
+    ("openat", libc::SYS_openat),
+    ("openat2", libc::SYS_openat2),
+    ("newfstatat", libc::SYS_newfstatat),
+    ("statx", libc::SYS_statx),
+    ("faccessat", libc::SYS_faccessat),
+    ("faccessat2", libc::SYS_faccessat2),
+    ("pselect6", libc::SYS_pselect6),
+    ("ppoll", libc::SYS_ppoll),
+    ("splice", libc::SYS_splice),
+    ("tee", libc::SYS_tee),
+    ("sync_file_range", libc::SYS_sync_file_range),
+    ("vmsplice", libc::SYS_vmsplice),
+    ("utimensat", libc::SYS_utimensat),
+    ("timerfd_create", libc::SYS_timerfd_create),
+    ("timerfd_settime", libc::SYS_timerfd_settime),
+    ("timerfd_gettime", libc::SYS_timerfd_gettime),
+    ("signalfd4", libc::SYS_signalfd4),
+    ("eventfd2", libc::SYS_eventfd2),
+    ("fallocate", libc::SYS_fallocate),
+    ("fadvise64", libc::SYS_fadvise64),
+    ("pipe2", libc::SYS_pipe2),
+    ("inotify_init1", libc::SYS_inotify_init1),
+    ("inotify_add_watch", libc::SYS_inotify_add_watch),
+    ("inotify_rm_watch", libc::SYS_inotify_rm_watch),
+    ("preadv", libc::SYS_preadv),
+    ("pwritev", libc::SYS_pwritev),
+    ("preadv2", libc::SYS_preadv2),
+    ("pwritev2", libc::SYS_pwritev2),
+    ("getcpu", libc::SYS_getcpu),
+    ("getrandom", libc::SYS_getrandom),
+    ("memfd_create", libc::SYS_memfd_create),
+    ("copy_file_range", libc::SYS_copy_file_range),
+    ("rseq", libc::SYS_rseq),
+    ("membarrier", libc::SYS_membarrier),
+    ("close_range", libc::SYS_close_range),
+    ("pidfd_open", libc::SYS_pidfd_open),
+    ("pidfd_send_signal", libc::SYS_pidfd_send_signal),
+    ("mknodat", libc::SYS_mknodat),
+    ("getxattr", libc::SYS_getxattr),
+    ("lgetxattr", libc::SYS_lgetxattr),
+    ("fgetxattr", libc::SYS_fgetxattr),
+    ("listxattr", libc::SYS_listxattr),
+    ("llistxattr", libc::SYS_llistxattr),
+    ("flistxattr", libc::SYS_flistxattr),
+    ("restart_syscall", libc::SYS_restart_syscall),
+    ("clone3", libc::SYS_clone3),
+];
+
+/// Legacy syscalls of x86-64 (aarch64 has only their `*at` successors, listed above).
+#[cfg(target_arch = "x86_64")]
+const ALLOWED_ARCH: &[(&str, libc::c_long)] = &[
+    ("open", libc::SYS_open),
+    ("stat", libc::SYS_stat),
+    ("lstat", libc::SYS_lstat),
+    ("access", libc::SYS_access),
+    ("pipe", libc::SYS_pipe),
+    ("select", libc::SYS_select),
+    ("dup2", libc::SYS_dup2),
+    ("pause", libc::SYS_pause),
+    ("alarm", libc::SYS_alarm),
+    ("fork", libc::SYS_fork),
+    ("vfork", libc::SYS_vfork),
+    ("getdents", libc::SYS_getdents),
+    ("rename", libc::SYS_rename),
+    ("mkdir", libc::SYS_mkdir),
+    ("rmdir", libc::SYS_rmdir),
+    ("creat", libc::SYS_creat),
+    ("link", libc::SYS_link),
+    ("unlink", libc::SYS_unlink),
+    ("symlink", libc::SYS_symlink),
+    ("readlink", libc::SYS_readlink),
+    ("chmod", libc::SYS_chmod),
+    ("chown", libc::SYS_chown),
+    ("lchown", libc::SYS_lchown),
+    ("getpgrp", libc::SYS_getpgrp),
+    ("utime", libc::SYS_utime),
+    ("utimes", libc::SYS_utimes),
+    ("futimesat", libc::SYS_futimesat),
+    ("time", libc::SYS_time),
+    ("arch_prctl", libc::SYS_arch_prctl),
+    ("epoll_create", libc::SYS_epoll_create),
+    ("epoll_wait", libc::SYS_epoll_wait),
+    ("inotify_init", libc::SYS_inotify_init),
+    ("signalfd", libc::SYS_signalfd),
+    ("eventfd", libc::SYS_eventfd),
+    ("mknod", libc::SYS_mknod),
+    ("poll", libc::SYS_poll),
+];
+#[cfg(not(target_arch = "x86_64"))]
+const ALLOWED_ARCH: &[(&str, libc::c_long)] = &[];
 
 /// Syscalls that fail with EPERM inside the sandbox, unconditionally.
 const DENIED: &[(&str, libc::c_long)] = &[
@@ -92,27 +333,27 @@ fn build(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgra
     filter.try_into().map_err(|e| SandboxError::Setup(format!("seccomp filter: {e}")))
 }
 
+fn build_allow_list() -> Result<BpfProgram, SandboxError> {
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = ALLOWED
+        .iter()
+        .chain(ALLOWED_ARCH)
+        .filter(|(_, nr)| *nr != libc::SYS_clone)
+        .map(|&(_, nr)| (nr, vec![]))
+        .collect();
+    // clone: allowed when (flags & NAMESPACE_FLAGS) == 0.
+    let no_namespace = SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(NAMESPACE_FLAGS), 0)
+        .and_then(|c| SeccompRule::new(vec![c]))
+        .map_err(|e| SandboxError::Setup(format!("seccomp rule: {e}")))?;
+    rules.insert(libc::SYS_clone, vec![no_namespace]);
+    let filter = SeccompFilter::new(rules, SeccompAction::Errno(libc::EPERM as u32), SeccompAction::Allow, arch()?)
+        .map_err(|e| SandboxError::Setup(format!("seccomp filter: {e}")))?;
+    filter.try_into().map_err(|e| SandboxError::Setup(format!("seccomp filter: {e}")))
+}
+
 /// The two BPF programs, in the order they must be installed.
 pub fn filters() -> Result<[BpfProgram; 2], SandboxError> {
     let clone3 = build(BTreeMap::from([(libc::SYS_clone3, vec![])]), libc::ENOSYS)?;
-
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = DENIED.iter().map(|&(_, nr)| (nr, vec![])).collect();
-    let any_namespace = |arg: u8| -> Result<Vec<SeccompRule>, SandboxError> {
-        // One rule per flag: a rule matches when (arg & flag) == flag; rules of a syscall are OR-ed.
-        (0..64)
-            .map(|bit| 1u64 << bit)
-            .filter(|flag| NAMESPACE_FLAGS & flag != 0)
-            .map(|flag| {
-                SeccompCondition::new(arg, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(flag), flag)
-                    .and_then(|c| SeccompRule::new(vec![c]))
-                    .map_err(|e| SandboxError::Setup(format!("seccomp rule: {e}")))
-            })
-            .collect()
-    };
-    rules.insert(libc::SYS_clone, any_namespace(0)?);
-    rules.insert(libc::SYS_unshare, any_namespace(0)?);
-    let deny = build(rules, libc::EPERM)?;
-    Ok([clone3, deny])
+    Ok([clone3, build_allow_list()?])
 }
 
 /// Syscalls a zygote's children need during their set-up (their own filters deny them afterwards).
@@ -127,9 +368,15 @@ pub fn zygote_filter() -> Result<BpfProgram, SandboxError> {
     build(rules, libc::EPERM)
 }
 
-/// Names of the syscalls denied outright (for `doctor` and the docs).
+/// Notable syscalls a sandboxed program cannot make (for `doctor` and the docs): everything outside
+/// the allow-list fails with EPERM, these included.
 pub fn denied_syscalls() -> impl Iterator<Item = &'static str> {
-    DENIED.iter().map(|&(name, _)| name).chain(["clone3 (ENOSYS)", "clone/unshare with namespace flags"])
+    DENIED.iter().map(|&(name, _)| name).chain(["unshare", "clone with namespace flags", "clone3 (ENOSYS)"])
+}
+
+/// Names of the syscalls a sandboxed program may make.
+pub fn allowed_syscalls() -> impl Iterator<Item = &'static str> {
+    ALLOWED.iter().chain(ALLOWED_ARCH).map(|&(name, _)| name)
 }
 
 #[cfg(test)]
@@ -139,5 +386,14 @@ mod tests {
         let [a, b] = super::filters().unwrap();
         assert!(!a.is_empty() && !b.is_empty());
         assert!(!super::zygote_filter().unwrap().is_empty());
+    }
+
+    #[test]
+    fn allow_list_excludes_every_denied_syscall() {
+        let allowed: Vec<i64> = super::ALLOWED.iter().chain(super::ALLOWED_ARCH).map(|&(_, nr)| nr).collect();
+        for (name, nr) in super::DENIED {
+            assert!(!allowed.contains(nr), "{name} is both allowed and denied");
+        }
+        assert!(!allowed.contains(&libc::SYS_unshare) && !allowed.contains(&libc::SYS_setns));
     }
 }

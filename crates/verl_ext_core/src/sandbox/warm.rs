@@ -286,7 +286,7 @@ fn read_record(fd: &OwnedFd, wait: Duration) -> Option<ExitRecord> {
     ExitRecord::from_bytes(&buf)
 }
 
-/// Run `reqs` on warm zygotes, `threads` at a time (0: [`crate::parallel::default_threads`]).
+/// Run `reqs` on warm zygotes, `threads` at a time (0: [`super::default_sandbox_threads`]).
 pub fn run_all_warm(
     spec: &ZygoteSpec,
     reqs: &[ExecRequest],
