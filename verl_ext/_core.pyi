@@ -3,7 +3,8 @@ from collections.abc import Iterable
 from os import PathLike
 from typing import Any, final
 
-__all__ = ["__version__", "FormatSpec", "score_batch", "native_scorer", "default_num_threads", "sandbox_run_many", "sandbox_probe"]
+__all__ = ["__version__", "FormatSpec", "score_batch", "native_scorer", "default_num_threads", "sandbox_run_many", "sandbox_probe",
+           "sandbox_run_warm", "sandbox_shutdown", "sandbox_live_zygotes", "_zygote_serve"]
 
 __version__: str
 
@@ -36,6 +37,7 @@ def sandbox_run_many(
     max_file_mb: int,
     read_only_paths: list[str] | list[PathLike[str]],
     num_threads: int = 0,
+    weak: bool = False,
 ) -> list[Any]: ...
 def sandbox_probe(argv: list[str], read_only_paths: list[str] | list[PathLike[str]]) -> dict[str, Any]: ...
 def sandbox_run_warm(

@@ -14,6 +14,7 @@ Fail closed: when this host cannot provide that isolation, :func:`run` raises
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -24,8 +25,8 @@ from typing import Any, Literal
 from verl_ext import _core
 from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError
 
-__all__ = ["ExecResult", "Limits", "Status", "capabilities", "default_concurrency", "require_isolation", "run",
-           "run_many", "run_payloads", "shutdown", "warm_starts"]
+__all__ = ["MODES", "ExecResult", "Limits", "Status", "capabilities", "default_concurrency", "mode",
+           "require_isolation", "run", "run_many", "run_payloads", "shutdown", "warm_starts"]
 
 Status = Literal["ok", "timeout", "memory_limit", "runtime_error", "output_limit", "killed"]
 HARNESS_PATH = Path(__file__).with_name("harness.py")
@@ -98,20 +99,42 @@ def capabilities() -> dict[str, Any]:
     return dict(_core.sandbox_probe([exe, "-I", "-S", "-B", "-c", "pass"], paths))
 
 
+_log = logging.getLogger("verl_ext.sandbox")
+
+#: ``VERL_EXT_SANDBOX_MODE``: ``full`` (default; refuses to run where the host cannot isolate) or the
+#: opt-in ``rlimits-only``: plain child processes with rlimits, their own process group and private
+#: directory, no_new_privs and seccomp, but NO namespaces, so NO file-system, network or PID isolation.
+MODES = ("full", "rlimits-only")
+WEAK_MODE = "rlimits-only"
+
+
+def mode() -> str:
+    """The sandbox mode from ``VERL_EXT_SANDBOX_MODE`` (see :data:`MODES`)."""
+    value = os.environ.get("VERL_EXT_SANDBOX_MODE", "full")
+    if value not in MODES:
+        raise InvalidInputError(f"VERL_EXT_SANDBOX_MODE must be one of {MODES}, got {value!r}")
+    return value
+
+
 def default_concurrency() -> int:
     """Executions this process runs at once at most (twice ``VERL_EXT_NUM_THREADS`` or the cores)."""
     return 2 * int(_core.default_num_threads())
 
 
 def require_isolation() -> None:
-    """Raise :class:`~verl_ext.exceptions.SandboxUnavailableError` unless this host can sandbox."""
+    """Raise :class:`~verl_ext.exceptions.SandboxUnavailableError` unless this host can sandbox (or the
+    weaker mode was chosen explicitly)."""
+    if mode() == WEAK_MODE:
+        return
     caps = capabilities()
     if not caps["full_isolation"]:
         raise SandboxUnavailableError(
             "verl-ext refuses to run untrusted code without its sandbox, and this host cannot provide it: "
             f"{caps['error']}. It needs unprivileged user namespaces (kernel.unprivileged_userns_clone=1, "
             "user.max_user_namespaces > 0), mount/PID/network namespaces and seccomp; in a container, run it "
-            "with a seccomp/AppArmor profile that allows them."
+            "with a seccomp/AppArmor profile that allows them. Where that is impossible, "
+            f"VERL_EXT_SANDBOX_MODE={WEAK_MODE} runs code with rlimits and seccomp only, without file-system, "
+            "network or PID isolation (a warning is logged on every batch)."
         )
 
 
@@ -181,7 +204,14 @@ def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Lim
         channel_limit=int(lim.channel_limit), scratch_mb=int(lim.scratch_mb), max_processes=int(lim.max_processes),
         max_open_files=int(lim.max_open_files), max_file_mb=int(lim.max_file_mb), num_threads=num_threads,
     )
-    if warm_starts():
+    if mode() == WEAK_MODE:
+        _log.warning("verl-ext sandbox in %r mode (VERL_EXT_SANDBOX_MODE): %d program(s) run WITHOUT namespaces "
+                     "- they can read what this user can read and use the network; only rlimits, seccomp, "
+                     "a process group and a private directory confine them", WEAK_MODE, len(payloads))
+        argv = [exe, "-I", "-S", "-B", "-c", HARNESS]
+        requests = [(argv, env, stdin, payload) for payload, stdin in zip(payloads, stdins, strict=True)]
+        raw = _core.sandbox_run_many(requests, read_only_paths=paths, weak=True, **kwargs)
+    elif warm_starts():
         raw = _core.sandbox_run_warm(_zygote_argv(), env, list(zip(stdins, payloads, strict=True)),
                                      read_only_paths=paths, mapped_paths=[(str(PACKAGE_DIR), PACKAGE_INSIDE)],
                                      **kwargs)

@@ -79,9 +79,11 @@ fn results<'py>(py: Python<'py>, results: Vec<Result<ExecResult, SandboxError>>)
 ///
 /// Returns one dict per request (status, exit_code, signal, stdout, stderr, channel, wall_ms, cpu_ms),
 /// or an exception instance (not raised) where the sandbox itself failed.
+///
+/// `weak=True` runs them in the opt-in weaker mode instead (no namespaces; see `weak.rs`).
 #[pyfunction]
 #[pyo3(signature = (requests, *, timeout_s, memory_mb, output_limit, channel_limit, scratch_mb, max_processes,
-                    max_open_files, max_file_mb, read_only_paths, num_threads=0))]
+                    max_open_files, max_file_mb, read_only_paths, num_threads=0, weak=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn sandbox_run_many<'py>(
     py: Python<'py>,
@@ -96,6 +98,7 @@ pub fn sandbox_run_many<'py>(
     max_file_mb: u64,
     read_only_paths: Vec<PathBuf>,
     num_threads: usize,
+    weak: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let cfg = config(
         py,
@@ -111,7 +114,13 @@ pub fn sandbox_run_many<'py>(
     )?;
     let reqs: Vec<ExecRequest> =
         requests.into_iter().map(|(argv, env, stdin, payload)| ExecRequest { argv, env, stdin, payload }).collect();
-    let out = detached(py, || sandbox::run_all(&reqs, &cfg, num_threads))?;
+    let out = detached(py, || {
+        if weak {
+            sandbox::run_all_weak(&reqs, &cfg, num_threads)
+        } else {
+            sandbox::run_all(&reqs, &cfg, num_threads)
+        }
+    })?;
     results(py, out)
 }
 

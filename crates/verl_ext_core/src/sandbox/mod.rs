@@ -12,6 +12,7 @@ pub mod probe;
 mod protocol;
 pub mod seccomp;
 pub mod warm;
+pub mod weak;
 pub mod zygote;
 
 use std::ffi::CString;
@@ -226,23 +227,27 @@ impl Drop for HostIds {
 /// caller's uid, the count includes every process and thread of that user (the trainer too), so the
 /// limit is raised by a fixed allowance and only bounds runaway fork bombs.
 fn nproc_limit(cfg: &SandboxConfig, ids: &HostIds) -> u64 {
-    const SHARED_UID_ALLOWANCE: u64 = 4096;
     if ids.shared() {
-        cfg.max_processes + SHARED_UID_ALLOWANCE
+        nproc_limit_shared(cfg)
     } else {
         cfg.max_processes
     }
+}
+
+/// RLIMIT_NPROC when the count includes every process of the caller's user.
+fn nproc_limit_shared(cfg: &SandboxConfig) -> u64 {
+    const SHARED_UID_ALLOWANCE: u64 = 4096;
+    cfg.max_processes + SHARED_UID_ALLOWANCE
 }
 
 /// RLIMIT_NPROC of a warm execution. Since Linux 5.14 the count is kept per user namespace, and each
 /// execution has its own, so the limit is exact; older kernels count per host uid, which all
 /// executions of a zygote share, so there it only bounds runaway fork bombs (as in [`nproc_limit`]).
 fn nproc_limit_per_userns(cfg: &SandboxConfig) -> u64 {
-    const SHARED_UID_ALLOWANCE: u64 = 4096;
     if kernel_at_least(5, 14) {
         cfg.max_processes
     } else {
-        cfg.max_processes + SHARED_UID_ALLOWANCE
+        nproc_limit_shared(cfg)
     }
 }
 
@@ -655,6 +660,15 @@ fn raise_watcher_priority() {
 /// reward workers) must not queue behind each other's executions.
 pub fn run_all(reqs: &[ExecRequest], cfg: &SandboxConfig, threads: usize) -> Vec<Result<ExecResult, SandboxError>> {
     run_each(reqs, threads, |req| run(req, cfg))
+}
+
+/// [`run_all`] in the opt-in weaker mode ([`weak`]).
+pub fn run_all_weak(
+    reqs: &[ExecRequest],
+    cfg: &SandboxConfig,
+    threads: usize,
+) -> Vec<Result<ExecResult, SandboxError>> {
+    run_each(reqs, threads, |req| weak::run_weak(req, cfg))
 }
 
 /// Executions at a time by default: twice [`crate::parallel::default_threads`]. A program that sleeps

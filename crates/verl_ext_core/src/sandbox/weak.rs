@@ -1,0 +1,146 @@
+//! The opt-in weaker mode (`rlimits-only`), for hosts that cannot give the full sandbox (e.g. an
+//! unprivileged container without user namespaces). A program runs as a plain child of the trainer:
+//! its own session and process group, a fresh private directory as working directory (removed
+//! afterwards), a scrubbed environment, rlimits, `no_new_privs` and the seccomp allow-list where the
+//! kernel has seccomp. The parent keeps the deadline (pidfd) and the output caps, kills the whole
+//! process group at the end, and still decides the verdict.
+//!
+//! What it does NOT give: a private file-system view (the program can read whatever the trainer's
+//! user can), network isolation, a PID namespace (a daemon that leaves the process group survives),
+//! per-execution process limits (RLIMIT_NPROC counts the trainer's user) and Landlock.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use super::{io, pipe, seccomp, verdict, ExecRequest, ExecResult, SandboxConfig, SandboxError};
+
+/// A private directory under the host's temp dir, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn create() -> Result<Self, SandboxError> {
+        let template = std::env::temp_dir().join("verl-ext-weak-XXXXXX");
+        let mut bytes = CString::new(template.as_os_str().as_bytes())
+            .map_err(|_| SandboxError::Setup("temp dir path has a NUL byte".into()))?
+            .into_bytes_with_nul();
+        // SAFETY: mkdtemp edits the NUL-terminated template in place.
+        if unsafe { libc::mkdtemp(bytes.as_mut_ptr().cast()) }.is_null() {
+            return Err(SandboxError::Setup(format!("mkdtemp: {}", std::io::Error::last_os_error())));
+        }
+        bytes.pop();
+        Ok(Self(PathBuf::from(std::ffi::OsStr::from_bytes(&bytes))))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn kill_group(pgid: libc::pid_t) {
+    // SAFETY: signals the execution's own process group (its leader is our child).
+    unsafe { libc::kill(-pgid, libc::SIGKILL) };
+}
+
+/// Run one program in the weaker mode and collect its outcome.
+pub fn run_weak(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, SandboxError> {
+    let argv0 = req.argv.first().ok_or_else(|| SandboxError::Invalid("empty argv".into()))?;
+    let (stdin_r, stdin_w) = pipe()?;
+    let (out_r, out_w) = pipe()?;
+    let (err_r, err_w) = pipe()?;
+    let (chan_r, chan_w) = pipe()?;
+    let (pay_r, pay_w) = pipe()?;
+    let scratch = Scratch::create()?;
+    let filters = seccomp::filters().ok();
+    let limits = super::protocol::SpawnLimits {
+        memory_bytes: cfg.memory_mb.saturating_mul(1 << 20),
+        cpu_s: cfg.timeout.as_secs() + 2,
+        file_bytes: cfg.max_file_mb.saturating_mul(1 << 20),
+        open_files: cfg.max_open_files,
+        processes: super::nproc_limit_shared(cfg),
+        scratch_mb: 0,
+    }
+    .rlimits();
+    let (chan_fd, pay_fd) = (chan_w.as_raw_fd(), pay_r.as_raw_fd());
+    let mut cmd = Command::new(argv0);
+    cmd.args(&req.argv[1..])
+        .env_clear()
+        .envs(req.env.iter().map(|(k, v)| (k, v)))
+        .env("HOME", &scratch.0)
+        .env("TMPDIR", &scratch.0)
+        .current_dir(&scratch.0)
+        .stdin(Stdio::from(stdin_r))
+        .stdout(Stdio::from(out_w))
+        .stderr(Stdio::from(err_w));
+    // SAFETY: only async-signal-safe raw syscalls run between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let fail = || Err(std::io::Error::last_os_error());
+            if libc::setsid() < 0 {
+                return fail();
+            }
+            let chan = libc::fcntl(chan_fd, libc::F_DUPFD, 100);
+            let pay = libc::fcntl(pay_fd, libc::F_DUPFD, 100);
+            if chan < 0 || pay < 0 || libc::dup2(chan, 3) < 0 || libc::dup2(pay, 4) < 0 {
+                return fail();
+            }
+            for &(resource, limit) in &limits {
+                let rl = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+                if libc::setrlimit(resource, &rl) < 0 {
+                    return fail();
+                }
+            }
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 {
+                return fail();
+            }
+            if let Some(filters) = &filters {
+                for f in filters {
+                    if seccompiler::apply_filter(f).is_err() {
+                        return fail();
+                    }
+                }
+            }
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|e| SandboxError::Setup(format!("starting {argv0}: {e}")))?;
+    drop(cmd); // closes our copies of the child's stdio ends
+    drop((chan_w, pay_r));
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: pidfd_open on our own, not yet reaped child.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if pidfd < 0 {
+        kill_group(pid);
+        let _ = child.wait();
+        return Err(SandboxError::Setup(format!("pidfd_open: {}", std::io::Error::last_os_error())));
+    }
+    // SAFETY: fresh descriptor.
+    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd as i32) };
+    let collected = io::collect(
+        &pidfd,
+        io::Streams {
+            stdin: (stdin_w, &req.stdin),
+            payload: (pay_w, &req.payload),
+            stdout: out_r,
+            stderr: err_r,
+            channel: chan_r,
+            report: None,
+        },
+        io::Caps { output: cfg.output_limit, channel: cfg.channel_limit },
+        start + cfg.timeout,
+    );
+    // Whatever the program left in its process group goes with it.
+    kill_group(pid);
+    let cpu_ms = io::cpu_ms_of_pidfd(&pidfd); // still readable while it is a zombie
+    let status = child.wait().map_err(|e| SandboxError::Setup(format!("wait: {e}")))?;
+    let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    drop(scratch);
+    Ok(verdict(collected, Ok((status.into_raw(), cpu_ms)), false, wall_ms))
+}
