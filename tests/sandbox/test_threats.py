@@ -61,6 +61,13 @@ def host_state() -> tuple[set[str], str]:
     return set(os.listdir("/tmp")), Path("/proc/self/mountinfo").read_text()
 
 
+@pytest.fixture(autouse=True, params=["warm", "cold"])
+def start_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every threat against both ways of starting an execution: forked by a zygote, or a new interpreter."""
+    monkeypatch.setenv("VERL_EXT_SANDBOX_WARM", "1" if request.param == "warm" else "0")
+    return str(request.param)
+
+
 @pytest.fixture(autouse=True)
 def nothing_left_behind() -> Iterator[None]:
     before = host_state()

@@ -216,5 +216,6 @@ pub fn sandbox_probe<'py>(
     d.set_item("landlock_abi", caps.landlock_abi)?;
     d.set_item("cgroups", caps.cgroups)?;
     d.set_item("denied_syscalls", sandbox::seccomp::denied_syscalls().collect::<Vec<_>>())?;
+    d.set_item("allowed_syscalls", sandbox::seccomp::allowed_syscalls().collect::<Vec<_>>())?;
     Ok(d)
 }

@@ -40,6 +40,8 @@ pub struct Plan {
     pub hostname: &'static [u8],
     /// The user and group id the process takes on inside its user namespace.
     pub inner_id: libc::uid_t,
+    /// Apply Landlock (programs; a zygote's children apply their own).
+    pub landlock: bool,
     pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
     /// Owners of the strings `argv_ptrs`/`envp_ptrs` point into (kept alive, never read directly).
     pub _argv: Vec<CString>,
@@ -81,7 +83,7 @@ pub const STEPS: &[&str] = &[
     "mount /proc (while the old root still shows one: the kernel requires it)",
     "detach the old root",
     "remount the root read-only",
-    "enter the scratch directory",
+    "enter the scratch directory and apply Landlock",
     "set the hostname",
     "set resource limits and drop capabilities",
     "close inherited descriptors",
@@ -260,6 +262,12 @@ pub unsafe fn enter(plan: &Plan) -> ! {
         )
     );
     check!(report, 13, libc::chdir(plan.workdir.as_ptr()));
+    // Landlock after the last mount (a Landlock domain may not change mounts); we hold CAP_SYS_ADMIN
+    // in our namespace, so no_new_privs is not needed yet.
+    // Not for a zygote: its children inherit the domain and must still write their id maps.
+    if plan.landlock {
+        check!(report, 13, crate::sandbox::landlock::restrict_self() as libc::c_int);
+    }
     check!(report, 14, libc::sethostname(plan.hostname.as_ptr().cast(), plan.hostname.len()));
     for &(resource, limit) in &plan.rlimits {
         let rl = libc::rlimit { rlim_cur: limit, rlim_max: limit };

@@ -133,8 +133,11 @@ impl Ruleset {
             }
             // SAFETY: fresh descriptor.
             let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+            // fstat, not std::fs: this also runs between clone and exec, where nothing may allocate.
+            // SAFETY: zeroed stat is a valid out-parameter for our descriptor.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
             let is_dir =
-                std::fs::metadata(std::path::Path::new(path.to_str().unwrap_or("/"))).is_ok_and(|m| m.is_dir());
+                unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0 && st.st_mode & libc::S_IFMT == libc::S_IFDIR;
             let rule = PathBeneathAttr {
                 allowed_access: if is_dir { rights } else { rights & file_rights },
                 parent_fd: fd.as_raw_fd(),

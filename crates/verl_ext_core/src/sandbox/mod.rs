@@ -403,6 +403,7 @@ fn prepare(
         workdir: cstring("/tmp")?,
         hostname: b"sandbox",
         inner_id: role.inner_id(),
+        landlock: role == Role::Program,
         rlimits,
         _argv: argv,
         argv_ptrs,
