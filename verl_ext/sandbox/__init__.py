@@ -85,6 +85,7 @@ class ExecResult:
     channel: bytes = b""
 
 
+@functools.cache
 def _interpreter() -> tuple[str, list[str]]:
     """The real interpreter binary and the host paths it needs (its installation prefix)."""
     exe = os.path.realpath(sys.executable)
@@ -180,6 +181,7 @@ def warm_starts() -> bool:
     return os.environ.get("VERL_EXT_SANDBOX_WARM", "1") != "0" and os.environ.get("VERL_EXT_SANDBOX_CGROUPS") != "1"
 
 
+@functools.cache
 def _zygote_argv() -> list[str]:
     exe, _ = _interpreter()
     core = Path(_core.__file__).resolve().relative_to(PACKAGE_DIR)
