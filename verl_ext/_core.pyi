@@ -4,7 +4,7 @@ from os import PathLike
 from typing import Any, final
 
 __all__ = ["__version__", "FormatSpec", "score_batch", "native_scorer", "default_num_threads", "sandbox_run_many", "sandbox_probe",
-           "sandbox_run_warm", "sandbox_shutdown", "sandbox_live_zygotes", "_zygote_serve"]
+           "sandbox_shutdown", "sandbox_live_zygotes", "_zygote_serve"]
 
 __version__: str
 
@@ -37,26 +37,10 @@ def sandbox_run_many(
     max_file_mb: int,
     read_only_paths: list[str] | list[PathLike[str]],
     num_threads: int = 0,
-    weak: bool = False,
-) -> list[Any]: ...
-def sandbox_probe(argv: list[str], read_only_paths: list[str] | list[PathLike[str]]) -> dict[str, Any]: ...
-def sandbox_run_warm(
-    zygote_argv: list[str],
-    zygote_env: list[tuple[str, str]],
-    requests: list[tuple[bytes, bytes]],
-    *,
-    timeout_s: float,
-    memory_mb: int,
-    output_limit: int,
-    channel_limit: int,
-    scratch_mb: int,
-    max_processes: int,
-    max_open_files: int,
-    max_file_mb: int,
-    read_only_paths: list[str] | list[PathLike[str]],
-    mapped_paths: list[tuple[str, str]],
-    num_threads: int = 0,
+    start: str = "cold",
+    mapped_paths: list[tuple[str, str]] = ...,
 ) -> list[dict[str, Any] | BaseException]: ...
+def sandbox_probe(argv: list[str], read_only_paths: list[str] | list[PathLike[str]]) -> dict[str, Any]: ...
 def sandbox_shutdown() -> None: ...
 def sandbox_live_zygotes() -> int: ...
 def _zygote_serve(control: int) -> None: ...

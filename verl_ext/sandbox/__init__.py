@@ -206,21 +206,16 @@ def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Lim
         channel_limit=int(lim.channel_limit), scratch_mb=int(lim.scratch_mb), max_processes=int(lim.max_processes),
         max_open_files=int(lim.max_open_files), max_file_mb=int(lim.max_file_mb), num_threads=num_threads,
     )
-    if mode() == WEAK_MODE:
+    weak = mode() == WEAK_MODE
+    if weak:
         _log.warning("verl-ext sandbox in %r mode (VERL_EXT_SANDBOX_MODE): %d program(s) run WITHOUT namespaces "
                      "- they can read what this user can read and use the network; only rlimits, seccomp, "
                      "a process group and a private directory confine them", WEAK_MODE, len(payloads))
-        argv = [exe, "-I", "-S", "-B", "-c", HARNESS]
-        requests = [(argv, env, stdin, payload) for payload, stdin in zip(payloads, stdins, strict=True)]
-        raw = _core.sandbox_run_many(requests, read_only_paths=paths, weak=True, **kwargs)
-    elif warm_starts():
-        raw = _core.sandbox_run_warm(_zygote_argv(), env, list(zip(stdins, payloads, strict=True)),
-                                     read_only_paths=paths, mapped_paths=[(str(PACKAGE_DIR), PACKAGE_INSIDE)],
-                                     **kwargs)
-    else:
-        argv = [exe, "-I", "-S", "-B", "-c", HARNESS]
-        requests = [(argv, env, stdin, payload) for payload, stdin in zip(payloads, stdins, strict=True)]
-        raw = _core.sandbox_run_many(requests, read_only_paths=paths, **kwargs)
+    warm = not weak and warm_starts()
+    argv = _zygote_argv() if warm else [exe, "-I", "-S", "-B", "-c", HARNESS]
+    requests = [(argv, env, stdin, payload) for payload, stdin in zip(payloads, stdins, strict=True)]
+    raw = _core.sandbox_run_many(requests, read_only_paths=paths, start="weak" if weak else "warm" if warm else "cold",
+                                 mapped_paths=[(str(PACKAGE_DIR), PACKAGE_INSIDE)] if warm else [], **kwargs)
     results = []
     for r in raw:
         if isinstance(r, BaseException):

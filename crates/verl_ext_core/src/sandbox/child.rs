@@ -91,7 +91,8 @@ pub const STEPS: &[&str] = &[
     "execve",
 ];
 
-fn fail(report: libc::c_int, step: u8) -> ! {
+/// Report `(step, errno)` on `report` and end the child (shared with the zygote's children).
+pub(crate) fn fail(report: libc::c_int, step: u8) -> ! {
     // SAFETY: plain syscalls on a valid buffer.
     unsafe {
         let errno = *libc::__errno_location();
@@ -101,13 +102,15 @@ fn fail(report: libc::c_int, step: u8) -> ! {
     }
 }
 
+/// `check!(report, step, call)`: a negative result of `call` fails the set-up at `step`.
 macro_rules! check {
     ($report:expr, $step:expr, $call:expr) => {
-        if $call < 0 {
-            fail($report, $step);
+        if ($call as i64) < 0 {
+            $crate::sandbox::child::fail($report, $step);
         }
     };
 }
+pub(crate) use check;
 
 /// A size-capped tmpfs at `target` (no setuid binaries, no device nodes).
 unsafe fn mount_tmpfs(target: &CString, options: &CString) -> libc::c_int {

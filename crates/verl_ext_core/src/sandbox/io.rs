@@ -9,6 +9,56 @@ use std::time::{Duration, Instant};
 const DRAIN_GRACE: Duration = Duration::from_millis(100);
 const CHUNK: usize = 64 * 1024;
 
+/// The child's ends of an execution's pipes, in the order of its descriptors 0-4: stdin, stdout,
+/// stderr, result channel, payload.
+pub type ChildEnds = [OwnedFd; 5];
+
+/// The trainer's ends of the same pipes.
+pub struct ParentEnds {
+    pub stdin: OwnedFd,
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+    pub channel: OwnedFd,
+    pub payload: OwnedFd,
+}
+
+/// The five pipes of one execution.
+pub fn execution_pipes() -> Result<(ChildEnds, ParentEnds), super::SandboxError> {
+    let (stdin_r, stdin_w) = super::pipe()?;
+    let (out_r, out_w) = super::pipe()?;
+    let (err_r, err_w) = super::pipe()?;
+    let (chan_r, chan_w) = super::pipe()?;
+    let (pay_r, pay_w) = super::pipe()?;
+    Ok((
+        [stdin_r, out_w, err_w, chan_w, pay_r],
+        ParentEnds { stdin: stdin_w, stdout: out_r, stderr: err_r, channel: chan_r, payload: pay_w },
+    ))
+}
+
+/// [`collect`] for an execution of `req` under `cfg` that started at `start`.
+pub fn watch(
+    pidfd: &OwnedFd,
+    ends: ParentEnds,
+    report: Option<OwnedFd>,
+    req: &super::ExecRequest,
+    cfg: &super::SandboxConfig,
+    start: Instant,
+) -> Collected {
+    collect(
+        pidfd,
+        Streams {
+            stdin: (ends.stdin, &req.stdin),
+            payload: (ends.payload, &req.payload),
+            stdout: ends.stdout,
+            stderr: ends.stderr,
+            channel: ends.channel,
+            report,
+        },
+        Caps { output: cfg.output_limit, channel: cfg.channel_limit },
+        start + cfg.timeout,
+    )
+}
+
 pub struct Streams<'a> {
     pub stdin: (OwnedFd, &'a [u8]),
     pub payload: (OwnedFd, &'a [u8]),

@@ -420,6 +420,27 @@ fn prepare(
     Ok(Prepared { plan })
 }
 
+/// `clone3` like fork (no stack), into `namespaces`, storing a pidfd; returns 0 in the child.
+///
+/// # Safety
+/// As for fork: in a multi-threaded process the child may only make async-signal-safe calls.
+unsafe fn clone3(namespaces: u64, pidfd: &mut libc::c_int) -> libc::c_long {
+    let args = CloneArgs {
+        flags: namespaces | libc::CLONE_PIDFD as u64,
+        pidfd: pidfd as *mut libc::c_int as u64,
+        child_tid: 0,
+        parent_tid: 0,
+        exit_signal: libc::SIGCHLD as u64,
+        stack: 0,
+        stack_size: 0,
+        tls: 0,
+        set_tid: 0,
+        set_tid_size: 0,
+        cgroup: 0,
+    };
+    libc::syscall(libc::SYS_clone3, &args as *const CloneArgs, std::mem::size_of::<CloneArgs>())
+}
+
 #[repr(C)]
 struct CloneArgs {
     flags: u64,
@@ -465,21 +486,8 @@ fn start_child(
     sync_w: OwnedFd,
 ) -> Result<(libc::pid_t, OwnedFd), SandboxError> {
     let mut pidfd: libc::c_int = -1;
-    let args = CloneArgs {
-        flags: NAMESPACES | libc::CLONE_PIDFD as u64,
-        pidfd: &mut pidfd as *mut libc::c_int as u64,
-        child_tid: 0,
-        parent_tid: 0,
-        exit_signal: libc::SIGCHLD as u64,
-        stack: 0,
-        stack_size: 0,
-        tls: 0,
-        set_tid: 0,
-        set_tid_size: 0,
-        cgroup: 0,
-    };
-    // SAFETY: clone3 without a stack behaves like fork; the child only runs `child::enter`.
-    let pid = unsafe { libc::syscall(libc::SYS_clone3, &args as *const CloneArgs, std::mem::size_of::<CloneArgs>()) };
+    // SAFETY: the child only runs `child::enter`.
+    let pid = unsafe { clone3(NAMESPACES, &mut pidfd) };
     if pid == 0 {
         // SAFETY: we are the child of clone3 and the plan is complete.
         unsafe { child::enter(plan) }
@@ -582,11 +590,7 @@ fn verdict(collected: Collected, exit: Result<(libc::c_int, f64), f64>, oom: boo
 
 /// Run one program in a fresh sandbox (a cold start: clone, set up, execve) and collect its outcome.
 pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, SandboxError> {
-    let (stdin_r, stdin_w) = pipe()?;
-    let (out_r, out_w) = pipe()?;
-    let (err_r, err_w) = pipe()?;
-    let (chan_r, chan_w) = pipe()?;
-    let (pay_r, pay_w) = pipe()?;
+    let (child_ends, ends) = io::execution_pipes()?;
     let (sync_r, sync_w) = pipe()?;
     let (report_r, report_w) = pipe()?;
     let ids = HostIds::acquire();
@@ -596,29 +600,15 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
         req,
         cfg,
         &ids,
-        [stdin_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd(), chan_w.as_raw_fd(), pay_r.as_raw_fd()],
+        child_ends.each_ref().map(|fd| fd.as_raw_fd()),
         sync_r.as_raw_fd(),
         report_w.as_raw_fd(),
         Role::Program,
     )?;
     let start = Instant::now();
     let (pid, pidfd) = start_child(&prepared.plan, &ids, group.as_ref(), sync_w)?;
-    drop((stdin_r, out_w, err_w, chan_w, pay_r, sync_r, report_w));
-
-    let deadline = start + cfg.timeout;
-    let collected = io::collect(
-        &pidfd,
-        io::Streams {
-            stdin: (stdin_w, &req.stdin),
-            payload: (pay_w, &req.payload),
-            stdout: out_r,
-            stderr: err_r,
-            channel: chan_r,
-            report: Some(report_r),
-        },
-        io::Caps { output: cfg.output_limit, channel: cfg.channel_limit },
-        deadline,
-    );
+    drop((child_ends, sync_r, report_w));
+    let collected = io::watch(&pidfd, ends, Some(report_r), req, cfg, start);
     let oom_killed = |g: &Option<cgroup::Group>| g.as_ref().is_some_and(|g| g.oom_killed());
     let exited = collected.exited;
     let reaped = io::reap(pid, pidfd, exited, move |reaped_now| {

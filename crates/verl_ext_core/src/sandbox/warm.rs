@@ -219,37 +219,15 @@ fn run_on(
     req: &ExecRequest,
     cfg: &SandboxConfig,
 ) -> Result<Result<ExecResult, SandboxError>, SpawnError> {
-    let pipes = (|| Ok::<_, SandboxError>((pipe()?, pipe()?, pipe()?, pipe()?, pipe()?, pipe()?)))();
-    let Ok(((stdin_r, stdin_w), (out_r, out_w), (err_r, err_w), (chan_r, chan_w), (pay_r, pay_w), (st_r, st_w))) =
-        pipes
-    else {
+    let pipes = io::execution_pipes().and_then(|p| Ok((p, pipe()?)));
+    let Ok(((child_ends, ends), (st_r, st_w))) = pipes else {
         return Ok(Err(SandboxError::Setup(format!("pipe2: {}", std::io::Error::last_os_error()))));
     };
     let start = Instant::now();
-    let child_fds = [
-        stdin_r.as_raw_fd(),
-        out_w.as_raw_fd(),
-        err_w.as_raw_fd(),
-        chan_w.as_raw_fd(),
-        pay_r.as_raw_fd(),
-        st_w.as_raw_fd(),
-    ];
-    let pidfd = zygote.spawn(&limits(cfg), &child_fds)?;
-    drop((stdin_r, out_w, err_w, chan_w, pay_r, st_w));
-
-    let collected = io::collect(
-        &pidfd,
-        io::Streams {
-            stdin: (stdin_w, &req.stdin),
-            payload: (pay_w, &req.payload),
-            stdout: out_r,
-            stderr: err_r,
-            channel: chan_r,
-            report: None,
-        },
-        io::Caps { output: cfg.output_limit, channel: cfg.channel_limit },
-        start + cfg.timeout,
-    );
+    let [stdin_r, out_w, err_w, chan_w, pay_r] = child_ends.each_ref().map(|fd| fd.as_raw_fd());
+    let pidfd = zygote.spawn(&limits(cfg), &[stdin_r, out_w, err_w, chan_w, pay_r, st_w.as_raw_fd()])?;
+    drop((child_ends, st_w));
+    let collected = io::watch(&pidfd, ends, None, req, cfg, start);
     let cpu_at_kill = (!collected.exited).then(|| {
         let cpu = io::cpu_ms_of_pidfd(&pidfd);
         io::kill(&pidfd);

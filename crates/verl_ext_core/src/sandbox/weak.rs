@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use super::{io, pipe, seccomp, verdict, ExecRequest, ExecResult, SandboxConfig, SandboxError};
+use super::{io, seccomp, verdict, ExecRequest, ExecResult, SandboxConfig, SandboxError};
 
 /// A private directory under the host's temp dir, removed when dropped.
 struct Scratch(PathBuf);
@@ -51,11 +51,7 @@ fn kill_group(pgid: libc::pid_t) {
 /// Run one program in the weaker mode and collect its outcome.
 pub fn run_weak(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, SandboxError> {
     let argv0 = req.argv.first().ok_or_else(|| SandboxError::Invalid("empty argv".into()))?;
-    let (stdin_r, stdin_w) = pipe()?;
-    let (out_r, out_w) = pipe()?;
-    let (err_r, err_w) = pipe()?;
-    let (chan_r, chan_w) = pipe()?;
-    let (pay_r, pay_w) = pipe()?;
+    let ([stdin_r, out_w, err_w, chan_w, pay_r], ends) = io::execution_pipes()?;
     let scratch = Scratch::create()?;
     let filters = seccomp::filters().ok();
     let limits = super::protocol::SpawnLimits {
@@ -123,19 +119,7 @@ pub fn run_weak(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sa
     }
     // SAFETY: fresh descriptor.
     let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd as i32) };
-    let collected = io::collect(
-        &pidfd,
-        io::Streams {
-            stdin: (stdin_w, &req.stdin),
-            payload: (pay_w, &req.payload),
-            stdout: out_r,
-            stderr: err_r,
-            channel: chan_r,
-            report: None,
-        },
-        io::Caps { output: cfg.output_limit, channel: cfg.channel_limit },
-        start + cfg.timeout,
-    );
+    let collected = io::watch(&pidfd, ends, None, req, cfg, start);
     // Whatever the program left in its process group goes with it.
     kill_group(pid);
     let cpu_ms = io::cpu_ms_of_pidfd(&pidfd); // still readable while it is a zombie

@@ -18,10 +18,10 @@ use std::ptr;
 
 use seccompiler::BpfProgram;
 
-use super::child::drop_capabilities;
+use super::child::{check, drop_capabilities, fail};
 use super::landlock;
 use super::protocol::{self, ExitRecord, SpawnLimits, SpawnReply, SPAWN_FDS};
-use super::seccomp;
+use super::{clone3, seccomp, NAMESPACES};
 
 /// The interpreter's fork hooks (`PyOS_BeforeFork`, `PyOS_AfterFork_Parent`, `PyOS_AfterFork_Child`).
 pub struct Hooks {
@@ -47,13 +47,6 @@ pub const STEPS: &[&str] = &[
 
 /// The zygote's uid and gid inside its own user namespace (executions map it to their root).
 pub const ZYGOTE_ID: libc::uid_t = 1000;
-
-const CHILD_NAMESPACES: u64 = (libc::CLONE_NEWUSER
-    | libc::CLONE_NEWPID
-    | libc::CLONE_NEWNS
-    | libc::CLONE_NEWNET
-    | libc::CLONE_NEWIPC
-    | libc::CLONE_NEWUTS) as u64;
 
 /// An execution the zygote still has to reap.
 struct Live {
@@ -134,21 +127,6 @@ pub unsafe fn serve(control: RawFd, hooks: &Hooks) {
     }
 }
 
-#[repr(C)]
-struct CloneArgs {
-    flags: u64,
-    pidfd: u64,
-    child_tid: u64,
-    parent_tid: u64,
-    exit_signal: u64,
-    stack: u64,
-    stack_size: u64,
-    tls: u64,
-    set_tid: u64,
-    set_tid_size: u64,
-    cgroup: u64,
-}
-
 fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
     // SAFETY: valid out-array; the descriptors are owned right away.
@@ -182,21 +160,8 @@ unsafe fn spawn(
     };
     let scratch_opts = format!("size={}m,mode=1777\0", limits.scratch_mb.max(1));
     let mut pidfd: libc::c_int = -1;
-    let args = CloneArgs {
-        flags: CHILD_NAMESPACES | libc::CLONE_PIDFD as u64,
-        pidfd: &mut pidfd as *mut libc::c_int as u64,
-        child_tid: 0,
-        parent_tid: 0,
-        exit_signal: libc::SIGCHLD as u64,
-        stack: 0,
-        stack_size: 0,
-        tls: 0,
-        set_tid: 0,
-        set_tid_size: 0,
-        cgroup: 0,
-    };
     (hooks.before)();
-    let pid = libc::syscall(libc::SYS_clone3, &args as *const CloneArgs, std::mem::size_of::<CloneArgs>());
+    let pid = clone3(NAMESPACES, &mut pidfd);
     if pid == 0 {
         (hooks.child)();
         let pipes =
@@ -252,24 +217,6 @@ fn report_exit(l: Live) {
         libc::fcntl(l.status.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK);
         libc::write(l.status.as_raw_fd(), bytes.as_ptr().cast(), bytes.len());
     }
-}
-
-fn fail(report: libc::c_int, step: u8) -> ! {
-    // SAFETY: plain syscalls on a valid buffer.
-    unsafe {
-        let errno = *libc::__errno_location();
-        let msg = [step, (errno & 0xff) as u8, ((errno >> 8) & 0xff) as u8];
-        libc::write(report, msg.as_ptr().cast(), msg.len());
-        libc::_exit(127);
-    }
-}
-
-macro_rules! check {
-    ($report:expr, $step:expr, $call:expr) => {
-        if ($call as i64) < 0 {
-            fail($report, $step);
-        }
-    };
 }
 
 unsafe fn write_file(path: &CStr, data: &[u8]) -> libc::c_int {
