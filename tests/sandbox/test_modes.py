@@ -98,3 +98,22 @@ def test_warm_and_cold_starts_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     assert out["1"][:2] == out["0"][:2] == ("runtime_error", 3)
     # Same program view, except that the warm view also holds our package (read-only, at /opt).
     assert out["1"][2].replace(" 'opt',", "") == out["0"][2]
+
+
+@pytest.mark.skipif(not FULL, reason=f"this host cannot sandbox: {sandbox.capabilities()['error']}")
+def test_prime_namespace_is_the_same_warm_and_cold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Warm executions run only the tail of prime_code's header; the solution must see the same names."""
+    import json
+
+    code = ("def f(x):\n    g = globals()\n    return [sorted(k for k in g if not k.startswith('__')),\n"
+            "            [repr(g[k])[:60] for k in ('exit', 'quit', 'help', 'open', 'compile', 'stdout', 'stderr',"
+            " 'stdin', 'datetime', 'json', 'sys')],\n            sys.getrecursionlimit()]\n")
+    payload = b"prime\n" + json.dumps({"code": code, "fn_name": "f", "inputs": ["1"], "alarm_s": 5}).encode()
+    seen = {}
+    for warm in ("1", "0"):
+        monkeypatch.setenv("VERL_EXT_SANDBOX_WARM", warm)
+        r = sandbox.run_payloads([payload], [b""], sandbox.Limits(), 1)[0]
+        assert r.status == "ok", r
+        seen[warm] = r.channel.split(b"\n")[0]
+    assert b'"r": "out"' in seen["1"]
+    assert seen["1"] == seen["0"]

@@ -43,6 +43,26 @@ PRIME_HEADER = (
 )
 
 
+# A zygote runs the header's first star imports once (warm_up), into the module a forked execution
+# then uses; the execution runs the rest from `from sys import *` on, after _guard() and the stdout
+# redirect, so every name ends up bound exactly as running the whole header there would bind it (the
+# earlier modules' exports do not depend on that state). Saves ~1 ms of copy-on-write per execution.
+_HEADER_SPLIT = PRIME_HEADER.index("from sys import *\n")
+PRIME_HEADER_HEAD, PRIME_HEADER_TAIL = PRIME_HEADER[:_HEADER_SPLIT], PRIME_HEADER[_HEADER_SPLIT:]
+_prebuilt_module = None
+
+
+def _solution_module():
+    """A fresh ``tmp_sol`` module and the part of the header still to run in it."""
+    import types
+
+    global _prebuilt_module
+    module, _prebuilt_module = _prebuilt_module, None
+    if module is not None:
+        return module, PRIME_HEADER_TAIL
+    return types.ModuleType("tmp_sol"), PRIME_HEADER
+
+
 def _wrap_stdin_program(code: str) -> str:
     """prime_code's rewrite of a stdin program into `def code():` (top-level imports stay outside)."""
     import ast
@@ -113,7 +133,6 @@ def _run_prime(req: dict) -> None:
     import builtins
     import json
     import signal
-    import types
     from io import StringIO
 
     out = os.fdopen(3, "w", encoding="utf-8", errors="surrogatepass")
@@ -136,10 +155,10 @@ def _run_prime(req: dict) -> None:
     inputs_list = req["inputs"]
     _guard()
     sys.stdout = sys.stderr = devnull
-    sol = PRIME_HEADER + (code if fn_name is not None else _wrap_stdin_program(code))
+    module, header = _solution_module()
+    sol = header + (code if fn_name is not None else _wrap_stdin_program(code))
     signal.alarm(alarm_s)
     try:
-        module = types.ModuleType("tmp_sol")
         exec(compile(sol, "<string>", "exec"), module.__dict__)  # noqa: S102 - this is the sandbox
         sys.modules["tmp_sol"] = module
         target = module.Solution() if fn_name is not None and "class Solution" in code else module
@@ -260,12 +279,17 @@ WARM_MODULES = ("string", "re", "datetime", "collections", "heapq", "bisect", "c
 
 
 def warm_up() -> None:
-    """Import WARM_MODULES, so executions start with them (nothing else changes: e.g. running prime_code's
-    header here would raise the recursion limit of script-mode programs too)."""
+    """Import WARM_MODULES, so executions start with them, and run the head of prime_code's header into
+    the next ``tmp_sol`` module. Nothing else changes (running the whole header here would, e.g., raise
+    the recursion limit of script-mode programs too)."""
     import importlib
+    import types
 
+    global _prebuilt_module
     for name in WARM_MODULES:
         importlib.import_module(name)
+    _prebuilt_module = types.ModuleType("tmp_sol")
+    exec(compile(PRIME_HEADER_HEAD, "<string>", "exec"), _prebuilt_module.__dict__)  # noqa: S102 - constant
 
 
 def run_forked() -> None:
