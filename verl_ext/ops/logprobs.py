@@ -1,0 +1,218 @@
+"""Log-probabilities of labels (and entropy) from logits ``[N, V]``, fused, with autograd.
+
+For each row ``x = logits / temperature`` (computed in fp32, never as an fp32 copy of the logits):
+``lse = log sum exp x``, ``logprob = x[label] - lse``, ``entropy = lse - sum softmax(x) * x``.
+The forward keeps two floats per row (``lse`` and ``E[x] = sum softmax(x) * x``); the backward makes one
+pass over the logits and writes ``d logits = (g_lp * (onehot - p) + g_H * p * (E[x] - x)) / temperature``.
+Rows whose label is ``ignore_index`` give log-prob 0 and entropy 0 and get no gradient.
+
+Layout (one file per op): Triton kernels -> launcher -> autograd Function; the torch path (chunked over
+rows, so at most ``chunk_rows x V`` fp32 temporaries) serves CPUs and is the reference of the tests.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import torch
+
+from verl_ext.ops._backend import resolve_backend, triton_available
+
+Backend = Literal["auto", "triton", "torch"]
+
+#: Vocabulary entries a Triton program handles per step (a power of two; 4096 fp32 = 16 KiB of registers
+#: across the warps, the usual sweet spot for a streaming row reduction).
+BLOCK_V = 4096
+#: Rows per chunk of the torch path: bounds its fp32 temporaries to TORCH_CHUNK_ROWS x V.
+TORCH_CHUNK_ROWS = 1024
+
+if triton_available():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def _forward_kernel(logits_ptr, labels_ptr, logprob_ptr, entropy_ptr, lse_ptr, mean_ptr, stride_row, vocab,
+                        inv_temperature, ignore_index, BLOCK: tl.constexpr, NUM_BLOCKS: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        base = logits_ptr + row * stride_row
+        m = tl.full((), float("-inf"), tl.float32)
+        s = tl.zeros((), tl.float32)
+        t = tl.zeros((), tl.float32)
+        # The block count is a compile-time constant (one compilation per vocabulary size, which a model
+        # fixes); Triton's interpreter cannot loop over a runtime bound with the NumPy 2 in our stack.
+        for b in range(0, NUM_BLOCKS):
+            cols = b * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(base + cols, mask=cols < vocab, other=float("-inf")).to(tl.float32) * inv_temperature
+            m_new = tl.maximum(m, tl.max(x, 0))
+            # exp(-inf - -inf) would be nan: nothing finite seen yet means nothing to rescale.
+            alpha = tl.where(m_new == float("-inf"), 0.0, tl.exp(m - m_new))
+            finite_x = tl.where(x == float("-inf"), 0.0, x)  # p = 0 there: counts 0, and no 0 * inf
+            e = tl.where(x == float("-inf"), 0.0, tl.exp(x - m_new))
+            s = s * alpha + tl.sum(e, 0)
+            t = t * alpha + tl.sum(e * finite_x, 0)
+            m = m_new
+        lse = m + tl.log(s)
+        mean = t / s
+        label = tl.load(labels_ptr + row)
+        ignored = label == ignore_index
+        invalid = (label < 0) | (label >= vocab)
+        safe = tl.where(invalid, 0, label)
+        x_label = tl.load(base + safe).to(tl.float32) * inv_temperature
+        logprob = tl.where(invalid, float("nan"), x_label - lse)
+        tl.store(logprob_ptr + row, tl.where(ignored, 0.0, logprob))
+        tl.store(entropy_ptr + row, tl.where(ignored, 0.0, lse - mean))
+        tl.store(lse_ptr + row, lse)
+        tl.store(mean_ptr + row, mean)
+
+    @triton.jit
+    def _backward_kernel(logits_ptr, labels_ptr, lse_ptr, mean_ptr, grad_lp_ptr, grad_h_ptr, grad_ptr, stride_row,
+                         grad_stride_row, vocab, inv_temperature, ignore_index, BLOCK: tl.constexpr, NUM_BLOCKS: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        base = logits_ptr + row * stride_row
+        out = grad_ptr + row * grad_stride_row
+        label = tl.load(labels_ptr + row)
+        ignored = label == ignore_index
+        lse = tl.load(lse_ptr + row)
+        mean = tl.load(mean_ptr + row)
+        g_lp = tl.where(ignored, 0.0, tl.load(grad_lp_ptr + row))
+        g_h = tl.where(ignored, 0.0, tl.load(grad_h_ptr + row))
+        # The block count is a compile-time constant (one compilation per vocabulary size, which a model
+        # fixes); Triton's interpreter cannot loop over a runtime bound with the NumPy 2 in our stack.
+        for b in range(0, NUM_BLOCKS):
+            cols = b * BLOCK + tl.arange(0, BLOCK)
+            inside = cols < vocab
+            x = tl.load(base + cols, mask=inside, other=float("-inf")).to(tl.float32) * inv_temperature
+            p = tl.where(x == float("-inf"), 0.0, tl.exp(x - lse))
+            finite_x = tl.where(x == float("-inf"), 0.0, x)
+            onehot = tl.where(cols == label, 1.0, 0.0)
+            d = g_lp * (onehot - p) + g_h * p * (mean - finite_x)
+            tl.store(out + cols, (d * inv_temperature).to(grad_ptr.dtype.element_ty), mask=inside)
+
+
+def _check(logits: torch.Tensor, labels: torch.Tensor, temperature: float) -> None:
+    if logits.dim() != 2:
+        raise ValueError(f"logits must be [N, V], got shape {tuple(logits.shape)}")
+    if labels.shape != logits.shape[:1]:
+        raise ValueError(f"labels must be [N] = [{logits.shape[0]}], got shape {tuple(labels.shape)}")
+    if logits.dtype not in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+        raise ValueError(f"logits must be float32, float16 or bfloat16, got {logits.dtype}")
+    if labels.dtype not in (torch.int64, torch.int32):
+        raise ValueError(f"labels must be int64 or int32, got {labels.dtype}")
+    if not (temperature > 0 and temperature == temperature and temperature != float("inf")):
+        raise ValueError(f"temperature must be positive and finite, got {temperature}")
+    if labels.device != logits.device:
+        raise ValueError(f"labels are on {labels.device}, logits on {logits.device}")
+
+
+def _torch_rows(x: torch.Tensor, labels: torch.Tensor, temperature: float, ignore_index: int
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Reference math for a chunk of rows, in fp32 (fp64 for fp64 input), differentiable."""
+    x = x.to(torch.float64 if x.dtype == torch.float64 else torch.float32) / temperature
+    lse = torch.logsumexp(x, dim=-1)
+    ignored = labels == ignore_index
+    safe = torch.where(ignored, torch.zeros_like(labels), labels).long()
+    logprob = x.gather(-1, safe.unsqueeze(-1)).squeeze(-1) - lse
+    # entropy = lse - sum p * x, with -inf logits (p = 0) counted as 0: masking x (not p * log p) keeps
+    # the gradient finite there.
+    finite_x = torch.where(torch.isfinite(x), x, torch.zeros_like(x))
+    entropy = lse - (torch.softmax(x, dim=-1) * finite_x).sum(-1)
+    zero = torch.zeros_like(logprob)
+    return torch.where(ignored, zero, logprob), torch.where(ignored, zero, entropy)
+
+
+def _torch(logits: torch.Tensor, labels: torch.Tensor, temperature: float, ignore_index: int, chunk_rows: int
+           ) -> tuple[torch.Tensor, torch.Tensor]:
+    if logits.shape[0] == 0:  # still connected to the graph, so backward works on empty batches
+        empty = logits.to(torch.float64 if logits.dtype == torch.float64 else torch.float32).sum(-1)
+        return empty, empty.clone()
+    outs = [_torch_rows(logits[i:i + chunk_rows], labels[i:i + chunk_rows], temperature, ignore_index)
+            for i in range(0, logits.shape[0], chunk_rows)]
+    return torch.cat([o[0] for o in outs]), torch.cat([o[1] for o in outs])
+
+
+def _blocks(vocab: int) -> dict[str, int]:
+    block = min(BLOCK_V, triton.next_power_of_2(vocab))
+    return {"BLOCK": block, "NUM_BLOCKS": triton.cdiv(vocab, block)}
+
+
+class _TritonLogprobs(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, logits: torch.Tensor, labels: torch.Tensor, temperature: float,  # type: ignore[override]
+                ignore_index: int) -> tuple[torch.Tensor, torch.Tensor]:
+        if logits.stride(-1) != 1:
+            logits = logits.contiguous()
+        labels = labels.contiguous()
+        n, vocab = logits.shape
+        out = [torch.empty(n, dtype=torch.float32, device=logits.device) for _ in range(4)]
+        logprob, entropy, lse, mean = out
+        if n:
+            _forward_kernel[(n,)](logits, labels, logprob, entropy, lse, mean, logits.stride(0), vocab,
+                                  1.0 / temperature, ignore_index, **_blocks(vocab))
+        ctx.save_for_backward(logits, labels, lse, mean)
+        ctx.temperature, ctx.ignore_index = temperature, ignore_index
+        return logprob, entropy
+
+    @staticmethod
+    def backward(ctx, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None):  # type: ignore[override]
+        logits, labels, lse, mean = ctx.saved_tensors
+        n, vocab = logits.shape
+        grad_lp = torch.zeros_like(lse) if grad_lp is None else grad_lp.float().contiguous()
+        grad_h = torch.zeros_like(lse) if grad_h is None else grad_h.float().contiguous()
+        grad = torch.empty_like(logits)
+        if n:
+            _backward_kernel[(n,)](logits, labels, lse, mean, grad_lp, grad_h, grad, logits.stride(0), grad.stride(0),
+                                   vocab, 1.0 / ctx.temperature, ctx.ignore_index, **_blocks(vocab))
+        return grad, None, None, None
+
+
+def logprobs_from_logits(
+    logits: torch.Tensor,
+    labels: torch.Tensor,
+    *,
+    temperature: float = 1.0,
+    return_entropy: bool = False,
+    ignore_index: int = -100,
+    backend: Backend = "auto",
+    chunk_rows: int = TORCH_CHUNK_ROWS,
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+    """Log-probability of each row's label under ``softmax(logits / temperature)``, optionally with the
+    row's entropy.
+
+    Parameters
+    ----------
+    logits
+        ``[N, V]`` float32, float16 or bfloat16 (any row stride; the last dimension must be dense for the
+        Triton path or it is copied).
+    labels
+        ``[N]`` int64/int32 indices into ``V``; rows equal to ``ignore_index`` give 0 and no gradient. An
+        index outside ``[0, V)`` raises on the torch path and gives NaN on the Triton path (checking
+        there would cost a device synchronisation per call).
+    temperature
+        Positive divisor applied to the logits.
+    return_entropy
+        Also return the entropy ``[N]``.
+    backend
+        ``"triton"`` (GPU, or CPU under ``TRITON_INTERPRET=1``), ``"torch"`` (chunked reference), or
+        ``"auto"``: Triton for GPU tensors when available, otherwise torch.
+    chunk_rows
+        Rows per chunk of the torch path.
+
+    Returns
+    -------
+    fp32 log-probs ``[N]`` (fp64 for fp64 logits on the torch path), and the entropy ``[N]`` when asked.
+    Both are differentiable with respect to ``logits``.
+    """
+    _check(logits, labels, temperature)
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be >= 1, got {chunk_rows}")
+    chosen = resolve_backend(backend, logits.device)
+    if chosen == "triton":
+        if logits.dtype == torch.float64:
+            raise ValueError("the Triton backend takes float32, float16 or bfloat16 logits")
+        logprob, entropy = _TritonLogprobs.apply(logits, labels, float(temperature), int(ignore_index))
+    else:
+        bad = (labels != ignore_index) & ((labels < 0) | (labels >= logits.shape[1]))
+        if bad.any():
+            raise ValueError("labels must be in [0, V) or equal to ignore_index")
+        logprob, entropy = _torch(logits, labels, float(temperature), int(ignore_index), chunk_rows)
+    return (logprob, entropy) if return_entropy else logprob
