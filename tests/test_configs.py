@@ -27,3 +27,18 @@ def test_main_ppo_composes_config(config: str) -> None:
                    "name": "custom_reward_manager"},
     }
     assert job["reward"]["reward_kwargs"]["on_error"] in ("zero", "raise")
+
+
+def test_fused_config_names_the_patch_module() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "verl.trainer.main_ppo", "--config-path", str(CONFIGS), "--config-name",
+         "grpo_math_verl_ext_fused", "--cfg", "job"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    model = yaml.safe_load(out.stdout)["actor_rollout_ref"]["model"]
+    assert model["external_lib"] == "verl_ext.patches" and model["use_fused_kernels"] is True
+    # The module verl will import exists and patches on import.
+    import importlib
+
+    assert importlib.import_module(model["external_lib"]).applied()
