@@ -51,3 +51,11 @@ def test_bench_code_agrees_with_verl_on_a_small_workload(tmp_path: Path,
     assert result["sizes"]["kinds"] == {"correct": 3, "wrong": 3, "crash": 3, "slow": 0, "adversarial": 1}
     assert [c["name"] for c in result["contenders"]] == ["verl_naive_prime_code", "verl_ext"]
     assert "completions from 3 HumanEval problems" in capsys.readouterr().out
+
+
+def test_bench_logprob_checks_correctness_on_cpu(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "logprob.json"
+    assert main(["bench", "logprob", "--n", "64", "--vocab", "300", "--hidden", "16", "--json", str(out)]) == 0
+    assert "correctness: ok" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["ok"] and max(data["max_abs_error_vs_fp64"].values()) < 1e-4

@@ -23,6 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench_code.add_arguments(which.add_parser("code", help="code rewards: verl's managers vs verl-ext's sandbox"))
 
+    from verl_ext.bench import logprob as bench_logprob
+
+    bench_logprob.add_arguments(which.add_parser("logprob", help="fused log-prob/entropy ops: torch, verl, verl-ext"))
     doctor = commands.add_parser("doctor", help="report versions, accelerator and sandbox capabilities")
     doctor.add_argument("--no-sandbox", action="store_true", help="do not fail when the sandbox is unavailable")
     return parser
@@ -34,6 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from verl_ext.bench import math as bench_math
 
         return bench_math.run(args)
+    if args.command == "bench" and args.benchmark == "logprob":
+        from verl_ext.bench import logprob as bench_logprob
+
+        return bench_logprob.run(args)
     if args.command == "bench" and args.benchmark == "code":
         from verl_ext.bench import code as bench_code
 

@@ -57,11 +57,23 @@ def add_json_argument(parser: argparse.ArgumentParser, benchmark: str) -> None:
                         help=f"write the figures as JSON (default {RESULTS_DIR}/{benchmark}-<device>.json)")
 
 
-def write_results(json_arg: str | None, benchmark: str, payload: dict[str, Any]) -> Path | None:
+def gpu_device() -> str:
+    """A short name of the current GPU for result files, e.g. ``nvidia-h100-80gb-hbm3``."""
+    import torch
+
+    name = torch.cuda.get_device_name()
+    slug = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+    while "--" in slug:
+        slug = slug.replace("--", "-")
+    return slug[:80]
+
+
+def write_results(json_arg: str | None, benchmark: str, payload: dict[str, Any], device: str | None = None
+                  ) -> Path | None:
     """Write ``payload`` (plus benchmark, device and commit) where ``--json`` asked, if it did."""
     if json_arg is None:
         return None
-    device = cpu_device()
+    device = device or cpu_device()
     path = Path(json_arg) if json_arg else RESULTS_DIR / f"{benchmark}-{device}.json"
     write_json(path, {"benchmark": benchmark, "device": device, "commit": git_commit(), **payload})
     print(f"wrote {path}")
