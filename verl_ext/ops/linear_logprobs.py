@@ -7,8 +7,12 @@ it into ``d logits = (g_lp * (onehot - p) + g_H * p * (E[x] - x)) / temperature`
 ``d hidden = d logits @ weight`` and ``d weight = d logits.T @ hidden`` in fp32, so peak extra memory
 is one chunk plus the fp32 gradient accumulators, independent of ``V`` beyond the weight itself.
 
-This file holds the chunked torch implementation (CPU and the reference of the tests); rows whose label
-is ``ignore_index`` give 0 and no gradient, as in :func:`verl_ext.ops.logprobs_from_logits`.
+Two paths. ``torch`` chunks tokens and vocabulary (CPU, and the reference of the tests). ``triton`` (GPU)
+chunks tokens only: each chunk's logits come from one cuBLAS matmul in the input dtype, the fused
+log-prob kernels of :mod:`verl_ext.ops.logprobs` reduce them, and the backward recomputes the chunk,
+overwrites it in place with its gradient and feeds two matmuls, so the peak is one
+``chunk_tokens x V`` logits chunk. Rows whose label is ``ignore_index`` give 0 and no gradient, as in
+:func:`verl_ext.ops.logprobs_from_logits`.
 """
 
 from __future__ import annotations
@@ -17,6 +21,10 @@ from typing import Literal
 
 import torch
 
+from verl_ext.ops._backend import resolve_backend
+
+#: Tokens per chunk of the Triton path (bf16 chunk: 2048 x 128256 x 2 B = 0.5 GiB).
+TRITON_CHUNK_TOKENS = 2048
 #: Tokens and vocabulary entries per chunk of the torch path (fp32 chunk: 4096 x 8192 x 4 B = 128 MiB).
 CHUNK_TOKENS = 4096
 CHUNK_VOCAB = 8192
@@ -105,6 +113,47 @@ class _LinearLogprobs(torch.autograd.Function):
                 None if d_weight is None else d_weight.to(weight.dtype), None, None, None, None, None)
 
 
+class _LinearLogprobsTriton(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,  # type: ignore[override]
+                temperature: float, ignore_index: int, chunk_tokens: int) -> tuple[torch.Tensor, torch.Tensor]:
+        from verl_ext.ops.logprobs import triton_forward
+
+        labels = labels.contiguous()
+        outs = [triton_forward(hidden[t0:t0 + chunk_tokens] @ weight.T, labels[t0:t0 + chunk_tokens], temperature,
+                               ignore_index) for t0 in range(0, hidden.shape[0], chunk_tokens)]
+        if not outs:
+            empty = hidden.new_zeros(0, dtype=torch.float32)
+            outs = [(empty, empty, empty, empty)]
+        logprob, entropy, lse, mean = (torch.cat([o[i] for o in outs]) for i in range(4))
+        ctx.save_for_backward(hidden, weight, labels, lse, mean)
+        ctx.args = (temperature, ignore_index, chunk_tokens)
+        return logprob, entropy
+
+    @staticmethod
+    def backward(ctx, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None):  # type: ignore[override]
+        from verl_ext.ops.logprobs import triton_backward
+
+        hidden, weight, labels, lse, mean = ctx.saved_tensors
+        temperature, ignore_index, chunk_tokens = ctx.args
+        g_lp = torch.zeros_like(lse) if grad_lp is None else grad_lp.float().contiguous()
+        g_h = torch.zeros_like(lse) if grad_h is None else grad_h.float().contiguous()
+        d_hidden = torch.empty_like(hidden) if ctx.needs_input_grad[0] else None
+        d_weight = torch.zeros(weight.shape, dtype=torch.float32, device=weight.device) \
+            if ctx.needs_input_grad[1] else None
+        for t0 in range(0, hidden.shape[0], chunk_tokens):
+            sl = slice(t0, t0 + chunk_tokens)
+            h = hidden[sl]
+            logits = h @ weight.T
+            grad = triton_backward(logits, labels[sl], lse[sl], mean[sl], g_lp[sl], g_h[sl], temperature,
+                                   ignore_index, out=logits)
+            if d_hidden is not None:
+                d_hidden[sl] = grad @ weight
+            if d_weight is not None:
+                d_weight += (grad.T @ h).float()
+        return (d_hidden, None if d_weight is None else d_weight.to(weight.dtype), None, None, None, None)
+
+
 def linear_logprobs(
     hidden: torch.Tensor,
     weight: torch.Tensor,
@@ -113,8 +162,8 @@ def linear_logprobs(
     temperature: float = 1.0,
     return_entropy: bool = False,
     ignore_index: int = -100,
-    backend: Literal["auto", "torch"] = "auto",
-    chunk_tokens: int = CHUNK_TOKENS,
+    backend: Literal["auto", "triton", "torch"] = "auto",
+    chunk_tokens: int | None = None,
     chunk_vocab: int = CHUNK_VOCAB,
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
     """Log-probability of each token's label under ``softmax(hidden @ weight.T / temperature)`` (and its
@@ -131,10 +180,11 @@ def linear_logprobs(
     temperature, return_entropy, ignore_index
         As in :func:`verl_ext.ops.logprobs_from_logits`.
     backend
-        ``"torch"`` (chunked; CPU and GPU) or ``"auto"``. A fused Triton kernel for this op is not part of
-        this version: ``"triton"`` raises.
+        ``"triton"`` (GPU, or CPU under ``TRITON_INTERPRET=1``), ``"torch"``, or ``"auto"``: Triton for GPU
+        tensors when available, otherwise torch.
     chunk_tokens, chunk_vocab
-        Chunk sizes; results do not depend on them beyond floating-point summation order.
+        Chunk sizes (the Triton path chunks tokens only, by default :data:`TRITON_CHUNK_TOKENS`); results
+        do not depend on them beyond floating-point summation order.
 
     Returns
     -------
@@ -152,15 +202,20 @@ def linear_logprobs(
         raise ValueError(f"hidden must be a floating dtype, got {hidden.dtype}")
     if not (temperature > 0 and temperature != float("inf")):
         raise ValueError(f"temperature must be positive and finite, got {temperature}")
+    chosen = resolve_backend(backend, hidden.device)
+    if chunk_tokens is None:
+        chunk_tokens = TRITON_CHUNK_TOKENS if chosen == "triton" else CHUNK_TOKENS
     if chunk_tokens < 1 or chunk_vocab < 1:
         raise ValueError("chunk sizes must be >= 1")
-    if backend == "triton":
-        raise RuntimeError("linear_logprobs has no Triton kernel in this version; use backend='torch' or 'auto'")
-    if backend not in ("auto", "torch"):
-        raise ValueError(f"backend must be 'auto' or 'torch', got {backend!r}")
-    bad = (labels != ignore_index) & ((labels < 0) | (labels >= weight.shape[0]))
-    if bad.any():
-        raise ValueError("labels must be in [0, V) or equal to ignore_index")
-    logprob, entropy = _LinearLogprobs.apply(hidden, weight, labels, float(temperature), int(ignore_index),
-                                             int(chunk_tokens), int(chunk_vocab))
+    if chosen == "triton":
+        if hidden.dtype == torch.float64:
+            raise ValueError("the Triton backend takes float32, float16 or bfloat16 inputs")
+        logprob, entropy = _LinearLogprobsTriton.apply(hidden, weight, labels, float(temperature), int(ignore_index),
+                                                       int(chunk_tokens))
+    else:
+        bad = (labels != ignore_index) & ((labels < 0) | (labels >= weight.shape[0]))
+        if bad.any():
+            raise ValueError("labels must be in [0, V) or equal to ignore_index")
+        logprob, entropy = _LinearLogprobs.apply(hidden, weight, labels, float(temperature), int(ignore_index),
+                                                 int(chunk_tokens), int(chunk_vocab))
     return (logprob, entropy) if return_entropy else logprob

@@ -135,6 +135,30 @@ def _blocks(vocab: int) -> dict[str, int]:
     return {"BLOCK": block, "NUM_BLOCKS": triton.cdiv(vocab, block)}
 
 
+def triton_forward(logits: torch.Tensor, labels: torch.Tensor, temperature: float, ignore_index: int
+                   ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Launch the forward kernel: (log-prob, entropy, lse, E[x]), fp32 ``[N]`` each. ``logits`` must have a
+    dense last dimension."""
+    n, vocab = logits.shape
+    logprob, entropy, lse, mean = (torch.empty(n, dtype=torch.float32, device=logits.device) for _ in range(4))
+    if n:
+        _forward_kernel[(n,)](logits, labels, logprob, entropy, lse, mean, logits.stride(0), vocab,
+                              1.0 / temperature, ignore_index, **_blocks(vocab))
+    return logprob, entropy, lse, mean
+
+
+def triton_backward(logits: torch.Tensor, labels: torch.Tensor, lse: torch.Tensor, mean: torch.Tensor,
+                    grad_lp: torch.Tensor, grad_h: torch.Tensor, temperature: float, ignore_index: int,
+                    out: torch.Tensor) -> torch.Tensor:
+    """Launch the backward kernel, writing d logits into ``out`` (which may be ``logits`` itself: each
+    element is read before it is written, by the same program)."""
+    n, vocab = logits.shape
+    if n:
+        _backward_kernel[(n,)](logits, labels, lse, mean, grad_lp, grad_h, out, logits.stride(0), out.stride(0),
+                               vocab, 1.0 / temperature, ignore_index, **_blocks(vocab))
+    return out
+
+
 class _TritonLogprobs(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits: torch.Tensor, labels: torch.Tensor, temperature: float,  # type: ignore[override]
@@ -142,12 +166,7 @@ class _TritonLogprobs(torch.autograd.Function):
         if logits.stride(-1) != 1:
             logits = logits.contiguous()
         labels = labels.contiguous()
-        n, vocab = logits.shape
-        out = [torch.empty(n, dtype=torch.float32, device=logits.device) for _ in range(4)]
-        logprob, entropy, lse, mean = out
-        if n:
-            _forward_kernel[(n,)](logits, labels, logprob, entropy, lse, mean, logits.stride(0), vocab,
-                                  1.0 / temperature, ignore_index, **_blocks(vocab))
+        logprob, entropy, lse, mean = triton_forward(logits, labels, temperature, ignore_index)
         ctx.save_for_backward(logits, labels, lse, mean)
         ctx.temperature, ctx.ignore_index = temperature, ignore_index
         return logprob, entropy
@@ -155,13 +174,10 @@ class _TritonLogprobs(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None):  # type: ignore[override]
         logits, labels, lse, mean = ctx.saved_tensors
-        n, vocab = logits.shape
         grad_lp = torch.zeros_like(lse) if grad_lp is None else grad_lp.float().contiguous()
         grad_h = torch.zeros_like(lse) if grad_h is None else grad_h.float().contiguous()
-        grad = torch.empty_like(logits)
-        if n:
-            _backward_kernel[(n,)](logits, labels, lse, mean, grad_lp, grad_h, grad, logits.stride(0), grad.stride(0),
-                                   vocab, 1.0 / ctx.temperature, ctx.ignore_index, **_blocks(vocab))
+        grad = triton_backward(logits, labels, lse, mean, grad_lp, grad_h, ctx.temperature, ctx.ignore_index,
+                               torch.empty_like(logits))
         return grad, None, None, None
 
 
