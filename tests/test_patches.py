@@ -93,3 +93,58 @@ def test_linear_cross_entropy_delegates_what_it_does_not_cover(patches: object) 
         assert torch.allclose(lp, ref, atol=1e-5) and ent.shape == (4,)
     finally:
         _originals(patches)[key] = original
+
+
+def _tiny_causal_lm(vocab: int) -> torch.nn.Module:
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    cfg = Qwen2Config(vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
+                      tie_word_embeddings=False)
+    torch.manual_seed(0)
+    return Qwen2ForCausalLM(cfg).float()
+
+
+def _run(model: torch.nn.Module, ids: torch.Tensor, temperature: float, fused: bool
+         ) -> tuple[torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
+    """verl's actor computation on a model: its fused forward (use_fused_kernels) or logits + verl_F."""
+    model.zero_grad()
+    if fused:
+        out = model(input_ids=ids, attention_mask=torch.ones_like(ids), temperature=temperature, return_dict=True)
+        lp, ent = out.log_probs, out.entropy
+    else:
+        logits = model(input_ids=ids, attention_mask=torch.ones_like(ids)).logits / temperature
+        labels = torch.roll(ids, -1, -1)
+        lp, ent = verl_F.logprobs_from_logits(logits, labels), verl_F.entropy_from_logits(logits)
+    (lp.float().mean() + 0.1 * ent.float().mean()).backward()
+    return lp.detach().float(), ent.detach().float(), {n: p.grad.clone() for n, p in model.named_parameters()}
+
+
+@pytest.mark.parametrize("fused", [False, True], ids=["logits", "use_fused_kernels"])
+def test_tiny_local_causal_lm_gives_verls_logprobs_entropy_and_gradients(tiny_tokenizer: object, fused: bool) -> None:
+    """A tiny random causal LM and tokenizer built locally: verl's actor path with and without the patch."""
+    import copy
+
+    from verl.models.transformers.monkey_patch import apply_monkey_patch
+
+    from verl_ext import patches
+
+    texts = ["The answer is 42.", "Let x = 3; then 2x + 1 = 7."]
+    enc = tiny_tokenizer(texts, padding="max_length", max_length=24, truncation=True, return_tensors="pt")
+    ids = enc["input_ids"]
+    base = _tiny_causal_lm(len(tiny_tokenizer))
+    if fused:
+        apply_monkey_patch(base, use_remove_padding=False, use_fused_kernels=True, fused_kernels_backend="torch")
+    patches.remove()
+    try:
+        want = _run(copy.deepcopy(base), ids, 0.7, fused)
+    finally:
+        patches.apply()
+    assert patches.applied() and verl_exp.FusedLinearForPPO is patches.FusedLinearForPPO
+    got = _run(copy.deepcopy(base), ids, 0.7, fused)
+    assert torch.allclose(got[0], want[0], atol=1e-5, rtol=1e-5)
+    assert torch.allclose(got[1], want[1], atol=1e-5, rtol=1e-5)
+    assert got[2].keys() == want[2].keys()
+    for name in want[2]:
+        assert torch.allclose(got[2][name], want[2][name], atol=1e-6, rtol=1e-4), name
+    patches.remove()
