@@ -119,10 +119,13 @@ def test_gradients_match_fp64_autograd(backend: str, case: tuple, which: str) ->
     if not len(labels):
         return
     assert torch.isfinite(got.double()).all()
-    # Stored in the input dtype: allow its rounding of the largest gradient, plus fp32 accumulation.
+    # Stored in the input dtype: allow its rounding of the largest gradient, plus fp32 arithmetic, whose
+    # rounding of x = logits / T is amplified by |E[x] - x| in the entropy's gradient.
     eps = torch.finfo(logits.dtype).eps
     scale = 1 + want.abs().max().item()
-    assert (got.double() - want).abs().max().item() <= 2 * eps * scale + 1e-5 * scale
+    x_max = logits.double().nan_to_num(posinf=0.0, neginf=0.0).abs().max().item() / temperature
+    fp32 = 8 * torch.finfo(torch.float32).eps * (1 + x_max)
+    assert (got.double() - want).abs().max().item() <= (2 * eps + 1e-5 + fp32) * scale
     ignored = labels == IGNORE
     assert (got[ignored] == 0).all()
 
