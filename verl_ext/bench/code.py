@@ -46,6 +46,27 @@ def _timed(fn: Any) -> tuple[list[float], float, float]:
     return scores, time.perf_counter() - t0, _cpu_seconds() - cpu0
 
 
+def _start_cost_ms(runs: int = 60) -> dict[str, float]:
+    """Wall ms per empty program, one at a time: a new interpreter per execution vs a zygote's fork."""
+    from verl_ext import sandbox
+
+    out = {}
+    old = os.environ.get("VERL_EXT_SANDBOX_WARM")
+    try:
+        for name, flag in (("cold", "0"), ("warm", "1")):
+            os.environ["VERL_EXT_SANDBOX_WARM"] = flag
+            sandbox.run_many(["pass"] * 3, num_threads=1)  # warm-up (starts the zygote)
+            start = time.perf_counter()
+            sandbox.run_many(["pass"] * runs, num_threads=1)
+            out[name] = (time.perf_counter() - start) / runs * 1e3
+    finally:
+        if old is None:
+            os.environ.pop("VERL_EXT_SANDBOX_WARM", None)
+        else:
+            os.environ["VERL_EXT_SANDBOX_WARM"] = old
+    return out
+
+
 def _scores(tensor: Any) -> list[float]:
     return tensor.sum(dim=-1).tolist()
 
@@ -115,6 +136,9 @@ def run(args: argparse.Namespace) -> int:
               f"{r['cpu_s_per_completion']:>12.3f}  {agree}")
     print(f"latency p50/p99 ms (correct/wrong/crash): verl naive {pct(latencies, 50):.0f}/{pct(latencies, 99):.0f}, "
           f"verl-ext {pct(ours_lat, 50):.0f}/{pct(ours_lat, 99):.0f}")
+    start_ms = _start_cost_ms()
+    print(f"sandbox start per empty program: cold {start_ms['cold']:.1f} ms, warm {start_ms['warm']:.1f} ms "
+          f"({start_ms['cold'] / start_ms['warm']:.1f}x)")
     ours = next(r for r in rows if r["name"] == "verl_ext")
     prime_row = next((r for r in rows if r["name"] == "verl_prime_manager"), None)
     correct = [c for c in work if c.kind == "correct"]
@@ -139,5 +163,6 @@ def run(args: argparse.Namespace) -> int:
                        "verl_ext_p50": pct(ours_lat, 50), "verl_ext_p99": pct(ours_lat, 99)},
         "goals": {k: {"value": v, "goal": g, "met": v >= g} for k, (v, g) in goals.items()},
         "agreement_correct_wrong_crash": agree_ok,
+        "start_ms_per_empty_program": start_ms,
     })
     return 0 if agree_ok else 1

@@ -119,7 +119,7 @@ def mode() -> str:
 
 def default_concurrency() -> int:
     """Executions this process runs at once at most (twice ``VERL_EXT_NUM_THREADS`` or the cores)."""
-    return 2 * int(_core.default_num_threads())
+    return int(_core.default_sandbox_threads())
 
 
 def require_isolation() -> None:

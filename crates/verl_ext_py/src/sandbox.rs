@@ -116,6 +116,12 @@ pub fn sandbox_shutdown(py: Python<'_>) -> PyResult<()> {
     detached(py, warm::shutdown)
 }
 
+/// Executions this process runs at once at most (twice `VERL_EXT_NUM_THREADS` or the cores).
+#[pyfunction]
+pub fn default_sandbox_threads() -> usize {
+    sandbox::default_sandbox_threads()
+}
+
 /// Number of zygotes alive in this process.
 #[pyfunction]
 pub fn sandbox_live_zygotes() -> usize {

@@ -244,7 +244,8 @@ fn nproc_limit_shared(cfg: &SandboxConfig) -> u64 {
 /// execution has its own, so the limit is exact; older kernels count per host uid, which all
 /// executions of a zygote share, so there it only bounds runaway fork bombs (as in [`nproc_limit`]).
 fn nproc_limit_per_userns(cfg: &SandboxConfig) -> u64 {
-    if kernel_at_least(5, 14) {
+    static PER_USERNS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *PER_USERNS.get_or_init(|| kernel_at_least(5, 14)) {
         cfg.max_processes
     } else {
         nproc_limit_shared(cfg)
@@ -261,10 +262,6 @@ fn kernel_at_least(major: u32, minor: u32) -> bool {
     let release = unsafe { std::ffi::CStr::from_ptr(uts.release.as_ptr()) }.to_string_lossy();
     let mut parts = release.split(|c: char| !c.is_ascii_digit()).filter_map(|p| p.parse::<u32>().ok());
     (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (major, minor)
-}
-
-struct Prepared {
-    plan: child::Plan,
 }
 
 /// First descriptor number the child uses for bind sources (above the lifted pipes at 100+).
@@ -297,7 +294,7 @@ fn prepare(
     sync: libc::c_int,
     report: libc::c_int,
     role: Role,
-) -> Result<Prepared, SandboxError> {
+) -> Result<child::Plan, SandboxError> {
     if req.argv.is_empty() || !req.argv[0].starts_with('/') {
         return Err(SandboxError::Invalid("argv[0] must be an absolute path".into()));
     }
@@ -367,18 +364,8 @@ fn prepare(
         }
     }
 
-    let cpu_s = cfg.timeout.as_secs() + 2; // backstop only: the parent enforces the wall clock
     let rlimits = match role {
-        Role::Program => vec![
-            (libc::RLIMIT_AS, cfg.memory_mb.saturating_mul(1 << 20)),
-            (libc::RLIMIT_CPU, cpu_s),
-            (libc::RLIMIT_FSIZE, cfg.max_file_mb.saturating_mul(1 << 20)),
-            (libc::RLIMIT_NOFILE, cfg.max_open_files),
-            (libc::RLIMIT_CORE, 0),
-            (libc::RLIMIT_NPROC, nproc_limit(cfg, ids)),
-            (libc::RLIMIT_MEMLOCK, 0),
-            (libc::RLIMIT_MSGQUEUE, 0),
-        ],
+        Role::Program => protocol::SpawnLimits::from_config(cfg, nproc_limit(cfg, ids)).rlimits().to_vec(),
         // Each execution sets its own limits; the zygote only must not dump core.
         Role::Zygote => vec![(libc::RLIMIT_CORE, 0), (libc::RLIMIT_MEMLOCK, 0)],
     };
@@ -417,7 +404,7 @@ fn prepare(
         sync,
         report,
     };
-    Ok(Prepared { plan })
+    Ok(plan)
 }
 
 /// `clone3` like fork (no stack), into `namespaces`, storing a pidfd; returns 0 in the child.
@@ -537,8 +524,8 @@ fn launch_zygote(
     drop((stdin_w, pay_w));
     let ids = HostIds::acquire();
     let fds = [stdin_r.as_raw_fd(), log_w.as_raw_fd(), log_w.as_raw_fd(), control.as_raw_fd(), pay_r.as_raw_fd()];
-    let prepared = prepare(req, cfg, &ids, fds, sync_r.as_raw_fd(), report_w.as_raw_fd(), Role::Zygote)?;
-    let (pid, _pidfd) = start_child(&prepared.plan, &ids, None, sync_w)?;
+    let plan = prepare(req, cfg, &ids, fds, sync_r.as_raw_fd(), report_w.as_raw_fd(), Role::Zygote)?;
+    let (pid, _pidfd) = start_child(&plan, &ids, None, sync_w)?;
     drop((stdin_r, log_w, pay_r, sync_r, report_w, control));
     // The report pipe closes on execve (success) or carries the failed step.
     let mut buf = [0u8; 3];
@@ -596,7 +583,7 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
     let ids = HostIds::acquire();
     let group =
         cgroup::Group::create(cfg.memory_mb.saturating_mul(1 << 20), cfg.max_processes).map_err(SandboxError::Setup)?;
-    let prepared = prepare(
+    let plan = prepare(
         req,
         cfg,
         &ids,
@@ -606,7 +593,7 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
         Role::Program,
     )?;
     let start = Instant::now();
-    let (pid, pidfd) = start_child(&prepared.plan, &ids, group.as_ref(), sync_w)?;
+    let (pid, pidfd) = start_child(&plan, &ids, group.as_ref(), sync_w)?;
     drop((child_ends, sync_r, report_w));
     let collected = io::watch(&pidfd, ends, Some(report_r), req, cfg, start);
     let oom_killed = |g: &Option<cgroup::Group>| g.as_ref().is_some_and(|g| g.oom_killed());
@@ -622,7 +609,7 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
         oom
     });
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
-    drop(prepared);
+    drop(plan);
 
     if let Some(step) = collected.setup_failure {
         let name = child::STEPS.get(step.0 as usize).copied().unwrap_or("unknown step");

@@ -22,6 +22,18 @@ pub struct SpawnLimits {
 impl SpawnLimits {
     pub const SIZE: usize = 6 * 8;
 
+    /// The limits of `cfg`, with `processes` as RLIMIT_NPROC (how it is counted depends on the start).
+    pub fn from_config(cfg: &super::SandboxConfig, processes: u64) -> Self {
+        Self {
+            memory_bytes: cfg.memory_mb.saturating_mul(1 << 20),
+            cpu_s: cfg.timeout.as_secs() + 2, // backstop only: the parent enforces the wall clock
+            file_bytes: cfg.max_file_mb.saturating_mul(1 << 20),
+            open_files: cfg.max_open_files,
+            processes,
+            scratch_mb: cfg.scratch_mb,
+        }
+    }
+
     pub fn to_bytes(self) -> [u8; Self::SIZE] {
         let mut out = [0u8; Self::SIZE];
         let fields = [self.memory_bytes, self.cpu_s, self.file_bytes, self.open_files, self.processes, self.scratch_mb];

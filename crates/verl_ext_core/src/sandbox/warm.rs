@@ -179,17 +179,6 @@ pub fn live_zygotes() -> usize {
     pools.iter().flat_map(|p| &p.zygotes).filter(|z| !z.dead.load(Ordering::SeqCst)).count()
 }
 
-fn limits(cfg: &SandboxConfig) -> SpawnLimits {
-    SpawnLimits {
-        memory_bytes: cfg.memory_mb.saturating_mul(1 << 20),
-        cpu_s: cfg.timeout.as_secs() + 2, // backstop only: the parent enforces the wall clock
-        file_bytes: cfg.max_file_mb.saturating_mul(1 << 20),
-        open_files: cfg.max_open_files,
-        processes: super::nproc_limit_per_userns(cfg),
-        scratch_mb: cfg.scratch_mb,
-    }
-}
-
 /// Run one execution (`stdin` and `payload` of `req`; its argv and env are the zygote's) on a zygote
 /// started from `spec`.
 pub fn run_warm(spec: &ZygoteSpec, req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, SandboxError> {
@@ -225,7 +214,10 @@ fn run_on(
     };
     let start = Instant::now();
     let [stdin_r, out_w, err_w, chan_w, pay_r] = child_ends.each_ref().map(|fd| fd.as_raw_fd());
-    let pidfd = zygote.spawn(&limits(cfg), &[stdin_r, out_w, err_w, chan_w, pay_r, st_w.as_raw_fd()])?;
+    let pidfd = zygote.spawn(
+        &SpawnLimits::from_config(cfg, super::nproc_limit_per_userns(cfg)),
+        &[stdin_r, out_w, err_w, chan_w, pay_r, st_w.as_raw_fd()],
+    )?;
     drop((child_ends, st_w));
     let collected = io::watch(&pidfd, ends, None, req, cfg, start);
     let cpu_at_kill = (!collected.exited).then(|| {

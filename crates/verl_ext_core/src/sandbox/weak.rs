@@ -54,15 +54,7 @@ pub fn run_weak(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sa
     let ([stdin_r, out_w, err_w, chan_w, pay_r], ends) = io::execution_pipes()?;
     let scratch = Scratch::create()?;
     let filters = seccomp::filters().ok();
-    let limits = super::protocol::SpawnLimits {
-        memory_bytes: cfg.memory_mb.saturating_mul(1 << 20),
-        cpu_s: cfg.timeout.as_secs() + 2,
-        file_bytes: cfg.max_file_mb.saturating_mul(1 << 20),
-        open_files: cfg.max_open_files,
-        processes: super::nproc_limit_shared(cfg),
-        scratch_mb: 0,
-    }
-    .rlimits();
+    let limits = super::protocol::SpawnLimits::from_config(cfg, super::nproc_limit_shared(cfg)).rlimits();
     let (chan_fd, pay_fd) = (chan_w.as_raw_fd(), pay_r.as_raw_fd());
     let mut cmd = Command::new(argv0);
     cmd.args(&req.argv[1..])
