@@ -38,3 +38,17 @@ def resolve_backend(backend: str, device: torch.device) -> str:
                                "(or TRITON_INTERPRET=1 to run the kernels in Triton's interpreter, for tests)")
         return "triton"
     return "triton" if gpu and triton_available() else "torch"
+
+
+def is_rocm() -> bool:
+    """torch was built for ROCm (HIP); its GPUs still report ``device.type == "cuda"``."""
+    return getattr(torch.version, "hip", None) is not None
+
+
+def warps_for(block: int) -> int:
+    """``num_warps`` for a kernel whose program streams ``block`` elements at a time.
+
+    Aim for ~16 elements per lane and 256 lanes per program: 8 warps of 32 lanes on NVIDIA, 4 wavefronts of
+    64 lanes on AMD (more wavefronts per program lowers occupancy on CDNA, which has 4 SIMDs per CU)."""
+    lanes = 64 if is_rocm() else 32
+    return max(1, min(256 // lanes, block // (16 * lanes)))

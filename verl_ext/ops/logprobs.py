@@ -16,7 +16,7 @@ from typing import Literal
 
 import torch
 
-from verl_ext.ops._backend import resolve_backend, triton_available
+from verl_ext.ops._backend import resolve_backend, triton_available, warps_for
 
 Backend = Literal["auto", "triton", "torch"]
 
@@ -132,7 +132,7 @@ def _torch(logits: torch.Tensor, labels: torch.Tensor, temperature: float, ignor
 
 def _blocks(vocab: int) -> dict[str, int]:
     block = min(BLOCK_V, triton.next_power_of_2(vocab))
-    return {"BLOCK": block, "NUM_BLOCKS": triton.cdiv(vocab, block)}
+    return {"BLOCK": block, "NUM_BLOCKS": triton.cdiv(vocab, block), "num_warps": warps_for(block)}
 
 
 def triton_forward(logits: torch.Tensor, labels: torch.Tensor, temperature: float, ignore_index: int
