@@ -1,0 +1,335 @@
+"""verl_ext.ops.sample: distribution tests (G-test against the exact renormalised distribution), exact
+invariants against an fp64 reference written from the definition, and edge cases; Triton runs in its
+interpreter on CPU, the torch path is the sort-based reference."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from verl_ext.ops import sampling as S
+from verl_ext.ops import (min_p_sampling_from_probs, sample, top_k_mask_logits, top_k_renorm_probs,
+                          top_k_top_p_sampling_from_logits, top_p_renorm_probs, top_p_sampling_from_probs)
+
+BACKENDS = ["torch", "triton"]
+DRAWS = 100_000
+# A correct sampler fails a case with probability 1e-7; a wrong renormalisation over 111 tokens moves G by
+# thousands at 10^5 draws.
+P_VALUE_FLOOR = 1e-7
+
+
+def kept_reference(z: torch.Tensor, top_k: int | None, top_p: float | None, min_p: float | None) -> torch.Tensor:
+    """Boolean [V] mask of one row's kept tokens, in fp64, from the definition in the module docstring."""
+    z = z.double()
+    keep = torch.isfinite(z)
+    p = torch.softmax(z, 0)
+    if min_p:
+        keep &= p >= min_p * p.max()
+    if top_k and 0 < top_k < z.numel():
+        keep &= z >= z.sort(descending=True).values[top_k - 1]
+    if top_p is not None and top_p < 1:
+        q = torch.where(keep, p, 0.0)
+        q = q / q.sum()
+        values, index = torch.unique(z, return_inverse=True)  # ascending
+        mass = torch.zeros(values.numel(), dtype=torch.float64).index_add(0, index, q)
+        above = (mass.flip(0).cumsum(0).flip(0) - mass)[index]  # kept mass strictly above each token
+        keep &= above < top_p
+    return keep
+
+
+def unambiguous(z: torch.Tensor, top_k: int | None, top_p: float | None, min_p: float | None) -> bool:
+    """The kept set does not change when p and min-p move by a relative 1e-4 (no fp32 boundary case)."""
+    lo = kept_reference(z, top_k, None if top_p is None else top_p * (1 - 1e-4), None if min_p is None else min_p * (1 + 1e-4))
+    hi = kept_reference(z, top_k, None if top_p is None else min(1.0, top_p * (1 + 1e-4)),
+                        None if min_p is None else min_p * (1 - 1e-4))
+    return bool(torch.equal(lo, hi))
+
+
+def g_test_p_value(counts: torch.Tensor, probs: torch.Tensor) -> float:
+    """G-test of observed counts against probabilities; cells expecting < 5 draws are pooled."""
+    n = counts.sum().double()
+    expected = probs.double() * n
+    small = expected < 5
+    obs = torch.cat([counts[~small].double(), counts[small].double().sum().reshape(1)])
+    exp = torch.cat([expected[~small], expected[small].sum().reshape(1)])
+    nonempty = exp > 0
+    obs, exp = obs[nonempty], exp[nonempty]
+    g = 2 * torch.where(obs > 0, obs * torch.log(obs / exp), 0.0).sum()
+    dof = obs.numel() - 1
+    return float(torch.special.gammaincc(torch.tensor(dof / 2, dtype=torch.float64), g / 2))
+
+
+ROW = torch.linspace(-4.0, 3.0, 111, dtype=torch.float64)[torch.randperm(111, generator=torch.Generator().manual_seed(7))]
+DIST_CASES = {  # name: (temperature, top_k, top_p, min_p)
+    "temperature only": (1.3, None, None, None),
+    "top-k": (1.0, 17, None, None),
+    "top-p": (1.0, None, 0.8, None),
+    "min-p": (0.9, None, None, 0.05),
+    "all filters": (0.7, 40, 0.9, 0.01),
+}
+TRITON_DIST_CASES = ["temperature only", "top-p", "min-p", "all filters"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", list(DIST_CASES))
+def test_draws_follow_the_renormalised_distribution(backend: str, case: str) -> None:
+    if backend == "triton" and case not in TRITON_DIST_CASES:
+        pytest.skip("the interpreted Triton path costs ~25 s per 10^5 draws; its filters are covered by the other cases")
+    temperature, top_k, top_p, min_p = DIST_CASES[case]
+    z = ROW / temperature
+    assert unambiguous(z, top_k, top_p, min_p)
+    keep = kept_reference(z, top_k, top_p, min_p)
+    probs = torch.where(keep, torch.softmax(z, 0), 0.0)
+    probs /= probs.sum()
+    logits = ROW.float()[None].expand(DRAWS, -1)
+    out = sample(logits, temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p, seed=1234,
+                 return_logprobs=True, backend=backend)
+    assert keep[out.token_ids].all(), "a token outside the kept set was drawn"
+    counts = torch.bincount(out.token_ids, minlength=ROW.numel())
+    assert g_test_p_value(counts[keep], probs[keep]) > P_VALUE_FLOOR
+    torch.testing.assert_close(out.logprobs.double(), torch.log(probs)[out.token_ids], atol=2e-5, rtol=0)
+    torch.testing.assert_close(out.raw_logprobs.double(), torch.log_softmax(z, 0)[out.token_ids], atol=2e-5, rtol=0)
+
+
+@st.composite
+def batches(draw: st.DrawFn) -> dict:
+    n = draw(st.integers(1, 6))
+    vocab = draw(st.sampled_from([2, 7, 111, 300]))
+    g = torch.Generator().manual_seed(draw(st.integers(0, 2**31 - 1)))
+    wide = torch.round(torch.randn(n, vocab + 2, generator=g) * draw(st.sampled_from([0.5, 2.0, 6.0])) * 8) / 8
+    if draw(st.booleans()):
+        wide = wide.masked_fill(torch.rand(n, vocab + 2, generator=g) < 0.3, float("-inf"))
+        wide[:, 1] = 0.0  # every row keeps a finite entry
+    logits = wide[:, 1:vocab + 1].to(draw(st.sampled_from([torch.float32, torch.bfloat16, torch.float16])))
+
+    def per_row(values):  # scalar or per-row tensor, disabled values included
+        if draw(st.booleans()):
+            return draw(st.sampled_from(values))
+        return [draw(st.sampled_from(values)) for _ in range(n)]
+
+    return {"logits": logits,
+            "temperature": per_row([0.5, 1.0, 1.5]),
+            "top_k": per_row([None, 0, -1, 1, 3, vocab - 1, vocab, vocab + 5]),
+            "top_p": per_row([None, 1.0, 0.3, 0.75, 0.95]),
+            "min_p": per_row([None, 0.0, 0.02, 0.3])}
+
+
+def _as_arg(value, dtype):
+    if isinstance(value, list):
+        fill = {torch.int32: 0, torch.float32: 0.0}
+        if dtype == torch.float32 and all(v is None for v in value):
+            return None
+        return torch.tensor([fill[dtype] if v is None else v for v in value], dtype=dtype)
+    return value
+
+
+def _row_params(case: dict, i: int) -> tuple[float, int | None, float | None, float | None]:
+    def pick(v):
+        return v[i] if isinstance(v, list) else v
+
+    return pick(case["temperature"]), pick(case["top_k"]), pick(case["top_p"]), pick(case["min_p"])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=batches(), seed=st.integers(0, 2**40))
+def test_invariants_against_the_fp64_definition(backend: str, case: dict, seed: int) -> None:
+    logits = case["logits"]
+    rows = [_row_params(case, i) for i in range(logits.shape[0])]
+    for i, (t, k, p, m) in enumerate(rows):
+        assume(unambiguous(logits[i].double() / t, k, p, m))
+    top_p = case["top_p"]
+    if isinstance(top_p, list):
+        top_p = torch.tensor([1.0 if v is None else v for v in top_p])
+    min_p = case["min_p"]
+    if isinstance(min_p, list):
+        min_p = torch.tensor([0.0 if v is None else v for v in min_p])
+    top_k = case["top_k"]
+    if isinstance(top_k, list):
+        top_k = torch.tensor([0 if v is None else v for v in top_k], dtype=torch.int32)
+    temperature = case["temperature"]
+    if isinstance(temperature, list):
+        temperature = torch.tensor(temperature)
+    out = sample(logits, temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p, seed=seed,
+                 return_logprobs=True, backend=backend)
+    again = sample(logits, temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p, seed=seed,
+                   return_logprobs=True, backend=backend)
+    assert torch.equal(out.token_ids, again.token_ids), "equal seeds must give equal draws"
+    for i, (t, k, p, m) in enumerate(rows):
+        z = logits[i].double() / t
+        keep = kept_reference(z, k, p, m)
+        tok = int(out.token_ids[i])
+        assert keep[tok], f"row {i}: token {tok} is outside the kept set"
+        assert math.isfinite(float(z[tok]))
+        expected = z[tok] - torch.logsumexp(z[keep], 0)
+        assert abs(float(out.logprobs[i]) - float(expected)) <= 1e-5 * max(1.0, abs(float(expected)))
+        raw = torch.log_softmax(z, 0)[tok]
+        assert abs(float(out.raw_logprobs[i]) - float(raw)) <= 1e-5 * max(1.0, abs(float(raw)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_top_k_one_is_argmax_and_disabled_values_keep_everything(backend: str) -> None:
+    logits = torch.randn(64, 111, generator=torch.Generator().manual_seed(3))
+    tok = sample(logits, top_k=1, seed=5, backend=backend)
+    assert torch.equal(logits.gather(1, tok[:, None])[:, 0], logits.max(1).values)
+    # Disabled per-row values everywhere: the same draws as no filter at all (same uniforms).
+    k = torch.tensor([0, -1, 111, 500] * 16, dtype=torch.int32)
+    plain = sample(logits, seed=5, return_logprobs=True, backend=backend)
+    disabled = sample(logits, top_k=k, top_p=torch.ones(64), min_p=torch.zeros(64), seed=5, return_logprobs=True,
+                      backend=backend)
+    assert torch.equal(plain.token_ids, disabled.token_ids)
+    torch.testing.assert_close(plain.logprobs, plain.raw_logprobs)
+    torch.testing.assert_close(disabled.logprobs, plain.logprobs)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_per_row_seeds_and_noncontiguous_input(backend: str) -> None:
+    base = torch.randn(8, 2 * 111, generator=torch.Generator().manual_seed(4))
+    logits = base[:, ::2]  # row stride 222, column stride 2
+    assert not logits.is_contiguous()
+    rows = logits[[0, 1, 0, 1]]
+    seeds = torch.tensor([11, 12, 11, 12])
+    tok = sample(rows, top_p=0.9, seed=seeds, backend=backend)
+    assert tok[0] == tok[2] and tok[1] == tok[3], "equal per-row seeds on equal rows must give equal draws"
+    a = sample(logits, top_k=20, seed=9, return_logprobs=True, backend=backend)
+    b = sample(logits.contiguous(), top_k=20, seed=9, return_logprobs=True, backend=backend)
+    assert torch.equal(a.token_ids, b.token_ids)
+    torch.testing.assert_close(a.logprobs, b.logprobs)
+
+
+def test_backends_draw_the_same_tokens_from_the_same_uniforms() -> None:
+    g = torch.Generator().manual_seed(6)
+    logits = torch.randn(512, 300, generator=g) * 3
+    kwargs = {"top_k": torch.randint(0, 300, (512,), generator=g), "top_p": torch.rand(512, generator=g) * 0.9 + 0.1,
+              "min_p": torch.rand(512, generator=g) * 0.1, "temperature": torch.rand(512, generator=g) + 0.5}
+    u = torch.rand(512, generator=g)
+    a = sample(logits, uniform=u, return_logprobs=True, backend="triton", **kwargs)
+    b = sample(logits, uniform=u, return_logprobs=True, backend="torch", **kwargs)
+    # Only fp32 rounding of the running sums can move a draw to a neighbour at a CDF boundary.
+    assert (a.token_ids == b.token_ids).float().mean() >= 0.99
+    same = a.token_ids == b.token_ids
+    torch.testing.assert_close(a.logprobs[same], b.logprobs[same], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("cap", [16, S.CANDIDATES])
+def test_triton_candidate_and_fallback_paths_agree_with_the_reference(cap: int) -> None:
+    """A tiny candidate buffer sends most filtered rows down the streamed bisection fallback."""
+    g = torch.Generator().manual_seed(8)
+    logits = torch.randn(256, 300, generator=g) * 2
+    logits[::7, ::3] = 2.5  # ties across a boundary
+    params = S._rows(logits, torch.rand(256, generator=g) + 0.5, torch.randint(0, 120, (256,), generator=g),
+                     torch.rand(256, generator=g) * 0.8 + 0.2, torch.rand(256, generator=g) * 0.05, 3, None)
+    t = S._triton(logits, params, sample=True, cap=cap)
+    r = S._torch(logits, params, sample=True)
+    z = logits * params.inv_temperature[:, None]
+    assert torch.equal(z >= t.tau[:, None], z >= r.tau[:, None]), "kept sets differ"
+    torch.testing.assert_close(t.log_norm, r.log_norm, atol=1e-5, rtol=1e-5)
+    assert (t.token_ids == r.token_ids).float().mean() >= 0.99
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_large_odd_vocabulary(backend: str) -> None:
+    g = torch.Generator().manual_seed(9)
+    logits = (torch.randn(4, 32003, generator=g) * 4).to(torch.bfloat16)
+    out = sample(logits, top_k=torch.tensor([0, 50, 5000, 32003], dtype=torch.int32), top_p=0.95, seed=1,
+                 return_logprobs=True, backend=backend)
+    for i, k in enumerate([None, 50, 5000, None]):
+        z = logits[i].double()
+        keep = kept_reference(z, k, 0.95, None)
+        assert keep[out.token_ids[i]]
+        expected = z[out.token_ids[i]] - torch.logsumexp(z[keep], 0)
+        assert abs(float(out.logprobs[i]) - float(expected)) < 1e-4
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # the interpreter on NaN rows
+def test_invalid_rows_get_minus_one_and_nan(backend: str) -> None:
+    logits = torch.randn(5, 111)
+    logits[1] = float("-inf")
+    logits[2, 5] = float("nan")
+    out = sample(logits, temperature=torch.tensor([1.0, 1.0, 1.0, 0.0, 1.0]),
+                 top_p=torch.tensor([0.9, 0.9, 0.9, 0.9, -0.5]), seed=0, return_logprobs=True, backend=backend)
+    assert out.token_ids.tolist()[1:] == [-1, -1, -1, -1]
+    assert out.token_ids[0] >= 0 and math.isfinite(float(out.logprobs[0]))
+    assert torch.isnan(out.logprobs[1:]).all() and torch.isnan(out.raw_logprobs[1:]).all()
+
+
+def test_scalar_parameters_are_validated() -> None:
+    logits = torch.randn(2, 10)
+    for kwargs, match in [({"temperature": 0.0}, "temperature"), ({"top_p": 0.0}, "top_p"), ({"top_p": 1.5}, "top_p"),
+                          ({"min_p": 2.0}, "min_p"), ({"top_k": 2.5}, "top_k"),
+                          ({"top_k": torch.ones(3)}, r"shape \[2\]")]:
+        with pytest.raises(ValueError, match=match):
+            sample(logits, backend="torch", **kwargs)
+    with pytest.raises(ValueError, match="seed or uniform"):
+        sample(logits, seed=1, uniform=torch.rand(2), backend="torch")
+    with pytest.raises(ValueError, match=r"\[B, V\]"):
+        sample(torch.randn(10), backend="torch")
+    with pytest.raises(RuntimeError, match="flashinfer"):
+        sample(logits, backend="flashinfer")
+    with pytest.raises(ValueError, match="backend"):
+        sample(logits, backend="cuda")  # type: ignore[arg-type]
+
+
+def test_triton_on_cpu_without_the_interpreter_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("verl_ext.ops._backend.interpreting", lambda: False)
+    with pytest.raises(RuntimeError, match="GPU tensor"):
+        sample(torch.randn(2, 10), backend="triton")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_flashinfer_style_names(backend: str) -> None:
+    g = torch.Generator().manual_seed(10)
+    logits = torch.randn(32, 111, generator=g) * 2
+    probs = torch.softmax(logits, -1)
+    renorm = top_k_renorm_probs(probs, 5, backend=backend)
+    assert ((renorm > 0).sum(1) == 5).all()
+    torch.testing.assert_close(renorm.sum(1), torch.ones(32))
+    kth = probs.topk(5, 1).values[:, -1:]
+    torch.testing.assert_close(renorm, torch.where(probs >= kth, probs, 0.0) / torch.where(probs >= kth, probs, 0.0)
+                               .sum(1, keepdim=True))
+    masked = top_k_mask_logits(logits, 5, backend=backend)
+    assert torch.equal(torch.isfinite(masked), probs >= kth)
+    top_p = top_p_renorm_probs(probs, 0.6, backend=backend)
+    for i in range(32):
+        keep = kept_reference(logits[i], None, 0.6, None)
+        assert torch.equal(top_p[i] > 0, keep)
+    tok = top_p_sampling_from_probs(probs, 0.6, seed=1, backend=backend)
+    assert (top_p.gather(1, tok[:, None]) > 0).all()
+    tok = min_p_sampling_from_probs(probs, 0.2, seed=1, backend=backend)
+    assert (probs.gather(1, tok[:, None])[:, 0] >= 0.2 * probs.max(1).values * (1 - 1e-6)).all()
+    tok = top_k_top_p_sampling_from_logits(logits, 5, 0.9, seed=1, backend=backend)
+    assert (probs.gather(1, tok[:, None]) >= kth).all()
+
+
+def test_seeded_uniform_is_a_deterministic_function_of_seed_and_row() -> None:
+    a = S.seeded_uniform(42, 1000, "cpu")
+    assert torch.equal(a, S.seeded_uniform(42, 1000, "cpu"))
+    assert not torch.equal(a, S.seeded_uniform(43, 1000, "cpu"))
+    assert ((a >= 0) & (a < 1)).all() and a.unique().numel() > 990
+    assert abs(float(a.mean()) - 0.5) < 0.05
+    per_row = S.seeded_uniform(torch.tensor([7, 8, 7]), 3, "cpu")
+    assert per_row[0] == per_row[2] != per_row[1]
+
+
+gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA or ROCm GPU")
+
+
+@pytest.mark.gpu
+@gpu
+@pytest.mark.parametrize("backend", ["triton", "flashinfer"])
+def test_gpu_backends_at_llm_vocabulary(backend: str) -> None:
+    if backend == "flashinfer" and not S.flashinfer_available():
+        pytest.skip("flashinfer-python is not installed")
+    g = torch.Generator(device="cuda").manual_seed(0)
+    logits = torch.randn(256, 128256, device="cuda", generator=g) * 3
+    out = sample(logits, top_k=50, top_p=0.9, seed=3, return_logprobs=True, backend=backend)
+    ref = S._torch(logits, S._rows(logits, 1.0, 50, 0.9, None, 3, None), sample=False)
+    z = logits.float()
+    assert (z.gather(1, out.token_ids[:, None])[:, 0] >= ref.tau).all()
+    torch.testing.assert_close(out.logprobs, z.gather(1, out.token_ids[:, None])[:, 0] - ref.log_norm, atol=1e-4,
+                               rtol=0)
