@@ -42,3 +42,20 @@ def test_fused_config_names_the_patch_module() -> None:
     import importlib
 
     assert importlib.import_module(model["external_lib"]).applied()
+
+
+def test_sampling_config_installs_the_worker_extension_on_vllms_v1_runner() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "verl.trainer.main_ppo", "--config-path", str(CONFIGS), "--config-name",
+         "grpo_math_verl_ext_sampling", "--cfg", "job"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    job = yaml.safe_load(out.stdout)
+    rollout = job["actor_rollout_ref"]["rollout"]
+    assert rollout["name"] == "vllm"
+    assert rollout["engine_kwargs"]["vllm"]["worker_extension_cls"] == "verl_ext.rollout.VLLMWorkerExtension"
+    assert job["ray_kwargs"]["ray_init"]["runtime_env"]["env_vars"]["VLLM_USE_V2_MODEL_RUNNER"] == "0"
+    import verl_ext.rollout
+
+    assert "VLLMWorkerExtension" in verl_ext.rollout.__all__  # resolved lazily (it needs vLLM)

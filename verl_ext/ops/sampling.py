@@ -553,3 +553,14 @@ def kept_threshold(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Par
     chosen = resolve_backend("auto" if backend == "flashinfer" else backend, logits.device)
     res = _run(logits, rows, chosen, sample=False)
     return res.tau, res.log_norm
+
+
+def sample_with_threshold(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Param = None,
+                          top_p: Param = None, min_p: Param = None, uniform: torch.Tensor | None = None,
+                          backend: Backend = "auto") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """:func:`sample` plus the processed distribution in one kernel call, for integrations that return it:
+    ``(token_ids, tau, log_norm)`` with kept probabilities ``exp(z - log_norm)`` on ``{z >= tau}``."""
+    rows = _rows(logits, temperature, top_k, top_p, min_p, None, uniform)
+    chosen = resolve_backend("auto" if backend == "flashinfer" else backend, logits.device)
+    res = _run(logits, rows, chosen, sample=True)
+    return res.token_ids, res.tau, res.log_norm
