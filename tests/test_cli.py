@@ -59,3 +59,22 @@ def test_bench_logprob_checks_correctness_on_cpu(tmp_path: Path, capsys: pytest.
     assert "correctness: ok" in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["ok"] and max(data["max_abs_error_vs_fp64"].values()) < 1e-4
+
+
+def test_bench_sampling_checks_correctness_on_cpu(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sampling.json"
+    assert main(["bench", "sampling", "--batch", "32", "--vocab", "500", "--json", str(out)]) == 0
+    assert "correctness: ok" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["ok"] and all(c["inside_kept_set"] == 1.0 for c in data["checks"])
+
+
+def test_bench_sampling_baseline_draws_from_the_top_k_top_p_set() -> None:
+    import torch
+
+    from verl_ext.bench.sampling import _logits, sort_based
+
+    logits = _logits(256, 300, "cpu")
+    k, p = torch.full((256,), 20, dtype=torch.int32), torch.full((256,), 0.8)
+    tok = sort_based(logits, k, p)
+    assert (logits.gather(1, tok[:, None]) >= logits.topk(20, 1).values[:, -1:]).all()

@@ -26,6 +26,10 @@ def build_parser() -> argparse.ArgumentParser:
     from verl_ext.bench import logprob as bench_logprob
 
     bench_logprob.add_arguments(which.add_parser("logprob", help="fused log-prob/entropy ops: torch, verl, verl-ext"))
+    from verl_ext.bench import sampling as bench_sampling
+
+    bench_sampling.add_arguments(which.add_parser("sampling", help="top-k/top-p sampling: torch sort, FlashInfer, "
+                                                  "verl-ext"))
     doctor = commands.add_parser("doctor", help="report versions, accelerator and sandbox capabilities")
     doctor.add_argument("--no-sandbox", action="store_true", help="do not fail when the sandbox is unavailable")
     return parser
@@ -41,6 +45,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from verl_ext.bench import logprob as bench_logprob
 
         return bench_logprob.run(args)
+    if args.command == "bench" and args.benchmark == "sampling":
+        from verl_ext.bench import sampling as bench_sampling
+
+        return bench_sampling.run(args)
     if args.command == "bench" and args.benchmark == "code":
         from verl_ext.bench import code as bench_code
 

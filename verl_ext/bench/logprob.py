@@ -10,11 +10,10 @@ the kernels' purpose.
 from __future__ import annotations
 
 import argparse
-import statistics
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from verl_ext.bench.report import add_json_argument, gpu_device, write_results
+from verl_ext.bench.report import add_json_argument, cuda_median_ms, gpu_device, write_results
 
 if TYPE_CHECKING:
     import torch
@@ -64,22 +63,6 @@ def _check_cpu(n: int, vocab: int, hidden: int) -> dict[str, Any]:
     return {"max_abs_error_vs_fp64": errs, "ok": all(e < 1e-4 for e in errs.values())}
 
 
-def _cuda_time(fn: Callable[[], Any], repeats: int) -> float:
-    """Median milliseconds of ``fn`` by CUDA events (after one warm-up)."""
-    import torch
-
-    fn()
-    times = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
-
-
 def _peak_extra(fn: Callable[[], Any]) -> int:
     import torch
 
@@ -105,8 +88,8 @@ def _fwd_bwd(make: Callable[[], tuple[torch.Tensor, ...]], op: Callable[..., tup
         for t in inputs:
             t.grad = None
 
-    fwd = _cuda_time(forward, repeats)
-    total = _cuda_time(both, repeats)
+    fwd = cuda_median_ms(forward, repeats)
+    total = cuda_median_ms(both, repeats)
     return {"forward_ms": fwd, "backward_ms": max(total - fwd, 0.0), "peak_extra_bytes": _peak_extra(both)}
 
 
