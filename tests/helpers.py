@@ -1,5 +1,27 @@
 """Test helpers (shared with the benchmarks)."""
 
+import torch
+
 from verl_ext.bench.dataproto import build_tiny_tokenizer, make_dataproto
 
-__all__ = ["build_tiny_tokenizer", "make_dataproto"]
+__all__ = ["build_tiny_tokenizer", "kept_reference", "make_dataproto"]
+
+
+def kept_reference(z: torch.Tensor, top_k: int | None, top_p: float | None, min_p: float | None) -> torch.Tensor:
+    """Boolean [V] mask of one row's kept tokens after min-p, top-k and top-p, in fp64, written from the
+    definition in verl_ext/ops/sampling.py (ties at a boundary kept)."""
+    z = z.double()
+    keep = torch.isfinite(z)
+    p = torch.softmax(z, 0)
+    if min_p:
+        keep &= p >= min_p * p.max()
+    if top_k and 0 < top_k < z.numel():
+        keep &= z >= z.sort(descending=True).values[top_k - 1]
+    if top_p is not None and top_p < 1:
+        q = torch.where(keep, p, 0.0)
+        q = q / q.sum()
+        values, index = torch.unique(z, return_inverse=True)  # ascending
+        mass = torch.zeros(values.numel(), dtype=torch.float64).index_add(0, index, q)
+        above = (mass.flip(0).cumsum(0).flip(0) - mass)[index]  # kept mass strictly above each token
+        keep &= above < top_p
+    return keep

@@ -14,13 +14,7 @@ CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 @pytest.mark.parametrize("config", sorted(p.stem for p in CONFIGS.glob("*.yaml")))
 def test_main_ppo_composes_config(config: str) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "verl.trainer.main_ppo", "--config-path", str(CONFIGS), "--config-name", config,
-         "--cfg", "job"],
-        capture_output=True, text=True, timeout=300,
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    job = yaml.safe_load(out.stdout)
+    job = compose(config)
     assert job["reward"]["reward_manager"] == {
         "_target_": "verl.workers.config.reward.RewardManagerConfig", "source": "register", "name": "verl_ext",
         "module": {"_target_": "verl.trainer.config.config.ModuleConfig", "path": None,
@@ -29,14 +23,19 @@ def test_main_ppo_composes_config(config: str) -> None:
     assert job["reward"]["reward_kwargs"]["on_error"] in ("zero", "raise")
 
 
-def test_fused_config_names_the_patch_module() -> None:
+def compose(config: str) -> dict:
+    """The job config verl's main_ppo composes from ``configs/<config>.yaml``."""
     out = subprocess.run(
-        [sys.executable, "-m", "verl.trainer.main_ppo", "--config-path", str(CONFIGS), "--config-name",
-         "grpo_math_verl_ext_fused", "--cfg", "job"],
+        [sys.executable, "-m", "verl.trainer.main_ppo", "--config-path", str(CONFIGS), "--config-name", config,
+         "--cfg", "job"],
         capture_output=True, text=True, timeout=300,
     )
     assert out.returncode == 0, out.stderr[-3000:]
-    model = yaml.safe_load(out.stdout)["actor_rollout_ref"]["model"]
+    return yaml.safe_load(out.stdout)
+
+
+def test_fused_config_names_the_patch_module() -> None:
+    model = compose("grpo_math_verl_ext_fused")["actor_rollout_ref"]["model"]
     assert model["external_lib"] == "verl_ext.patches" and model["use_fused_kernels"] is True
     # The module verl will import exists and patches on import.
     import importlib
@@ -45,13 +44,7 @@ def test_fused_config_names_the_patch_module() -> None:
 
 
 def test_sampling_config_installs_the_worker_extension_on_vllms_v1_runner() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "verl.trainer.main_ppo", "--config-path", str(CONFIGS), "--config-name",
-         "grpo_math_verl_ext_sampling", "--cfg", "job"],
-        capture_output=True, text=True, timeout=300,
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    job = yaml.safe_load(out.stdout)
+    job = compose("grpo_math_verl_ext_sampling")
     rollout = job["actor_rollout_ref"]["rollout"]
     assert rollout["name"] == "vllm"
     assert rollout["engine_kwargs"]["vllm"]["worker_extension_cls"] == "verl_ext.rollout.VLLMWorkerExtension"

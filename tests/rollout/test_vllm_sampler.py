@@ -10,6 +10,7 @@ import pytest
 import torch
 from torch import nn
 
+from tests.helpers import kept_reference
 from verl_ext.rollout import FusedTopKTopP, install_fused_sampler
 from verl_ext.rollout import vllm_sampler
 
@@ -42,14 +43,7 @@ class StandInRunner:  # GPUModelRunner (V1): .sampler.topk_topp_sampler
 
 
 def reference_kept(logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-    """[B, V] kept mask in fp64: top-k (ties kept), then top-p over the renormalised top-k set."""
-    z = logits.double()
-    kth = z.sort(1, descending=True).values.gather(1, (k.long().clamp(1, z.shape[1]) - 1)[:, None])
-    keep = torch.where((k < z.shape[1])[:, None], z >= kth, True)
-    q = torch.where(keep, torch.softmax(z, 1), 0.0)
-    q = q / q.sum(1, keepdim=True)
-    above = torch.stack([torch.stack([q[i][z[i] > v].sum() for v in z[i]]) for i in range(z.shape[0])])
-    return keep & (above < p[:, None].double())
+    return torch.stack([kept_reference(row, int(ki), float(pi), None) for row, ki, pi in zip(logits, k, p)])
 
 
 def batch(n: int = 16, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -62,9 +62,10 @@ def _check(logits: torch.Tensor, top_k: int, top_p: float, backend: str) -> dict
     """verl-ext's draws against the fp64 definition: inside the kept set, log-probs exact."""
     import torch
 
-    from verl_ext.ops import sample
+    from verl_ext.ops import SampleOutput, sample
 
     out = sample(logits, top_k=top_k, top_p=top_p, seed=0, return_logprobs=True, backend=backend)  # type: ignore[arg-type]
+    assert isinstance(out, SampleOutput)
     z = logits.double()
     s = z.sort(-1, descending=True).values
     kept = z >= s[:, top_k - 1:top_k]

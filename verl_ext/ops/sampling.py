@@ -373,9 +373,8 @@ def _flashinfer(logits: torch.Tensor, rows: _Rows, seed: int | None, want_logpro
 
     z = logits.float() * rows.inv_temperature[:, None]
     vocab = z.shape[1]
-    if bool((rows.min_p > 0).any()):
-        t_min = z.max(1, keepdim=True).values + torch.log(rows.min_p)[:, None]
-        z = torch.where(z >= t_min, z, float("-inf"))
+    t_min = z.max(1, keepdim=True).values + torch.log(rows.min_p)[:, None]  # min_p 0 -> -inf: no mask, no sync
+    z = torch.where(z >= t_min, z, float("-inf"))
     top_k = torch.where((rows.top_k > 0) & (rows.top_k < vocab), rows.top_k, vocab).to(torch.int32)
     gen = None if seed is None else torch.Generator(device=z.device).manual_seed(seed)
     tok = fs.top_k_top_p_sampling_from_logits(z, top_k, rows.top_p.clamp(max=1.0), filter_apply_order="top_k_first",

@@ -25,4 +25,4 @@ class VLLMWorkerExtension(vLLMColocateWorkerExtension):
 
     def monkey_patch_model(self, vocab_size: int, banned_token_ids: list[int] | None = None) -> None:
         super().monkey_patch_model(vocab_size, banned_token_ids)
-        install_fused_sampler(self.model_runner)
+        install_fused_sampler(self.model_runner)  # type: ignore[attr-defined]  # vLLM's Worker has it
