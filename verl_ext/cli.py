@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "verl-ext"))
     doctor = commands.add_parser("doctor", help="report versions, accelerator and sandbox capabilities")
     doctor.add_argument("--no-sandbox", action="store_true", help="do not fail when the sandbox is unavailable")
+    doctor.add_argument("--config", default=None, metavar="NAME_OR_YAML",
+                        help="also check what this main_ppo config needs (a name in configs/ or a YAML path)")
     return parser
 
 
@@ -56,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "doctor":
         from verl_ext import doctor
 
-        return doctor.run(require_sandbox=not args.no_sandbox)
+        return doctor.run(require_sandbox=not args.no_sandbox, config=args.config)
     raise AssertionError(f"unhandled command {args}")  # argparse rejects unknown commands first
 
 

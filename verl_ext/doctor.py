@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import platform
 import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -52,15 +55,99 @@ def _warm_starts(sandbox: Any) -> str:
     return f"yes: a zygote forks each execution, {per:.1f} ms each (empty program)"
 
 
-def run(require_sandbox: bool = True) -> int:
-    """Print the report; non-zero when the sandbox (needed by code rewards) is unavailable."""
+@dataclass(frozen=True)
+class Need:
+    """Something a config needs from the host, and which config key asks for it."""
+
+    what: str
+    why: str
+    present: bool
+
+
+def compose(config: str) -> Any:
+    """Compose a main_ppo config the way ``python -m verl.trainer.main_ppo --config-name`` would: ``config``
+    is a path to a YAML file or the name of one in verl-ext's ``configs/``."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    path = Path(config)
+    if path.suffix not in (".yaml", ".yml"):
+        path = configs_dir() / f"{config}.yaml"
+    if not path.is_file():
+        raise FileNotFoundError(f"no config {config!r} (looked for {path})")
+    with initialize_config_dir(config_dir=str(path.resolve().parent), version_base=None):
+        return hydra_compose(config_name=path.stem)
+
+
+def configs_dir() -> Path:
+    """verl-ext's configs: next to the package in a checkout, or ``$VERL_EXT_CONFIGS`` (images set it)."""
+    import os
+
+    env = os.environ.get("VERL_EXT_CONFIGS")
+    return Path(env) if env else Path(__file__).resolve().parents[1] / "configs"
+
+
+def needs(cfg: Any, accelerator: str, sandbox_ok: bool) -> list[Need]:
+    """What ``cfg`` needs from this host. Only what a run would otherwise discover late (after Ray and the
+    model are up) is listed."""
+    found: list[Need] = []
+    rollout = cfg.actor_rollout_ref.rollout
+    engine = str(rollout.get("name", ""))
+    if engine in ("vllm", "sglang"):
+        found.append(Need(engine, f"actor_rollout_ref.rollout.name={engine}",
+                          importlib.util.find_spec(engine) is not None))
+    gpus = int(cfg.trainer.get("n_gpus_per_node", 0) or 0)
+    if gpus > 0:
+        found.append(Need("a CUDA or ROCm GPU", f"trainer.n_gpus_per_node={gpus}", not accelerator.startswith("none")
+                          and not accelerator.startswith("unknown")))
+    ext = str(rollout.get("engine_kwargs", {}).get("vllm", {}).get("worker_extension_cls", "") or "")
+    if ext.startswith("verl_ext."):
+        found.append(Need("triton", f"engine_kwargs.vllm.worker_extension_cls={ext} (fused sampler)",
+                          importlib.util.find_spec("triton") is not None))
+    model = cfg.actor_rollout_ref.model
+    if str(model.get("external_lib", "") or "") == "verl_ext.patches":
+        found.append(Need("triton", "actor_rollout_ref.model.external_lib=verl_ext.patches (fused kernels on GPU)",
+                          importlib.util.find_spec("triton") is not None))
+    manager = cfg.reward.get("reward_manager", {})
+    if str(manager.get("name", "")) == "verl_ext":
+        found.append(Need("the verl-ext code sandbox (full isolation)",
+                          "reward.reward_manager.name=verl_ext scores code data sources in it", sandbox_ok))
+    return found
+
+
+def _report_config(config: str, accelerator: str, sandbox_ok: bool, require_sandbox: bool) -> bool:
+    """Print what ``config`` needs; False when something is missing (the sandbox only if required)."""
+    try:
+        cfg = compose(config)
+    except Exception as e:  # noqa: BLE001 - a broken config is a finding, not a crash
+        print(f"config {config}: does not compose: {e}")
+        return False
+    print(f"config {config} needs:")
+    ok = True
+    for need in needs(cfg, accelerator, sandbox_ok):
+        waived = not need.present and not require_sandbox and "sandbox" in need.what
+        state = "ok     " if need.present else "waived " if waived else "MISSING"
+        print(f"  {state} {need.what}  <- {need.why}{'  (--no-sandbox)' if waived else ''}")
+        ok &= need.present or waived
+    return ok
+
+
+def run(require_sandbox: bool = True, config: str | None = None) -> int:
+    """Print the report; non-zero when the sandbox (needed by code rewards) is unavailable, or when
+    ``config`` needs something this host lacks (each missing item is named with the key that needs it)."""
     from verl_ext import __version__, sandbox
 
     print(f"verl-ext {__version__} on {platform.system()} {platform.release()} ({platform.machine()}), "
           f"Python {platform.python_version()}")
     for dist in ("verl", "torch", "ray", "vllm", "triton", "flashinfer-python"):
         print(f"  {dist:<18} {_version(dist)}")
-    print(f"  accelerator        {_accelerator()}")
+    accelerator = _accelerator()
+    print(f"  accelerator        {accelerator}")
+    from verl_ext.ops._backend import triton_available
+    from verl_ext.ops.sampling import flashinfer_available
+
+    print(f"  kernels            triton {'yes' if triton_available() else 'no'}, "
+          f"flashinfer {'yes' if flashinfer_available() else 'no'}")
     caps = sandbox.capabilities()
     ok = bool(caps["full_isolation"])
     print("sandbox (code rewards):")
@@ -76,7 +163,11 @@ def run(require_sandbox: bool = True) -> int:
     print(f"  mode               {_mode(sandbox)}")
     if ok:
         print(f"  warm starts        {_warm_starts(sandbox)}")
+    config_ok = _report_config(config, accelerator, ok, require_sandbox) if config else True
     if require_sandbox and not ok:
         print("doctor: the sandbox is unavailable, so code rewards will refuse to run (see above)")
+        return 1
+    if not config_ok:
+        print(f"doctor: config {config} cannot run on this host (see above)")
         return 1
     return 0

@@ -1,0 +1,51 @@
+"""``verl-ext doctor --config``: what a main_ppo config needs from the host, each missing item named with the
+config key that needs it, and a non-zero exit when something is missing."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from verl_ext import doctor
+from verl_ext.cli import main
+
+HAS_VLLM = importlib.util.find_spec("vllm") is not None
+
+
+def test_sampling_config_names_what_this_host_lacks(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["doctor", "--no-sandbox", "--config", "grpo_math_verl_ext_sampling"])
+    out = capsys.readouterr().out
+    assert "config grpo_math_verl_ext_sampling needs:" in out
+    assert "triton  <- engine_kwargs.vllm.worker_extension_cls=verl_ext.rollout.VLLMWorkerExtension" in out
+    gpu_line = next(line for line in out.splitlines() if "a CUDA or ROCm GPU" in line)
+    vllm_line = next(line for line in out.splitlines() if line.strip().endswith("rollout.name=vllm"))
+    assert ("ok" in vllm_line) == HAS_VLLM
+    missing = "MISSING" in gpu_line or "MISSING" in vllm_line
+    assert rc == (1 if missing else 0)
+    if missing:
+        assert "cannot run on this host" in out
+
+
+def test_a_config_this_host_can_run_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "cpu_only.yaml"
+    cfg.write_text("hydra:\n  searchpath:\n    - pkg://verl.trainer.config\ndefaults:\n  - ppo_trainer\n  - _self_\n"
+                   "trainer:\n  n_gpus_per_node: 0\nactor_rollout_ref:\n  rollout:\n    name: hf\n")
+    assert main(["doctor", "--no-sandbox", "--config", str(cfg)]) == 0
+    assert f"config {cfg} needs:" in capsys.readouterr().out
+
+
+def test_a_config_that_does_not_compose_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--no-sandbox", "--config", "no_such_config"]) == 1
+    assert "does not compose: no config 'no_such_config'" in capsys.readouterr().out
+
+
+def test_needs_follow_the_config_keys() -> None:
+    cfg = doctor.compose("grpo_code_verl_ext")
+    found = {n.what: n for n in doctor.needs(cfg, "none (CPU only)", sandbox_ok=False)}
+    assert not found["a CUDA or ROCm GPU"].present
+    assert not found["the verl-ext code sandbox (full isolation)"].present
+    assert found["vllm"].why == "actor_rollout_ref.rollout.name=vllm"
+    fused = {n.why for n in doctor.needs(doctor.compose("grpo_math_verl_ext_fused"), "CUDA: H100 (x8)", True)}
+    assert "actor_rollout_ref.model.external_lib=verl_ext.patches (fused kernels on GPU)" in fused
