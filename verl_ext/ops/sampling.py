@@ -30,6 +30,7 @@ reference sorts.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Literal, NamedTuple
 
 import torch
@@ -390,7 +391,7 @@ def _flashinfer(logits: torch.Tensor, rows: _Rows, seed: int | None, want_logpro
 
 # ------------------------------------------------------------------------------------------ public API
 def _per_row(value: Param, n: int, default: float, dtype: torch.dtype, device: torch.device, name: str,
-             check) -> torch.Tensor:
+             check: Callable[[float], bool]) -> torch.Tensor:
     if value is None:
         return torch.full((n,), default, dtype=dtype, device=device)
     if isinstance(value, torch.Tensor):
