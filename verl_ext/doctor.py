@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import os
 import platform
 import time
 from dataclasses import dataclass
@@ -81,8 +82,6 @@ def compose(config: str) -> Any:
 
 def configs_dir() -> Path:
     """verl-ext's configs: next to the package in a checkout, or ``$VERL_EXT_CONFIGS`` (images set it)."""
-    import os
-
     env = os.environ.get("VERL_EXT_CONFIGS")
     return Path(env) if env else Path(__file__).resolve().parents[1] / "configs"
 

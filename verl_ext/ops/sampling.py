@@ -223,12 +223,15 @@ if triton is not None:
             lo = tl.full([ROWS], KEY_NEG_INF, tl.int64)
             hi = _key(mx).to(tl.int64)
             k_need = top_k.to(tl.float32)
-            tau_fast = _unkey(_largest_key_tile(cv, mx, lo, hi, fast & k_on, k_need, False).to(tl.int32))
-            tau_fast = tl.maximum(tl.where(k_on, tau_fast, NEG_INF), t_min)
-            in_s = cv >= tau_fast[:, None]
-            z_s = tl.where(k_on | m_on, tl.sum(tl.where(in_s, tl.exp(cv - mx[:, None]), 0.0), 1), se)
-            lo_p = _largest_key_tile(cv, mx, _key(tau_fast).to(tl.int64), hi, fast & p_on, top_p * z_s, True)
-            tau_fast = tl.where(p_on, _unkey(lo_p.to(tl.int32)), tau_fast)
+            tau_fast = t_min
+            if tl.sum((fast & k_on).to(tl.int32), 0) > 0:
+                lo_k = _largest_key_tile(cv, mx, lo, hi, fast & k_on, k_need, False)
+                tau_fast = tl.maximum(tl.where(k_on, _unkey(lo_k.to(tl.int32)), NEG_INF), t_min)
+            if tl.sum((fast & p_on).to(tl.int32), 0) > 0:
+                in_s = cv >= tau_fast[:, None]
+                z_s = tl.where(k_on | m_on, tl.sum(tl.where(in_s, tl.exp(cv - mx[:, None]), 0.0), 1), se)
+                lo_p = _largest_key_tile(cv, mx, _key(tau_fast).to(tl.int64), hi, fast & p_on, top_p * z_s, True)
+                tau_fast = tl.where(p_on, _unkey(lo_p.to(tl.int32)), tau_fast)
             in_s = cv >= tau_fast[:, None]
             kept_fast = tl.sum(tl.where(in_s, tl.exp(cv - mx[:, None]), 0.0), 1)
             tau_fast = tl.min(tl.where(in_s, cv, float("inf")), 1)
@@ -549,7 +552,8 @@ def kept_threshold(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Par
                    min_p: Param = None, backend: Backend = "auto") -> tuple[torch.Tensor, torch.Tensor]:
     """``(tau, log_norm)`` per row: the processed distribution keeps ``{z >= tau}`` with probabilities
     ``exp(z - log_norm)``, ``z = logits / temperature``. Same semantics as :func:`sample`."""
-    rows = _rows(logits, temperature, top_k, top_p, min_p, 0, None)
+    no_draw = torch.zeros(logits.shape[0] if logits.dim() == 2 else 0, device=logits.device)
+    rows = _rows(logits, temperature, top_k, top_p, min_p, None, no_draw)
     chosen = resolve_backend("auto" if backend == "flashinfer" else backend, logits.device)
     res = _run(logits, rows, chosen, sample=False)
     return res.tau, res.log_norm

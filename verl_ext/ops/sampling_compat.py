@@ -40,18 +40,20 @@ def min_p_sampling_from_probs(probs: torch.Tensor, min_p: Param, *, seed: int | 
     return sample(_logits_of(probs), min_p=min_p, seed=seed, backend=backend)  # type: ignore[return-value]
 
 
+def _renorm(probs: torch.Tensor, backend: Backend, **filters: Param) -> torch.Tensor:
+    z = _logits_of(probs)
+    tau, log_norm = kept_threshold(z, backend=backend, **filters)  # type: ignore[arg-type]
+    return torch.where(z >= tau[:, None], torch.exp(z - log_norm[:, None]), 0.0).to(probs.dtype)
+
+
 def top_k_renorm_probs(probs: torch.Tensor, top_k: Param, *, backend: Backend = "auto") -> torch.Tensor:
     """``probs`` with everything below the k-th largest set to 0 and the rest renormalised (ties kept)."""
-    z = _logits_of(probs)
-    tau, log_norm = kept_threshold(z, top_k=top_k, backend=backend)
-    return torch.where(z >= tau[:, None], torch.exp(z - log_norm[:, None]), 0.0).to(probs.dtype)
+    return _renorm(probs, backend, top_k=top_k)
 
 
 def top_p_renorm_probs(probs: torch.Tensor, top_p: Param, *, backend: Backend = "auto") -> torch.Tensor:
     """``probs`` restricted to the smallest top set whose mass reaches ``top_p``, renormalised."""
-    z = _logits_of(probs)
-    tau, log_norm = kept_threshold(z, top_p=top_p, backend=backend)
-    return torch.where(z >= tau[:, None], torch.exp(z - log_norm[:, None]), 0.0).to(probs.dtype)
+    return _renorm(probs, backend, top_p=top_p)
 
 
 def top_k_mask_logits(logits: torch.Tensor, top_k: Param, *, backend: Backend = "auto") -> torch.Tensor:
