@@ -49,3 +49,22 @@ def test_needs_follow_the_config_keys() -> None:
     assert found["vllm"].why == "actor_rollout_ref.rollout.name=vllm"
     fused = {n.why for n in doctor.needs(doctor.compose("grpo_math_verl_ext_fused"), "CUDA: H100 (x8)", True)}
     assert "actor_rollout_ref.model.external_lib=verl_ext.patches (fused kernels on GPU)" in fused
+
+
+def test_doctor_reports_the_plugin_registration(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--no-sandbox"]) == 0
+    assert "verl plugin        reward manager verl_ext registered" in capsys.readouterr().out
+
+
+def test_a_broken_registration_fails_the_doctor(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from verl.workers import reward_manager
+
+    def missing(name: str) -> None:
+        raise ValueError(f"Unknown reward manager: {name}")
+
+    monkeypatch.setattr(reward_manager, "get_reward_manager_cls", missing)
+    assert main(["doctor", "--no-sandbox"]) == 1
+    out = capsys.readouterr().out
+    assert "verl plugin        BROKEN: ValueError: Unknown reward manager: verl_ext" in out
+    assert "the reward manager is not registered" in out

@@ -30,6 +30,21 @@ def _accelerator() -> str:
     return "none (CPU only)"
 
 
+def _registration() -> str | None:
+    """None when ``import verl`` registered the ``verl_ext`` reward managers, else what went wrong (verl only
+    logs a failing plugin at DEBUG, so a broken install would otherwise surface mid-run)."""
+    try:
+        import verl  # noqa: F401 - loads the verl.plugins entry points
+        from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls as loop_manager
+        from verl.workers.reward_manager import get_reward_manager_cls as legacy_manager
+
+        for lookup in (loop_manager, legacy_manager):
+            lookup("verl_ext")
+    except Exception as e:  # noqa: BLE001 - report, do not fail the report
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
 def _mode(sandbox: Any) -> str:
     try:
         mode = sandbox.mode()
@@ -132,7 +147,8 @@ def _report_config(config: str, accelerator: str, sandbox_ok: bool, require_sand
 
 
 def run(require_sandbox: bool = True, config: str | None = None) -> int:
-    """Print the report; non-zero when the sandbox (needed by code rewards) is unavailable, or when
+    """Print the report; non-zero when ``import verl`` does not register verl-ext's reward manager, when the
+    sandbox (needed by code rewards) is unavailable, or when
     ``config`` needs something this host lacks (each missing item is named with the key that needs it)."""
     from verl_ext import __version__, sandbox
 
@@ -142,6 +158,8 @@ def run(require_sandbox: bool = True, config: str | None = None) -> int:
         print(f"  {dist:<18} {_version(dist)}")
     accelerator = _accelerator()
     print(f"  accelerator        {accelerator}")
+    broken = _registration()
+    print(f"  verl plugin        {'reward manager verl_ext registered' if broken is None else 'BROKEN: ' + broken}")
     from verl_ext.ops._backend import triton_available
     from verl_ext.ops.sampling import flashinfer_available
 
@@ -163,6 +181,9 @@ def run(require_sandbox: bool = True, config: str | None = None) -> int:
     if ok:
         print(f"  warm starts        {_warm_starts(sandbox)}")
     config_ok = _report_config(config, accelerator, ok, require_sandbox) if config else True
+    if broken is not None:
+        print("doctor: verl cannot use verl-ext (the reward manager is not registered, see above)")
+        return 1
     if require_sandbox and not ok:
         print("doctor: the sandbox is unavailable, so code rewards will refuse to run (see above)")
         return 1
