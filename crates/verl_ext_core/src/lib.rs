@@ -2,6 +2,7 @@
 
 pub mod dispatch;
 pub mod error;
+pub mod mathverify;
 pub mod parallel;
 pub mod sandbox;
 pub mod scorers;

@@ -1,0 +1,536 @@
+//! LaTeX / plain-math text to tokens. Presentation is dropped here: `\left`/`\right`, spacing commands,
+//! `$`, `\text{}`-style wrappers (their content is kept), degree marks, currency signs and unit words.
+
+use super::limits::{MAX_DIGITS, MAX_TOKENS};
+use super::Failure;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tok {
+    /// A decimal literal without separators: digits, optionally one `.`, optionally `e±digits`.
+    Num(String),
+    /// A one-letter (or Greek, or subscripted) variable name.
+    Ident(String),
+    /// A backslash command that survives normalisation (`frac`, `sqrt`, `pi`, `sin`, ...).
+    Cmd(String),
+    /// A plain word that is not math (kept for text answers).
+    Word(String),
+    Sym(char),
+    /// `\{` and `\}`.
+    SetOpen,
+    SetClose,
+    Le,
+    Ge,
+    Ne,
+    Pm,
+    Percent,
+    /// `\\` (matrix rows) and `&` (matrix columns).
+    RowSep,
+    ColSep,
+    /// `\begin{name}` / `\end{name}`.
+    Begin(String),
+    End(String),
+}
+
+/// Commands that only change presentation.
+const IGNORED: &[&str] = &[
+    "left",
+    "right",
+    "big",
+    "Big",
+    "bigg",
+    "Bigg",
+    "bigl",
+    "bigr",
+    "Bigl",
+    "Bigr",
+    "biggl",
+    "biggr",
+    "displaystyle",
+    "textstyle",
+    "scriptstyle",
+    "quad",
+    "qquad",
+    "limits",
+    "nolimits",
+    "circ",
+    "degree",
+    "dollar",
+    "mathdollar",
+    "hfill",
+    "cdotp",
+    "middle",
+    "phantom",
+];
+/// Commands whose braced argument is kept as plain content.
+const WRAPPERS: &[&str] = &[
+    "text",
+    "textbf",
+    "textit",
+    "textrm",
+    "textnormal",
+    "textup",
+    "texttt",
+    "mathrm",
+    "mathbf",
+    "mathit",
+    "mathsf",
+    "mathtt",
+    "mathnormal",
+    "boldsymbol",
+    "bm",
+    "mbox",
+    "hbox",
+    "operatorname",
+    "emph",
+    "underline",
+    "overline",
+    "mathbb",
+    "displaystyle",
+];
+/// Words dropped as units (a number's unit does not change its value).
+const UNITS: &[&str] = &[
+    "cm",
+    "mm",
+    "km",
+    "m",
+    "meter",
+    "meters",
+    "metre",
+    "metres",
+    "centimeter",
+    "centimeters",
+    "millimeter",
+    "millimeters",
+    "kilometer",
+    "kilometers",
+    "inch",
+    "inches",
+    "in",
+    "foot",
+    "feet",
+    "ft",
+    "yard",
+    "yards",
+    "yd",
+    "mile",
+    "miles",
+    "mph",
+    "kmh",
+    "kg",
+    "g",
+    "gram",
+    "grams",
+    "kilogram",
+    "kilograms",
+    "lb",
+    "lbs",
+    "pound",
+    "pounds",
+    "ounce",
+    "ounces",
+    "oz",
+    "ton",
+    "tons",
+    "s",
+    "sec",
+    "second",
+    "seconds",
+    "min",
+    "minute",
+    "minutes",
+    "h",
+    "hr",
+    "hrs",
+    "hour",
+    "hours",
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "month",
+    "months",
+    "year",
+    "years",
+    "degree",
+    "degrees",
+    "deg",
+    "unit",
+    "units",
+    "sq",
+    "square",
+    "cubic",
+    "dollar",
+    "dollars",
+    "cent",
+    "cents",
+    "usd",
+    "euro",
+    "euros",
+    "liter",
+    "liters",
+    "litre",
+    "litres",
+    "ml",
+    "l",
+    "mL",
+    "people",
+    "students",
+    "apples",
+    "ways",
+    "times",
+];
+const SPELLED: &[(&str, &str)] = &[("pi", "pi"), ("infinity", "infty"), ("inf", "infty"), ("sqrt", "sqrt")];
+const FUNCS: &[&str] = &[
+    "sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "ln", "log", "exp",
+];
+
+fn is_unit(word: &str) -> bool {
+    UNITS.contains(&word) || UNITS.contains(&word.to_ascii_lowercase().as_str())
+}
+
+/// Replace the spellings that are easier to handle as text before tokenising.
+fn normalise(s: &str) -> String {
+    let mut t = s.to_owned();
+    for (from, to) in [
+        ("−", "-"),
+        ("–", "-"),
+        ("×", "\\times "),
+        ("·", "\\cdot "),
+        ("÷", "/"),
+        ("≤", "\\le "),
+        ("≥", "\\ge "),
+        ("≠", "\\ne "),
+        ("∞", "\\infty "),
+        ("π", "\\pi "),
+        ("√", "\\sqrt "),
+        ("°", ""),
+        ("∪", "\\cup "),
+        ("∈", "\\in "),
+        ("^{\\circ}", ""),
+        ("^\\circ", ""),
+        ("^{ \\circ }", ""),
+        ("{,}", ","),
+        ("\\,", ""),
+        ("\\!", ""),
+        ("\\dfrac", "\\frac"),
+        ("\\tfrac", "\\frac"),
+        ("\\cfrac", "\\frac"),
+        ("\\lt", "<"),
+        ("\\gt", ">"),
+        ("<=", "\\le "),
+        (">=", "\\ge "),
+        ("!=", "\\ne "),
+        ("\\neq", "\\ne "),
+        ("\\leqslant", "\\le "),
+        ("\\geqslant", "\\ge "),
+        ("\\leq", "\\le "),
+        ("\\geq", "\\ge "),
+        ("\\lbrace", "\\{"),
+        ("\\rbrace", "\\}"),
+        ("\\lvert", "|"),
+        ("\\rvert", "|"),
+        ("\\vert", "|"),
+        ("\\mid", "|"),
+        ("\\%", "%"),
+    ] {
+        if t.contains(from) {
+            t = t.replace(from, to);
+        }
+    }
+    t
+}
+
+struct Lexer<'a> {
+    chars: Vec<char>,
+    pos: usize,
+    out: Vec<Tok>,
+    depth: usize,
+    _src: &'a str,
+}
+
+/// Tokenise an answer.
+pub fn lex(src: &str) -> Result<Vec<Tok>, Failure> {
+    let text = normalise(src);
+    let mut lx = Lexer { chars: text.chars().collect(), pos: 0, out: Vec::new(), depth: 0, _src: src };
+    lx.run()?;
+    Ok(lx.out)
+}
+
+impl Lexer<'_> {
+    fn peek(&self, k: usize) -> Option<char> {
+        self.chars.get(self.pos + k).copied()
+    }
+
+    fn push(&mut self, t: Tok) -> Result<(), Failure> {
+        if self.out.len() >= MAX_TOKENS {
+            return Err(Failure::TooLarge("too many tokens"));
+        }
+        self.out.push(t);
+        Ok(())
+    }
+
+    fn run(&mut self) -> Result<(), Failure> {
+        while let Some(c) = self.peek(0) {
+            match c {
+                '\\' => self.command()?,
+                '0'..='9' | '.' if c != '.' || self.peek(1).is_some_and(|d| d.is_ascii_digit()) => self.number()?,
+                c if c.is_alphabetic() => self.word()?,
+                '$' | '\'' | '"' | '`' => self.pos += 1,
+                c if c.is_whitespace() || c == '~' => self.pos += 1,
+                '%' => {
+                    self.pos += 1;
+                    self.push(Tok::Percent)?;
+                }
+                '&' => {
+                    self.pos += 1;
+                    self.push(Tok::ColSep)?;
+                }
+                '{' | '(' | '[' => {
+                    self.depth += 1;
+                    self.pos += 1;
+                    self.push(Tok::Sym(c))?;
+                }
+                '}' | ')' | ']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    self.pos += 1;
+                    self.push(Tok::Sym(c))?;
+                }
+                '+' | '-' | '*' | '/' | '^' | '_' | ',' | '=' | '<' | '>' | '!' | '|' | ';' | ':' | '.' => {
+                    self.pos += 1;
+                    self.push(Tok::Sym(c))?;
+                }
+                _ => return Err(Failure::Syntax(format!("unexpected character {c:?}"))),
+            }
+        }
+        Ok(())
+    }
+
+    fn digits(&mut self, buf: &mut String) -> Result<(), Failure> {
+        while let Some(d) = self.peek(0).filter(|d| d.is_ascii_digit()) {
+            buf.push(d);
+            self.pos += 1;
+            if buf.len() > MAX_DIGITS {
+                return Err(Failure::TooLarge("number literal too long"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Exactly three digits at `self.pos + k` and no digit after them.
+    fn group_of_three_at(&self, k: usize) -> bool {
+        (0..3).all(|j| self.peek(k + j).is_some_and(|d| d.is_ascii_digit()))
+            && !self.peek(k + 3).is_some_and(|d| d.is_ascii_digit())
+    }
+
+    fn number(&mut self) -> Result<(), Failure> {
+        let mut buf = String::new();
+        self.digits(&mut buf)?;
+        // Thousands separators (`1,000,000`, `1 000`), only outside brackets, where a comma separates items.
+        if self.depth == 0 && (1..=3).contains(&buf.len()) {
+            while matches!(self.peek(0), Some(',') | Some(' ')) && self.group_of_three_at(1) {
+                self.pos += 1;
+                self.digits(&mut buf)?;
+            }
+        }
+        if self.peek(0) == Some('.') && self.peek(1).is_some_and(|d| d.is_ascii_digit()) {
+            buf.push('.');
+            self.pos += 1;
+            self.digits(&mut buf)?;
+        } else if self.peek(0) == Some('.') && !self.peek(1).is_some_and(|c| c.is_alphabetic()) {
+            self.pos += 1; // `5.` is 5
+        }
+        // Scientific notation written plainly: 1.5e3, 2E-4.
+        if matches!(self.peek(0), Some('e') | Some('E')) {
+            let sign = usize::from(matches!(self.peek(1), Some('+') | Some('-')));
+            if self.peek(1 + sign).is_some_and(|d| d.is_ascii_digit()) {
+                buf.push('e');
+                if sign == 1 {
+                    buf.push(self.peek(1).unwrap_or('+'));
+                }
+                self.pos += 1 + sign;
+                self.digits(&mut buf)?;
+            }
+        }
+        self.push(Tok::Num(buf))
+    }
+
+    fn word(&mut self) -> Result<(), Failure> {
+        let start = self.pos;
+        while self.peek(0).is_some_and(|c| c.is_alphabetic()) {
+            self.pos += 1;
+        }
+        let word: String = self.chars[start..self.pos].iter().collect();
+        if word.chars().count() == 1 {
+            return self.push(Tok::Ident(word));
+        }
+        let lower = word.to_ascii_lowercase();
+        if let Some((_, cmd)) = SPELLED.iter().find(|(w, _)| *w == lower) {
+            return self.push(Tok::Cmd((*cmd).to_owned()));
+        }
+        if FUNCS.contains(&lower.as_str()) {
+            return self.push(Tok::Cmd(lower));
+        }
+        match lower.as_str() {
+            "and" | "or" => return self.push(Tok::Sym(',')),
+            "percent" => return self.push(Tok::Percent),
+            _ => {}
+        }
+        if is_unit(&word) {
+            return self.skip_unit_power();
+        }
+        // A run of letters is implicit multiplication of one-letter variables (`xy`), unless it is a word.
+        if word.chars().count() <= 3 && word.chars().all(|c| c.is_ascii_lowercase()) {
+            for ch in word.chars() {
+                self.push(Tok::Ident(ch.to_string()))?;
+            }
+            return Ok(());
+        }
+        self.push(Tok::Word(lower))
+    }
+
+    /// After a dropped unit, a `^2`/`^{3}` belongs to the unit.
+    fn skip_unit_power(&mut self) -> Result<(), Failure> {
+        if self.peek(0) == Some('^') {
+            match self.peek(1) {
+                Some('{') => {
+                    let close = (self.pos + 2..self.chars.len()).find(|&i| self.chars[i] == '}');
+                    self.pos = close.map_or(self.chars.len(), |i| i + 1);
+                }
+                Some(d) if d.is_ascii_digit() => self.pos += 2,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn command(&mut self) -> Result<(), Failure> {
+        self.pos += 1; // the backslash
+        let Some(c) = self.peek(0) else { return Ok(()) };
+        if !c.is_ascii_alphabetic() {
+            self.pos += 1;
+            return match c {
+                '{' => self.push(Tok::SetOpen),
+                '}' => self.push(Tok::SetClose),
+                '\\' => self.push(Tok::RowSep),
+                '%' => self.push(Tok::Percent),
+                // `\,` `\!` `\;` `\:` `\ ` spacing, `\$` currency, `\(` `\)` `\[` `\]` math delimiters.
+                _ => Ok(()),
+            };
+        }
+        let start = self.pos;
+        while self.peek(0).is_some_and(|c| c.is_ascii_alphabetic()) {
+            self.pos += 1;
+        }
+        let name: String = self.chars[start..self.pos].iter().collect();
+        if IGNORED.contains(&name.as_str()) {
+            return Ok(());
+        }
+        if WRAPPERS.contains(&name.as_str()) {
+            return self.wrapper();
+        }
+        match name.as_str() {
+            "begin" | "end" => {
+                let env = self.braced_name();
+                if name == "begin" && env.starts_with("array") {
+                    self.braced_name(); // the column specification
+                }
+                self.push(if name == "begin" { Tok::Begin(env) } else { Tok::End(env) })
+            }
+            "le" => self.push(Tok::Le),
+            "ge" => self.push(Tok::Ge),
+            "ne" => self.push(Tok::Ne),
+            "pm" | "mp" => self.push(Tok::Pm),
+            "cdot" | "times" | "ast" => self.push(Tok::Sym('*')),
+            "div" => self.push(Tok::Sym('/')),
+            "colon" => self.push(Tok::Sym(':')),
+            "lfloor" | "rfloor" | "lceil" | "rceil" => Err(Failure::Unsupported("floor/ceiling")),
+            _ => self.push(Tok::Cmd(name)),
+        }
+    }
+
+    /// `{name}` after `\begin`/`\end` (`pmatrix*` keeps its star).
+    fn braced_name(&mut self) -> String {
+        while self.peek(0).is_some_and(char::is_whitespace) {
+            self.pos += 1;
+        }
+        if self.peek(0) != Some('{') {
+            return String::new();
+        }
+        let start = self.pos + 1;
+        let end = (start..self.chars.len()).find(|&i| self.chars[i] == '}').unwrap_or(self.chars.len());
+        self.pos = (end + 1).min(self.chars.len());
+        self.chars[start..end].iter().collect::<String>().trim().to_owned()
+    }
+
+    /// `\text{...}` and friends: a unit inside is dropped, other content is tokenised in place.
+    fn wrapper(&mut self) -> Result<(), Failure> {
+        while self.peek(0).is_some_and(char::is_whitespace) {
+            self.pos += 1;
+        }
+        if self.peek(0) != Some('{') {
+            return Ok(()); // `\bf 5`: the switch alone
+        }
+        let mut depth = 0usize;
+        let mut end = None;
+        for i in self.pos..self.chars.len() {
+            match self.chars[i] {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else { return Err(Failure::Syntax("unbalanced braces in \\text".into())) };
+        let inner: String = self.chars[self.pos + 1..end].iter().collect();
+        let words: Vec<&str> = inner.split_whitespace().collect();
+        if !words.is_empty() && words.iter().all(|w| is_unit(w.trim_matches(['.', ',']))) {
+            self.pos = end + 1;
+            return self.skip_unit_power();
+        }
+        // Re-lex the content in place: `\text{(C)}` is `(C)`, `\mathbf{5}` is 5.
+        self.chars.splice(self.pos..=end, inner.chars().collect::<Vec<_>>());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<Tok> {
+        lex(s).unwrap()
+    }
+
+    #[test]
+    fn numbers_and_separators() {
+        assert_eq!(toks("1,000,000"), vec![Tok::Num("1000000".into())]);
+        assert_eq!(toks("1{,}000"), vec![Tok::Num("1000".into())]);
+        assert_eq!(toks("1\\,000"), vec![Tok::Num("1000".into())]);
+        assert_eq!(
+            toks("(1,000)"),
+            vec![Tok::Sym('('), Tok::Num("1".into()), Tok::Sym(','), Tok::Num("000".into()), Tok::Sym(')')]
+        );
+        assert_eq!(toks("1.5e3"), vec![Tok::Num("1.5e3".into())]);
+        assert_eq!(toks("12,5"), vec![Tok::Num("12".into()), Tok::Sym(','), Tok::Num("5".into())]);
+    }
+
+    #[test]
+    fn presentation_is_dropped() {
+        assert_eq!(toks("30^\\circ"), vec![Tok::Num("30".into())]);
+        assert_eq!(toks("5\\text{ cm}^2"), vec![Tok::Num("5".into())]);
+        assert_eq!(toks("\\$1,000"), vec![Tok::Num("1000".into())]);
+        assert_eq!(toks("\\left( x \\right)"), vec![Tok::Sym('('), Tok::Ident("x".into()), Tok::Sym(')')]);
+        assert_eq!(toks("\\text{(C)}"), vec![Tok::Sym('('), Tok::Ident("C".into()), Tok::Sym(')')]);
+        assert_eq!(toks("5 meters"), vec![Tok::Num("5".into())]);
+    }
+
+    #[test]
+    fn limits() {
+        assert!(matches!(lex(&"9".repeat(100_000)), Err(Failure::TooLarge(_))));
+    }
+}

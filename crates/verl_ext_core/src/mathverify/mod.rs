@@ -1,0 +1,95 @@
+//! A symbolic math verifier: is a model's final answer equivalent to the reference answer?
+//!
+//! Text never reaches an evaluator: answers are tokenised ([`lexer`]), parsed into a tree with bounded
+//! depth and size ([`parser`]), compared exactly where possible ([`exact`]: rationals and square roots)
+//! and numerically otherwise ([`numeric`], relative tolerance [`limits::REL_TOL`]; expressions with
+//! variables at [`limits::SAMPLE_POINTS`] fixed pseudo-random points). The rules for intervals, sets,
+//! tuples, equations, percentages and multiple choice are in [`equiv`].
+
+pub mod equiv;
+pub mod exact;
+pub mod extract;
+pub mod lexer;
+pub mod numeric;
+pub mod parser;
+
+pub use extract::{extract, Source};
+
+/// Every bound that keeps the work per answer small, whatever the input.
+pub mod limits {
+    /// Longest answer compared (bytes); longer answers are "not equal" (reason: too long).
+    pub const MAX_ANSWER_BYTES: usize = 4096;
+    /// Tokens per answer.
+    pub const MAX_TOKENS: usize = 2048;
+    /// Digits in one number literal.
+    pub const MAX_DIGITS: usize = 400;
+    /// Parser recursion depth (each bracket level uses about four).
+    pub const MAX_DEPTH: usize = 200;
+    /// Nodes in one expression tree.
+    pub const MAX_NODES: usize = 4096;
+    /// Largest |exponent| computed exactly (decimal exponents and integer powers).
+    pub const MAX_EXPONENT: u64 = 10_000;
+    /// Largest numerator/denominator (bits) kept exact; larger values are compared numerically.
+    pub const MAX_BITS: u64 = 8192;
+    /// Largest radicand factored exactly (trial division up to its square root: 10^6 steps).
+    pub const MAX_RADICAND: u64 = 1_000_000_000_000;
+    /// Largest n for which n! is computed exactly.
+    pub const MAX_FACTORIAL: u64 = 1000;
+    /// Relative tolerance of numeric comparisons (absolute near zero).
+    pub const REL_TOL: f64 = 1e-9;
+    /// Points at which expressions with variables are compared.
+    pub const SAMPLE_POINTS: usize = 6;
+}
+
+/// Why an answer could not be judged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    Syntax(String),
+    Unsupported(&'static str),
+    TooLarge(&'static str),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Syntax(s) => write!(f, "cannot parse: {s}"),
+            Failure::Unsupported(s) => write!(f, "unsupported: {s}"),
+            Failure::TooLarge(s) => write!(f, "over a limit: {s}"),
+        }
+    }
+}
+
+/// A judgement and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub equal: bool,
+    pub reason: String,
+}
+
+/// Is `prediction` mathematically equivalent to `reference`? Never panics; malformed input is "not equal".
+pub fn math_equal(prediction: &str, reference: &str) -> Verdict {
+    let guarded = std::panic::catch_unwind(|| equiv::judge(prediction, reference));
+    guarded.unwrap_or_else(|_| Verdict { equal: false, reason: "internal error".into() })
+}
+
+/// The outcome of verifying a whole solution.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verification {
+    pub score: f64,
+    pub prediction: Option<String>,
+    pub reason: String,
+}
+
+/// Extract the final answer of `solution` and compare it with `ground_truth` (which may itself be boxed).
+pub fn verify(solution: &str, ground_truth: &str) -> Verification {
+    let Some((answer, source)) = extract(solution) else {
+        return Verification { score: 0.0, prediction: None, reason: "no final answer found".into() };
+    };
+    let reference = extract::extract(ground_truth).map_or(ground_truth, |(a, _)| a);
+    let verdict = math_equal(answer, reference);
+    Verification {
+        score: if verdict.equal { 1.0 } else { 0.0 },
+        prediction: Some(answer.to_owned()),
+        reason: format!("{} ({})", verdict.reason, source.name()),
+    }
+}

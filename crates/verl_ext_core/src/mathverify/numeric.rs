@@ -1,0 +1,144 @@
+//! Floating-point evaluation (complex, principal branches) for what exact arithmetic cannot decide:
+//! π, e, trigonometry, logarithms, other roots, and expressions with variables at sample points.
+
+use num_traits::ToPrimitive;
+
+use super::parser::{Constant, Func, Node};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct C {
+    pub re: f64,
+    pub im: f64,
+}
+
+impl C {
+    pub const fn real(re: f64) -> Self {
+        C { re, im: 0.0 }
+    }
+    fn add(self, o: C) -> C {
+        C { re: self.re + o.re, im: self.im + o.im }
+    }
+    fn mul(self, o: C) -> C {
+        C { re: self.re * o.re - self.im * o.im, im: self.re * o.im + self.im * o.re }
+    }
+    fn neg(self) -> C {
+        C { re: -self.re, im: -self.im }
+    }
+    fn div(self, o: C) -> Option<C> {
+        let d = o.re * o.re + o.im * o.im;
+        (d != 0.0).then(|| C { re: (self.re * o.re + self.im * o.im) / d, im: (self.im * o.re - self.re * o.im) / d })
+    }
+    pub fn abs(self) -> f64 {
+        self.re.hypot(self.im)
+    }
+    fn is_real(self) -> bool {
+        self.im.abs() <= 1e-12 * self.re.abs().max(1.0)
+    }
+    fn ln(self) -> C {
+        C { re: self.abs().ln(), im: self.im.atan2(self.re) }
+    }
+    fn exp(self) -> C {
+        let m = self.re.exp();
+        C { re: m * self.im.cos(), im: m * self.im.sin() }
+    }
+    fn powc(self, e: C) -> C {
+        if self.re == 0.0 && self.im == 0.0 {
+            return C::real(if e.re > 0.0 { 0.0 } else { f64::NAN });
+        }
+        if self.is_real() && e.is_real() && (self.re > 0.0 || e.re.fract() == 0.0) {
+            return C::real(self.re.powf(e.re));
+        }
+        e.mul(self.ln()).exp()
+    }
+    pub fn finite(self) -> bool {
+        self.re.is_finite() && self.im.is_finite()
+    }
+}
+
+fn real_fn(f: Func, x: f64) -> f64 {
+    match f {
+        Func::Sin => x.sin(),
+        Func::Cos => x.cos(),
+        Func::Tan => x.tan(),
+        Func::Cot => 1.0 / x.tan(),
+        Func::Sec => 1.0 / x.cos(),
+        Func::Csc => 1.0 / x.sin(),
+        Func::Asin => x.asin(),
+        Func::Acos => x.acos(),
+        Func::Atan => x.atan(),
+        Func::Sinh => x.sinh(),
+        Func::Cosh => x.cosh(),
+        Func::Tanh => x.tanh(),
+        Func::Ln => x.ln(),
+        Func::Exp => x.exp(),
+        Func::Abs => x.abs(),
+    }
+}
+
+/// The value of a scalar expression with variables bound by `var`; None where it is undefined here.
+pub fn eval(node: &Node, var: &dyn Fn(&str) -> Option<f64>) -> Option<C> {
+    let v = match node {
+        Node::Num(q) => C::real(q.to_f64()?),
+        Node::Const(Constant::Pi) => C::real(std::f64::consts::PI),
+        Node::Const(Constant::E) => C::real(std::f64::consts::E),
+        Node::Const(Constant::I) => C { re: 0.0, im: 1.0 },
+        Node::Const(Constant::Infinity) => C::real(f64::INFINITY),
+        Node::Var(name) => C::real(var(name)?),
+        Node::Neg(x) => eval(x, var)?.neg(),
+        Node::Add(xs) => xs.iter().try_fold(C::real(0.0), |acc, x| Some(acc.add(eval(x, var)?)))?,
+        Node::Mul(xs) => xs.iter().try_fold(C::real(1.0), |acc, x| Some(acc.mul(eval(x, var)?)))?,
+        Node::Div(a, b) => eval(a, var)?.div(eval(b, var)?)?,
+        Node::Pow(b, e) => eval(b, var)?.powc(eval(e, var)?),
+        Node::Root(k, x) => {
+            let (k, x) = (eval(k, var)?, eval(x, var)?);
+            if x.is_real() && x.re < 0.0 && k.is_real() && k.re.fract() == 0.0 && k.re as i64 % 2 != 0 {
+                C::real(-(-x.re).powf(1.0 / k.re)) // the real odd root
+            } else {
+                x.powc(C::real(1.0).div(k)?)
+            }
+        }
+        Node::Func(Func::Exp, x) => eval(x, var)?.exp(),
+        Node::Func(Func::Ln, x) => eval(x, var)?.ln(),
+        Node::Func(Func::Abs, x) => C::real(eval(x, var)?.abs()),
+        Node::Func(f, x) => {
+            let x = eval(x, var)?;
+            if !x.is_real() {
+                return None;
+            }
+            C::real(real_fn(*f, x.re))
+        }
+        Node::Log(b, x) => eval(x, var)?.ln().div(eval(b, var)?.ln())?,
+        Node::Factorial(x) => {
+            let x = eval(x, var)?;
+            if !x.is_real() || x.re < 0.0 || x.re.fract() != 0.0 || x.re > 170.0 {
+                return None;
+            }
+            C::real((1..=x.re as u32).map(f64::from).product())
+        }
+        Node::Percent(x) => eval(x, var)?.mul(C::real(0.01)),
+        _ => return None,
+    };
+    (v.finite() || v.re.is_infinite()).then_some(v)
+}
+
+/// Free variables of an expression (sorted, unique).
+pub fn variables(node: &Node, out: &mut Vec<String>) {
+    match node {
+        Node::Var(n) => {
+            if !out.contains(n) {
+                out.push(n.clone());
+            }
+        }
+        Node::Num(_) | Node::Const(_) | Node::Text(_) => {}
+        Node::Neg(x) | Node::Func(_, x) | Node::Factorial(x) | Node::Percent(x) => variables(x, out),
+        Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) | Node::PlusMinus(a, b) => {
+            variables(a, out);
+            variables(b, out);
+        }
+        Node::Add(xs) | Node::Mul(xs) | Node::Set(xs) | Node::List(xs) | Node::Union(xs) | Node::Bracket(_, xs, _) => {
+            xs.iter().for_each(|x| variables(x, out))
+        }
+        Node::Relation(xs, _) => xs.iter().for_each(|x| variables(x, out)),
+        Node::Matrix(rows) => rows.iter().flatten().for_each(|x| variables(x, out)),
+    }
+}

@@ -1,0 +1,611 @@
+//! Tokens to an expression tree. Recursive descent whose depth is counted and capped (`MAX_DEPTH`), and
+//! whose node count is capped (`MAX_NODES`), so a crafted input cannot exhaust the stack or memory.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+
+use super::lexer::Tok;
+use super::limits::{MAX_DEPTH, MAX_NODES};
+use super::Failure;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Constant {
+    Pi,
+    E,
+    I,
+    Infinity,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Func {
+    Sin,
+    Cos,
+    Tan,
+    Cot,
+    Sec,
+    Csc,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Ln,
+    Exp,
+    Abs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rel {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    In,
+}
+
+impl Rel {
+    /// The relation with its sides swapped (`a < b` is `b > a`).
+    pub fn flipped(self) -> Self {
+        match self {
+            Rel::Lt => Rel::Gt,
+            Rel::Gt => Rel::Lt,
+            Rel::Le => Rel::Ge,
+            Rel::Ge => Rel::Le,
+            other => other,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    Num(BigRational),
+    Const(Constant),
+    Var(String),
+    Add(Vec<Node>),
+    Mul(Vec<Node>),
+    Neg(Box<Node>),
+    Div(Box<Node>, Box<Node>),
+    Pow(Box<Node>, Box<Node>),
+    /// `Root(index, radicand)`; `\sqrt x` has index 2.
+    Root(Box<Node>, Box<Node>),
+    Func(Func, Box<Node>),
+    /// `Log(base, argument)`; `\log x` has base 10.
+    Log(Box<Node>, Box<Node>),
+    Factorial(Box<Node>),
+    Percent(Box<Node>),
+    /// `a \pm b`: the two values.
+    PlusMinus(Box<Node>, Box<Node>),
+    /// `(a, b)`, `[a, b)`, ...: a tuple or an interval, with its brackets.
+    Bracket(char, Vec<Node>, char),
+    Set(Vec<Node>),
+    /// Items separated by commas outside brackets (`1, 2` or `x=1, x=2`).
+    List(Vec<Node>),
+    Union(Vec<Node>),
+    Matrix(Vec<Vec<Node>>),
+    /// A chain `e0 r1 e1 r2 e2 ...`.
+    Relation(Vec<Node>, Vec<Rel>),
+    Text(String),
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+    depth: usize,
+    nodes: usize,
+}
+
+/// Parse a whole answer.
+pub fn parse(toks: Vec<Tok>) -> Result<Node, Failure> {
+    if toks.is_empty() {
+        return Err(Failure::Syntax("empty answer".into()));
+    }
+    let mut p = Parser { toks, pos: 0, depth: 0, nodes: 0 };
+    let node = p.list(None)?;
+    if p.pos < p.toks.len() {
+        return Err(Failure::Syntax(format!("unexpected {:?}", p.toks[p.pos])));
+    }
+    Ok(node)
+}
+
+fn decimal(text: &str) -> Result<BigRational, Failure> {
+    let (mantissa, exp) = match text.split_once('e') {
+        Some((m, e)) => (m, e.parse::<i64>().map_err(|_| Failure::Syntax("bad exponent".into()))?),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits: BigInt = format!("{int}{frac}").parse().map_err(|_| Failure::Syntax("bad number".into()))?;
+    let shift = exp - frac.len() as i64;
+    if shift.unsigned_abs() > super::limits::MAX_EXPONENT {
+        return Err(Failure::TooLarge("decimal exponent"));
+    }
+    let scale = num_traits::pow(BigInt::from(10), shift.unsigned_abs() as usize);
+    Ok(if shift >= 0 { BigRational::from_integer(digits * scale) } else { BigRational::new(digits, scale) })
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos)
+    }
+
+    fn at(&self, t: &Tok) -> bool {
+        self.peek() == Some(t)
+    }
+
+    fn eat(&mut self, t: &Tok) -> bool {
+        let hit = self.at(t);
+        self.pos += usize::from(hit);
+        hit
+    }
+
+    fn expect(&mut self, t: &Tok) -> Result<(), Failure> {
+        if self.eat(t) {
+            Ok(())
+        } else {
+            Err(Failure::Syntax(format!("expected {t:?}, found {:?}", self.peek())))
+        }
+    }
+
+    fn node(&mut self, n: Node) -> Result<Node, Failure> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(Failure::TooLarge("expression too large"));
+        }
+        Ok(n)
+    }
+
+    fn enter(&mut self) -> Result<(), Failure> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Failure::TooLarge("nesting too deep"));
+        }
+        Ok(())
+    }
+
+    /// Comma-separated items until `close` (or the end).
+    fn items(&mut self, close: &[Tok]) -> Result<Vec<Node>, Failure> {
+        let mut items = Vec::new();
+        loop {
+            if self.peek().is_none_or(|t| close.contains(t)) {
+                break;
+            }
+            items.push(self.union()?);
+            if !(self.eat(&Tok::Sym(',')) || self.eat(&Tok::Sym(';'))) {
+                break;
+            }
+        }
+        Ok(items)
+    }
+
+    fn list(&mut self, close: Option<&[Tok]>) -> Result<Node, Failure> {
+        let mut items = self.items(close.unwrap_or(&[]))?;
+        match items.len() {
+            0 => Err(Failure::Syntax("empty expression".into())),
+            1 => Ok(items.pop().unwrap_or(Node::List(Vec::new()))),
+            _ => self.node(Node::List(items)),
+        }
+    }
+
+    fn union(&mut self) -> Result<Node, Failure> {
+        let first = self.relation()?;
+        if !self.at(&Tok::Cmd("cup".into())) {
+            return Ok(first);
+        }
+        let mut parts = vec![first];
+        while self.eat(&Tok::Cmd("cup".into())) {
+            parts.push(self.relation()?);
+        }
+        self.node(Node::Union(parts))
+    }
+
+    fn rel_op(&mut self) -> Option<Rel> {
+        let op = match self.peek()? {
+            Tok::Sym('=') => Rel::Eq,
+            Tok::Sym('<') => Rel::Lt,
+            Tok::Sym('>') => Rel::Gt,
+            Tok::Le => Rel::Le,
+            Tok::Ge => Rel::Ge,
+            Tok::Ne => Rel::Ne,
+            Tok::Cmd(c) if c == "in" => Rel::In,
+            _ => return None,
+        };
+        self.pos += 1;
+        Some(op)
+    }
+
+    fn relation(&mut self) -> Result<Node, Failure> {
+        let first = self.sum()?;
+        let mut sides = vec![first];
+        let mut ops = Vec::new();
+        while let Some(op) = self.rel_op() {
+            ops.push(op);
+            sides.push(self.sum()?);
+        }
+        if ops.is_empty() {
+            return Ok(sides.pop().unwrap_or(Node::List(Vec::new())));
+        }
+        self.node(Node::Relation(sides, ops))
+    }
+
+    fn sum(&mut self) -> Result<Node, Failure> {
+        self.enter()?;
+        let mut terms = vec![self.term()?];
+        loop {
+            if self.eat(&Tok::Sym('+')) {
+                terms.push(self.term()?);
+            } else if self.eat(&Tok::Sym('-')) {
+                let t = self.term()?;
+                terms.push(self.node(Node::Neg(Box::new(t)))?);
+            } else if self.eat(&Tok::Pm) {
+                let base =
+                    if terms.len() == 1 { terms.pop().unwrap_or(Node::List(Vec::new())) } else { Node::Add(terms) };
+                let t = self.term()?;
+                self.depth -= 1;
+                return self.node(Node::PlusMinus(Box::new(base), Box::new(t)));
+            } else {
+                break;
+            }
+        }
+        self.depth -= 1;
+        if terms.len() == 1 {
+            return Ok(terms.pop().unwrap_or(Node::List(Vec::new())));
+        }
+        self.node(Node::Add(terms))
+    }
+
+    /// Does the next token start a factor of an implicit product (`2x`, `3\sqrt2`, `2(x+1)`)?
+    fn starts_factor(&self) -> bool {
+        match self.peek() {
+            Some(Tok::Num(_) | Tok::Ident(_) | Tok::SetOpen | Tok::Begin(_)) => true,
+            Some(Tok::Sym('(' | '{' | '[')) => true,
+            Some(Tok::Cmd(c)) => !matches!(c.as_str(), "cup" | "in" | "to" | "mod" | "pmod"),
+            _ => false,
+        }
+    }
+
+    fn term(&mut self) -> Result<Node, Failure> {
+        let mut acc = self.unary()?;
+        loop {
+            if self.eat(&Tok::Sym('*')) {
+                let f = self.unary()?;
+                acc = self.node(Node::Mul(vec![acc, f]))?;
+            } else if self.eat(&Tok::Sym('/')) {
+                let f = self.unary()?;
+                acc = self.node(Node::Div(Box::new(acc), Box::new(f)))?;
+            } else if self.starts_factor() {
+                let f = self.power()?;
+                acc = self.node(Node::Mul(vec![acc, f]))?;
+            } else {
+                return Ok(acc);
+            }
+        }
+    }
+
+    fn unary(&mut self) -> Result<Node, Failure> {
+        self.enter()?;
+        let out = if self.eat(&Tok::Sym('-')) {
+            let inner = self.unary()?;
+            self.node(Node::Neg(Box::new(inner)))
+        } else if self.eat(&Tok::Sym('+')) {
+            self.unary()
+        } else {
+            self.power()
+        };
+        self.depth -= 1;
+        out
+    }
+
+    fn power(&mut self) -> Result<Node, Failure> {
+        self.enter()?;
+        let base = self.postfix()?;
+        let out = if self.eat(&Tok::Sym('^')) {
+            let exp = self.script()?;
+            let pow = self.node(Node::Pow(Box::new(base), Box::new(exp)))?;
+            self.postfix_ops(pow)
+        } else {
+            Ok(base)
+        };
+        self.depth -= 1;
+        out
+    }
+
+    /// A superscript: a braced group, a signed number or a single factor.
+    fn script(&mut self) -> Result<Node, Failure> {
+        if self.eat(&Tok::Sym('-')) {
+            let inner = self.script()?;
+            return self.node(Node::Neg(Box::new(inner)));
+        }
+        if self.at(&Tok::Sym('{')) || self.at(&Tok::Sym('(')) {
+            return self.primary();
+        }
+        match self.peek() {
+            Some(Tok::Num(_) | Tok::Ident(_)) => self.primary(),
+            _ => self.power(),
+        }
+    }
+
+    fn postfix(&mut self) -> Result<Node, Failure> {
+        let p = self.primary()?;
+        self.postfix_ops(p)
+    }
+
+    fn postfix_ops(&mut self, mut node: Node) -> Result<Node, Failure> {
+        loop {
+            if self.eat(&Tok::Sym('!')) {
+                node = self.node(Node::Factorial(Box::new(node)))?;
+            } else if self.eat(&Tok::Percent) {
+                node = self.node(Node::Percent(Box::new(node)))?;
+            } else {
+                return Ok(node);
+            }
+        }
+    }
+
+    /// One LaTeX argument: a braced group, or a single token (`\frac12` takes `1` then `2`).
+    fn arg(&mut self) -> Result<Node, Failure> {
+        if self.at(&Tok::Sym('{')) {
+            return self.primary();
+        }
+        if let Some(Tok::Num(n)) = self.peek().cloned() {
+            if n.len() > 1 && n.chars().all(|c| c.is_ascii_digit()) {
+                let (first, rest) = n.split_at(1);
+                self.toks[self.pos] = Tok::Num(rest.to_owned());
+                return self.node(Node::Num(decimal(first)?));
+            }
+        }
+        if matches!(self.peek(), Some(Tok::Num(_) | Tok::Ident(_))) {
+            return self.primary();
+        }
+        self.power()
+    }
+
+    fn group(&mut self, open: char) -> Result<Node, Failure> {
+        let close_tok = match open {
+            '{' => Tok::Sym('}'),
+            _ => Tok::Sym(')'),
+        };
+        let closers = [Tok::Sym(')'), Tok::Sym(']'), Tok::Sym('}')];
+        let items = self.items(&closers)?;
+        let close = match self.peek() {
+            Some(Tok::Sym(c)) if closers.contains(&Tok::Sym(*c)) => *c,
+            _ => return Err(Failure::Syntax(format!("unclosed {open}"))),
+        };
+        self.pos += 1;
+        if open == '{' {
+            if close != '}' {
+                return Err(Failure::Syntax(format!("{{ closed by {close}")));
+            }
+            return match items.len() {
+                1 => Ok(items.into_iter().next().unwrap_or(Node::List(Vec::new()))),
+                0 => Err(Failure::Syntax("empty group".into())),
+                _ => self.node(Node::List(items)),
+            };
+        }
+        let _ = close_tok;
+        if items.len() == 1 && (open, close) == ('(', ')') || items.len() == 1 && (open, close) == ('[', ']') {
+            return Ok(items.into_iter().next().unwrap_or(Node::List(Vec::new())));
+        }
+        if items.is_empty() {
+            return Err(Failure::Syntax("empty brackets".into()));
+        }
+        self.node(Node::Bracket(open, items, close))
+    }
+
+    fn primary(&mut self) -> Result<Node, Failure> {
+        self.enter()?;
+        let out = self.primary_inner();
+        self.depth -= 1;
+        out
+    }
+
+    fn primary_inner(&mut self) -> Result<Node, Failure> {
+        let Some(tok) = self.peek().cloned() else {
+            return Err(Failure::Syntax("unexpected end".into()));
+        };
+        self.pos += 1;
+        match tok {
+            Tok::Num(n) => {
+                let v = decimal(&n)?;
+                self.node(Node::Num(v))
+            }
+            Tok::Ident(name) => self.ident(name),
+            Tok::Word(w) => self.node(Node::Text(w)),
+            Tok::Sym(c @ ('(' | '[' | '{')) => self.group(c),
+            Tok::SetOpen => {
+                let items = self.items(&[Tok::SetClose])?;
+                self.expect(&Tok::SetClose)?;
+                self.node(Node::Set(items))
+            }
+            Tok::Sym('|') => {
+                let inner = self.sum()?;
+                self.expect(&Tok::Sym('|'))?;
+                self.node(Node::Func(Func::Abs, Box::new(inner)))
+            }
+            Tok::Begin(env) => self.matrix(env),
+            Tok::Cmd(c) => self.command(&c),
+            other => Err(Failure::Syntax(format!("unexpected {other:?}"))),
+        }
+    }
+
+    fn ident(&mut self, name: String) -> Result<Node, Failure> {
+        if self.eat(&Tok::Sym('_')) {
+            // `x_1`, `x_{12}`, `a_n`: one variable named by its subscript's tokens.
+            let start = self.pos;
+            match self.peek() {
+                Some(Tok::Num(_) | Tok::Ident(_)) => self.pos += 1,
+                Some(Tok::Sym('{')) => {
+                    self.primary()?;
+                }
+                _ => return Err(Failure::Syntax("bad subscript".into())),
+            }
+            let sub: Vec<String> = self.toks[start..self.pos].iter().map(|t| format!("{t:?}")).collect();
+            return self.node(Node::Var(format!("{name}_{}", sub.join(""))));
+        }
+        match name.as_str() {
+            "e" => self.node(Node::Const(Constant::E)),
+            "i" => self.node(Node::Const(Constant::I)),
+            _ => self.node(Node::Var(name)),
+        }
+    }
+
+    fn matrix(&mut self, env: String) -> Result<Node, Failure> {
+        let mut rows = vec![Vec::new()];
+        loop {
+            match self.peek() {
+                None => return Err(Failure::Syntax(format!("unclosed {env}"))),
+                Some(Tok::End(_)) => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(Tok::RowSep) => {
+                    self.pos += 1;
+                    rows.push(Vec::new());
+                }
+                Some(Tok::ColSep) => self.pos += 1,
+                _ => {
+                    let cell = self.sum()?;
+                    if let Some(row) = rows.last_mut() {
+                        row.push(cell);
+                    }
+                }
+            }
+        }
+        rows.retain(|r| !r.is_empty());
+        if rows.is_empty() {
+            return Err(Failure::Syntax("empty matrix".into()));
+        }
+        self.node(Node::Matrix(rows))
+    }
+
+    fn func_arg(&mut self) -> Result<Node, Failure> {
+        // `\sin^2 x` is (sin x)^2: the caller applies the power after the argument.
+        if self.at(&Tok::Sym('(')) || self.at(&Tok::Sym('{')) {
+            return self.primary();
+        }
+        // `\sin 2x` is sin(2x): a product of factors, up to the next operator.
+        let mut acc = self.power()?;
+        while self.starts_factor() && !matches!(self.peek(), Some(Tok::Cmd(_))) {
+            let f = self.power()?;
+            acc = self.node(Node::Mul(vec![acc, f]))?;
+        }
+        Ok(acc)
+    }
+
+    fn command(&mut self, name: &str) -> Result<Node, Failure> {
+        let func = match name {
+            "sin" => Some(Func::Sin),
+            "cos" => Some(Func::Cos),
+            "tan" => Some(Func::Tan),
+            "cot" => Some(Func::Cot),
+            "sec" => Some(Func::Sec),
+            "csc" => Some(Func::Csc),
+            "arcsin" => Some(Func::Asin),
+            "arccos" => Some(Func::Acos),
+            "arctan" => Some(Func::Atan),
+            "sinh" => Some(Func::Sinh),
+            "cosh" => Some(Func::Cosh),
+            "tanh" => Some(Func::Tanh),
+            "ln" => Some(Func::Ln),
+            "exp" => Some(Func::Exp),
+            _ => None,
+        };
+        if let Some(f) = func {
+            let power = if self.eat(&Tok::Sym('^')) { Some(self.script()?) } else { None };
+            let arg = self.func_arg()?;
+            let applied = self.node(Node::Func(f, Box::new(arg)))?;
+            return match power {
+                Some(p) => self.node(Node::Pow(Box::new(applied), Box::new(p))),
+                None => Ok(applied),
+            };
+        }
+        match name {
+            "frac" | "over" => {
+                let num = self.arg()?;
+                let den = self.arg()?;
+                self.node(Node::Div(Box::new(num), Box::new(den)))
+            }
+            "sqrt" => {
+                let index = if self.eat(&Tok::Sym('[')) {
+                    let i = self.sum()?;
+                    self.expect(&Tok::Sym(']'))?;
+                    i
+                } else {
+                    Node::Num(BigRational::from_integer(BigInt::from(2)))
+                };
+                let radicand = self.arg()?;
+                self.node(Node::Root(Box::new(index), Box::new(radicand)))
+            }
+            "log" | "lg" => {
+                let base = if self.eat(&Tok::Sym('_')) {
+                    self.arg()?
+                } else {
+                    Node::Num(BigRational::from_integer(BigInt::from(10)))
+                };
+                let arg = self.func_arg()?;
+                self.node(Node::Log(Box::new(base), Box::new(arg)))
+            }
+            "pi" => self.node(Node::Const(Constant::Pi)),
+            "infty" | "infin" => self.node(Node::Const(Constant::Infinity)),
+            "emptyset" | "varnothing" => self.node(Node::Set(Vec::new())),
+            "binom" | "dbinom" | "tbinom" => {
+                let n = self.arg()?;
+                let k = self.arg()?;
+                // C(n, k) = n! / (k! (n-k)!)
+                let nk = Node::Add(vec![n.clone(), Node::Neg(Box::new(k.clone()))]);
+                let den = Node::Mul(vec![Node::Factorial(Box::new(k)), Node::Factorial(Box::new(nk))]);
+                self.node(Node::Div(Box::new(Node::Factorial(Box::new(n))), Box::new(den)))
+            }
+            "alpha" | "beta" | "gamma" | "delta" | "theta" | "lambda" | "mu" | "sigma" | "phi" | "omega" | "tau"
+            | "rho" | "epsilon" | "varepsilon" | "varphi" | "psi" | "eta" | "kappa" | "nu" | "xi" | "zeta" | "chi" => {
+                self.node(Node::Var(name.to_owned()))
+            }
+            _ => Err(Failure::Unsupported("LaTeX command")),
+        }
+    }
+}
+
+/// An exact integer as a node (used by the tests and the comparison).
+pub fn int(n: i64) -> Node {
+    Node::Num(BigRational::from_integer(BigInt::from(n)))
+}
+
+/// True for the rational 1.
+pub fn is_one(n: &Node) -> bool {
+    matches!(n, Node::Num(r) if r.is_one())
+}
+
+/// True for the rational 0.
+pub fn is_zero(n: &Node) -> bool {
+    matches!(n, Node::Num(r) if r.is_zero())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lexer::lex;
+    use super::*;
+
+    fn p(s: &str) -> Node {
+        parse(lex(s).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn shapes() {
+        assert!(matches!(p("\\frac12"), Node::Div(..)));
+        assert!(matches!(p("(1,2]"), Node::Bracket('(', ref v, ']') if v.len() == 2));
+        assert!(matches!(p("\\{1,2\\}"), Node::Set(ref v) if v.len() == 2));
+        assert!(matches!(p("x=3"), Node::Relation(..)));
+        assert!(matches!(p("1, 2"), Node::List(..)));
+        assert!(matches!(p("\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}"), Node::Matrix(ref r) if r.len() == 2));
+        assert!(matches!(p("3\\sqrt{3}"), Node::Mul(..)));
+        assert!(matches!(p("(-\\infty, 3) \\cup (4, 5]"), Node::Union(..)));
+    }
+
+    #[test]
+    fn deep_nesting_is_refused() {
+        let deep = format!("{}1{}", "(".repeat(600), ")".repeat(600));
+        assert!(matches!(parse(lex(&deep).unwrap()), Err(Failure::TooLarge(_))));
+    }
+}
