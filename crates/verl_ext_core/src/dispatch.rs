@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 
 use crate::error::CoreError;
+use crate::mathverify;
 use crate::parallel;
 use crate::scorers::format::FormatSpec;
 use crate::scorers::math_dapo::{self, DapoScore};
@@ -16,6 +17,8 @@ pub enum Scorer {
     Gsm8k,
     MathReward,
     MathDapo,
+    /// verl-ext's symbolic verifier (`crate::mathverify`), data source `math_verify`: not a verl scorer.
+    MathVerify,
 }
 
 const MATH_REWARD_SOURCES: [&str; 3] =
@@ -31,6 +34,8 @@ impl Scorer {
             Some(Self::MathReward)
         } else if MATH_DAPO_SOURCES.contains(&data_source) || data_source.starts_with("aime") {
             Some(Self::MathDapo)
+        } else if data_source == "math_verify" {
+            Some(Self::MathVerify)
         } else {
             None
         }
@@ -42,6 +47,7 @@ impl Scorer {
             Self::Gsm8k => "gsm8k",
             Self::MathReward => "math_reward",
             Self::MathDapo => "math_dapo",
+            Self::MathVerify => "math_verify",
         }
     }
 }
@@ -77,7 +83,8 @@ pub struct Sample<'a> {
     pub ground_truth: Value<'a>,
 }
 
-/// What verl's `default_compute_score` returns: a float, or math_dapo's dict.
+/// What verl's `default_compute_score` returns: a float, or math_dapo's dict (also the shape of
+/// `math_verify`'s result, whose score is 1.0 or 0.0).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Score {
     Scalar(f64),
@@ -109,6 +116,12 @@ pub fn score(sample: &Sample<'_>) -> Outcome {
             let solution = sample.solution.text().ok_or_else(|| not_text("solution_str", sample, sample.solution))?;
             let gt = gt.ok_or_else(|| not_text("ground_truth", sample, sample.ground_truth))?;
             Score::Dapo(math_dapo::compute_score(solution, gt))
+        }
+        Scorer::MathVerify => {
+            let solution = sample.solution.text().ok_or_else(|| not_text("solution_str", sample, sample.solution))?;
+            let gt = gt.ok_or_else(|| not_text("ground_truth", sample, sample.ground_truth))?;
+            let v = mathverify::verify(solution, gt);
+            Score::Dapo(DapoScore { score: v.score, acc: v.score > 0.0, pred: v.prediction.unwrap_or_default() })
         }
     };
     Ok(Some(result))
@@ -148,6 +161,7 @@ mod tests {
         assert_eq!(Scorer::for_data_source("aime2024"), Some(Scorer::MathDapo));
         assert_eq!(Scorer::for_data_source("math"), Some(Scorer::MathDapo));
         assert_eq!(Scorer::for_data_source("numina_olympiads"), None);
+        assert_eq!(Scorer::for_data_source("math_verify"), Some(Scorer::MathVerify));
         assert_eq!(Scorer::for_data_source("openai/gsm8k "), None);
     }
 

@@ -3,6 +3,7 @@
 
 mod convert;
 mod errors;
+mod mathverify;
 mod reward;
 mod sandbox;
 
@@ -15,6 +16,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reward::score_batch, m)?)?;
     m.add_function(wrap_pyfunction!(reward::native_scorer, m)?)?;
     m.add_function(wrap_pyfunction!(reward::default_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(mathverify::math_equal_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(mathverify::math_verify_batch, m)?)?;
     m.add_function(wrap_pyfunction!(sandbox::sandbox_run_many, m)?)?;
     m.add_function(wrap_pyfunction!(sandbox::sandbox_probe, m)?)?;
     m.add_function(wrap_pyfunction!(sandbox::sandbox_shutdown, m)?)?;
