@@ -3,7 +3,8 @@ from collections.abc import Iterable
 from os import PathLike
 from typing import Any, final
 
-__all__ = ["__version__", "FormatSpec", "score_batch", "native_scorer", "default_num_threads", "sandbox_run_many", "sandbox_probe",
+__all__ = ["__version__", "FormatSpec", "score_batch", "native_scorer", "default_num_threads", "math_equal_batch", "math_verify_batch",
+           "sandbox_run_many", "sandbox_probe",
            "sandbox_shutdown", "default_sandbox_threads", "sandbox_live_zygotes", "_zygote_serve"]
 
 __version__: str
