@@ -30,6 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench_sampling.add_arguments(which.add_parser("sampling", help="top-k/top-p sampling: torch sort, FlashInfer, "
                                                   "verl-ext"))
+    from verl_ext.bench import math_verify as bench_math_verify
+
+    bench_math_verify.add_arguments(which.add_parser("math-verify", help="math answer equivalence: verl-ext's "
+                                                     "verifier vs Math-Verify vs verl's prime_math"))
     doctor = commands.add_parser("doctor", help="report versions, accelerator and sandbox capabilities")
     doctor.add_argument("--no-sandbox", action="store_true", help="do not fail when the sandbox is unavailable")
     doctor.add_argument("--config", default=None, metavar="NAME_OR_YAML",
@@ -51,6 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from verl_ext.bench import sampling as bench_sampling
 
         return bench_sampling.run(args)
+    if args.command == "bench" and args.benchmark == "math-verify":
+        from verl_ext.bench import math_verify as bench_math_verify
+
+        return bench_math_verify.run(args)
     if args.command == "bench" and args.benchmark == "code":
         from verl_ext.bench import code as bench_code
 

@@ -15,6 +15,10 @@ Options, all under ``reward.reward_kwargs`` (add them with ``+reward.reward_kwar
 ``on_error`` (``zero`` | ``raise``, ``zero``)
     What a sample verl-ext cannot score (e.g. a non-string math_dapo ground truth) gets: a reward of
     0.0 and a logged warning, or the exception (which stops training, as verl's managers do).
+``numina_math_verify`` (bool, false)
+    Score the ``numina_*`` data sources with verl-ext's symbolic verifier (data source ``math_verify``)
+    instead of verl's prime_math (sympy in a process per answer). Off by default: prime_math stays the
+    reference for exact parity; the README lists where the two judge differently.
 ``code_memory_mb`` (int, 1024)
     Address-space limit of each sandboxed code execution (code data sources).
 ``extra_info_keys`` (list, [])
@@ -69,6 +73,7 @@ class ManagerOptions:
     on_error: str = "zero"
     extra_info_keys: tuple[str, ...] = ()
     code_limits: Limits = Limits()
+    numina_math_verify: bool = False
 
     @classmethod
     def from_reward_kwargs(cls, reward_kwargs: Mapping[str, Any] | None) -> ManagerOptions:
@@ -85,12 +90,29 @@ class ManagerOptions:
             on_error=on_error,
             extra_info_keys=tuple(str(k) for k in kwargs.get("extra_info_keys", ()) or ()),
             code_limits=Limits(memory_mb=int(kwargs.get("code_memory_mb", 1024))),
+            numina_math_verify=_flag(kwargs.get("numina_math_verify", False), "numina_math_verify"),
         )
+
+    def native_source(self, data_source: Any) -> str:
+        """The data source name handed to the Rust core ("" routes a non-string source to the fallback)."""
+        if not isinstance(data_source, str):
+            return ""
+        if self.numina_math_verify and data_source.startswith("numina_"):
+            return "math_verify"
+        return data_source
 
     @property
     def extra_keys(self) -> tuple[str, ...]:
         fmt = ("format_score",) if self.format.enabled else ()
         return BASE_EXTRA_KEYS + fmt + tuple(k for k in self.extra_info_keys if k not in BASE_EXTRA_KEYS + fmt)
+
+
+def _flag(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+        return value.lower() in ("true", "1")
+    raise InvalidInputError(f"reward_kwargs.{name} must be true or false, got {value!r}")
 
 
 def _reward_kwargs(config: Any) -> Mapping[str, Any]:
@@ -128,8 +150,7 @@ class _Scorer:
 
     def score_native(self, samples: Sequence[_Sample]) -> list[_Native]:
         texts = self.tokenizer.batch_decode([s.response_ids for s in samples], skip_special_tokens=True)
-        # A non-string data source has no native scorer; "" routes it to the fallback unchanged.
-        sources = [s.data_source if isinstance(s.data_source, str) else "" for s in samples]
+        sources = [self.options.native_source(s.data_source) for s in samples]
         results, fmts = _core.score_batch(sources, texts, [s.ground_truth for s in samples], self._spec,
                                           self.options.num_threads)
         natives = [_Native(t, r, fmts[i] if fmts is not None else None) for i, (t, r) in enumerate(zip(texts, results))]

@@ -1,0 +1,161 @@
+"""``verl-ext bench math-verify``: verl-ext's symbolic verifier, HuggingFace Math-Verify and verl's prime_math
+judged on one labelled corpus in one run: accuracy, disagreements by category, answers/s on one core."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from verl_ext.bench.report import add_json_argument, write_results
+from verl_ext.reward.math_verify import math_equal_batch
+
+#: The corpus written for this project (checked out next to the package).
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "math_equivalence.jsonl"
+#: Goals of the issue: accuracy >= Math-Verify's, >= 100x its answers/s on one core.
+SPEED_GOAL = 100.0
+
+
+@dataclass(frozen=True)
+class Pair:
+    id: str
+    category: str
+    reference: str
+    prediction: str
+    equal: bool
+
+
+def load_corpus(path: Path) -> list[Pair]:
+    """The labelled pairs of a JSONL corpus (keys id, category, reference, prediction, equal)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"no corpus at {path} (it ships in the repository: tests/data/; pass --corpus)")
+    pairs = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if line.strip():
+            row = json.loads(line)
+            try:
+                pairs.append(Pair(str(row["id"]), str(row["category"]), str(row["reference"]),
+                                  str(row["prediction"]), bool(row["equal"])))
+            except KeyError as e:
+                raise ValueError(f"{path}:{n}: missing key {e}") from None
+    return pairs
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="labelled JSONL corpus")
+    p.add_argument("--limit", type=int, default=0, help="judge only the first N pairs (0: all)")
+    p.add_argument("--skip-prime", action="store_true", help="skip verl's prime_math (a process per answer)")
+    p.add_argument("--skip-math-verify", action="store_true", help="skip HuggingFace Math-Verify")
+    add_json_argument(p, "math-verify")
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+def _math_verify_judge() -> Callable[[Pair], bool]:
+    from math_verify import parse, verify
+
+    def judge(pair: Pair) -> bool:
+        try:
+            return bool(verify(parse(f"${pair.reference}$"), parse(f"${pair.prediction}$")))
+        except Exception:  # noqa: BLE001 - Math-Verify's own failures count as "not equal"
+            return False
+
+    return judge
+
+
+def _prime_math_judge() -> Callable[[Pair], bool]:
+    from verl.utils.reward_score import prime_math
+
+    def judge(pair: Pair) -> bool:
+        # prime_math extracts from \boxed{} like on a model response; it prints on some failures.
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                return bool(prime_math.compute_score(f"\\boxed{{{pair.prediction}}}", pair.reference)[0])
+            except Exception:  # noqa: BLE001 - a crash of the baseline is "not equal"
+                return False
+
+    return judge
+
+
+def _timed(name: str, fn: Callable[[], list[bool]]) -> tuple[list[bool], float]:
+    start = time.perf_counter()
+    verdicts = fn()
+    return verdicts, time.perf_counter() - start
+
+
+def _python_loop(judge: Callable[[Pair], bool], pairs: list[Pair], name: str, quiet: bool) -> list[bool]:
+    return [judge(p) for p in tqdm(pairs, desc=name, disable=quiet, leave=False)]
+
+
+def _summary(name: str, pairs: list[Pair], verdicts: list[bool], seconds: float) -> dict[str, Any]:
+    right = [v == p.equal for p, v in zip(pairs, verdicts, strict=True)]
+    wrong_by_category = Counter(p.category for p, ok in zip(pairs, right, strict=True) if not ok)
+    return {
+        "name": name,
+        "accuracy": sum(right) / len(pairs),
+        "false_positives": sum(v and not p.equal for p, v in zip(pairs, verdicts, strict=True)),
+        "false_negatives": sum(p.equal and not v for p, v in zip(pairs, verdicts, strict=True)),
+        "answers_per_s": len(pairs) / seconds if seconds > 0 else float("inf"),
+        "seconds": seconds,
+        "wrong_by_category": dict(sorted(wrong_by_category.items())),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    pairs = load_corpus(args.corpus)[: args.limit or None]
+    quiet = args.no_progress
+    contenders: list[tuple[str, list[bool], float]] = []
+    preds, refs = [p.prediction for p in pairs], [p.reference for p in pairs]
+    math_equal_batch(preds[:64], refs[:64], num_threads=1)  # warm-up
+    verdicts, secs = _timed("verl-ext", lambda: math_equal_batch(preds, refs, num_threads=1))
+    contenders.append(("verl-ext", verdicts, secs))
+    if not args.skip_math_verify:
+        judge = _math_verify_judge()
+        verdicts, secs = _timed("math-verify", lambda: _python_loop(judge, pairs, "Math-Verify", quiet))
+        contenders.append(("math-verify", verdicts, secs))
+    if not args.skip_prime:
+        judge = _prime_math_judge()
+        verdicts, secs = _timed("prime_math", lambda: _python_loop(judge, pairs, "prime_math", quiet))
+        contenders.append(("prime_math", verdicts, secs))
+
+    summaries = [_summary(name, pairs, v, s) for name, v, s in contenders]
+    categories = sorted({p.category for p in pairs})
+    print(f"corpus: {args.corpus} ({len(pairs)} pairs, {len(categories)} categories, "
+          f"{sum(p.equal for p in pairs)} equivalent); one core each")
+    print(f"{'judge':<12} {'accuracy':>9} {'false +':>8} {'false -':>8} {'answers/s':>11}")
+    for s in summaries:
+        print(f"{s['name']:<12} {s['accuracy']:>9.2%} {s['false_positives']:>8} {s['false_negatives']:>8} "
+              f"{s['answers_per_s']:>11.0f}")
+    print("\nwrong verdicts by category:")
+    print(f"{'category':<22}" + "".join(f"{s['name']:>13}" for s in summaries) + f"{'pairs':>7}")
+    for c in categories:
+        n = sum(p.category == c for p in pairs)
+        print(f"{c:<22}" + "".join(f"{s['wrong_by_category'].get(c, 0):>13}" for s in summaries) + f"{n:>7}")
+    ours = summaries[0]
+    ratios: dict[str, float] = {}
+    for s in summaries[1:]:
+        ratios[s["name"]] = ours["answers_per_s"] / s["answers_per_s"]
+        print(f"\nverl-ext vs {s['name']}: accuracy {ours['accuracy']:.2%} vs {s['accuracy']:.2%}, "
+              f"{ratios[s['name']]:.0f}x the answers/s")
+    if "math-verify" in ratios:
+        mv = next(s for s in summaries if s["name"] == "math-verify")
+        print(f"goals: accuracy >= Math-Verify's: {'met' if ours['accuracy'] >= mv['accuracy'] else 'NOT met'}; "
+              f">= {SPEED_GOAL:.0f}x its answers/s: {'met' if ratios['math-verify'] >= SPEED_GOAL else 'NOT met'}")
+    disagreements = [
+        {"id": p.id, "category": p.category, "reference": p.reference, "prediction": p.prediction,
+         "expected": p.equal, **{name: v[i] for name, v, _ in contenders}}
+        for i, p in enumerate(pairs) if len({v[i] for _, v, _ in contenders}) > 1
+    ]
+    write_results(args.json, "math-verify", {
+        "corpus": str(args.corpus), "pairs": len(pairs), "judges": summaries, "speed_ratios": ratios,
+        "disagreements": disagreements,
+    })
+    return 0
