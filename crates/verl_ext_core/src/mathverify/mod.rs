@@ -111,3 +111,31 @@ fn run_batch<T: Send>(pairs: &[(&str, &str)], threads: usize, f: impl Fn(&(&str,
     }
     crate::parallel::pool(threads).install(|| pairs.par_iter().with_min_len(8).map(&f).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Crafted inputs finish on a thread with a small stack (no recursion an input can deepen at will).
+    #[test]
+    fn hostile_inputs_fit_a_small_stack() {
+        let inputs = vec![
+            "(".repeat(5000) + "1" + &")".repeat(5000),
+            "1*".repeat(3000) + "1",
+            "1/".repeat(3000) + "1",
+            "-".repeat(5000) + "1",
+            "x^".repeat(3000) + "2",
+            "\\sqrt{".repeat(1000) + "2" + &"}".repeat(1000),
+            "\\frac{".repeat(2000),
+            "10^{10^{10}}".to_owned(),
+            "9".repeat(100_000),
+        ];
+        let handle = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                inputs.iter().map(|s| math_equal(s, "1").equal || math_equal("1", s).equal).collect::<Vec<_>>()
+            })
+            .expect("spawn");
+        assert!(handle.join().expect("no stack overflow").iter().all(|equal| !equal));
+    }
+}

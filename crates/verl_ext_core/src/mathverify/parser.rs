@@ -266,20 +266,26 @@ impl Parser {
         }
     }
 
+    /// Products stay flat (`Mul` of many factors); each `/` nests once and counts towards the depth
+    /// limit, so a long chain cannot build a tree deeper than the parser itself may recurse.
     fn term(&mut self) -> Result<Node, Failure> {
-        let mut acc = self.unary()?;
+        let mut factors = vec![self.unary()?];
+        let mut divisions = 0usize;
         loop {
             if self.eat(&Tok::Sym('*')) {
-                let f = self.unary()?;
-                acc = self.node(Node::Mul(vec![acc, f]))?;
+                factors.push(self.unary()?);
             } else if self.eat(&Tok::Sym('/')) {
-                let f = self.unary()?;
-                acc = self.node(Node::Div(Box::new(acc), Box::new(f)))?;
+                divisions += 1;
+                if self.depth + divisions > MAX_DEPTH {
+                    return Err(Failure::TooLarge("nesting too deep"));
+                }
+                let num = product(factors);
+                let den = self.unary()?;
+                factors = vec![self.node(Node::Div(Box::new(num), Box::new(den)))?];
             } else if self.starts_factor() {
-                let f = self.power()?;
-                acc = self.node(Node::Mul(vec![acc, f]))?;
+                factors.push(self.power()?);
             } else {
-                return Ok(acc);
+                return self.node(product(factors));
             }
         }
     }
@@ -564,6 +570,14 @@ impl Parser {
             }
             _ => Err(Failure::Unsupported("LaTeX command")),
         }
+    }
+}
+
+fn product(mut factors: Vec<Node>) -> Node {
+    if factors.len() == 1 {
+        factors.pop().unwrap_or(Node::List(Vec::new()))
+    } else {
+        Node::Mul(factors)
     }
 }
 
