@@ -13,13 +13,18 @@
 //! - Multiple choice: a reference that is a single letter A-E (optionally in parentheses or `\text{}`)
 //!   matches a prediction that starts with that letter (`(C)`, `C)`, `C. 12`, `\textbf{(C)}`).
 
-use super::exact;
+use num_bigint::BigInt;
+use num_rational::BigRational;
+
+use super::exact::{self, Surd};
 use super::lexer::lex;
 use super::limits::{MAX_ANSWER_BYTES, REL_TOL, SAMPLE_POINTS};
 use super::numeric::{self, C};
-use super::parser::{parse, Constant, Node, Rel};
+use super::parser::{int, parse, Constant, Node, Rel};
 use super::{Failure, Verdict};
 
+/// Largest denominator of a rational recognised in a floating-point value.
+const SNAP_DENOMINATOR: i64 = 10_000;
 /// Pairs compared order-free at most; larger collections are compared in order.
 const MAX_UNORDERED_PAIRS: usize = 4096;
 /// Tolerance for expressions with variables (more rounding than a single value).
@@ -36,7 +41,7 @@ fn squeeze(s: &str) -> String {
 /// Strip `\text{}`-style wrappers, braces, `$`, spaces and one pair of parentheses around a choice letter.
 fn choice_text(s: &str) -> String {
     let mut t = squeeze(s);
-    for w in ["\\textbf", "\\text", "\\mathrm", "\\mathbf", "\\textrm", "\\mbox"] {
+    for w in ["\\textbf", "\\text", "\\mathrm", "\\mathbf", "\\textrm", "\\mbox", "\\left", "\\right"] {
         t = t.replace(w, "");
     }
     t.chars().filter(|c| !matches!(c, '{' | '}')).collect()
@@ -59,10 +64,18 @@ fn predicted_choice(s: &str) -> Option<char> {
     let t = t.strip_prefix('(').unwrap_or(&t);
     let mut chars = t.chars();
     let c = chars.next().filter(|c| ('A'..='E').contains(c))?;
-    match chars.next() {
-        None | Some(')' | '.' | ':' | ',') => Some(c),
-        _ => None,
-    }
+    let rest: String = match chars.next() {
+        None => return Some(c),
+        Some(')' | '.' | ':') => chars.collect(),
+        _ => return None,
+    };
+    // `C, D` and `(C) and (D)` choose several options: no single choice.
+    let another = rest.char_indices().any(|(i, x)| {
+        ('A'..='E').contains(&x)
+            && !rest[..i].chars().last().is_some_and(|p| p.is_ascii_alphabetic())
+            && !rest[i + 1..].chars().next().is_some_and(|n| n.is_ascii_alphabetic())
+    });
+    (!another).then_some(c)
 }
 
 fn parsed(s: &str) -> Result<Node, Failure> {
@@ -97,32 +110,98 @@ pub fn judge(prediction: &str, reference: &str) -> Verdict {
     verdict(equal, if equal { "equivalent" } else { "not equivalent" })
 }
 
-/// The other side of `x = value` (a lone variable not used on the other side).
-fn equation_value(n: &Node) -> Option<&Node> {
+fn vars_of(n: &Node) -> Vec<String> {
+    let mut vars = Vec::new();
+    numeric::variables(n, &mut vars);
+    vars
+}
+
+/// Does `side` only name the answer given by `other`? A variable not used in `other` (`y = 2x+1`), a tuple
+/// of variables (`(x, y) = (1, 2)`), or function notation (`f(x) = x^2`).
+fn names_answer(side: &Node, other: &Node) -> bool {
+    let free = |name: &String| !vars_of(other).contains(name);
+    match side {
+        Node::Var(name) => free(name),
+        Node::Bracket('(', items, ')') => {
+            items.iter().all(|i| matches!(i, Node::Var(_))) && vars_of(other).iter().all(|v| !vars_of(side).contains(v))
+        }
+        Node::Mul(factors) => match factors.split_first() {
+            Some((Node::Var(f), args)) => {
+                free(f)
+                    && args.iter().all(|a| {
+                        matches!(a, Node::Var(_))
+                            || matches!(a, Node::Bracket('(', xs, ')') if xs.iter().all(|x| matches!(x, Node::Var(_))))
+                    })
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// `lhs - rhs` as `m·v + c` in its only variable `v`, exactly (m != 0).
+fn linear(lhs: &Node, rhs: &Node) -> Option<(String, Surd, Surd)> {
+    let mut vars = vars_of(lhs);
+    numeric::variables(rhs, &mut vars);
+    let [v] = vars.as_slice() else { return None };
+    let diff = Node::Add(vec![lhs.clone(), Node::Neg(Box::new(rhs.clone()))]);
+    let at = |t: i64| exact::eval(&substitute(&diff, v, &int(t)));
+    let (f0, f1) = (at(0)?, at(1)?);
+    let m = f1.add(&f0.neg())?;
+    if m.is_zero() {
+        return None;
+    }
+    // Linear: f(t) = f(0) + t·m at two more points.
+    for t in [2, -3] {
+        let expected = f0.add(&m.mul(&Surd::rational(BigRational::from_integer(BigInt::from(t))))?)?;
+        if at(t)? != expected {
+            return None;
+        }
+    }
+    Some((v.clone(), m, f0))
+}
+
+fn substitute(n: &Node, var: &str, value: &Node) -> Node {
+    let sub = |x: &Node| substitute(x, var, value);
+    let boxed = |x: &Node| Box::new(sub(x));
+    match n {
+        Node::Var(name) if name == var => value.clone(),
+        Node::Add(xs) => Node::Add(xs.iter().map(sub).collect()),
+        Node::Mul(xs) => Node::Mul(xs.iter().map(sub).collect()),
+        Node::Neg(x) => Node::Neg(boxed(x)),
+        Node::Div(a, b) => Node::Div(boxed(a), boxed(b)),
+        Node::Pow(a, b) => Node::Pow(boxed(a), boxed(b)),
+        Node::Root(a, b) => Node::Root(boxed(a), boxed(b)),
+        Node::Func(f, x) => Node::Func(*f, boxed(x)),
+        Node::Log(a, b) => Node::Log(boxed(a), boxed(b)),
+        Node::Factorial(x) => Node::Factorial(boxed(x)),
+        Node::Percent(x) => Node::Percent(boxed(x)),
+        other => other.clone(),
+    }
+}
+
+/// What an equation says the answer is, with the variable it names (when that is a plain variable):
+/// the other side of a naming side (see [`names_answer`]), or the root of a linear equation (`2x = 6`).
+fn solution(n: &Node) -> Option<(Option<String>, Node)> {
     let Node::Relation(sides, ops) = n else { return None };
     if ops.as_slice() != [Rel::Eq] {
         return None;
     }
-    let lone = |var: &Node, other: &Node| {
-        let Node::Var(name) = var else { return false };
-        let mut vars = Vec::new();
-        numeric::variables(other, &mut vars);
-        !vars.contains(name)
-    };
-    if lone(&sides[0], &sides[1]) {
-        Some(&sides[1])
-    } else if lone(&sides[1], &sides[0]) {
-        Some(&sides[0])
-    } else {
-        None
+    for (name, value) in [(&sides[0], &sides[1]), (&sides[1], &sides[0])] {
+        if names_answer(name, value) {
+            let var = if let Node::Var(v) = name { Some(v.clone()) } else { None };
+            return Some((var, value.clone()));
+        }
     }
+    let (v, m, c) = linear(&sides[0], &sides[1])?;
+    Some((Some(v), c.neg().mul(&m.inv()?)?.to_node()))
 }
 
 /// An interval with its ends (`None` ends are the infinities).
-struct Interval<'a> {
-    lo: Option<&'a Node>,
+struct Interval {
+    lo: Option<Node>,
     lo_closed: bool,
-    hi: Option<&'a Node>,
+    hi: Option<Node>,
     hi_closed: bool,
 }
 
@@ -134,11 +213,11 @@ fn is_infinite(n: &Node) -> Option<bool> {
     }
 }
 
-fn end(n: &Node) -> Option<&Node> {
-    is_infinite(n).is_none().then_some(n)
+fn end(n: &Node) -> Option<Node> {
+    is_infinite(n).is_none().then(|| n.clone())
 }
 
-fn bracket_interval(n: &Node) -> Option<Interval<'_>> {
+fn bracket_interval(n: &Node) -> Option<Interval> {
     let Node::Bracket(open, items, close) = n else { return None };
     if items.len() != 2 || !matches!(open, '(' | '[') || !matches!(close, ')' | ']') {
         return None;
@@ -146,25 +225,35 @@ fn bracket_interval(n: &Node) -> Option<Interval<'_>> {
     Some(Interval { lo: end(&items[0]), lo_closed: *open == '[', hi: end(&items[1]), hi_closed: *close == ']' })
 }
 
-/// One-variable inequalities (`x > 3`, `1 < x \le 2`, `x \in (1,2)`) as intervals.
-fn relation_intervals(n: &Node) -> Option<Vec<Interval<'_>>> {
+fn half_line(value: Node, op: Rel) -> Option<Vec<Interval>> {
+    let below = |closed| Interval { lo: None, lo_closed: false, hi: Some(value.clone()), hi_closed: closed };
+    let above = |closed| Interval { lo: Some(value.clone()), lo_closed: closed, hi: None, hi_closed: false };
+    Some(match op {
+        Rel::Gt | Rel::Ge => vec![above(op == Rel::Ge)],
+        Rel::Lt | Rel::Le => vec![below(op == Rel::Le)],
+        Rel::Ne => vec![below(false), above(false)],
+        _ => return None,
+    })
+}
+
+/// One-variable inequalities (`x > 3`, `2x \le 6`, `1 < x \le 2`, `x \ne 3`, `x \in (1,2)`) as intervals.
+fn relation_intervals(n: &Node) -> Option<Vec<Interval>> {
     let Node::Relation(sides, ops) = n else { return None };
     let is_var = |k: usize| matches!(sides[k], Node::Var(_));
     match (sides.len(), ops.as_slice()) {
         (2, [Rel::In]) if is_var(0) => intervals(&sides[1]),
-        (2, [op]) if is_var(0) || is_var(1) => {
-            let (value, op) = if is_var(0) { (&sides[1], *op) } else { (&sides[0], op.flipped()) };
-            Some(vec![match op {
-                Rel::Gt | Rel::Ge => Interval { lo: Some(value), lo_closed: op == Rel::Ge, hi: None, hi_closed: false },
-                Rel::Lt | Rel::Le => Interval { lo: None, lo_closed: false, hi: Some(value), hi_closed: op == Rel::Le },
-                _ => return None,
-            }])
+        (2, [op]) if *op != Rel::Eq => {
+            // m·v + c (op) 0  <=>  v (op, flipped when m < 0) -c/m
+            let (_, m, c) = linear(&sides[0], &sides[1])?;
+            let root = c.neg().mul(&m.inv()?)?.to_node();
+            half_line(root, if m.to_f64() < 0.0 { op.flipped() } else { *op })
         }
         (3, [a, b]) if is_var(1) => {
             let lower = |r: Rel| matches!(r, Rel::Lt | Rel::Le);
+            let upper = |r: Rel| matches!(r, Rel::Gt | Rel::Ge);
             let (lo, lo_op, hi, hi_op) = if lower(*a) && lower(*b) {
                 (&sides[0], *a, &sides[2], *b)
-            } else if !lower(*a) && !lower(*b) && matches!(a, Rel::Gt | Rel::Ge) && matches!(b, Rel::Gt | Rel::Ge) {
+            } else if upper(*a) && upper(*b) {
                 (&sides[2], b.flipped(), &sides[0], a.flipped())
             } else {
                 return None;
@@ -175,7 +264,7 @@ fn relation_intervals(n: &Node) -> Option<Vec<Interval<'_>>> {
     }
 }
 
-fn intervals(n: &Node) -> Option<Vec<Interval<'_>>> {
+fn intervals(n: &Node) -> Option<Vec<Interval>> {
     match n {
         Node::Union(parts) => parts.iter().map(bracket_interval).collect(),
         Node::Bracket(..) => Some(vec![bracket_interval(n)?]),
@@ -192,9 +281,12 @@ fn same_end(a: Option<&Node>, b: Option<&Node>) -> bool {
     }
 }
 
-fn intervals_eq(a: &[Interval<'_>], b: &[Interval<'_>]) -> bool {
-    let same = |x: &Interval<'_>, y: &Interval<'_>| {
-        x.lo_closed == y.lo_closed && x.hi_closed == y.hi_closed && same_end(x.lo, y.lo) && same_end(x.hi, y.hi)
+fn intervals_eq(a: &[Interval], b: &[Interval]) -> bool {
+    let same = |x: &Interval, y: &Interval| {
+        x.lo_closed == y.lo_closed
+            && x.hi_closed == y.hi_closed
+            && same_end(x.lo.as_ref(), y.lo.as_ref())
+            && same_end(x.hi.as_ref(), y.hi.as_ref())
     };
     a.len() == b.len()
         && a.iter().all(|x| b.iter().any(|y| same(x, y)))
@@ -203,7 +295,7 @@ fn intervals_eq(a: &[Interval<'_>], b: &[Interval<'_>]) -> bool {
 
 /// The members of an order-free collection: a set, a bare list (of values or `x = v`), or `a \pm b`.
 fn members(n: &Node) -> Option<Vec<Node>> {
-    let item = |x: &Node| equation_value(x).unwrap_or(x).clone();
+    let item = |x: &Node| solution(x).map_or_else(|| x.clone(), |(_, v)| v);
     match n {
         Node::Set(xs) | Node::List(xs) => Some(xs.iter().map(item).collect()),
         Node::PlusMinus(a, b) => Some(vec![
@@ -231,8 +323,9 @@ fn relations_eq(a: &Node, b: &Node) -> bool {
     }
     let (Node::Relation(sa, oa), Node::Relation(sb, ob)) = (a, b) else { return false };
     if oa.as_slice() == [Rel::Eq] && ob.as_slice() == [Rel::Eq] {
-        if let (Some(va), Some(vb)) = (equation_value(a), equation_value(b)) {
-            return scalar_eq(va, vb) && lone_var(a) == lone_var(b);
+        if let (Some((na, va)), Some((nb, vb))) = (solution(a), solution(b)) {
+            let same_name = na.is_none() || nb.is_none() || na == nb;
+            return same_name && eq(&va, &vb);
         }
         // Same solution set: the differences agree up to sign.
         let diff = |s: &[Node]| Node::Add(vec![s[0].clone(), Node::Neg(Box::new(s[1].clone()))]);
@@ -241,23 +334,8 @@ fn relations_eq(a: &Node, b: &Node) -> bool {
     }
     let forward = oa == ob && ordered_eq(sa, sb);
     let flipped: Vec<Rel> = oa.iter().rev().map(|r| r.flipped()).collect();
-    let backward = flipped == *ob && sa.iter().rev().zip(sb).all(|(x, y)| eq(x, y)) && sa.len() == sb.len();
+    let backward = flipped == *ob && sa.len() == sb.len() && sa.iter().rev().zip(sb).all(|(x, y)| eq(x, y));
     forward || backward
-}
-
-fn sa_or(n: &Node) -> &[Node] {
-    match n {
-        Node::Relation(s, _) => s,
-        _ => &[],
-    }
-}
-
-fn lone_var(n: &Node) -> Option<&str> {
-    let value = equation_value(n)?;
-    sa_or(n).iter().find(|s| !std::ptr::eq(*s, value)).and_then(|s| match s {
-        Node::Var(v) => Some(v.as_str()),
-        _ => None,
-    })
 }
 
 /// Structural and numeric equality of a prediction `a` and a reference `b`.
@@ -266,8 +344,8 @@ pub fn eq(a: &Node, b: &Node) -> bool {
         (Node::Relation(..), Node::Relation(..)) => relations_eq(a, b),
         (Node::Relation(..), _) | (_, Node::Relation(..)) => {
             let (rel, other) = if matches!(a, Node::Relation(..)) { (a, b) } else { (b, a) };
-            if let Some(v) = equation_value(rel) {
-                return eq(v, other);
+            if let Some((_, v)) = solution(rel) {
+                return eq(&v, other);
             }
             match (relation_intervals(rel), intervals(other)) {
                 (Some(x), Some(y)) => intervals_eq(&x, &y),
@@ -322,6 +400,9 @@ fn scalar_eq(a: &Node, b: &Node) -> bool {
     if !is_scalar(a) || !is_scalar(b) {
         return false;
     }
+    if let (Node::Percent(x), Node::Percent(y)) = (a, b) {
+        return value_eq(x, y);
+    }
     percent_forms(a).into_iter().any(|x| percent_forms(b).into_iter().any(|y| value_eq(x, y)))
 }
 
@@ -344,17 +425,51 @@ fn sample(name: &str, k: usize) -> f64 {
     0.35 + 2.3 * ((z >> 11) as f64 / (1u64 << 53) as f64)
 }
 
+/// The rational with denominator <= [`SNAP_DENOMINATOR`] within 1e-12 of `x`, if any (continued fractions).
+fn snap(x: C) -> Option<BigRational> {
+    if x.im.abs() > 1e-12 * x.re.abs().max(1.0) || !x.re.is_finite() || x.re.abs() > 1e12 {
+        return None;
+    }
+    let (mut p0, mut q0, mut p1, mut q1) = (0i64, 1i64, 1i64, 0i64);
+    let mut r = x.re;
+    for _ in 0..40 {
+        let a = r.floor();
+        let (p2, q2) = ((a as i64).checked_mul(p1)?.checked_add(p0)?, (a as i64).checked_mul(q1)?.checked_add(q0)?);
+        if q2 > SNAP_DENOMINATOR {
+            return None;
+        }
+        if (p2 as f64 / q2 as f64 - x.re).abs() <= 1e-12 * x.re.abs().max(1.0) {
+            return Some(BigRational::new(BigInt::from(p2), BigInt::from(q2)));
+        }
+        (p0, q0, p1, q1) = (p1, q1, p2, q2);
+        let frac = r - a;
+        if frac.abs() < 1e-15 {
+            return None;
+        }
+        r = 1.0 / frac;
+    }
+    None
+}
+
 fn value_eq(a: &Node, b: &Node) -> bool {
-    if let (Some(x), Some(y)) = (exact::eval(a), exact::eval(b)) {
+    let (ea, eb) = (exact::eval(a), exact::eval(b));
+    if let (Some(x), Some(y)) = (&ea, &eb) {
         return x == y;
     }
     let mut vars = Vec::new();
     numeric::variables(a, &mut vars);
     numeric::variables(b, &mut vars);
     if vars.is_empty() {
-        return match (numeric::eval(a, &|_| None), numeric::eval(b, &|_| None)) {
-            (Some(x), Some(y)) => close(x, y, REL_TOL),
-            _ => false,
+        let (Some(x), Some(y)) = (numeric::eval(a, &|_| None), numeric::eval(b, &|_| None)) else { return false };
+        if !close(x, y, REL_TOL) {
+            return false;
+        }
+        // An exact rational against a value known only approximately (`\sin\frac{\pi}{6}`, `\pi`): equal only
+        // if that value is a simple rational, so a decimal never equals an irrational however many digits.
+        return match (ea.and_then(|s| s.as_rational()), eb.and_then(|s| s.as_rational())) {
+            (Some(q), None) => snap(y) == Some(q),
+            (None, Some(q)) => snap(x) == Some(q),
+            _ => true,
         };
     }
     let mut defined = 0;

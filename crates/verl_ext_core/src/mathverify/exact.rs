@@ -47,6 +47,38 @@ impl Surd {
         Surd(m)
     }
 
+    pub fn is_zero(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The value as a float (for signs and approximate comparisons).
+    pub fn to_f64(&self) -> f64 {
+        self.0.iter().map(|(r, q)| q.to_f64().unwrap_or(f64::NAN) * (*r as f64).sqrt()).sum()
+    }
+
+    /// The value as an expression tree.
+    pub fn to_node(&self) -> Node {
+        let terms: Vec<Node> = self
+            .0
+            .iter()
+            .map(|(r, q)| {
+                let q = Node::Num(q.clone());
+                if *r == 1 {
+                    q
+                } else {
+                    let radicand = Node::Num(BigRational::from_integer(BigInt::from(*r)));
+                    let two = Node::Num(BigRational::from_integer(BigInt::from(2)));
+                    Node::Mul(vec![q, Node::Root(Box::new(two), Box::new(radicand))])
+                }
+            })
+            .collect();
+        match terms.len() {
+            0 => Node::Num(BigRational::zero()),
+            1 => terms.into_iter().next().unwrap_or(Node::Num(BigRational::zero())),
+            _ => Node::Add(terms),
+        }
+    }
+
     pub fn as_rational(&self) -> Option<BigRational> {
         match self.0.len() {
             0 => Some(BigRational::zero()),

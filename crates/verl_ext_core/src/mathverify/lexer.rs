@@ -210,6 +210,8 @@ fn normalise(s: &str) -> String {
         ("^\\circ", ""),
         ("^{ \\circ }", ""),
         ("{,}", ","),
+        ("\\mathbb{R}", "(-\\infty,\\infty)"),
+        ("\\mathbb R", "(-\\infty,\\infty)"),
         ("\\,", ""),
         ("\\!", ""),
         ("\\dfrac", "\\frac"),
@@ -295,6 +297,7 @@ impl Lexer<'_> {
                     self.pos += 1;
                     self.push(Tok::Sym(c))?;
                 }
+                '^' if self.degree_mark() => {}
                 '+' | '-' | '*' | '/' | '^' | '_' | ',' | '=' | '<' | '>' | '!' | '|' | ';' | ':' | '.' => {
                     self.pos += 1;
                     self.push(Tok::Sym(c))?;
@@ -303,6 +306,36 @@ impl Lexer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// At a `^`: skip `^\circ`, `^{\circ}`, `^{ \circ }` (a degree mark) and say whether it was one.
+    fn degree_mark(&mut self) -> bool {
+        let mut k = self.pos + 1;
+        let skip_spaces = |k: &mut usize| {
+            while self.chars.get(*k).is_some_and(|c| c.is_whitespace()) {
+                *k += 1;
+            }
+        };
+        skip_spaces(&mut k);
+        let braced = self.chars.get(k) == Some(&'{');
+        if braced {
+            k += 1;
+            skip_spaces(&mut k);
+        }
+        let word: String = self.chars.iter().skip(k).take(5).collect();
+        if word != "\\circ" || self.chars.get(k + 5).is_some_and(|c| c.is_ascii_alphabetic()) {
+            return false;
+        }
+        k += 5;
+        if braced {
+            skip_spaces(&mut k);
+            if self.chars.get(k) != Some(&'}') {
+                return false;
+            }
+            k += 1;
+        }
+        self.pos = k;
+        true
     }
 
     fn digits(&mut self, buf: &mut String) -> Result<(), Failure> {
@@ -487,8 +520,9 @@ impl Lexer<'_> {
         }
         let Some(end) = end else { return Err(Failure::Syntax("unbalanced braces in \\text".into())) };
         let inner: String = self.chars[self.pos + 1..end].iter().collect();
-        let words: Vec<&str> = inner.split_whitespace().collect();
-        if !words.is_empty() && words.iter().all(|w| is_unit(w.trim_matches(['.', ',']))) {
+        // `\text{ m/s}`, `\text{km per hour}`: every word a unit (or "per").
+        let words: Vec<&str> = inner.split(|c: char| c.is_whitespace() || c == '/').filter(|w| !w.is_empty()).collect();
+        if !words.is_empty() && words.iter().all(|w| *w == "per" || is_unit(w.trim_matches(['.', ',']))) {
             self.pos = end + 1;
             return self.skip_unit_power();
         }

@@ -22,7 +22,8 @@ impl C {
         C { re: self.re * o.re - self.im * o.im, im: self.re * o.im + self.im * o.re }
     }
     fn neg(self) -> C {
-        C { re: -self.re, im: -self.im }
+        // 0.0 - x, not -x: a -0.0 imaginary part would put √(-1) on the other branch cut side.
+        C { re: 0.0 - self.re, im: 0.0 - self.im }
     }
     fn div(self, o: C) -> Option<C> {
         let d = o.re * o.re + o.im * o.im;

@@ -295,6 +295,10 @@ impl Parser {
         let out = if self.eat(&Tok::Sym('-')) {
             let inner = self.unary()?;
             self.node(Node::Neg(Box::new(inner)))
+        } else if self.eat(&Tok::Pm) {
+            // `\pm 3`: the values 3 and -3
+            let inner = self.unary()?;
+            self.node(Node::PlusMinus(Box::new(int(0)), Box::new(inner)))
         } else if self.eat(&Tok::Sym('+')) {
             self.unary()
         } else {
