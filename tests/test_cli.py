@@ -78,3 +78,20 @@ def test_bench_sampling_baseline_draws_from_the_top_k_top_p_set() -> None:
     k, p = torch.full((256,), 20, dtype=torch.int32), torch.full((256,), 0.8)
     tok = sort_based(logits, k, p)
     assert (logits.gather(1, tok[:, None]) >= logits.topk(20, 1).values[:, -1:]).all()
+
+
+def test_bench_math_verify_compares_the_judges(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "mv.json"
+    rc = main(["bench", "math-verify", "--limit", "60", "--skip-prime", "--no-progress", "--json", str(out)])
+    assert rc == 0
+    result = json.loads(out.read_text())
+    names = [j["name"] for j in result["judges"]]
+    assert names == ["verl-ext", "math-verify"] and result["pairs"] == 60
+    assert 0.0 <= result["judges"][1]["accuracy"] <= 1.0 and result["speed_ratios"]["math-verify"] > 0
+    text = capsys.readouterr().out
+    assert "wrong verdicts by category:" in text and "goals: accuracy >= Math-Verify's" in text
+
+
+def test_bench_math_verify_needs_a_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "math-verify", "--corpus", str(tmp_path / "none.jsonl")]) == 2
+    assert "no corpus at" in capsys.readouterr().err

@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import io
 import json
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -110,7 +111,11 @@ def _summary(name: str, pairs: list[Pair], verdicts: list[bool], seconds: float)
 
 
 def run(args: argparse.Namespace) -> int:
-    pairs = load_corpus(args.corpus)[: args.limit or None]
+    try:
+        pairs = load_corpus(args.corpus)[: args.limit or None]
+    except (OSError, ValueError) as e:
+        print(f"verl-ext bench math-verify: {e}", file=sys.stderr)
+        return 2
     quiet = args.no_progress
     contenders: list[tuple[str, list[bool], float]] = []
     preds, refs = [p.prediction for p in pairs], [p.reference for p in pairs]
