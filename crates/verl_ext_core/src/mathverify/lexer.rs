@@ -242,23 +242,22 @@ fn normalise(s: &str) -> String {
     t
 }
 
-struct Lexer<'a> {
+struct Lexer {
     chars: Vec<char>,
     pos: usize,
     out: Vec<Tok>,
     depth: usize,
-    _src: &'a str,
 }
 
 /// Tokenise an answer.
 pub fn lex(src: &str) -> Result<Vec<Tok>, Failure> {
     let text = normalise(src);
-    let mut lx = Lexer { chars: text.chars().collect(), pos: 0, out: Vec::new(), depth: 0, _src: src };
+    let mut lx = Lexer { chars: text.chars().collect(), pos: 0, out: Vec::new(), depth: 0 };
     lx.run()?;
     Ok(lx.out)
 }
 
-impl Lexer<'_> {
+impl Lexer {
     fn peek(&self, k: usize) -> Option<char> {
         self.chars.get(self.pos + k).copied()
     }

@@ -373,10 +373,6 @@ impl Parser {
     }
 
     fn group(&mut self, open: char) -> Result<Node, Failure> {
-        let close_tok = match open {
-            '{' => Tok::Sym('}'),
-            _ => Tok::Sym(')'),
-        };
         let closers = [Tok::Sym(')'), Tok::Sym(']'), Tok::Sym('}')];
         let items = self.items(&closers)?;
         let close = match self.peek() {
@@ -394,8 +390,8 @@ impl Parser {
                 _ => self.node(Node::List(items)),
             };
         }
-        let _ = close_tok;
-        if items.len() == 1 && (open, close) == ('(', ')') || items.len() == 1 && (open, close) == ('[', ']') {
+        // `(x)` and `[x]` group; `(a, b]` and one-item `(a]` are brackets (intervals or tuples).
+        if items.len() == 1 && matches!((open, close), ('(', ')') | ('[', ']')) {
             return Ok(items.into_iter().next().unwrap_or(Node::List(Vec::new())));
         }
         if items.is_empty() {
