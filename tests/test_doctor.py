@@ -68,3 +68,16 @@ def test_a_broken_registration_fails_the_doctor(monkeypatch: pytest.MonkeyPatch,
     out = capsys.readouterr().out
     assert "verl plugin        BROKEN: ValueError: Unknown reward manager: verl_ext" in out
     assert "the reward manager is not registered" in out
+
+
+def test_doctor_says_how_to_run_a_container_when_isolation_fails(monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from verl_ext import sandbox
+
+    caps = {**sandbox.capabilities(), "full_isolation": False, "error": "clone3 with new namespaces failed"}
+    monkeypatch.setattr(sandbox, "capabilities", lambda: caps)
+    monkeypatch.setattr(doctor, "_in_container", lambda: True)
+    assert main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "NO: clone3 with new namespaces failed" in out
+    assert "--security-opt seccomp=unconfined --security-opt systempaths=unconfined" in out

@@ -45,6 +45,15 @@ def _registration() -> str | None:
     return None
 
 
+#: What a Docker container needs for the sandbox (measured with Docker 20.10, see the README).
+CONTAINER_HINT = ("run it with --security-opt seccomp=unconfined --security-opt systempaths=unconfined "
+                  "(and --security-opt apparmor=unconfined on AppArmor hosts)")
+
+
+def _in_container() -> bool:
+    return Path("/.dockerenv").exists() or Path("/run/.containerenv").exists()
+
+
 def _mode(sandbox: Any) -> str:
     try:
         mode = sandbox.mode()
@@ -169,6 +178,8 @@ def run(require_sandbox: bool = True, config: str | None = None) -> int:
     ok = bool(caps["full_isolation"])
     print("sandbox (code rewards):")
     print(f"  full isolation     {'yes' if ok else 'NO: ' + str(caps['error'])}")
+    if not ok and _in_container():
+        print(f"  in a container     {CONTAINER_HINT}")
     allowed = len(caps.get("allowed_syscalls", []))
     print(f"  seccomp filters    {f'allow-list of {allowed} syscalls, the rest EPERM' if caps['seccomp'] else 'no'}")
     landlock = caps["landlock_abi"]
