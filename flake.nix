@@ -298,7 +298,8 @@
         pytest = pkgs.runCommand "verl-ext-pytest" { nativeBuildInputs = [ testPython ]; } ''
           export HOME="$TMPDIR" VERL_EXT_CONFIGS=${./configs} VERL_EXT_REQUIRE_SANDBOX=0
           cp -r ${testSource} src && chmod -R u+w src && cd src
-          python -m pytest -q -p no:cacheprovider -m "not gpu and not docker" tests
+          # tests/packaging checks the repository itself (git, nix, Dockerfiles): ci/check-packaging's job.
+          python -m pytest -q -p no:cacheprovider -m "not gpu and not docker" --ignore=tests/packaging tests
           touch "$out"
         '';
         dockerfile-lint = pkgs.runCommand "verl-ext-hadolint" { nativeBuildInputs = [ pkgs.hadolint ]; } ''
