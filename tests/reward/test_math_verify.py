@@ -32,6 +32,10 @@ NOT_EQUAL = [
     ("0.33", "\\frac{1}{3}"), ("6.28", "2\\pi"), ("\\{1,2\\}", "(1,2)"), ("[1,2]", "(1,2)"), ("(2,1)", "(1,2)"),
     ("x > 3", "[3,\\infty)"), ("D", "C"), ("0.25", "25"), ("2x", "2y"), ("10^{20}+1", "10^{20}"), ("1e-9", "0"),
     ("", "1"), ("\\frac{1}{2", "\\frac12"), ("3.14", "\\pi"),
+    # Found in review: mixed numbers, named values, both signs, overflow, set braces, products vs functions.
+    ("2\\frac{1}{4}", "\\frac12"), ("x=1, y=2", "x=2, y=1"), ("|x|", "x"), ("\\sqrt{x^2}", "x"),
+    ("2^{10000}", "\\infty"), ("10^{3000}", "10^{4000}"), ("\\{100,200\\}", "100200"), ("xy=6", "x=6"),
+    ("odd", "dod"),
 ]
 
 
@@ -228,6 +232,14 @@ HOSTILE = [
     "2 " * 3000,
     "-" * 5000 + "1",
     "x" * 5000,
+    # Under the 4096-byte limit, so they reach the parser and the comparison.
+    "2^" + "-" * 2040 + "2",
+    "1" + "!" * 2040,
+    "5" + "%" * 2040,
+    "(\\sqrt2+\\sqrt3+\\sqrt5+\\sqrt7+\\sqrt{11}+\\sqrt{13}+\\sqrt{17}+\\sqrt{19}+\\sqrt{23}+\\sqrt{29}+\\sqrt{31}"
+    "+\\sqrt{37}+\\sqrt{41}+\\sqrt{43}+\\sqrt{47}+\\sqrt{53}+\\sqrt{59}+\\sqrt{61}+\\sqrt{67}+\\sqrt{71})^4",
+    "+".join(["\\sqrt{9999999967}"] * 150),
+    "2x=" + "+".join(["\\sqrt{9999999967}"] * 150),
 ]
 
 
@@ -307,3 +319,11 @@ def test_batches_release_the_gil() -> None:
     worker.join()
     assert elapsed > 0.05, "the batch was too small to tell"
     assert ticks / elapsed > 0.25 * alone_rate
+
+
+def test_extraction_from_a_long_solution_is_bounded() -> None:
+    """Many unclosed boxes in a 350 kB solution: one pass over the text, not one per box."""
+    start = time.perf_counter()
+    assert verify("\\boxed{" * 50_000 + "\\boxed{7}", "7")["score"] == 1.0
+    assert verify("\\boxed{" * 50_000, "7")["reason"] == "no final answer found"
+    assert time.perf_counter() - start < 2.0

@@ -23,6 +23,8 @@ use super::numeric::{self, C};
 use super::parser::{int, parse, Constant, Node, Rel};
 use super::{Failure, Verdict};
 
+/// Names read as functions in `f(x) = ...`.
+const FUNCTION_NAMES: &[&str] = &["f", "g", "h", "p", "q", "F", "G", "H", "P", "Q"];
 /// Largest denominator of a rational recognised in a floating-point value.
 const SNAP_DENOMINATOR: i64 = 10_000;
 /// Pairs compared order-free at most; larger collections are compared in order.
@@ -125,8 +127,9 @@ fn names_answer(side: &Node, other: &Node) -> bool {
         Node::Bracket('(', items, ')') => {
             items.iter().all(|i| matches!(i, Node::Var(_))) && vars_of(other).iter().all(|v| !vars_of(side).contains(v))
         }
+        // `f(x)` parses as the product f·x: only conventional function names count (`xy = 6` does not).
         Node::Mul(factors) => match factors.split_first() {
-            Some((Node::Var(f), args)) => {
+            Some((Node::Var(f), args)) if FUNCTION_NAMES.contains(&f.as_str()) => {
                 free(f)
                     && args.iter().all(|a| {
                         matches!(a, Node::Var(_))
@@ -324,8 +327,9 @@ fn relations_eq(a: &Node, b: &Node) -> bool {
     let (Node::Relation(sa, oa), Node::Relation(sb, ob)) = (a, b) else { return false };
     if oa.as_slice() == [Rel::Eq] && ob.as_slice() == [Rel::Eq] {
         if let (Some((na, va)), Some((nb, vb))) = (solution(a), solution(b)) {
-            let same_name = na.is_none() || nb.is_none() || na == nb;
-            return same_name && eq(&va, &vb);
+            if na.is_none() || nb.is_none() || na == nb {
+                return eq(&va, &vb);
+            }
         }
         // Same solution set: the differences agree up to sign.
         let diff = |s: &[Node]| Node::Add(vec![s[0].clone(), Node::Neg(Box::new(s[1].clone()))]);
@@ -338,14 +342,39 @@ fn relations_eq(a: &Node, b: &Node) -> bool {
     forward || backward
 }
 
+/// `x=1, y=2`: the values by variable name, when every item is an equation naming a distinct variable.
+fn named_values(n: &Node) -> Option<Vec<(String, Node)>> {
+    let Node::List(items) = n else { return None };
+    let mut out: Vec<(String, Node)> = Vec::new();
+    for item in items {
+        let (Some(name), value) = solution(item)? else { return None };
+        if out.iter().any(|(seen, _)| *seen == name) {
+            return None; // `x=1, x=2`: solutions of one variable, a set
+        }
+        out.push((name, value));
+    }
+    Some(out)
+}
+
 /// Structural and numeric equality of a prediction `a` and a reference `b`.
 pub fn eq(a: &Node, b: &Node) -> bool {
+    if let (Some(x), Some(y)) = (named_values(a), named_values(b)) {
+        return x.len() == y.len() && x.iter().all(|(n, v)| y.iter().any(|(m, w)| n == m && eq(v, w)));
+    }
     match (a, b) {
         (Node::Relation(..), Node::Relation(..)) => relations_eq(a, b),
         (Node::Relation(..), _) | (_, Node::Relation(..)) => {
             let (rel, other) = if matches!(a, Node::Relation(..)) { (a, b) } else { (b, a) };
             if let Some((_, v)) = solution(rel) {
                 return eq(&v, other);
+            }
+            if let Node::Relation(sides, ops) = rel {
+                if ops.as_slice() == [Rel::In]
+                    && matches!(sides[0], Node::Var(_))
+                    && !matches!(sides[1], Node::Bracket(..) | Node::Union(_))
+                {
+                    return eq(&sides[1], other); // `x \in \{1, 2\}`
+                }
             }
             match (relation_intervals(rel), intervals(other)) {
                 (Some(x), Some(y)) => intervals_eq(&x, &y),
@@ -415,14 +444,20 @@ fn close(x: C, y: C, tol: f64) -> bool {
     diff <= tol * scale || diff <= 1e-12
 }
 
-/// A fixed pseudo-random point in [0.35, 2.65] for variable `name` at sample `k` (SplitMix64).
+/// A fixed pseudo-random point for variable `name` at sample `k` (SplitMix64): |x| in [0.35, 2.65], negative
+/// at odd `k`, so `|x|` and `x` (or `\sqrt{x^2}` and `x`) differ.
 fn sample(name: &str, k: usize) -> f64 {
     let mut z =
         name.bytes().fold(0x9E37_79B9_7F4A_7C15u64 ^ k as u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3));
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^= z >> 31;
-    0.35 + 2.3 * ((z >> 11) as f64 / (1u64 << 53) as f64)
+    let magnitude = 0.35 + 2.3 * ((z >> 11) as f64 / (1u64 << 53) as f64);
+    if k % 2 == 1 {
+        -magnitude
+    } else {
+        magnitude
+    }
 }
 
 /// The rational with denominator <= [`SNAP_DENOMINATOR`] within 1e-12 of `x`, if any (continued fractions).

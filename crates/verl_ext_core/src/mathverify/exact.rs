@@ -9,7 +9,7 @@ use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
-use super::limits::{MAX_BITS, MAX_EXPONENT, MAX_FACTORIAL, MAX_RADICAND};
+use super::limits::{MAX_BITS, MAX_EXPONENT, MAX_FACTORIAL, MAX_RADICAND, MAX_SURD_TERMS};
 use super::parser::Node;
 
 /// A rational plus square roots: radicand (1 for the rational part) -> coefficient, no zero coefficients.
@@ -95,8 +95,9 @@ impl Surd {
         }
     }
 
+    /// Within the limits: few enough square-root terms and small enough coefficients.
     fn checked(self) -> Option<Self> {
-        self.0.values().all(small).then_some(self)
+        (self.0.len() <= MAX_SURD_TERMS && self.0.values().all(small)).then_some(self)
     }
 
     pub fn add(&self, other: &Surd) -> Option<Surd> {
@@ -217,7 +218,7 @@ fn factorial(n: &BigRational) -> Option<BigRational> {
     if n > MAX_FACTORIAL {
         return None;
     }
-    Some(BigRational::from_integer((1..=n).fold(BigInt::one(), |acc, k| acc * k)))
+    Some(BigRational::from_integer((1..=n).fold(BigInt::one(), |acc, k| acc * k))).filter(small)
 }
 
 /// The exact value of a scalar expression, when it has one in this form.

@@ -5,8 +5,6 @@
 //! 2. Minerva's `Final Answer: The final answer is X. I hope it is correct.`;
 //! 3. the last line containing `Answer:` (case-insensitive), text after it.
 
-use super::limits::MAX_ANSWER_BYTES;
-
 /// Where an answer came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -25,30 +23,32 @@ impl Source {
     }
 }
 
-/// The content of the brace group opening at `s[open]` (`{`), or None when it never closes.
-fn brace_group(s: &str, open: usize) -> Option<&str> {
-    let mut depth = 0usize;
-    for (i, b) in s.bytes().enumerate().skip(open) {
+/// For each `{` (by byte offset), the offset of its matching `}`: one pass with a stack, so finding the
+/// argument of every `\boxed{` in a long solution stays linear.
+fn matching_braces(s: &str) -> std::collections::HashMap<usize, usize> {
+    let mut open = Vec::new();
+    let mut pairs = std::collections::HashMap::new();
+    for (i, b) in s.bytes().enumerate() {
         match b {
-            b'{' => depth += 1,
+            b'{' => open.push(i),
             b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(&s[open + 1..i]);
+                if let Some(o) = open.pop() {
+                    pairs.insert(o, i);
                 }
             }
             _ => {}
         }
     }
-    None
+    pairs
 }
 
 /// The argument of the `\boxed`/`\fbox` command ending at `s[after]`.
-fn boxed_arg(s: &str, after: usize) -> Option<&str> {
+fn boxed_arg<'a>(s: &'a str, after: usize, braces: &std::collections::HashMap<usize, usize>) -> Option<&'a str> {
     let rest = &s[after..];
     let trimmed = rest.trim_start_matches([' ', '\t']);
     if trimmed.starts_with('{') {
-        return brace_group(s, s.len() - trimmed.len());
+        let open = s.len() - trimmed.len();
+        return braces.get(&open).map(|&close| &s[open + 1..close]);
     }
     if rest.starts_with([' ', '\t']) && !trimmed.is_empty() {
         // `\boxed 5$`: up to the closing `$` or the end of the line.
@@ -64,14 +64,18 @@ fn last_boxed(s: &str) -> Option<&str> {
     for name in ["\\boxed", "\\fbox"] {
         starts.extend(s.match_indices(name).map(|(i, m)| (i, i + m.len())));
     }
+    if starts.is_empty() {
+        return None;
+    }
     starts.sort_unstable();
+    let braces = matching_braces(s);
     starts.into_iter().rev().find_map(|(_, after)| {
         // `\boxedx` is another command, not \boxed.
         let next = s[after..].chars().next();
         if next.is_some_and(|c| c.is_ascii_alphabetic()) {
             return None;
         }
-        boxed_arg(s, after)
+        boxed_arg(s, after, &braces)
     })
 }
 
@@ -93,13 +97,12 @@ fn answer_line(s: &str) -> Option<&str> {
     })
 }
 
-/// The final answer of `solution` and where it was found; None when there is none or it is too long.
+/// The final answer of `solution` and where it was found (linear in the solution's length).
 pub fn extract(solution: &str) -> Option<(&str, Source)> {
-    let found = last_boxed(solution)
+    last_boxed(solution)
         .map(|a| (a, Source::Boxed))
         .or_else(|| minerva(solution).map(|a| (a, Source::Minerva)))
-        .or_else(|| answer_line(solution).map(|a| (a, Source::AnswerLine)))?;
-    (found.0.len() <= MAX_ANSWER_BYTES).then_some(found)
+        .or_else(|| answer_line(solution).map(|a| (a, Source::AnswerLine)))
 }
 
 #[cfg(test)]

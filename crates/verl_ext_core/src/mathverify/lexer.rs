@@ -179,6 +179,9 @@ const UNITS: &[&str] = &[
     "ways",
     "times",
 ];
+/// Short words that are answers, not products of variables (`yes` is not y·e·s).
+const WORDS: &[&str] =
+    &["yes", "no", "odd", "not", "all", "any", "one", "two", "six", "ten", "dne", "nan", "nil", "non"];
 const SPELLED: &[(&str, &str)] = &[("pi", "pi"), ("infinity", "infty"), ("inf", "infty"), ("sqrt", "sqrt")];
 const FUNCS: &[&str] = &[
     "sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "ln", "log", "exp",
@@ -411,7 +414,8 @@ impl Lexer {
             return self.skip_unit_power();
         }
         // A run of letters is implicit multiplication of one-letter variables (`xy`), unless it is a word.
-        if word.chars().count() <= 3 && word.chars().all(|c| c.is_ascii_lowercase()) {
+        if word.chars().count() <= 3 && word.chars().all(|c| c.is_ascii_lowercase()) && !WORDS.contains(&lower.as_str())
+        {
             for ch in word.chars() {
                 self.push(Tok::Ident(ch.to_string()))?;
             }
@@ -441,8 +445,14 @@ impl Lexer {
         if !c.is_ascii_alphabetic() {
             self.pos += 1;
             return match c {
-                '{' => self.push(Tok::SetOpen),
-                '}' => self.push(Tok::SetClose),
+                '{' => {
+                    self.depth += 1;
+                    self.push(Tok::SetOpen)
+                }
+                '}' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    self.push(Tok::SetClose)
+                }
                 '\\' => self.push(Tok::RowSep),
                 '%' => self.push(Tok::Percent),
                 // `\,` `\!` `\;` `\:` `\ ` spacing, `\$` currency, `\(` `\)` `\[` `\]` math delimiters.

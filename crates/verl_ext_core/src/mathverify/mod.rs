@@ -23,18 +23,24 @@ pub mod limits {
     pub const MAX_TOKENS: usize = 2048;
     /// Digits in one number literal.
     pub const MAX_DIGITS: usize = 400;
-    /// Parser recursion depth (each bracket level uses about four).
-    pub const MAX_DEPTH: usize = 200;
+    /// Parser recursion depth (each bracket level uses about four: ~30 nested brackets).
+    pub const MAX_DEPTH: usize = 120;
     /// Nodes in one expression tree.
     pub const MAX_NODES: usize = 4096;
     /// Largest |exponent| computed exactly (decimal exponents and integer powers).
     pub const MAX_EXPONENT: u64 = 10_000;
     /// Largest numerator/denominator (bits) kept exact; larger values are compared numerically.
     pub const MAX_BITS: u64 = 8192;
-    /// Largest radicand factored exactly (trial division up to its square root: 10^6 steps).
-    pub const MAX_RADICAND: u64 = 1_000_000_000_000;
-    /// Largest n for which n! is computed exactly.
+    /// Largest radicand factored exactly (trial division up to its square root: 10^5 steps; an answer of
+    /// `MAX_ANSWER_BYTES` holds at most a few hundred radicals).
+    pub const MAX_RADICAND: u64 = 10_000_000_000;
+    /// Most square-root terms in one exact value (beyond: floating point), so products of sums of roots
+    /// cannot grow without bound.
+    pub const MAX_SURD_TERMS: usize = 64;
+    /// Largest n for which n! is computed exactly (if it also fits `MAX_BITS`).
     pub const MAX_FACTORIAL: u64 = 1000;
+    /// Longest chain of postfix `!`/`%` on one operand.
+    pub const MAX_POSTFIX: usize = 8;
     /// Relative tolerance of numeric comparisons (absolute near zero).
     pub const REL_TOL: f64 = 1e-9;
     /// Points at which expressions with variables are compared.
@@ -116,22 +122,31 @@ fn run_batch<T: Send>(pairs: &[(&str, &str)], threads: usize, f: impl Fn(&(&str,
 mod tests {
     use super::*;
 
-    /// Crafted inputs finish on a thread with a small stack (no recursion an input can deepen at will).
+    /// Crafted inputs finish on a thread with a 1 MB stack in this debug build (the release build needs under
+    /// 128 KB at the depth limit; worker threads have 2 MB): no recursion an input can deepen at will.
     #[test]
     fn hostile_inputs_fit_a_small_stack() {
+        // Each under MAX_ANSWER_BYTES, so it reaches the parser and the comparison.
         let inputs = vec![
-            "(".repeat(5000) + "1" + &")".repeat(5000),
-            "1*".repeat(3000) + "1",
-            "1/".repeat(3000) + "1",
-            "-".repeat(5000) + "1",
-            "x^".repeat(3000) + "2",
-            "\\sqrt{".repeat(1000) + "2" + &"}".repeat(1000),
-            "\\frac{".repeat(2000),
+            "(".repeat(1500) + "1" + &")".repeat(1500),
+            "1*".repeat(2000) + "1",
+            "1/".repeat(2000) + "1",
+            "-".repeat(4000) + "1",
+            "x^".repeat(2000) + "2",
+            "2^".to_owned() + &"-".repeat(4000) + "2",
+            "1".to_owned() + &"!".repeat(4000),
+            "5".to_owned() + &"%".repeat(4000),
+            "\\sqrt{".repeat(500) + "2" + &"}".repeat(500),
+            "\\frac{".repeat(600),
             "10^{10^{10}}".to_owned(),
-            "9".repeat(100_000),
+            "9".repeat(4000),
+            (2..60).map(|p| format!("\\sqrt{{{p}}}")).collect::<Vec<_>>().join("+"),
         ];
+        for s in &inputs {
+            assert!(s.len() <= limits::MAX_ANSWER_BYTES, "{} bytes", s.len());
+        }
         let handle = std::thread::Builder::new()
-            .stack_size(256 * 1024)
+            .stack_size(1024 * 1024)
             .spawn(move || {
                 inputs.iter().map(|s| math_equal(s, "1").equal || math_equal("1", s).equal).collect::<Vec<_>>()
             })

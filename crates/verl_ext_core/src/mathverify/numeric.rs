@@ -119,7 +119,10 @@ pub fn eval(node: &Node, var: &dyn Fn(&str) -> Option<f64>) -> Option<C> {
         Node::Percent(x) => eval(x, var)?.mul(C::real(0.01)),
         _ => return None,
     };
-    (v.finite() || v.re.is_infinite()).then_some(v)
+    // Only `\infty` (and its negation) may be infinite: an overflow of finite operands is undefined here.
+    let infinite_ok =
+        matches!(node, Node::Const(Constant::Infinity) | Node::Neg(_)) && v.re.is_infinite() && v.im == 0.0;
+    (v.finite() || infinite_ok).then_some(v)
 }
 
 /// Free variables of an expression (sorted, unique).

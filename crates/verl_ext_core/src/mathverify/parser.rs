@@ -6,7 +6,7 @@ use num_rational::BigRational;
 use num_traits::{One, Zero};
 
 use super::lexer::Tok;
-use super::limits::{MAX_DEPTH, MAX_NODES};
+use super::limits::{MAX_DEPTH, MAX_NODES, MAX_POSTFIX};
 use super::Failure;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,7 +104,7 @@ pub fn parse(toks: Vec<Tok>) -> Result<Node, Failure> {
         return Err(Failure::Syntax("empty answer".into()));
     }
     let mut p = Parser { toks, pos: 0, depth: 0, nodes: 0 };
-    let node = p.list(None)?;
+    let node = p.list()?;
     if p.pos < p.toks.len() {
         return Err(Failure::Syntax(format!("unexpected {:?}", p.toks[p.pos])));
     }
@@ -118,7 +118,7 @@ fn decimal(text: &str) -> Result<BigRational, Failure> {
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let digits: BigInt = format!("{int}{frac}").parse().map_err(|_| Failure::Syntax("bad number".into()))?;
-    let shift = exp - frac.len() as i64;
+    let shift = exp.checked_sub(frac.len() as i64).ok_or(Failure::TooLarge("decimal exponent"))?;
     if shift.unsigned_abs() > super::limits::MAX_EXPONENT {
         return Err(Failure::TooLarge("decimal exponent"));
     }
@@ -180,8 +180,8 @@ impl Parser {
         Ok(items)
     }
 
-    fn list(&mut self, close: Option<&[Tok]>) -> Result<Node, Failure> {
-        let mut items = self.items(close.unwrap_or(&[]))?;
+    fn list(&mut self) -> Result<Node, Failure> {
+        let mut items = self.items(&[])?;
         match items.len() {
             0 => Err(Failure::Syntax("empty expression".into())),
             1 => Ok(items.pop().unwrap_or(Node::List(Vec::new()))),
@@ -283,7 +283,23 @@ impl Parser {
                 let den = self.unary()?;
                 factors = vec![self.node(Node::Div(Box::new(num), Box::new(den)))?];
             } else if self.starts_factor() {
-                factors.push(self.power()?);
+                let mixed = factors.len() == 1 && self.at(&Tok::Cmd("frac".into()));
+                let next = self.power()?;
+                match (mixed, factors.pop()) {
+                    // `2\frac{1}{4}` is the mixed number 2 + 1/4 (an integer, then a fraction of integers).
+                    (true, Some(whole)) if is_mixed_number(&whole, &next) => {
+                        let n = match whole {
+                            Node::Neg(w) => Node::Neg(Box::new(Node::Add(vec![*w, next]))),
+                            w => Node::Add(vec![w, next]),
+                        };
+                        factors.push(self.node(n)?);
+                    }
+                    (_, Some(prev)) => {
+                        factors.push(prev);
+                        factors.push(next);
+                    }
+                    (_, None) => factors.push(next),
+                }
             } else {
                 return self.node(product(factors));
             }
@@ -324,6 +340,13 @@ impl Parser {
 
     /// A superscript: a braced group, a signed number or a single factor.
     fn script(&mut self) -> Result<Node, Failure> {
+        self.enter()?;
+        let out = self.script_inner();
+        self.depth -= 1;
+        out
+    }
+
+    fn script_inner(&mut self) -> Result<Node, Failure> {
         if self.eat(&Tok::Sym('-')) {
             let inner = self.script()?;
             return self.node(Node::Neg(Box::new(inner)));
@@ -343,7 +366,7 @@ impl Parser {
     }
 
     fn postfix_ops(&mut self, mut node: Node) -> Result<Node, Failure> {
-        loop {
+        for _ in 0..=MAX_POSTFIX {
             if self.eat(&Tok::Sym('!')) {
                 node = self.node(Node::Factorial(Box::new(node)))?;
             } else if self.eat(&Tok::Percent) {
@@ -352,6 +375,7 @@ impl Parser {
                 return Ok(node);
             }
         }
+        Err(Failure::TooLarge("postfix chain too long"))
     }
 
     /// One LaTeX argument: a braced group, or a single token (`\frac12` takes `1` then `2`).
@@ -571,6 +595,19 @@ impl Parser {
             _ => Err(Failure::Unsupported("LaTeX command")),
         }
     }
+}
+
+fn is_integer_literal(n: &Node) -> bool {
+    matches!(n, Node::Num(q) if q.is_integer())
+}
+
+/// An integer (or its negation) followed by a `\frac` of two integers.
+fn is_mixed_number(whole: &Node, frac: &Node) -> bool {
+    let whole_ok = match whole {
+        Node::Neg(w) => is_integer_literal(w),
+        w => is_integer_literal(w),
+    };
+    whole_ok && matches!(frac, Node::Div(a, b) if is_integer_literal(a) && is_integer_literal(b))
 }
 
 fn product(mut factors: Vec<Node>) -> Node {
