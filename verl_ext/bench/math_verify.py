@@ -86,7 +86,7 @@ def _prime_math_judge() -> Callable[[Pair], bool]:
     return judge
 
 
-def _timed(name: str, fn: Callable[[], list[bool]]) -> tuple[list[bool], float]:
+def _timed(fn: Callable[[], list[bool]]) -> tuple[list[bool], float]:
     start = time.perf_counter()
     verdicts = fn()
     return verdicts, time.perf_counter() - start
@@ -120,15 +120,15 @@ def run(args: argparse.Namespace) -> int:
     contenders: list[tuple[str, list[bool], float]] = []
     preds, refs = [p.prediction for p in pairs], [p.reference for p in pairs]
     math_equal_batch(preds[:64], refs[:64], num_threads=1)  # warm-up
-    verdicts, secs = _timed("verl-ext", lambda: math_equal_batch(preds, refs, num_threads=1))
+    verdicts, secs = _timed(lambda: math_equal_batch(preds, refs, num_threads=1))
     contenders.append(("verl-ext", verdicts, secs))
     if not args.skip_math_verify:
         judge = _math_verify_judge()
-        verdicts, secs = _timed("math-verify", lambda: _python_loop(judge, pairs, "Math-Verify", quiet))
+        verdicts, secs = _timed(lambda: _python_loop(judge, pairs, "Math-Verify", quiet))
         contenders.append(("math-verify", verdicts, secs))
     if not args.skip_prime:
         judge = _prime_math_judge()
-        verdicts, secs = _timed("prime_math", lambda: _python_loop(judge, pairs, "prime_math", quiet))
+        verdicts, secs = _timed(lambda: _python_loop(judge, pairs, "prime_math", quiet))
         contenders.append(("prime_math", verdicts, secs))
 
     summaries = [_summary(name, pairs, v, s) for name, v, s in contenders]

@@ -2,8 +2,6 @@
 //!
 //! Mirrors the branches of `verl.utils.reward_score.default_compute_score` that verl-ext ports.
 
-use rayon::prelude::*;
-
 use crate::error::CoreError;
 use crate::mathverify;
 use crate::parallel;
@@ -140,10 +138,7 @@ pub fn score_batch(samples: &[Sample<'_>], format: Option<&FormatSpec>, threads:
         outcome: score(s),
         format: format.map(|spec| s.solution.text().map_or(0.0, |t| spec.score(t))),
     };
-    if threads == 1 || samples.len() < 2 {
-        return samples.iter().map(one).collect();
-    }
-    parallel::pool(threads).install(|| samples.par_iter().with_min_len(16).map(one).collect())
+    parallel::map(samples, threads, 16, one)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use rayon::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
 static POOLS: OnceLock<Mutex<HashMap<usize, Arc<ThreadPool>>>> = OnceLock::new();
@@ -33,4 +34,13 @@ pub fn pool(threads: usize) -> Arc<ThreadPool> {
             )
         })
         .clone()
+}
+
+/// `items.map(f)` in order on a pool of `threads` workers (0: [`default_threads`]), each worker taking
+/// at least `min_len` items; one thread (or one item) runs inline on the caller's thread.
+pub fn map<T: Sync, R: Send>(items: &[T], threads: usize, min_len: usize, f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    if threads == 1 || items.len() < 2 {
+        return items.iter().map(f).collect();
+    }
+    pool(threads).install(|| items.par_iter().with_min_len(min_len).map(f).collect())
 }

@@ -5,9 +5,11 @@
 //!   [`REL_TOL`] (so `6.28 != 2\pi`). `p\%` equals `p/100` and also `p`.
 //! - Expressions with variables: equal values at [`SAMPLE_POINTS`] fixed pseudo-random points (at least
 //!   half of them defined on both sides, all defined ones agreeing at 1e-7).
-//! - `x = 3` equals `3` (an equation whose one side is a lone variable stands for its other side);
-//!   two equations are equal when their lone-variable sides match or their differences are equal up to sign.
-//! - Inequalities and `x \in S` become intervals: `x \ge 3` = `[3, \infty)`, `3 < x` = `x > 3`.
+//! - An equation stands for its answer: the other side of a naming side (`x = 3`, `y = 2x+1`, `f(x) = ...`,
+//!   `(x, y) = (1, 2)`) or the root of a linear equation in one variable (`2x = 6`); `x=1, y=2` compares by
+//!   name; other equations are equal when their differences are equal up to sign.
+//! - One-variable inequalities (linear ones solved), `x \ne a` and `x \in S` become intervals:
+//!   `x \ge 3` = `[3, \infty)`, `3 < x` = `x > 3`, `2x > 6` = `x > 3`.
 //! - Intervals compare ends and open/closed marks; unions are order-free; sets (`\{\}`) and bare lists
 //!   (`1, 2`; `x=1, x=2`) are order-free, tuples and matrices ordered; a one-element set equals its element.
 //! - Multiple choice: a reference that is a single letter A-E (optionally in parentheses or `\text{}`)
@@ -17,7 +19,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 
 use super::exact::{self, Surd};
-use super::lexer::lex;
+use super::lexer::{lex, WRAPPERS};
 use super::limits::{MAX_ANSWER_BYTES, REL_TOL, SAMPLE_POINTS};
 use super::numeric::{self, C};
 use super::parser::{int, parse, Constant, Node, Rel};
@@ -40,11 +42,14 @@ fn squeeze(s: &str) -> String {
     s.chars().filter(|c| !c.is_whitespace() && *c != '$').collect()
 }
 
-/// Strip `\text{}`-style wrappers, braces, `$`, spaces and one pair of parentheses around a choice letter.
+/// Strip the lexer's `\text{}`-style wrappers, `\left`/`\right`, braces, `$` and spaces.
 fn choice_text(s: &str) -> String {
     let mut t = squeeze(s);
-    for w in ["\\textbf", "\\text", "\\mathrm", "\\mathbf", "\\textrm", "\\mbox", "\\left", "\\right"] {
-        t = t.replace(w, "");
+    // Longest names first, so `\textbf` is not left as `bf` by `\text`.
+    let mut commands: Vec<&str> = WRAPPERS.iter().chain(&["left", "right"]).copied().collect();
+    commands.sort_by_key(|c| std::cmp::Reverse(c.len()));
+    for c in commands {
+        t = t.replace(&format!("\\{c}"), "");
     }
     t.chars().filter(|c| !matches!(c, '{' | '}')).collect()
 }
@@ -121,12 +126,11 @@ fn vars_of(n: &Node) -> Vec<String> {
 /// Does `side` only name the answer given by `other`? A variable not used in `other` (`y = 2x+1`), a tuple
 /// of variables (`(x, y) = (1, 2)`), or function notation (`f(x) = x^2`).
 fn names_answer(side: &Node, other: &Node) -> bool {
-    let free = |name: &String| !vars_of(other).contains(name);
+    let used = vars_of(other);
+    let free = |name: &String| !used.contains(name);
     match side {
         Node::Var(name) => free(name),
-        Node::Bracket('(', items, ')') => {
-            items.iter().all(|i| matches!(i, Node::Var(_))) && vars_of(other).iter().all(|v| !vars_of(side).contains(v))
-        }
+        Node::Bracket('(', items, ')') => items.iter().all(|i| matches!(i, Node::Var(n) if free(n))),
         // `f(x)` parses as the product f·x: only conventional function names count (`xy = 6` does not).
         Node::Mul(factors) => match factors.split_first() {
             Some((Node::Var(f), args)) if FUNCTION_NAMES.contains(&f.as_str()) => {
@@ -142,12 +146,16 @@ fn names_answer(side: &Node, other: &Node) -> bool {
     }
 }
 
-/// `lhs - rhs` as `m·v + c` in its only variable `v`, exactly (m != 0).
-fn linear(lhs: &Node, rhs: &Node) -> Option<(String, Surd, Surd)> {
+fn difference(lhs: &Node, rhs: &Node) -> Node {
+    Node::Add(vec![lhs.clone(), Node::Neg(Box::new(rhs.clone()))])
+}
+
+/// `lhs - rhs = m·v + c` in its only variable `v`, exactly (m != 0): `(v, m, root)` with root `-c/m`.
+fn linear(lhs: &Node, rhs: &Node) -> Option<(String, Surd, Node)> {
     let mut vars = vars_of(lhs);
     numeric::variables(rhs, &mut vars);
     let [v] = vars.as_slice() else { return None };
-    let diff = Node::Add(vec![lhs.clone(), Node::Neg(Box::new(rhs.clone()))]);
+    let diff = difference(lhs, rhs);
     let at = |t: i64| exact::eval(&substitute(&diff, v, &int(t)));
     let (f0, f1) = (at(0)?, at(1)?);
     let m = f1.add(&f0.neg())?;
@@ -161,7 +169,8 @@ fn linear(lhs: &Node, rhs: &Node) -> Option<(String, Surd, Surd)> {
             return None;
         }
     }
-    Some((v.clone(), m, f0))
+    let root = f0.neg().mul(&m.inv()?)?.to_node();
+    Some((v.clone(), m, root))
 }
 
 fn substitute(n: &Node, var: &str, value: &Node) -> Node {
@@ -196,8 +205,8 @@ fn solution(n: &Node) -> Option<(Option<String>, Node)> {
             return Some((var, value.clone()));
         }
     }
-    let (v, m, c) = linear(&sides[0], &sides[1])?;
-    Some((Some(v), c.neg().mul(&m.inv()?)?.to_node()))
+    let (v, _, root) = linear(&sides[0], &sides[1])?;
+    Some((Some(v), root))
 }
 
 /// An interval with its ends (`None` ends are the infinities).
@@ -208,16 +217,11 @@ struct Interval {
     hi_closed: bool,
 }
 
-fn is_infinite(n: &Node) -> Option<bool> {
-    match n {
-        Node::Const(Constant::Infinity) => Some(true),
-        Node::Neg(x) if matches!(**x, Node::Const(Constant::Infinity)) => Some(false),
-        _ => None,
-    }
-}
-
+/// An interval end: `None` for `\infty` and `-\infty`.
 fn end(n: &Node) -> Option<Node> {
-    is_infinite(n).is_none().then(|| n.clone())
+    let infinity = |x: &Node| matches!(x, Node::Const(Constant::Infinity));
+    let infinite = infinity(n) || matches!(n, Node::Neg(x) if infinity(x));
+    (!infinite).then(|| n.clone())
 }
 
 fn bracket_interval(n: &Node) -> Option<Interval> {
@@ -247,8 +251,7 @@ fn relation_intervals(n: &Node) -> Option<Vec<Interval>> {
         (2, [Rel::In]) if is_var(0) => intervals(&sides[1]),
         (2, [op]) if *op != Rel::Eq => {
             // m·v + c (op) 0  <=>  v (op, flipped when m < 0) -c/m
-            let (_, m, c) = linear(&sides[0], &sides[1])?;
-            let root = c.neg().mul(&m.inv()?)?.to_node();
+            let (_, m, root) = linear(&sides[0], &sides[1])?;
             half_line(root, if m.to_f64() < 0.0 { op.flipped() } else { *op })
         }
         (3, [a, b]) if is_var(1) => {
@@ -332,8 +335,7 @@ fn relations_eq(a: &Node, b: &Node) -> bool {
             }
         }
         // Same solution set: the differences agree up to sign.
-        let diff = |s: &[Node]| Node::Add(vec![s[0].clone(), Node::Neg(Box::new(s[1].clone()))]);
-        let (da, db) = (diff(sa), diff(sb));
+        let (da, db) = (difference(&sa[0], &sa[1]), difference(&sb[0], &sb[1]));
         return scalar_eq(&da, &db) || scalar_eq(&da, &Node::Neg(Box::new(db.clone())));
     }
     let forward = oa == ob && ordered_eq(sa, sb);
@@ -491,8 +493,7 @@ fn value_eq(a: &Node, b: &Node) -> bool {
     if let (Some(x), Some(y)) = (&ea, &eb) {
         return x == y;
     }
-    let mut vars = Vec::new();
-    numeric::variables(a, &mut vars);
+    let mut vars = vars_of(a);
     numeric::variables(b, &mut vars);
     if vars.is_empty() {
         let (Some(x), Some(y)) = (numeric::eval(a, &|_| None), numeric::eval(b, &|_| None)) else { return false };

@@ -62,7 +62,7 @@ const IGNORED: &[&str] = &[
     "phantom",
 ];
 /// Commands whose braced argument is kept as plain content.
-const WRAPPERS: &[&str] = &[
+pub(super) const WRAPPERS: &[&str] = &[
     "text",
     "textbf",
     "textit",

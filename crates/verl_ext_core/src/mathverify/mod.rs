@@ -102,20 +102,12 @@ pub fn verify(solution: &str, ground_truth: &str) -> Verification {
 
 /// [`math_equal`] over pairs on `threads` worker threads (0: all cores), in order.
 pub fn math_equal_batch(pairs: &[(&str, &str)], threads: usize) -> Vec<Verdict> {
-    run_batch(pairs, threads, |(p, r)| math_equal(p, r))
+    crate::parallel::map(pairs, threads, 8, |(p, r)| math_equal(p, r))
 }
 
 /// [`verify`] over (solution, ground truth) pairs on `threads` worker threads (0: all cores), in order.
 pub fn verify_batch(pairs: &[(&str, &str)], threads: usize) -> Vec<Verification> {
-    run_batch(pairs, threads, |(s, g)| verify(s, g))
-}
-
-fn run_batch<T: Send>(pairs: &[(&str, &str)], threads: usize, f: impl Fn(&(&str, &str)) -> T + Sync + Send) -> Vec<T> {
-    use rayon::prelude::*;
-    if threads == 1 || pairs.len() < 2 {
-        return pairs.iter().map(f).collect();
-    }
-    crate::parallel::pool(threads).install(|| pairs.par_iter().with_min_len(8).map(&f).collect())
+    crate::parallel::map(pairs, threads, 8, |(s, g)| verify(s, g))
 }
 
 #[cfg(test)]

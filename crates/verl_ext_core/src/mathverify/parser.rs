@@ -157,12 +157,16 @@ impl Parser {
         Ok(n)
     }
 
-    fn enter(&mut self) -> Result<(), Failure> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
+    /// Run `f` one level deeper: every recursive rule goes through here, so the depth limit holds and the
+    /// depth is restored on every path, errors included.
+    fn nested(&mut self, f: impl FnOnce(&mut Self) -> Result<Node, Failure>) -> Result<Node, Failure> {
+        if self.depth >= MAX_DEPTH {
             return Err(Failure::TooLarge("nesting too deep"));
         }
-        Ok(())
+        self.depth += 1;
+        let out = f(self);
+        self.depth -= 1;
+        out
     }
 
     /// Comma-separated items until `close` (or the end).
@@ -231,7 +235,10 @@ impl Parser {
     }
 
     fn sum(&mut self) -> Result<Node, Failure> {
-        self.enter()?;
+        self.nested(Self::sum_inner)
+    }
+
+    fn sum_inner(&mut self) -> Result<Node, Failure> {
         let mut terms = vec![self.term()?];
         loop {
             if self.eat(&Tok::Sym('+')) {
@@ -240,18 +247,14 @@ impl Parser {
                 let t = self.term()?;
                 terms.push(self.node(Node::Neg(Box::new(t)))?);
             } else if self.eat(&Tok::Pm) {
-                let base =
-                    if terms.len() == 1 { terms.pop().unwrap_or(Node::List(Vec::new())) } else { Node::Add(terms) };
                 let t = self.term()?;
-                self.depth -= 1;
-                return self.node(Node::PlusMinus(Box::new(base), Box::new(t)));
+                return self.node(Node::PlusMinus(Box::new(sum_of(terms)), Box::new(t)));
             } else {
                 break;
             }
         }
-        self.depth -= 1;
         if terms.len() == 1 {
-            return Ok(terms.pop().unwrap_or(Node::List(Vec::new())));
+            return Ok(sum_of(terms));
         }
         self.node(Node::Add(terms))
     }
@@ -307,43 +310,37 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Node, Failure> {
-        self.enter()?;
-        let out = if self.eat(&Tok::Sym('-')) {
-            let inner = self.unary()?;
-            self.node(Node::Neg(Box::new(inner)))
-        } else if self.eat(&Tok::Pm) {
-            // `\pm 3`: the values 3 and -3
-            let inner = self.unary()?;
-            self.node(Node::PlusMinus(Box::new(int(0)), Box::new(inner)))
-        } else if self.eat(&Tok::Sym('+')) {
-            self.unary()
-        } else {
-            self.power()
-        };
-        self.depth -= 1;
-        out
+        self.nested(|p| {
+            if p.eat(&Tok::Sym('-')) {
+                let inner = p.unary()?;
+                p.node(Node::Neg(Box::new(inner)))
+            } else if p.eat(&Tok::Pm) {
+                // `\pm 3`: the values 3 and -3
+                let inner = p.unary()?;
+                p.node(Node::PlusMinus(Box::new(int(0)), Box::new(inner)))
+            } else if p.eat(&Tok::Sym('+')) {
+                p.unary()
+            } else {
+                p.power()
+            }
+        })
     }
 
     fn power(&mut self) -> Result<Node, Failure> {
-        self.enter()?;
-        let base = self.postfix()?;
-        let out = if self.eat(&Tok::Sym('^')) {
-            let exp = self.script()?;
-            let pow = self.node(Node::Pow(Box::new(base), Box::new(exp)))?;
-            self.postfix_ops(pow)
-        } else {
-            Ok(base)
-        };
-        self.depth -= 1;
-        out
+        self.nested(|p| {
+            let base = p.postfix()?;
+            if !p.eat(&Tok::Sym('^')) {
+                return Ok(base);
+            }
+            let exp = p.script()?;
+            let pow = p.node(Node::Pow(Box::new(base), Box::new(exp)))?;
+            p.postfix_ops(pow)
+        })
     }
 
     /// A superscript: a braced group, a signed number or a single factor.
     fn script(&mut self) -> Result<Node, Failure> {
-        self.enter()?;
-        let out = self.script_inner();
-        self.depth -= 1;
-        out
+        self.nested(Self::script_inner)
     }
 
     fn script_inner(&mut self) -> Result<Node, Failure> {
@@ -425,10 +422,7 @@ impl Parser {
     }
 
     fn primary(&mut self) -> Result<Node, Failure> {
-        self.enter()?;
-        let out = self.primary_inner();
-        self.depth -= 1;
-        out
+        self.nested(Self::primary_inner)
     }
 
     fn primary_inner(&mut self) -> Result<Node, Failure> {
@@ -615,6 +609,14 @@ fn product(mut factors: Vec<Node>) -> Node {
         factors.pop().unwrap_or(Node::List(Vec::new()))
     } else {
         Node::Mul(factors)
+    }
+}
+
+fn sum_of(mut terms: Vec<Node>) -> Node {
+    if terms.len() == 1 {
+        terms.pop().unwrap_or(Node::List(Vec::new()))
+    } else {
+        Node::Add(terms)
     }
 }
 
