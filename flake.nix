@@ -293,7 +293,7 @@
       };
 
       checks.${system} = {
-        cargo-test = cargoCheck "cargo-test" "cargo test -p verl_ext_core --locked --offline";
+        cargo-test = cargoCheck "cargo-test" "cargo test -p verl_ext_core -p verl_ext_sandbox --locked --offline";
         clippy = cargoCheck "clippy" "cargo clippy --workspace --all-targets --locked --offline -- -D warnings";
         pytest = pkgs.runCommand "verl-ext-pytest" { nativeBuildInputs = [ testPython ]; } ''
           export HOME="$TMPDIR" VERL_EXT_CONFIGS=${./configs} VERL_EXT_REQUIRE_SANDBOX=0

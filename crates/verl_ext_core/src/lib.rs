@@ -1,10 +1,12 @@
-//! verl-ext core: pure Rust, no Python types. The PyO3 binding lives in `verl_ext_py`.
+//! verl-ext core: pure Rust, no Python types and no `unsafe` (the sandbox, which needs raw system calls,
+//! is the crate `verl_ext_sandbox`). The PyO3 binding lives in `verl_ext_py`.
+
+#![forbid(unsafe_code)]
 
 pub mod dispatch;
 pub mod error;
 pub mod mathverify;
 pub mod parallel;
-pub mod sandbox;
 pub mod scorers;
 pub mod text;
 

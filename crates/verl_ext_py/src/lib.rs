@@ -1,5 +1,5 @@
 //! `verl_ext._core`: the compiled module. Only conversions, exceptions and GIL release live here;
-//! all behaviour is in `verl_ext_core`.
+//! all behaviour is in `verl_ext_core` and `verl_ext_sandbox`.
 
 mod convert;
 mod errors;

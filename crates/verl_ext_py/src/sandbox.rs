@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use verl_ext_core::sandbox::warm::{self, ZygoteSpec};
-use verl_ext_core::sandbox::{self, probe, zygote, ExecRequest, SandboxConfig, SandboxError};
+use verl_ext_sandbox::warm::{self, ZygoteSpec};
+use verl_ext_sandbox::{self as sandbox, probe, zygote, ExecRequest, SandboxConfig, SandboxError};
 
 use crate::errors::{detached, exception};
 

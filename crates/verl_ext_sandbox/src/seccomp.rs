@@ -16,7 +16,7 @@ use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule, TargetArch,
 };
 
-use crate::sandbox::SandboxError;
+use crate::SandboxError;
 
 /// Syscalls a sandboxed program may make (`clone` only without namespace flags; `clone3` is allowed
 /// here so that the first filter's ENOSYS, not EPERM, is what the program sees).

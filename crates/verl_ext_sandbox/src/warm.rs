@@ -145,7 +145,7 @@ static NEXT: AtomicUsize = AtomicUsize::new(0);
 
 /// Zygotes per set-up: forking is serial in a zygote (~1 ms), so one serves several cores.
 fn pool_size() -> usize {
-    crate::parallel::default_threads().div_ceil(8).max(1)
+    verl_ext_core::parallel::default_threads().div_ceil(8).max(1)
 }
 
 fn zygote_for(spec: &ZygoteSpec, cfg: &SandboxConfig) -> Result<Arc<Zygote>, SandboxError> {

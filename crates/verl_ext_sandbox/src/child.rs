@@ -106,7 +106,7 @@ pub(crate) fn fail(report: libc::c_int, step: u8) -> ! {
 macro_rules! check {
     ($report:expr, $step:expr, $call:expr) => {
         if ($call as i64) < 0 {
-            $crate::sandbox::child::fail($report, $step);
+            $crate::child::fail($report, $step);
         }
     };
 }
@@ -269,7 +269,7 @@ pub unsafe fn enter(plan: &Plan) -> ! {
     // in our namespace, so no_new_privs is not needed yet.
     // Not for a zygote: its children inherit the domain and must still write their id maps.
     if plan.landlock {
-        check!(report, 13, crate::sandbox::landlock::restrict_self() as libc::c_int);
+        check!(report, 13, crate::landlock::restrict_self() as libc::c_int);
     }
     check!(report, 14, libc::sethostname(plan.hostname.as_ptr().cast(), plan.hostname.len()));
     for &(resource, limit) in &plan.rlimits {

@@ -649,11 +649,11 @@ pub fn run_all_weak(
     run_each(reqs, threads, |req| weak::run_weak(req, cfg))
 }
 
-/// Executions at a time by default: twice [`crate::parallel::default_threads`]. A program that sleeps
+/// Executions at a time by default: twice [`verl_ext_core::parallel::default_threads`]. A program that sleeps
 /// or waits for its deadline holds a worker but no core, so one worker per core would leave cores
 /// idle behind slow programs; CPU-bound ones just share the cores.
 pub fn default_sandbox_threads() -> usize {
-    crate::parallel::default_threads() * 2
+    verl_ext_core::parallel::default_threads() * 2
 }
 
 /// Executions running now in this process, across all callers (bounded by [`default_sandbox_threads`]:

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use verl_ext_core::sandbox::{probe, run, ExecRequest, SandboxConfig, Status};
+use verl_ext_sandbox::{probe, run, ExecRequest, SandboxConfig, Status};
 
 fn available() -> bool {
     let caps = probe::probe(vec!["/bin/sh".into(), "-c".into(), "exit 0".into()], vec![]);
@@ -18,7 +18,7 @@ fn available() -> bool {
     caps.full_isolation
 }
 
-fn sh(script: &str, cfg: &SandboxConfig) -> verl_ext_core::sandbox::ExecResult {
+fn sh(script: &str, cfg: &SandboxConfig) -> verl_ext_sandbox::ExecResult {
     let req = ExecRequest {
         argv: vec!["/bin/sh".into(), "-c".into(), script.into()],
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::sandbox::{run, ExecRequest, SandboxConfig};
+use crate::{run, ExecRequest, SandboxConfig};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Capabilities {
@@ -18,7 +18,7 @@ pub struct Capabilities {
 
 /// Probe by running `/bin/true`-like program `argv` (absolute path) in a full sandbox.
 pub fn probe(argv: Vec<String>, read_only_paths: Vec<std::path::PathBuf>) -> Capabilities {
-    let seccomp = crate::sandbox::seccomp::filters().is_ok();
+    let seccomp = crate::seccomp::filters().is_ok();
     let cfg = SandboxConfig {
         timeout: Duration::from_secs(10),
         read_only_paths: SandboxConfig::default().read_only_paths.into_iter().chain(read_only_paths).collect(),
@@ -32,6 +32,6 @@ pub fn probe(argv: Vec<String>, read_only_paths: Vec<std::path::PathBuf>) -> Cap
         }
         Err(e) => (false, Some(e.to_string())),
     };
-    let cgroups = crate::sandbox::cgroup::support().describe();
-    Capabilities { full_isolation, error, seccomp, landlock_abi: crate::sandbox::landlock::abi(), cgroups }
+    let cgroups = crate::cgroup::support().describe();
+    Capabilities { full_isolation, error, seccomp, landlock_abi: crate::landlock::abi(), cgroups }
 }
