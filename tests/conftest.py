@@ -1,10 +1,20 @@
-"""Shared fixtures: a tiny tokenizer built locally (no hub downloads) and DataProto builders."""
+"""Shared fixtures: a tiny tokenizer built locally (no hub downloads) and DataProto builders; hypothesis
+profiles."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI (ci/test sets HYPOTHESIS_PROFILE=ci): the same examples on every run and no example database, so a
+# landing never fails on a draw no one can reproduce. Plain `pytest` draws fresh examples each run and
+# keeps failures in the local database, to find what CI's fixed draws miss.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 from tests.helpers import build_tiny_tokenizer
 
@@ -17,7 +27,7 @@ def tiny_tokenizer_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def tiny_tokenizer(tiny_tokenizer_dir: Path):  # noqa: ANN201 - transformers type
+def tiny_tokenizer(tiny_tokenizer_dir: Path):
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(str(tiny_tokenizer_dir))

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 import pytest
 import torch
-
 import verl.utils.torch_functional as verl_F
 from verl.utils.experimental import torch_functional as verl_exp
 

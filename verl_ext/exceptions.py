@@ -1,8 +1,13 @@
 """Exceptions raised by verl-ext. Every error of the Rust core maps to one of these classes."""
 
 __all__ = [
-    "VerlExtError", "InvalidInputError", "InputTypeError", "UnknownDataSourceError", "InternalError",
-    "SandboxError", "SandboxUnavailableError",
+    "InputTypeError",
+    "InternalError",
+    "InvalidInputError",
+    "SandboxError",
+    "SandboxUnavailableError",
+    "UnknownDataSourceError",
+    "VerlExtError",
 ]
 
 

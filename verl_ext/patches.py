@@ -28,8 +28,15 @@ import torch
 from verl_ext.ops import linear_logprobs
 from verl_ext.ops import logprobs_from_logits as _logprobs
 
-__all__ = ["FusedLinearForPPO", "apply", "applied", "entropy_from_logits", "linear_cross_entropy",
-           "logprobs_from_logits", "remove"]
+__all__ = [
+    "FusedLinearForPPO",
+    "applied",
+    "apply",
+    "entropy_from_logits",
+    "linear_cross_entropy",
+    "logprobs_from_logits",
+    "remove",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -46,7 +53,7 @@ def entropy_from_logits(logits: torch.Tensor) -> torch.Tensor:
     """verl's ``entropy_from_logits(logits [..., V])`` -> fp32 entropy ``[...]``."""
     flat = logits.reshape(-1, logits.shape[-1])
     labels = torch.zeros(flat.shape[0], dtype=torch.int64, device=flat.device)
-    _, entropy = _logprobs(flat, labels, return_entropy=True)  # type: ignore[misc]
+    _, entropy = _logprobs(flat, labels, return_entropy=True)
     return entropy.view(logits.shape[:-1])
 
 

@@ -273,7 +273,7 @@ def fraction_stream(rng: random.Random):
         ref = forms[0] if rng.random() < 0.7 else rng.choice(forms)
         if rng.random() < 0.5:
             pred = rng.choice([f for f in forms if f != ref])
-            yield ref, pred, True, "both are %s" % q
+            yield ref, pred, True, f"both are {q}"
         else:
             cands = [F(n + 1, d), F(n, d + 1), F(d, n), -q, q + 1, F(n - 1, d) if n > 1 else F(n, 2 * d)]
             q2 = rng.choice(cands)
@@ -282,7 +282,7 @@ def fraction_stream(rng: random.Random):
             if q2 == q:
                 continue
             pred = rng.choice(fraction_forms(q2, rng))
-            yield ref, pred, False, "%s != %s" % (q, q2)
+            yield ref, pred, False, f"{q} != {q2}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -348,7 +348,7 @@ def decfrac_stream(rng: random.Random):
                     variants.append(dec[1:])
                 pred = rng.choice(variants)
                 pair = (fr, pred) if rng.random() < 0.6 else (pred, fr)
-                yield pair[0], pair[1], True, "%s terminates: %s" % (q, dec)
+                yield pair[0], pair[1], True, f"{q} terminates: {dec}"
             else:
                 k = len(dec.split(".")[1]) if "." in dec else 0
                 if k < 2:
@@ -356,7 +356,7 @@ def decfrac_stream(rng: random.Random):
                 s, v = dec_round(q, k - 1)
                 if v == q:
                     continue
-                yield fr, s, False, "%s = %s, not %s" % (q, dec, s)
+                yield fr, s, False, f"{q} = {dec}, not {s}"
         else:
             d = rng.choice(REPEATING_DENS)
             n = rng.randint(1, 2 * d)
@@ -371,7 +371,7 @@ def decfrac_stream(rng: random.Random):
                 s = digits[:-k] + "." + digits[-k:]
             fr = rng.choice([frac_tex(q), "%d/%d" % (n, d)])
             pair = (fr, s) if rng.random() < 0.8 else (s, fr)
-            yield pair[0], pair[1], False, "%s does not terminate" % q
+            yield pair[0], pair[1], False, f"{q} does not terminate"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -684,14 +684,14 @@ def pi_e_stream(rng: random.Random):
             ref = forms[0]
             if rng.random() < 0.5:
                 pred = rng.choice(forms[1:])
-                yield ref, pred, True, "both %s pi" % q
+                yield ref, pred, True, f"both {q} pi"
             else:
                 if rng.random() < 0.5:
                     q2 = rng.choice([q + F(1, d), q * 2, F(d, n) if n != d else q + 1, q + 1])
                     if q2 == q:
                         continue
                     pred = rng.choice(pi_coef_forms(q2))
-                    yield ref, pred, False, "%s pi != %s pi" % (q, q2)
+                    yield ref, pred, False, f"{q} pi != {q2} pi"
                 else:
                     val = PI_60 * n / d
                     yield ref, irr_round(val, rng.randint(2, 6)), False, "rounded irrational"
@@ -807,7 +807,7 @@ def power_stream(rng: random.Random):
                     continue
                 pred, why = str(v2), "%d*%d, not a power" % (b, k)
             else:
-                pred, why = "-%s" % frac_tex(F(1, v)) if rng.random() < 0.5 else "-%d" % v, "sign error"
+                pred, why = f"-{frac_tex(F(1, v))}" if rng.random() < 0.5 else "-%d" % v, "sign error"
                 yield "%d^{-%d}" % (b, k), pred, False, why
                 continue
             yield base, pred, False, why
@@ -907,7 +907,7 @@ def pct_stream(rng: random.Random):
             continue  # keep the "p% also equals p" rule to plain-looking numbers of at least 5
 
         def show(x):
-            return "%s%%" % x[0] if x[1] else str(x[0])
+            return f"{x[0]}%" if x[1] else str(x[0])
 
         why = ("%s matches %s" if eq else "%s does not match %s") % (show(a), show(b))
         yield ref, pred, eq, why
@@ -993,7 +993,7 @@ def units_stream(rng: random.Random):
             else:
                 ref, pred = num_tex(v) + s1, rng.choice(forms) + s2
             if ref != pred:
-                yield ref, pred, True, "same number %s, marks dropped" % v
+                yield ref, pred, True, f"same number {v}, marks dropped"
         else:
             w = rng.choice([v + 1, v * 10, v / 10, v * 2, v + F(1, 2)])
             if w == v:
@@ -1005,7 +1005,7 @@ def units_stream(rng: random.Random):
                 ref, pred = num_tex(v) + s1, num_tex(w)
             else:
                 ref, pred = num_tex(v) + s1, num_tex(w) + s1
-            yield ref, pred, False, "%s != %s" % (v, w)
+            yield ref, pred, False, f"{v} != {w}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1077,7 +1077,7 @@ def currency_stream(rng: random.Random):
                 ref, pred = forms[0], money_plain(v)
             else:
                 ref, pred = rng.sample(forms, 2)
-            yield ref, pred, True, "both %s dollars" % money_plain(v, v.denominator != 1)
+            yield ref, pred, True, f"both {money_plain(v, v.denominator != 1)} dollars"
         else:
             cands = [v + 1, v * 10, v / 10, v + F(1, 100)]
             if v.denominator != 1:
@@ -1089,7 +1089,7 @@ def currency_stream(rng: random.Random):
                 ref, pred = money_plain(v), rng.choice(money_forms(w))
             else:
                 ref, pred = rng.choice(forms[:1] + forms[4:]), money_plain(w)
-            yield ref, pred, False, "%s != %s" % (money_plain(v), money_plain(w))
+            yield ref, pred, False, f"{money_plain(v)} != {money_plain(w)}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1166,7 +1166,7 @@ def wrappers_stream(rng: random.Random):
             ref = forms[0]
             pred = wrap(rng.choice(forms), rng, depth)
             if pred != ref:
-                yield ref, pred, True, "wrapper around %s" % forms[0]
+                yield ref, pred, True, f"wrapper around {forms[0]}"
         else:
             j = rng.randrange(len(WRAP_POOL))
             if j == i:
@@ -1174,7 +1174,7 @@ def wrappers_stream(rng: random.Random):
             key2, forms2 = WRAP_POOL[j]
             if isinstance(key, F) != isinstance(key2, F) and rng.random() < 0.7:
                 continue
-            yield forms[0], wrap(rng.choice(forms2), rng, depth), False, "%s != %s" % (forms[0], forms2[0])
+            yield forms[0], wrap(rng.choice(forms2), rng, depth), False, f"{forms[0]} != {forms2[0]}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1205,12 +1205,12 @@ def interval_tex(iv, rng: random.Random, style: int | None = None, canonical: bo
     if style is None:
         style = rng.randint(0, 3)
     if style == 0:
-        return "%s%s,%s%s" % (lc, a, b, rc)
+        return f"{lc}{a},{b}{rc}"
     if style == 1:
-        return "%s%s, %s%s" % (lc, a, b, rc)
+        return f"{lc}{a}, {b}{rc}"
     if style == 2:
-        return r"\left%s%s, %s\right%s" % (lc, a, b, rc)
-    return r"\left%s %s , %s \right%s" % (lc, a, b, rc)
+        return rf"\left{lc}{a}, {b}\right{rc}"
+    return rf"\left{lc} {a} , {b} \right{rc}"
 
 
 def union_tex(ivs, rng: random.Random, canonical: bool = False) -> str:
@@ -1220,7 +1220,7 @@ def union_tex(ivs, rng: random.Random, canonical: bool = False) -> str:
 
 def iv_str(iv) -> str:
     lo, hi, lc, rc = iv
-    return "%s%s,%s%s" % (lc, lo, hi, rc)
+    return f"{lc}{lo},{hi}{rc}"
 
 
 def flip_end(iv, rng: random.Random):
@@ -1308,7 +1308,7 @@ def infinity_stream(rng: random.Random):
             if rng.random() < 0.2:
                 pred = r"x \in " + pred
             if pred != ref:
-                yield ref, pred, True, "same interval %s" % iv_str(iv)
+                yield ref, pred, True, f"same interval {iv_str(iv)}"
         else:
             c = rng.randint(0, 2)
             if c == 0:
@@ -1318,7 +1318,7 @@ def infinity_stream(rng: random.Random):
                 iv2 = (a + d, iv[1], iv[2], iv[3]) if iv[0] != NINF else (iv[0], a + d, iv[2], iv[3])
             else:  # the other ray from the same point
                 iv2 = (NINF, a, "(", ")") if iv[0] != NINF else (a, INF, "(", ")")
-            yield ref, interval_tex(iv2, rng), False, "%s != %s" % (iv_str(iv), iv_str(iv2))
+            yield ref, interval_tex(iv2, rng), False, f"{iv_str(iv)} != {iv_str(iv2)}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1383,7 +1383,7 @@ def interval_stream(rng: random.Random):
             if rng.random() < 0.25:
                 pred = rng.choice([r"x \in ", r"x\in", r"t \in "]) + pred
             if pred != ref:
-                yield ref, pred, True, "same interval %s" % iv_str(iv)
+                yield ref, pred, True, f"same interval {iv_str(iv)}"
         else:
             k = rng.randint(0, 3)
             if k == 0:
@@ -1394,9 +1394,9 @@ def interval_stream(rng: random.Random):
                 iv2 = (a - 1, b, lc, rc)
             else:
                 items = ", ".join(ep_forms(a)[0:1] + ep_forms(b)[0:1])
-                yield ref, r"\{%s\}" % items, False, "interval vs set of its ends"
+                yield ref, rf"\{{{items}\}}", False, "interval vs set of its ends"
                 continue
-            yield ref, interval_tex(iv2, rng), False, "%s != %s" % (iv_str(iv), iv_str(iv2))
+            yield ref, interval_tex(iv2, rng), False, f"{iv_str(iv)} != {iv_str(iv2)}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1439,24 +1439,24 @@ def set_tex(items, rng: random.Random, style: int | None = None) -> str:
     if style is None:
         style = rng.randint(0, 3)
     if style == 0:
-        return r"\{%s\}" % ",".join(items)
+        return r"\{{{}\}}".format(",".join(items))
     if style == 1:
-        return r"\{%s\}" % ", ".join(items)
+        return r"\{{{}\}}".format(", ".join(items))
     if style == 2:
-        return r"\left\{%s\right\}" % ", ".join(items)
-    return r"\{ %s \}" % " , ".join(items)
+        return r"\left\{{{}\right\}}".format(", ".join(items))
+    return r"\{{ {} \}}".format(" , ".join(items))
 
 
 def tuple_tex(items, rng: random.Random, style: int | None = None) -> str:
     if style is None:
         style = rng.randint(0, 3)
     if style == 0:
-        return "(%s)" % ",".join(items)
+        return "({})".format(",".join(items))
     if style == 1:
-        return "(%s)" % ", ".join(items)
+        return "({})".format(", ".join(items))
     if style == 2:
-        return r"\left(%s\right)" % ", ".join(items)
-    return r"\left( %s \right)" % " , ".join(items)
+        return r"\left({}\right)".format(", ".join(items))
+    return r"\left( {} \right)".format(" , ".join(items))
 
 
 def small_vals(rng: random.Random, n: int) -> list[F]:
@@ -1497,7 +1497,7 @@ def set_stream(rng: random.Random):
                 why = "missing element"
             elif k == 1:
                 new = small_vals(rng, len(vals) + 1)
-                extra = [v for v in new if v not in vals][0]
+                extra = next(v for v in new if v not in vals)
                 other.insert(rng.randint(0, len(other)), extra)
                 why = "extra element"
             elif k == 2:
@@ -1596,7 +1596,7 @@ def tuple_stream(rng: random.Random):
             else:
                 if n != 2 or vals[0] >= vals[1]:
                     continue
-                yield ref, "[%s, %s]" % tuple(set_items(vals, rng, False)), False, "tuple vs closed interval"
+                yield ref, "[{}, {}]".format(*tuple(set_items(vals, rng, False))), False, "tuple vs closed interval"
                 continue
             if other == vals:
                 continue
@@ -1638,14 +1638,14 @@ def matrix_tex(rows, rng: random.Random, vary: bool, env: int | None = None) -> 
     if env is None:
         env = rng.randint(0, 4)
     if env == 0:
-        return r"\begin{pmatrix}%s\end{pmatrix}" % body
+        return rf"\begin{{pmatrix}}{body}\end{{pmatrix}}"
     if env == 1:
-        return r"\begin{bmatrix}%s\end{bmatrix}" % body
+        return rf"\begin{{bmatrix}}{body}\end{{bmatrix}}"
     if env == 2:
-        return r"\left(\begin{matrix}%s\end{matrix}\right)" % body
+        return rf"\left(\begin{{matrix}}{body}\end{{matrix}}\right)"
     if env == 3:
-        return r"\left[\begin{matrix}%s\end{matrix}\right]" % body
-    return r"\left(\begin{array}{%s}%s\end{array}\right)" % ("c" * len(rows[0]), body)
+        return rf"\left[\begin{{matrix}}{body}\end{{matrix}}\right]"
+    return r"\left(\begin{{array}}{{{}}}{}\end{{array}}\right)".format("c" * len(rows[0]), body)
 
 
 def matrix_stream(rng: random.Random):
@@ -1662,12 +1662,12 @@ def matrix_stream(rng: random.Random):
         else:
             k = rng.randint(0, 3)
             if k == 0:
-                other = [list(x) for x in zip(*rows)]
+                other = [list(x) for x in zip(*rows, strict=False)]
                 why = "transpose"
             elif k == 1:
                 if r < 2:
                     continue
-                other = [rows[1], rows[0]] + rows[2:]
+                other = [rows[1], rows[0], *rows[2:]]
                 why = "rows swapped"
             elif k == 2:
                 other = [row[:] for row in rows]
@@ -1768,18 +1768,18 @@ def equation_stream(rng: random.Random):
             eq = rng.random() < 0.5
             x = v if eq else w
             xs = rng.choice(ep_forms(x))
-            pred_forms = ["%s=%s" % (var, xs), "%s = %s" % (var, xs), "%s = %s" % (xs, var)]
+            pred_forms = [f"{var}={xs}", f"{var} = {xs}", f"{xs} = {var}"]
             shape = rng.randint(0, 2)
             vs = ep_forms(v)[0]
             if shape == 0:
                 ref, pred = vs, rng.choice(pred_forms)
             elif shape == 1:
-                ref, pred = "%s=%s" % (var, vs), xs
+                ref, pred = f"{var}={vs}", xs
             else:
-                ref, pred = "%s=%s" % (var, vs), rng.choice(pred_forms)
+                ref, pred = f"{var}={vs}", rng.choice(pred_forms)
             if ref == pred:
                 continue
-            yield ref, pred, eq, ("%s solves it" % v) if eq else ("%s != %s" % (w, v))
+            yield ref, pred, eq, (f"{v} solves it") if eq else (f"{w} != {v}")
         elif kind < 0.75:  # bare expression vs y = expression
             a = rng.choice([x for x in range(-9, 10) if x not in (0,)])
             b = rng.choice([x for x in range(-9, 10) if x != 0])
@@ -1790,7 +1790,7 @@ def equation_stream(rng: random.Random):
             if rng.random() < 0.5:
                 order = list(range(len(p)))
                 rng.shuffle(order)
-                pred = "%s = %s" % (dv, poly_tex(p, order=order, spaced=rng.random() < 0.5))
+                pred = f"{dv} = {poly_tex(p, order=order, spaced=rng.random() < 0.5)}"
                 yield ref, pred, True, "same right side"
             else:
                 q = list(p)
@@ -1799,7 +1799,7 @@ def equation_stream(rng: random.Random):
                 q = poly_trim(q)
                 if q == poly_trim(p) or all(x == 0 for x in q):
                     continue
-                yield ref, "%s = %s" % (dv, poly_tex(q)), False, "different right side"
+                yield ref, f"{dv} = {poly_tex(q)}", False, "different right side"
         else:  # two solutions
             r1, r2 = sorted(rng.sample(range(-9, 13), 2))
             ref = rng.choice(["%d, %d" % (r1, r2), r"\{%d, %d\}" % (r1, r2), "%s=%d, %s=%d" % (var, r1, var, r2)])
@@ -1882,9 +1882,9 @@ def op_tex(op: str, rng: random.Random, canonical: bool) -> str:
 def ineq_tex(var: str, op: str, a: F, rng: random.Random, canonical: bool = False) -> str:
     a_s = ep_forms(a)[0] if canonical else rng.choice(ep_forms(a))
     if canonical or rng.random() < 0.7:
-        s = "%s%s%s" % (var, op_tex(op, rng, canonical), a_s)
+        s = f"{var}{op_tex(op, rng, canonical)}{a_s}"
     else:
-        s = "%s%s%s" % (a_s, op_tex(MIRROR[op], rng, canonical), var)
+        s = f"{a_s}{op_tex(MIRROR[op], rng, canonical)}{var}"
     if not canonical and rng.random() < 0.4:
         s = s.replace(">", " > ").replace("<", " < ").replace("  ", " ")
     return s.replace(" ", "") if canonical and "\\" not in s else s.strip()
@@ -1898,13 +1898,13 @@ def inequality_stream(rng: random.Random):
         if r < 0.25:  # two-sided
             b = a + rng.choice([F(1), F(2), F(5), F(1, 2)])
             lop, rop = rng.choice(["<", "<="]), rng.choice(["<", "<="])
-            ref = "%s%s%s%s%s" % (ep_forms(a)[0], op_tex(lop, rng, True), var, op_tex(rop, rng, True), ep_forms(b)[0])
+            ref = f"{ep_forms(a)[0]}{op_tex(lop, rng, True)}{var}{op_tex(rop, rng, True)}{ep_forms(b)[0]}"
             iv = (a, b, "(" if lop == "<" else "[", ")" if rop == "<" else "]")
             if rng.random() < 0.5:
-                yield ref, interval_tex(iv, rng), True, "solution set %s" % iv_str(iv)
+                yield ref, interval_tex(iv, rng), True, f"solution set {iv_str(iv)}"
             else:
                 iv2 = flip_end(iv, rng) if rng.random() < 0.6 else (a, b + 1, iv[2], iv[3])
-                yield ref, interval_tex(iv2, rng), False, "%s != %s" % (iv_str(iv), iv_str(iv2))
+                yield ref, interval_tex(iv2, rng), False, f"{iv_str(iv)} != {iv_str(iv2)}"
             continue
         op = rng.choice([">", "<", ">=", "<="])
         ref = ineq_tex(var, op, a, rng, canonical=True) if rng.random() < 0.7 else interval_tex(
@@ -1915,33 +1915,30 @@ def inequality_stream(rng: random.Random):
             if k == 0:
                 pred = interval_tex(iv, rng)
             elif k == 1:
-                pred = "%s \\in %s" % (var, interval_tex(iv, rng))
+                pred = f"{var} \\in {interval_tex(iv, rng)}"
             elif k == 2:
                 pred = ineq_tex(var, op, a, rng)
             else:  # scaled by a positive or negative factor
                 m = rng.choice([2, 3, -1, -2])
                 op2 = op if m > 0 else MIRROR[op]
                 coef = {2: "2", 3: "3", -1: "-", -2: "-2"}[m]
-                pred = "%s%s%s%s" % (coef, var, op_tex(op2, rng, False), rng.choice(ep_forms(a * m)))
+                pred = f"{coef}{var}{op_tex(op2, rng, False)}{rng.choice(ep_forms(a * m))}"
             if pred != ref:
-                yield ref, pred, True, "solution set %s" % iv_str(iv)
+                yield ref, pred, True, f"solution set {iv_str(iv)}"
         else:
             k = rng.randint(0, 4)
             if k == 0:
                 op2, a2 = {">": ">=", ">=": ">", "<": "<=", "<=": "<"}[op], a
-                why = "strictness differs"
             elif k == 1:
                 op2, a2 = MIRROR[op], a
-                why = "direction reversed"
             elif k == 2:
                 op2, a2 = op, a + rng.choice([1, -1])
-                why = "different bound"
             elif k == 3:  # multiplied by a negative number without flipping
                 m = rng.choice([-1, -2])
                 coef = {-1: "-", -2: "-2"}[m]
                 if a == 0:
                     continue
-                pred = "%s%s%s%s" % (coef, var, op_tex(op, rng, False), rng.choice(ep_forms(a * m)))
+                pred = f"{coef}{var}{op_tex(op, rng, False)}{rng.choice(ep_forms(a * m))}"
                 yield ref, pred, False, "forgot to flip the inequality"
                 continue
             else:
@@ -1949,7 +1946,7 @@ def inequality_stream(rng: random.Random):
                 continue
             iv2 = ineq_interval(op2, a2)
             pred = interval_tex(iv2, rng) if rng.random() < 0.4 else ineq_tex(var, op2, a2, rng)
-            yield ref, pred, False, "%s != %s" % (iv_str(iv), iv_str(iv2))
+            yield ref, pred, False, f"{iv_str(iv)} != {iv_str(iv2)}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2049,8 +2046,8 @@ def factored_tex(lead: int, factors, vx: str = "x", vy: str = "y") -> str:
     parts = []
     for f, k in groups:
         body = mp_tex(f, None, vx, vy)
-        single = len(f) == 1 and list(f.values())[0] == 1
-        s = body if single else "(%s)" % body
+        single = len(f) == 1 and next(iter(f.values())) == 1
+        s = body if single else f"({body})"
         parts.append(s if k == 1 else "%s^%d" % (s, k))
     prefix = {1: "", -1: "-"}.get(lead, str(lead))
     if parts and parts[0][0] != "(" and prefix not in ("", "-"):
@@ -2089,7 +2086,7 @@ def expression_stream(rng: random.Random):
             a, b = rng.sample(range(-6, 7), 2)
             num = mp_product(1, [lin(1, 0, -a), lin(1, 0, -b)])
             den = lin(1, 0, -a)
-            frac = r"\frac{%s}{%s}" % (mp_tex(num, None, vx, vy), mp_tex(den, None, vx, vy))
+            frac = rf"\frac{{{mp_tex(num, None, vx, vy)}}}{{{mp_tex(den, None, vx, vy)}}}"
             if rng.random() < 0.5:
                 why = "cancels %s; the fraction is undefined only at %s=%d" % (mp_tex(den, None, vx, vy), vx, a)
                 yield frac, mp_tex(lin(1, 0, -b), rng, vx, vy), True, why
@@ -2121,7 +2118,7 @@ def expression_stream(rng: random.Random):
                 f = dict(factors[i])
                 m = rng.choice(sorted(f))
                 f[m] = -f[m]
-                other = factors[:i] + [f] + factors[i + 1:]
+                other = [*factors[:i], f, *factors[i + 1:]]
                 q = mp_product(lead, other)
                 ref, pred = mp_tex(expanded, None, vx, vy), factored_tex(lead, other, vx, vy)
             if q == expanded or not q:
@@ -2202,9 +2199,9 @@ ANGLES = [(0, 1), (1, 6), (1, 4), (1, 3), (1, 2), (2, 3), (3, 4), (5, 6), (1, 1)
 
 def angle_app(fn: str, n: int, d: int, rng: random.Random) -> str:
     if n == 0:
-        return rng.choice([r"\%s 0" % fn, r"\%s(0)" % fn])
+        return rng.choice([rf"\{fn} 0", rf"\{fn}(0)"])
     if (n, d) == (1, 1):
-        return rng.choice([r"\%s\pi" % fn, r"\%s \pi" % fn, r"\%s(\pi)" % fn])
+        return rng.choice([rf"\{fn}\pi", rf"\{fn} \pi", rf"\{fn}(\pi)"])
     top = r"\pi" if n == 1 else r"%d\pi" % n
     return rng.choice([r"\%s\frac{%s}{%d}" % (fn, top, d), r"\%s\left(\frac{%s}{%d}\right)" % (fn, top, d),
                        r"\%s(%s/%d)" % (fn, top, d)])
@@ -2241,12 +2238,12 @@ def trig_log_stream(rng: random.Random):
                 pair = (expr, rng.choice(TRIG_VALUES[i][1]))
                 if rng.random() < 0.3:
                     pair = (TRIG_VALUES[i][1][0], expr)
-                yield pair[0], pair[1], True, "%s(%s) = %s" % (fn, angle_name(n, d), TRIG_VALUES[i][1][0])
+                yield pair[0], pair[1], True, f"{fn}({angle_name(n, d)}) = {TRIG_VALUES[i][1][0]}"
             else:
                 j = rng.randrange(len(TRIG_VALUES))
                 if j == i:
                     continue
-                why = "%s(%s) = %s" % (fn, angle_name(n, d), TRIG_VALUES[i][1][0])
+                why = f"{fn}({angle_name(n, d)}) = {TRIG_VALUES[i][1][0]}"
                 yield expr, rng.choice(TRIG_VALUES[j][1]), False, why
         elif r < 0.8:  # integer logs
             b = rng.randint(2, 10)
@@ -2256,9 +2253,9 @@ def trig_log_stream(rng: random.Random):
             arg = str(b**k) if k >= 0 else r"\frac{1}{%d}" % b ** (-k)
             base = "_{%d}" % b if b >= 10 or rng.random() < 0.5 else "_%d" % b
             if arg.isdigit() and rng.random() < 0.6:
-                expr = r"\log%s %s" % (base, arg)
+                expr = rf"\log{base} {arg}"
             else:
-                expr = r"\log%s\left(%s\right)" % (base, arg) if rng.random() < 0.5 else r"\log%s(%s)" % (base, arg)
+                expr = rf"\log{base}\left({arg}\right)" if rng.random() < 0.5 else rf"\log{base}({arg})"
             if rng.random() < 0.5:
                 yield expr, str(k), True, "%d^%d = %s" % (b, k, arg)
             else:
@@ -2280,7 +2277,7 @@ def trig_log_stream(rng: random.Random):
                     w = F(m, n) if rng.random() < 0.5 else v + 1
                     if w == v:
                         continue
-                    yield expr, rng.choice(num_forms(w)), False, "log is %s" % v
+                    yield expr, rng.choice(num_forms(w)), False, f"log is {v}"
             else:
                 k = rng.randint(-5, 9)
                 expr = rng.choice([r"\ln e^{%d}" % k, r"\ln\left(e^{%d}\right)" % k, r"\ln(e^{%d})" % k])
@@ -2335,7 +2332,7 @@ def imag_tex(b) -> str:
         return "i"
     if b == -1:
         return "-i"
-    return "%si" % num_tex(F(b)) if F(b).denominator == 1 or dec_exact(F(b)) else "%si" % frac_tex(F(b))
+    return f"{num_tex(F(b))}i" if F(b).denominator == 1 or dec_exact(F(b)) else f"{frac_tex(F(b))}i"
 
 
 def cplx_forms(a: int, b: int) -> list[str]:
@@ -2346,7 +2343,7 @@ def cplx_forms(a: int, b: int) -> list[str]:
     re_s = str(a)
     out = [join_signed(re_s, [imag_tex(b)], False), join_signed(re_s, [imag_tex(b)], True),
            join_signed(imag_tex(b), [re_s], False), join_signed(imag_tex(b), [re_s], True),
-           "(%s)" % join_signed(re_s, [imag_tex(b)], False)]
+           f"({join_signed(re_s, [imag_tex(b)], False)})"]
     if abs(b) != 1:
         out.append(join_signed(re_s, ["%d\\cdot i" % b], False))
     return out
@@ -2370,7 +2367,7 @@ def complex_stream(rng: random.Random):
         elif r < 0.8:  # products
             a, b, c, d = (rng.choice([x for x in range(-5, 6) if x]) for _ in range(4))
             re, im = a * c - b * d, a * d + b * c
-            expr = "(%s)(%s)" % (cplx_forms(a, b)[0], cplx_forms(c, d)[0])
+            expr = f"({cplx_forms(a, b)[0]})({cplx_forms(c, d)[0]})"
             if rng.random() < 0.5:
                 yield rng.choice(cplx_forms(re, im)), expr, True, "(%d%+di)(%d%+di) = %d%+di" % (a, b, c, d, re, im)
             else:
@@ -2418,30 +2415,31 @@ MC_TEXTS = ["12", r"\frac{3}{4}", r"\sqrt{2}", "7", "-1", r"2\pi", "0", "100", r
 
 
 def mc_forms(letter: str, text: str) -> list[str]:
-    return [letter, "(%s)" % letter, "%s)" % letter, r"\text{%s}" % letter, r"\textbf{(%s)}" % letter,
-            r"\text{(%s)}" % letter, r"\mathrm{(%s)}" % letter, r"\mathrm{%s}" % letter, "%s. %s" % (letter, text),
-            "(%s) %s" % (letter, text), r"\textbf{(%s) } %s" % (letter, text), r"\text{(%s) } %s" % (letter, text),
-            r"\textbf{(%s)}\ %s" % (letter, text), r"\left(%s\right)" % letter]
+    return [letter, f"({letter})", f"{letter})", rf"\text{{{letter}}}", rf"\textbf{{({letter})}}",
+            rf"\text{{({letter})}}", rf"\mathrm{{({letter})}}", rf"\mathrm{{{letter}}}", f"{letter}. {text}",
+            f"({letter}) {text}", rf"\textbf{{({letter}) }} {text}", rf"\text{{({letter}) }} {text}",
+            rf"\textbf{{({letter})}}\ {text}", rf"\left({letter}\right)"]
 
 
 def mc_stream(rng: random.Random):
     while True:
         letter = rng.choice("ABCDE")
-        ref = rng.choice([letter, letter, letter, "(%s)" % letter, r"\text{(%s)}" % letter, r"\textbf{(%s)}" % letter])
+        ref = rng.choice([letter, letter, letter, f"({letter})", rf"\text{{({letter})}}", rf"\textbf{{({letter})}}"])
         text = rng.choice(MC_TEXTS)
         r = rng.random()
         if r < 0.5:
             pred = rng.choice(mc_forms(letter, text))
             if pred != ref:
-                yield ref, pred, True, "letter %s" % letter
+                yield ref, pred, True, f"letter {letter}"
         elif r < 0.9:
             other = rng.choice([x for x in "ABCDE" if x != letter])
-            yield ref, rng.choice(mc_forms(other, text)), False, "%s != %s" % (other, letter)
+            yield ref, rng.choice(mc_forms(other, text)), False, f"{other} != {letter}"
         else:
             other = rng.choice([x for x in "ABCDE" if x != letter])
             two = sorted([letter, other])
-            pred = rng.choice(["%s, %s" % tuple(two), "(%s), (%s)" % tuple(two), r"\text{%s and %s}" % tuple(two)])
-            yield ref, pred, False, "two letters, only %s is right" % letter
+            a, b = two
+            pred = rng.choice([f"{a}, {b}", f"({a}), ({b})", rf"\text{{{a} and {b}}}"])
+            yield ref, pred, False, f"two letters, only {letter} is right"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2475,8 +2473,8 @@ def neg_forms(v: F, rng: random.Random) -> list[str]:
     """Renderings of -v for v > 0."""
     s = rng.choice(ep_forms(v))
     plain = s if v.denominator == 1 or "." in s else None
-    out = ["-" + s, "- " + s, UMINUS + s, "-(%s)" % s, "-{%s}" % s, "{-%s}" % s, "(-%s)" % s, r"\left(-%s\right)" % s,
-           r"-\left(%s\right)" % s, r"(-1)\cdot %s" % s, r"-1 \times %s" % s]
+    out = ["-" + s, "- " + s, UMINUS + s, f"-({s})", f"-{{{s}}}", f"{{-{s}}}", f"(-{s})", rf"\left(-{s}\right)",
+           rf"-\left({s}\right)", rf"(-1)\cdot {s}", rf"-1 \times {s}"]
     if plain is not None:
         out.append(UMINUS + " " + plain)
     return out
@@ -2491,7 +2489,7 @@ def negative_stream(rng: random.Random):
             pred = rng.choice(neg_forms(v, rng))
             why = "both %s" % -v
             if rng.random() < 0.15:  # double negation, positive reference
-                ref, pred, why = ep_forms(v)[0], "-(%s)" % pred, "double negation gives %s" % v
+                ref, pred, why = ep_forms(v)[0], f"-({pred})", f"double negation gives {v}"
             if pred != ref:
                 yield ref, pred, True, why
         else:
@@ -2502,9 +2500,9 @@ def negative_stream(rng: random.Random):
                 yield ep_forms(v)[0], rng.choice(neg_forms(v, rng)), False, "sign added"
             elif k == 2:
                 w = v + rng.choice([1, 2, 10])
-                yield ref, rng.choice(neg_forms(w, rng)), False, "%s != %s" % (-v, -w)
+                yield ref, rng.choice(neg_forms(w, rng)), False, f"{-v} != {-w}"
             else:
-                yield ref, "-(%s)" % rng.choice(neg_forms(v, rng)), False, "double negation gives %s" % v
+                yield ref, f"-({rng.choice(neg_forms(v, rng))})", False, f"double negation gives {v}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2593,7 +2591,7 @@ def trap_stream(rng: random.Random):
             ex = dec_exact(exact)
             op_tex = {"+": "+", "-": "-", "*": r" \times "}[op]
             if rng.random() < 0.5:
-                yield ex, "%s%s%s" % (dec_exact(a), op_tex, dec_exact(b)), True, "exact decimal arithmetic"
+                yield ex, f"{dec_exact(a)}{op_tex}{dec_exact(b)}", True, "exact decimal arithmetic"
             else:
                 yield ex, fs, False, "binary floating-point result"
         elif r < 0.8:  # integers beyond double precision
@@ -2688,9 +2686,8 @@ def balanced(s: str) -> bool:
             continue
         if ch in "{(":
             stack.append(ch)
-        elif ch in "})":
-            if not stack or stack.pop() != pairs[ch]:
-                return False
+        elif ch in "})" and (not stack or stack.pop() != pairs[ch]):
+            return False
         i += 1
     return not stack
 

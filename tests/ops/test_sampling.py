@@ -12,9 +12,16 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import kept_reference
+from verl_ext.ops import (
+    min_p_sampling_from_probs,
+    sample,
+    top_k_mask_logits,
+    top_k_renorm_probs,
+    top_k_top_p_sampling_from_logits,
+    top_p_renorm_probs,
+    top_p_sampling_from_probs,
+)
 from verl_ext.ops import sampling as S
-from verl_ext.ops import (min_p_sampling_from_probs, sample, top_k_mask_logits, top_k_renorm_probs,
-                          top_k_top_p_sampling_from_logits, top_p_renorm_probs, top_p_sampling_from_probs)
 
 BACKENDS = ["torch", "triton"]
 DRAWS = 100_000
@@ -25,7 +32,8 @@ P_VALUE_FLOOR = 1e-7
 
 def unambiguous(z: torch.Tensor, top_k: int | None, top_p: float | None, min_p: float | None) -> bool:
     """The kept set does not change when p and min-p move by a relative 1e-4 (no fp32 boundary case)."""
-    lo = kept_reference(z, top_k, None if top_p is None else top_p * (1 - 1e-4), None if min_p is None else min_p * (1 + 1e-4))
+    lo = kept_reference(z, top_k, None if top_p is None else top_p * (1 - 1e-4),
+                        None if min_p is None else min_p * (1 + 1e-4))
     hi = kept_reference(z, top_k, None if top_p is None else min(1.0, top_p * (1 + 1e-4)),
                         None if min_p is None else min_p * (1 - 1e-4))
     return bool(torch.equal(lo, hi))
@@ -45,7 +53,8 @@ def g_test_p_value(counts: torch.Tensor, probs: torch.Tensor) -> float:
     return float(torch.special.gammaincc(torch.tensor(dof / 2, dtype=torch.float64), g / 2))
 
 
-ROW = torch.linspace(-4.0, 3.0, 111, dtype=torch.float64)[torch.randperm(111, generator=torch.Generator().manual_seed(7))]
+ROW = torch.linspace(-4.0, 3.0, 111, dtype=torch.float64)[
+    torch.randperm(111, generator=torch.Generator().manual_seed(7))]
 DIST_CASES = {  # name: (temperature, top_k, top_p, min_p)
     "temperature only": (1.3, None, None, None),
     "top-k": (1.0, 17, None, None),
@@ -57,7 +66,8 @@ TRITON_DIST_CASES = ["temperature only", "top-p", "min-p", "all filters"]
 
 
 # The interpreted Triton path costs ~15 s per 10^5 filtered draws: top-k alone is left to "all filters".
-@pytest.mark.parametrize(("backend", "case"), [("torch", c) for c in DIST_CASES] + [("triton", c) for c in TRITON_DIST_CASES])
+@pytest.mark.parametrize(("backend", "case"),
+                         [("torch", c) for c in DIST_CASES] + [("triton", c) for c in TRITON_DIST_CASES])
 def test_draws_follow_the_renormalised_distribution(backend: str, case: str) -> None:
     temperature, top_k, top_p, min_p = DIST_CASES[case]
     z = ROW / temperature

@@ -22,7 +22,8 @@ sys.modules["packaging_checks"] = checks
 _spec.loader.exec_module(checks)
 
 needs_nix = pytest.mark.skipif(shutil.which("nix-instantiate") is None,
-                               reason="nix-instantiate (Debian nix-bin) is not installed; ci/check-packaging installs it")
+                               reason="nix-instantiate (Debian nix-bin) is not installed; "
+                                      "ci/check-packaging installs it")
 DIGEST = "@sha256:" + "ab" * 32
 
 
@@ -56,7 +57,7 @@ def test_dockerfiles_pin_every_from_after_arg_resolution() -> None:
 def test_from_pin_check(dockerfile: str, flagged: list[str]) -> None:
     problems = checks.check_from_pins(dockerfile)
     assert len(problems) == len(flagged)
-    for problem, image in zip(problems, flagged):
+    for problem, image in zip(problems, flagged, strict=True):
         assert image in problem
 
 
@@ -88,7 +89,7 @@ def test_the_lock_file_is_complete() -> None:
         (lambda n: n.pop("locked"), "is not locked"),
     ],
 )
-def test_lock_check_catches(mutate, message: str) -> None:  # noqa: ANN001 - lambdas over JSON
+def test_lock_check_catches(mutate, message: str) -> None:
     lock = _real_lock()
     mutate(lock["nodes"]["nixpkgs"])
     assert any(message in p for p in checks.check_lock(lock, ["nixpkgs"]))

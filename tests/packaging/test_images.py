@@ -182,7 +182,7 @@ def standin(engine: Engine) -> str:
         what = "reusing" if cached else "building"
         _unavailable(f"needs about {need} s ({what} the stand-in base) and ci/test has {budget:.0f} s left of its "
                      "time budget")
-    built = subprocess.run([script, STANDIN], env=_cli_env(engine), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    built = subprocess.run([script, STANDIN], env=_cli_env(engine), capture_output=True,
                            text=True)
     assert built.returncode == 0, f"ci/docker-standin-base failed:\n{built.stderr[-3000:]}"
     return STANDIN

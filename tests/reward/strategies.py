@@ -20,7 +20,8 @@ LATEX_PIECES = [
 ]
 UNITS = ["dollars", "cm", "degrees", "units", "inches", "mph", "km", "points", "students", "square", "ways",
          "feet", "minutes", "cents", "meters", "sue"]
-UNICODE_BITS = ["é", "π", "√", "½", "²", "١٢", "😀", "\u3000", "\u00a0", "\x1c", "\x85", "ſ", "İ", "−", "\u200b", "中文"]
+UNICODE_BITS = ["é", "π", "√", "½", "²", "١٢", "😀", "\u3000", "\u00a0", "\x1c", "\x85", "\u017f", "İ", "\u2212",
+                "\u200b", "中文"]
 
 ascii_text = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=40)
 any_text = st.text(max_size=30)

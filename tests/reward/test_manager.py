@@ -105,7 +105,7 @@ def test_every_sample_reports_the_same_extra_keys(tiny_tokenizer: Any) -> None:
     assert keys == {(*BASE_EXTRA_KEYS, "format_score", "note")}
     fmt = [0.0, 0.0, 0.0, 1.0, 1.0]
     assert [o["reward_extra_info"]["format_score"] for o in out] == fmt
-    assert [o["reward_score"] for o in out] == [v + 0.5 * f for v, f in zip(verl_scores(ROWS), fmt)]
+    assert [o["reward_score"] for o in out] == [v + 0.5 * f for v, f in zip(verl_scores(ROWS), fmt, strict=True)]
     assert out[3]["reward_extra_info"]["acc"] is False  # "4</answer>" is not "4" for math_dapo
 
 

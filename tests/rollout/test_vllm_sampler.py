@@ -11,8 +11,7 @@ import torch
 from torch import nn
 
 from tests.helpers import kept_reference
-from verl_ext.rollout import FusedTopKTopP, install_fused_sampler
-from verl_ext.rollout import vllm_sampler
+from verl_ext.rollout import FusedTopKTopP, install_fused_sampler, vllm_sampler
 
 VOCAB = 111
 
@@ -43,7 +42,8 @@ class StandInRunner:  # GPUModelRunner (V1): .sampler.topk_topp_sampler
 
 
 def reference_kept(logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-    return torch.stack([kept_reference(row, int(ki), float(pi), None) for row, ki, pi in zip(logits, k, p)])
+    return torch.stack([kept_reference(row, int(ki), float(pi), None)
+                        for row, ki, pi in zip(logits, k, p, strict=True)])
 
 
 def batch(n: int = 16, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -158,9 +158,9 @@ def test_against_vllms_real_topk_topp_sampler() -> None:
 def test_worker_extension_subclasses_verls_or_explains_what_is_missing() -> None:
     try:
         from verl.workers.rollout.vllm_rollout.utils import vLLMColocateWorkerExtension
-    except Exception:
+    except ImportError:
         with pytest.raises(ImportError, match="needs vLLM"):
-            from verl_ext.rollout import VLLMWorkerExtension  # noqa: F401
+            from verl_ext.rollout import VLLMWorkerExtension
         return
     from verl_ext.rollout import VLLMWorkerExtension
 

@@ -72,13 +72,13 @@ def _scores(tensor: Any) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from transformers import AutoTokenizer
     from verl.utils.reward_score import default_compute_score
     from verl.workers.reward_manager import NaiveRewardManager, PrimeRewardManager
 
     from verl_ext.bench import humaneval
     from verl_ext.bench.dataproto import build_tiny_tokenizer, make_dataproto
     from verl_ext.reward.manager import VerlExtBatchRewardManager
-    from transformers import AutoTokenizer
 
     work = humaneval.build(args.problems, args.slow, args.adversarial)
     with tempfile.TemporaryDirectory() as tmp:

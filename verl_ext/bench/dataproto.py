@@ -36,14 +36,14 @@ def make_dataproto(tokenizer: Any, samples: list[dict[str, Any]], prompt_len: in
     from verl import DataProto
 
     prompts = [tokenizer.encode(s["prompt"], add_special_tokens=False)[-prompt_len:] for s in samples]
-    responses = [tokenizer.encode(s["response"], add_special_tokens=False) + [tokenizer.eos_token_id]
+    responses = [[*tokenizer.encode(s["response"], add_special_tokens=False), tokenizer.eos_token_id]
                  for s in samples]
     r_len = max(response_len, max(len(r) for r in responses))
     pad = tokenizer.pad_token_id
     p_ids = torch.full((len(samples), prompt_len), pad, dtype=torch.long)
     r_ids = torch.full((len(samples), r_len), pad, dtype=torch.long)
     mask = torch.zeros((len(samples), prompt_len + r_len), dtype=torch.long)
-    for i, (p, r) in enumerate(zip(prompts, responses)):
+    for i, (p, r) in enumerate(zip(prompts, responses, strict=True)):
         p_ids[i, prompt_len - len(p):] = torch.tensor(p, dtype=torch.long)
         r_ids[i, : len(r)] = torch.tensor(r, dtype=torch.long)
         mask[i, prompt_len - len(p): prompt_len + len(r)] = 1

@@ -74,7 +74,7 @@ def _peak_extra(fn: Callable[[], Any]) -> int:
     return torch.cuda.max_memory_allocated() - base
 
 
-def _fwd_bwd(make: Callable[[], tuple[torch.Tensor, ...]], op: Callable[..., tuple[torch.Tensor, torch.Tensor]],
+def _fwd_bwd(make: Callable[[], tuple[torch.Tensor, ...]], op: Callable[..., Any],
              repeats: int) -> dict[str, float]:
     inputs = make()
 

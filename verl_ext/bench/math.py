@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import math
 import os
 import time
@@ -43,7 +44,7 @@ def _same(a: Any, b: Any) -> bool:
 def _verl_loop(batch: list[Sample], bar: tqdm) -> list[Any]:
     from verl.utils.reward_score import default_compute_score
 
-    out = []
+    out: list[Any] = []
     # verl's math_reward prints every exception it swallows; keep the terminal usable (and cheap).
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
         for start in range(0, len(batch), CHUNK):
@@ -79,10 +80,10 @@ def run(args: argparse.Namespace) -> int:
         with tqdm(total=len(batch) * (args.repeats + 1), desc=f"{name:>20}", unit="ans",
                   disable=args.no_progress, leave=False) as bar:
             results[name] = fn(bar)  # warm-up, and the results compared below
-            seconds[name] = median_seconds(lambda: fn(bar), args.repeats)
+            seconds[name] = median_seconds(functools.partial(fn, bar), args.repeats)
 
     reference = results["verl"]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, secs in seconds.items():
         agree = sum(_same(a, b) for a, b in zip(results[name], reference, strict=True))
         rate = len(batch) / secs

@@ -79,7 +79,8 @@ def _prime_math_judge() -> Callable[[Pair], bool]:
         # prime_math extracts from \boxed{} like on a model response; it prints on some failures.
         with contextlib.redirect_stdout(io.StringIO()):
             try:
-                return bool(prime_math.compute_score(f"\\boxed{{{pair.prediction}}}", pair.reference)[0])
+                result = prime_math.compute_score(f"\\boxed{{{pair.prediction}}}", pair.reference)
+                return bool(result[0] if isinstance(result, tuple) else result)
             except Exception:  # noqa: BLE001 - a crash of the baseline is "not equal"
                 return False
 

@@ -10,6 +10,7 @@ the kernels' purpose.
 from __future__ import annotations
 
 import argparse
+import functools
 from typing import TYPE_CHECKING, Any
 
 from verl_ext.bench.report import add_json_argument, cuda_median_ms, gpu_device, write_results
@@ -96,16 +97,18 @@ def _gpu(args: argparse.Namespace) -> dict[str, Any]:
         k = torch.full((batch,), args.top_k, dtype=torch.int32, device="cuda")
         p = torch.full((batch,), args.top_p, device="cuda")
         row: dict[str, Any] = {"batch": batch, "vocab": vocab}
-        row["triton_us"] = 1e3 * cuda_median_ms(lambda: sample(logits, top_k=k, top_p=p, backend="triton"),
+        row["triton_us"] = 1e3 * cuda_median_ms(
+            functools.partial(sample, logits, top_k=k, top_p=p, backend="triton"),
                                                 args.repeats)
         row["triton_with_logprobs_us"] = 1e3 * cuda_median_ms(
-            lambda: sample(logits, top_k=k, top_p=p, return_logprobs=True, backend="triton"), args.repeats)
-        row["torch_sort_us"] = 1e3 * cuda_median_ms(lambda: sort_based(logits, k, p), args.repeats)
+            functools.partial(sample, logits, top_k=k, top_p=p, return_logprobs=True, backend="triton"), args.repeats)
+        row["torch_sort_us"] = 1e3 * cuda_median_ms(functools.partial(sort_based, logits, k, p), args.repeats)
         if flashinfer_available():
             import flashinfer.sampling as fs
 
             row["flashinfer_us"] = 1e3 * cuda_median_ms(
-                lambda: fs.top_k_top_p_sampling_from_logits(logits, k, p, filter_apply_order="top_k_first"),
+                functools.partial(fs.top_k_top_p_sampling_from_logits, logits, k, p,
+                                  filter_apply_order="top_k_first"),
                 args.repeats)
             row["triton_over_flashinfer"] = row["triton_us"] / row["flashinfer_us"]
         row["speedup_over_sort"] = row["torch_sort_us"] / row["triton_us"]

@@ -74,7 +74,7 @@ def _stats(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, inv
 
 class _LinearLogprobs(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,  # type: ignore[override]
+    def forward(ctx, hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
                 temperature: float, ignore_index: int, chunk_tokens: int, chunk_vocab: int
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         inv_t = 1.0 / temperature
@@ -84,7 +84,7 @@ class _LinearLogprobs(torch.autograd.Function):
         return logprob, entropy
 
     @staticmethod
-    def backward(ctx, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None):  # type: ignore[override]
+    def backward(ctx, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None):
         hidden, weight, labels, lse, mean = ctx.saved_tensors
         inv_t, ignore_index, chunk_tokens, chunk_vocab = ctx.args
         acc = lse.dtype
@@ -115,7 +115,7 @@ class _LinearLogprobs(torch.autograd.Function):
 
 class _LinearLogprobsTriton(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,  # type: ignore[override]
+    def forward(ctx, hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
                 temperature: float, ignore_index: int, chunk_tokens: int) -> tuple[torch.Tensor, torch.Tensor]:
         from verl_ext.ops.logprobs import triton_forward
 
@@ -131,7 +131,7 @@ class _LinearLogprobsTriton(torch.autograd.Function):
         return logprob, entropy
 
     @staticmethod
-    def backward(ctx, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None):  # type: ignore[override]
+    def backward(ctx, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None):
         from verl_ext.ops.logprobs import triton_backward
 
         hidden, weight, labels, lse, mean = ctx.saved_tensors

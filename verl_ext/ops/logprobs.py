@@ -40,7 +40,7 @@ if triton_available():
         t = tl.zeros((), tl.float32)
         # The block count is a compile-time constant (one compilation per vocabulary size, which a model
         # fixes); Triton's interpreter cannot loop over a runtime bound with the NumPy 2 in our stack.
-        for b in range(0, NUM_BLOCKS):
+        for b in range(NUM_BLOCKS):
             cols = b * BLOCK + tl.arange(0, BLOCK)
             x = tl.load(base + cols, mask=cols < vocab, other=float("-inf")).to(tl.float32) * inv_temperature
             m_new = tl.maximum(m, tl.max(x, 0))
@@ -66,7 +66,8 @@ if triton_available():
 
     @triton.jit
     def _backward_kernel(logits_ptr, labels_ptr, lse_ptr, mean_ptr, grad_lp_ptr, grad_h_ptr, grad_ptr, stride_row,
-                         grad_stride_row, vocab, inv_temperature, ignore_index, BLOCK: tl.constexpr, NUM_BLOCKS: tl.constexpr):
+                         grad_stride_row, vocab, inv_temperature, ignore_index, BLOCK: tl.constexpr,
+                         NUM_BLOCKS: tl.constexpr):
         row = tl.program_id(0).to(tl.int64)
         base = logits_ptr + row * stride_row
         out = grad_ptr + row * grad_stride_row
@@ -78,7 +79,7 @@ if triton_available():
         g_h = tl.where(ignored, 0.0, tl.load(grad_h_ptr + row))
         # The block count is a compile-time constant (one compilation per vocabulary size, which a model
         # fixes); Triton's interpreter cannot loop over a runtime bound with the NumPy 2 in our stack.
-        for b in range(0, NUM_BLOCKS):
+        for b in range(NUM_BLOCKS):
             cols = b * BLOCK + tl.arange(0, BLOCK)
             inside = cols < vocab
             x = tl.load(base + cols, mask=inside, other=float("-inf")).to(tl.float32) * inv_temperature
@@ -161,7 +162,7 @@ def triton_backward(logits: torch.Tensor, labels: torch.Tensor, lse: torch.Tenso
 
 class _TritonLogprobs(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, logits: torch.Tensor, labels: torch.Tensor, temperature: float,  # type: ignore[override]
+    def forward(ctx, logits: torch.Tensor, labels: torch.Tensor, temperature: float,
                 ignore_index: int) -> tuple[torch.Tensor, torch.Tensor]:
         if logits.stride(-1) != 1:
             logits = logits.contiguous()
@@ -172,7 +173,7 @@ class _TritonLogprobs(torch.autograd.Function):
         return logprob, entropy
 
     @staticmethod
-    def backward(ctx, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None):  # type: ignore[override]
+    def backward(ctx, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None):
         logits, labels, lse, mean = ctx.saved_tensors
         grad_lp = torch.zeros_like(lse) if grad_lp is None else grad_lp.float().contiguous()
         grad_h = torch.zeros_like(lse) if grad_h is None else grad_h.float().contiguous()

@@ -115,7 +115,7 @@ if triton is not None:
         """Unnormalised mass of {z >= tau} and its smallest element (the canonical threshold)."""
         total = tl.zeros(mx.shape, tl.float32)
         floor = tl.full(mx.shape, float("inf"), tl.float32)
-        for b in range(0, NUM_BLOCKS):
+        for b in range(NUM_BLOCKS):
             cols = b * BLOCK + tl.arange(0, BLOCK)
             z = _load_z(base, cols, vocab, live, inv_t)
             kept = z >= tau[:, None]
@@ -129,10 +129,10 @@ if triton is not None:
         """Largest key t in [lo, hi] with count (or mass) of {key(z) >= t} >= ``need``, for the rows where
         ``active``; the predicate holds at ``lo`` and is monotone, so 32 halvings pin it to one element.
         Reads the row once per halving."""
-        for _ in range(0, 32):
+        for _ in range(32):
             mid = lo + (hi - lo + 1) // 2
             acc = tl.zeros(mx.shape, tl.float32)
-            for b in range(0, NUM_BLOCKS):
+            for b in range(NUM_BLOCKS):
                 cols = b * BLOCK + tl.arange(0, BLOCK)
                 acc += _above(_load_z(base, cols, vocab, live, inv_t), mx, mid, BY_MASS)
             ok = acc >= need
@@ -143,7 +143,7 @@ if triton is not None:
     @triton.jit
     def _largest_key_tile(tile, mx, lo, hi, active, need, BY_MASS: tl.constexpr):
         """:func:`_largest_key_streamed` over candidates held in registers (no sort, no memory traffic)."""
-        for _ in range(0, 32):
+        for _ in range(32):
             mid = lo + (hi - lo + 1) // 2
             ok = _above(tile, mx, mid, BY_MASS) >= need
             lo = tl.where(active & ok, mid, lo)
@@ -172,7 +172,7 @@ if triton is not None:
         # Pass 1: row max and sum of exp (online), NaN detection.
         mx = tl.full([ROWS], NEG_INF, tl.float32)
         se = tl.zeros([ROWS], tl.float32)
-        for b in range(0, NUM_BLOCKS):
+        for b in range(NUM_BLOCKS):
             cols = b * BLOCK + tl.arange(0, BLOCK)
             z = _load_z(base, cols, vocab, live, inv_t)
             bad = bad | (tl.sum((z != z).to(tl.int32), 1) > 0)
@@ -195,7 +195,7 @@ if triton is not None:
             piv = tl.where(j[None, :] < NPIV - 1, mx[:, None] - offs[None, :], t_min[:, None])
             cnt = tl.zeros([ROWS, NPIV], tl.float32)
             mass = tl.zeros([ROWS, NPIV], tl.float32)
-            for b in range(0, NUM_BLOCKS):
+            for b in range(NUM_BLOCKS):
                 cols = b * BLOCK + tl.arange(0, BLOCK)
                 z = _load_z(base, cols, vocab, live, inv_t)
                 ge = (z[:, :, None] >= piv[:, None, :]) & (cols < vocab)[None, :, None]
@@ -211,7 +211,7 @@ if triton is not None:
             # Pass 3: compact the tokens at or above the pivot (in vocabulary order) into the buffer.
             n_c = tl.zeros([ROWS], tl.int32)
             cand_row = cand_ptr + rows.to(tl.int64)[:, None] * CAP
-            for b in range(0, NUM_BLOCKS):
+            for b in range(NUM_BLOCKS):
                 cols = b * BLOCK + tl.arange(0, BLOCK)
                 z = _load_z(base, cols, vocab, live, inv_t)
                 take = (z >= pivot[:, None]) & (cols < vocab)[None, :] & fast[:, None]
@@ -269,7 +269,7 @@ if triton is not None:
             z_tok = tl.zeros([ROWS], tl.float32)
             last = tl.full([ROWS], -1, tl.int32)
             z_last = tl.zeros([ROWS], tl.float32)
-            for b in range(0, NUM_BLOCKS):
+            for b in range(NUM_BLOCKS):
                 cols = b * BLOCK + tl.arange(0, BLOCK)
                 z = _load_z(base, cols, vocab, live, inv_t)
                 w = tl.where((z >= tau[:, None]) & (cols < vocab)[None, :], tl.exp(z - mx[:, None]), 0.0)
@@ -365,7 +365,7 @@ def flashinfer_available() -> bool:
     """FlashInfer's sampling module imports (CUDA only; ``pip install flashinfer-python``)."""
     try:
         import flashinfer.sampling  # noqa: F401
-    except Exception:  # ImportError, or a CUDA/JIT error at import
+    except (ImportError, RuntimeError, OSError):  # not installed, or a CUDA/JIT/library error at import
         return False
     return True
 

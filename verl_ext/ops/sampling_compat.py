@@ -42,7 +42,7 @@ def min_p_sampling_from_probs(probs: torch.Tensor, min_p: Param, *, seed: int | 
 
 def _renorm(probs: torch.Tensor, backend: Backend, **filters: Param) -> torch.Tensor:
     z = _logits_of(probs)
-    tau, log_norm = kept_threshold(z, backend=backend, **filters)  # type: ignore[arg-type]
+    tau, log_norm = kept_threshold(z, backend=backend, **filters)
     return torch.where(z >= tau[:, None], torch.exp(z - log_norm[:, None]), 0.0).to(probs.dtype)
 
 

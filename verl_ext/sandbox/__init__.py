@@ -44,6 +44,21 @@ SANDBOX_ENV = (("PATH", "/usr/local/bin:/usr/bin:/bin"), ("LANG", "C.UTF-8"), ("
                ("MALLOC_ARENA_MAX", "2"))
 
 
+#: Upper bounds of :class:`Limits`. They keep a typo (or a value from an untrusted config) from turning a
+#: limit off: ``scratch_mb`` is a tmpfs, host memory outside the address-space limit, and every value
+#: must fit the kernel's and the core's integer types.
+MAX_TIMEOUT_S = 3600
+_INT_LIMITS = {
+    "memory_mb": 1 << 16,  # 64 GiB of address space per process
+    "output_limit": 64 << 20,
+    "channel_limit": 16 << 20,
+    "scratch_mb": 1 << 12,
+    "max_processes": 1024,
+    "max_open_files": 1 << 16,
+    "max_file_mb": 1 << 12,
+}
+
+
 @dataclass(frozen=True)
 class Limits:
     """Per-execution limits. Defaults suit competitive-programming tests."""
@@ -62,12 +77,13 @@ class Limits:
     max_file_mb: int = 64
 
     def __post_init__(self) -> None:
-        if not (0 < self.timeout_s <= 3600):
-            raise InvalidInputError(f"timeout_s must be in (0, 3600], got {self.timeout_s}")
-        for name in ("memory_mb", "output_limit", "channel_limit", "scratch_mb", "max_processes", "max_open_files",
-                     "max_file_mb"):
-            if int(getattr(self, name)) <= 0:
-                raise InvalidInputError(f"{name} must be positive, got {getattr(self, name)}")
+        timeout = self.timeout_s
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (0 < timeout <= MAX_TIMEOUT_S):
+            raise InvalidInputError(f"timeout_s must be a number in (0, {MAX_TIMEOUT_S}], got {timeout!r}")
+        for name, ceiling in _INT_LIMITS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not (1 <= value <= ceiling):
+                raise InvalidInputError(f"{name} must be an int in [1, {ceiling}], got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -162,6 +178,11 @@ def run_many(
         waiting for its deadline holds a slot but no core).
     """
     lim = Limits(**{**(limits.__dict__ if limits else {}), **limit_overrides})
+    # A bare string is a sequence of one-character programs: refuse it rather than run each character.
+    if isinstance(codes, (str, bytes)) or not isinstance(codes, Sequence):
+        raise InvalidInputError(f"codes must be a sequence of str, got {type(codes).__name__}")
+    if isinstance(stdins, (str, bytes)) or (stdins is not None and not isinstance(stdins, Sequence)):
+        raise InvalidInputError(f"stdins must be a sequence of str or bytes, got {type(stdins).__name__}")
     if stdins is not None and len(stdins) != len(codes):
         raise InvalidInputError(f"{len(stdins)} stdins for {len(codes)} programs")
     payloads, stdin_bytes = [], []
@@ -170,7 +191,12 @@ def run_many(
             raise InvalidInputError(f"codes[{i}] must be a str, got {type(code).__name__}")
         payloads.append(b"script\n" + code.encode("utf-8", "surrogateescape"))
         stdin = b"" if stdins is None else stdins[i]
-        stdin_bytes.append(stdin.encode("utf-8", "surrogateescape") if isinstance(stdin, str) else bytes(stdin))
+        if isinstance(stdin, str):
+            stdin_bytes.append(stdin.encode("utf-8", "surrogateescape"))
+        elif isinstance(stdin, (bytes, bytearray, memoryview)):  # not bytes(n): an int would allocate n zeros
+            stdin_bytes.append(bytes(stdin))
+        else:
+            raise InvalidInputError(f"stdins[{i}] must be str or bytes, got {type(stdin).__name__}")
     return run_payloads(payloads, stdin_bytes, lim, num_threads)
 
 

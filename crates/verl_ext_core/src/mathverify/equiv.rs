@@ -92,11 +92,16 @@ fn parsed(s: &str) -> Result<Node, Failure> {
 /// Compare a prediction with a reference (both raw answer strings).
 pub fn judge(prediction: &str, reference: &str) -> Verdict {
     let (p, r) = (prediction.trim(), reference.trim());
-    if p.is_empty() {
-        return verdict(false, "empty prediction");
-    }
     if p.len() > MAX_ANSWER_BYTES || r.len() > MAX_ANSWER_BYTES {
         return verdict(false, "answer longer than the limit");
+    }
+    // An answer with nothing left once `$`, spaces, braces and wrappers are gone (`$`, `{}`, `\text{}`)
+    // equals nothing, on either side: otherwise `$` would be "identical" to an empty reference.
+    if choice_text(p).is_empty() {
+        return verdict(false, "empty prediction");
+    }
+    if choice_text(r).is_empty() {
+        return verdict(false, "empty reference");
     }
     if squeeze(p) == squeeze(r) {
         return verdict(true, "identical");
@@ -535,6 +540,16 @@ mod tests {
 
     fn no(p: &str, r: &str) {
         assert!(!judge(p, r).equal, "{p:?} should not equal {r:?}");
+    }
+
+    #[test]
+    fn an_answer_empty_after_cleaning_equals_nothing() {
+        // Found by the Python suite's symmetry property: `$` was "identical" to an empty reference.
+        for (p, r) in [("$", ""), ("", "$"), ("$ $", "{}"), ("\\text{}", "\\text{}"), ("{}", "{}"), ("", "")] {
+            no(p, r);
+        }
+        no("$", "5");
+        no("5", "$");
     }
 
     #[test]

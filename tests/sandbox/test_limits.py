@@ -1,0 +1,60 @@
+"""The sandbox API refuses bad limits and inputs with InvalidInputError naming the field (issue #13, item 8),
+before anything starts."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from verl_ext import sandbox
+from verl_ext.exceptions import InvalidInputError
+
+INT_FIELDS = ("memory_mb", "output_limit", "channel_limit", "scratch_mb", "max_processes", "max_open_files",
+              "max_file_mb")
+
+
+@pytest.mark.parametrize("field", INT_FIELDS)
+@pytest.mark.parametrize("value", [math.nan, math.inf, 2**64, -1, 0, 2**40, True, "64", None, 1.5])
+def test_bad_integer_limits_name_the_field(field: str, value: Any) -> None:
+    with pytest.raises(InvalidInputError, match=field):
+        sandbox.Limits(**{field: value})
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 0, -1, 3601, 2**64, True, "5", None])
+def test_bad_timeouts_name_the_field(value: Any) -> None:
+    with pytest.raises(InvalidInputError, match="timeout_s"):
+        sandbox.Limits(timeout_s=value)
+
+
+@given(field=st.sampled_from(INT_FIELDS), value=st.integers(min_value=1, max_value=1 << 12))
+def test_sane_limits_are_accepted(field: str, value: int) -> None:
+    assert getattr(sandbox.Limits(**{field: value}), field) == value
+
+
+def test_scratch_cannot_exceed_its_ceiling() -> None:
+    # A tmpfs is host memory outside RLIMIT_AS: 2**40 MiB must not be accepted as "no limit".
+    with pytest.raises(InvalidInputError, match="scratch_mb"):
+        sandbox.Limits(scratch_mb=2**40)
+
+
+@pytest.mark.parametrize("codes", ["ab", b"ab", 5, None])
+def test_run_many_refuses_a_bare_string_or_non_sequence(codes: Any) -> None:
+    with pytest.raises(InvalidInputError, match="codes"):
+        sandbox.run_many(codes)
+
+
+@pytest.mark.parametrize("stdins", ["ab", b"ab"])
+def test_run_many_refuses_a_bare_string_of_stdins(stdins: Any) -> None:
+    with pytest.raises(InvalidInputError, match="stdins"):
+        sandbox.run_many(["pass", "pass"], stdins)
+
+
+@pytest.mark.parametrize("stdin", [10**9, None, 1.0, ["x"]])
+def test_run_many_refuses_stdin_of_other_types(stdin: Any) -> None:
+    # bytes(10**9) would allocate a gigabyte of zeros before failing anywhere else.
+    with pytest.raises(InvalidInputError, match=r"stdins\[0\]"):
+        sandbox.run_many(["pass"], [stdin])
