@@ -325,7 +325,8 @@ def test_batches_release_the_gil() -> None:
     elapsed = time.perf_counter() - start
     worker.join()
     assert elapsed > 0.05, "the batch was too small to tell"
-    assert ticks / elapsed > 0.25 * alone_rate
+    # Held GIL: ~0.01 of the rate alone; released: ~0.5-1 (lower when other jobs load the machine).
+    assert ticks / elapsed > 0.1 * alone_rate
 
 
 def test_extraction_from_a_long_solution_is_bounded() -> None:
