@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verl_ext.exceptions import InvalidInputError, VerlExtError
+
 
 def _version(dist: str) -> str:
     try:
@@ -34,13 +36,13 @@ def _registration() -> str | None:
     """None when ``import verl`` registered the ``verl_ext`` reward managers, else what went wrong (verl only
     logs a failing plugin at DEBUG, so a broken install would otherwise surface mid-run)."""
     try:
-        import verl  # noqa: F401 - loads the verl.plugins entry points
+        importlib.import_module("verl")  # loads the verl.plugins entry points
         from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls as loop_manager
         from verl.workers.reward_manager import get_reward_manager_cls as legacy_manager
 
         for lookup in (loop_manager, legacy_manager):
             lookup("verl_ext")
-    except Exception as e:  # noqa: BLE001 - report, do not fail the report
+    except (ImportError, AttributeError, LookupError, ValueError) as e:  # a missing verl, an unknown manager
         return f"{type(e).__name__}: {e}"
     return None
 
@@ -57,7 +59,7 @@ def _in_container() -> bool:
 def _mode(sandbox: Any) -> str:
     try:
         mode = sandbox.mode()
-    except Exception as e:  # noqa: BLE001 - report, do not fail the report
+    except InvalidInputError as e:
         return f"invalid: {e}"
     if mode == sandbox.WEAK_MODE:
         return f"{mode} (VERL_EXT_SANDBOX_MODE): NO namespace isolation, a warning on every batch"
@@ -73,7 +75,7 @@ def _warm_starts(sandbox: Any) -> str:
         start = time.perf_counter()
         runs = sandbox.run_many(["pass"] * 20, num_threads=1)
         per = (time.perf_counter() - start) / len(runs) * 1e3
-    except Exception as e:  # noqa: BLE001 - report, do not fail the report
+    except (VerlExtError, OSError) as e:
         return f"FAILED ({e}); set VERL_EXT_SANDBOX_WARM=0 to start an interpreter per execution"
     if any(r.status != "ok" for r in runs):
         return f"FAILED: {runs[0]}"
@@ -138,11 +140,22 @@ def needs(cfg: Any, accelerator: str, sandbox_ok: bool) -> list[Need]:
     return found
 
 
+def _compose_errors() -> tuple[type[BaseException], ...]:
+    """What composing a broken config raises: a missing file, Hydra's and OmegaConf's errors."""
+    errors: tuple[type[BaseException], ...] = (OSError, ValueError, ImportError)
+    try:
+        from hydra.errors import HydraException
+        from omegaconf.errors import OmegaConfBaseException
+    except ImportError:
+        return errors
+    return (*errors, HydraException, OmegaConfBaseException)
+
+
 def _report_config(config: str, accelerator: str, sandbox_ok: bool, require_sandbox: bool) -> bool:
     """Print what ``config`` needs; False when something is missing (the sandbox only if required)."""
     try:
         cfg = compose(config)
-    except Exception as e:  # noqa: BLE001 - a broken config is a finding, not a crash
+    except _compose_errors() as e:  # a broken config is a finding, not a crash
         print(f"config {config}: does not compose: {e}")
         return False
     print(f"config {config} needs:")
@@ -188,6 +201,10 @@ def run(require_sandbox: bool = True, config: str | None = None) -> int:
     print(f"  landlock           {f'ABI {landlock}: {scope}' if landlock else 'unavailable'}")
     print("  limits             rlimits (address space, CPU, file size, open files, processes, core=0)")
     print(f"  cgroups            {caps['cgroups']}")
+    print(f"  cpu share          {caps['cpu_share']}")
+    print(f"  memfd              {caps['memfd']}")
+    families = caps["socket_families"]
+    print(f"  socket families    {', '.join(families)}{'' if families == ['all'] else ' (others: EAFNOSUPPORT)'}")
     print(f"  mode               {_mode(sandbox)}")
     if ok:
         print(f"  warm starts        {_warm_starts(sandbox)}")

@@ -88,8 +88,8 @@ def test_zygotes_restart_after_being_killed_and_stop_on_shutdown(monkeypatch: py
 
 @pytest.mark.skipif(not FULL, reason=f"this host cannot sandbox: {sandbox.capabilities()['error']}")
 def test_warm_and_cold_starts_agree(monkeypatch: pytest.MonkeyPatch) -> None:
-    code = ("import sys, os, threading\nprint(sys.getrecursionlimit(), os.getuid(), os.getcwd(), sorted(os.listdir('/')),"
-            " threading.active_count(), input())\nsys.exit(3)")
+    code = ("import sys, os, threading\nprint(sys.getrecursionlimit(), os.getuid(), os.getcwd(),"
+            " sorted(os.listdir('/')), threading.active_count(), input())\nsys.exit(3)")
     out = {}
     for warm in ("1", "0"):
         monkeypatch.setenv("VERL_EXT_SANDBOX_WARM", warm)

@@ -155,6 +155,9 @@ pub fn sandbox_probe<'py>(
     d.set_item("seccomp", caps.seccomp)?;
     d.set_item("landlock_abi", caps.landlock_abi)?;
     d.set_item("cgroups", caps.cgroups)?;
+    d.set_item("cpu_share", caps.cpu_share)?;
+    d.set_item("memfd", caps.memfd)?;
+    d.set_item("socket_families", caps.socket_families)?;
     d.set_item("denied_syscalls", sandbox::seccomp::denied_syscalls().collect::<Vec<_>>())?;
     d.set_item("allowed_syscalls", sandbox::seccomp::allowed_syscalls().collect::<Vec<_>>())?;
     Ok(d)

@@ -1,10 +1,12 @@
-//! Per-execution cgroups (memory and pids limits) where the host lets us create them.
+//! Per-execution cgroups (memory and pids limits, and a CPU share) where the host lets us create them.
 //!
 //! RLIMIT_AS bounds one process's address space, RLIMIT_NPROC the number of processes; neither bounds
 //! the *sum* of memory of a process tree. A cgroup does. We look for the memory and pids controllers of
 //! the calling process's own cgroup (v2 with both enabled for children, or v1 hierarchies), create one
-//! group per execution below it, and remove it once the execution's processes are gone. Without them,
-//! executions run on rlimits only, which `probe` and `verl-ext doctor` report.
+//! group per execution below it, and remove it once the execution's processes are gone. Where the cpu
+//! controller is there too, the group also gives the execution's tree one CPU share (the default weight:
+//! every execution the same). Without them, executions run on rlimits only (and an autogroup for CPU,
+//! see [`crate::cpu_share`]), which `probe` and `verl-ext doctor` report.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -13,28 +15,44 @@ use std::sync::OnceLock;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Support {
-    /// cgroup v2: one directory with `memory.max`, `pids.max`, `memory.events`.
-    V2(PathBuf),
-    /// cgroup v1: the memory and pids hierarchies of this process.
-    V1 { memory: PathBuf, pids: PathBuf },
+    /// cgroup v2: one directory with `memory.max`, `pids.max`, `memory.events` (and `cpu.weight` if `cpu`).
+    V2 { dir: PathBuf, cpu: bool },
+    /// cgroup v1: the memory and pids hierarchies of this process, and its cpu hierarchy if writable.
+    V1 { memory: PathBuf, pids: PathBuf, cpu: Option<PathBuf> },
     /// Why not.
     Unavailable(String),
 }
 
 impl Support {
+    /// Whether each execution's group has a CPU share of its own.
+    pub fn cpu(&self) -> bool {
+        match self {
+            Support::V2 { cpu, .. } => *cpu,
+            Support::V1 { cpu, .. } => cpu.is_some(),
+            Support::Unavailable(_) => false,
+        }
+    }
+}
+
+impl Support {
     pub fn describe(&self) -> String {
         match self {
-            Support::V2(p) => format!("cgroup v2 memory+pids under {}", p.display()),
-            Support::V1 { memory, pids } => {
-                format!("cgroup v1 memory under {}, pids under {}", memory.display(), pids.display())
+            Support::V2 { dir, cpu } => {
+                format!("cgroup v2 memory+pids{} under {}", if *cpu { "+cpu" } else { "" }, dir.display())
             }
+            Support::V1 { memory, pids, cpu } => format!(
+                "cgroup v1 memory under {}, pids under {}{}",
+                memory.display(),
+                pids.display(),
+                cpu.as_ref().map_or(String::new(), |c| format!(", cpu under {}", c.display()))
+            ),
             Support::Unavailable(why) => format!("unavailable ({why}); rlimits only"),
         }
     }
 }
 
 /// (mount point, fstype, super options) of every cgroup mount.
-fn cgroup_mounts() -> Vec<(PathBuf, String, String)> {
+pub(crate) fn cgroup_mounts() -> Vec<(PathBuf, String, String)> {
     let Ok(info) = fs::read_to_string("/proc/self/mountinfo") else { return vec![] };
     info.lines()
         .filter_map(|line| {
@@ -88,7 +106,7 @@ fn detect() -> Support {
             let enabled = fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
             let words: Vec<&str> = enabled.split_whitespace().collect();
             if words.contains(&"memory") && words.contains(&"pids") && writable(&dir).is_ok() {
-                return Support::V2(dir);
+                return Support::V2 { cpu: words.contains(&"cpu"), dir };
             }
         }
     }
@@ -103,7 +121,7 @@ fn detect() -> Support {
         Ok(dir)
     };
     match (v1("memory"), v1("pids")) {
-        (Ok(memory), Ok(pids)) => Support::V1 { memory, pids },
+        (Ok(memory), Ok(pids)) => Support::V1 { memory, pids, cpu: v1("cpu").ok() },
         (Err(e), _) | (_, Err(e)) => Support::Unavailable(if mounts.iter().any(|(_, t, _)| t == "cgroup2") {
             format!("cgroup v2 without memory+pids delegated to this process's group; v1: {e}")
         } else {
@@ -135,7 +153,7 @@ impl Group {
         };
         let group = match support() {
             Support::Unavailable(_) => return Ok(None),
-            Support::V2(base) => {
+            Support::V2 { dir: base, .. } => {
                 let dir = base.join(&name);
                 fs::create_dir(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
                 let g = Group { dirs: vec![dir.clone()], oom_file: dir.join("memory.events") };
@@ -144,7 +162,7 @@ impl Group {
                 write(dir.join("pids.max"), pids.to_string())?;
                 g
             }
-            Support::V1 { memory, pids: pids_root } => {
+            Support::V1 { memory, pids: pids_root, cpu } => {
                 let (mdir, pdir) = (memory.join(&name), pids_root.join(&name));
                 fs::create_dir(&mdir).map_err(|e| format!("creating {}: {e}", mdir.display()))?;
                 let mut g = Group { dirs: vec![mdir.clone()], oom_file: mdir.join("memory.oom_control") };
@@ -152,6 +170,12 @@ impl Group {
                 g.dirs.push(pdir.clone());
                 write(mdir.join("memory.limit_in_bytes"), memory_bytes.to_string())?;
                 write(pdir.join("pids.max"), pids.to_string())?;
+                if let Some(cpu) = cpu {
+                    // The default cpu.shares: every execution's group weighs the same.
+                    let cdir = cpu.join(&name);
+                    fs::create_dir(&cdir).map_err(|e| format!("creating {}: {e}", cdir.display()))?;
+                    g.dirs.push(cdir);
+                }
                 g
             }
         };

@@ -89,6 +89,7 @@ pub const STEPS: &[&str] = &[
     "close inherited descriptors",
     "install seccomp filters",
     "execve",
+    "start a new session",
 ];
 
 /// Report `(step, errno)` on `report` and end the child (shared with the zygote's children).
@@ -169,6 +170,8 @@ pub unsafe fn enter(plan: &Plan) -> ! {
     if libc::read(plan.sync, (&mut byte as *mut u8).cast(), 1) != 1 {
         fail(plan.report, 0);
     }
+    // A session of its own: the scheduler's autogroup gives the execution's whole tree one CPU share.
+    check!(plan.report, 19, libc::syscall(libc::SYS_setsid));
 
     // Open bind sources while we still have the caller's ids: they may lie under a directory only
     // the caller can traverse (e.g. an interpreter below /root).

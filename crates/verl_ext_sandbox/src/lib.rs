@@ -3,9 +3,22 @@
 //! network, rlimits, `no_new_privs` and seccomp filters; the parent enforces the wall-clock deadline
 //! through a pidfd and caps all output. Killing PID 1 of the namespace ends every process in it, and
 //! the private mounts vanish with it, so nothing is left behind.
+//!
+//! Each execution's process tree gets one CPU share ([`cpu_share`]); memory it could hold outside its
+//! limits (memfd), sockets outside the local and IP families, and state shared between concurrent
+//! executions (file locks, inotify instances, syncing or evicting shared files) are refused ([`seccomp`]).
+//!
+//! Residual risk, by design: `/proc/self/mountinfo` inside shows, for each read-only bind, its path
+//! within the host file system (the interpreter's prefix, and for warm starts the directory of the
+//! verl-ext package, e.g. `/work/main/verl_ext` mounted at `/opt/verl-ext/verl_ext`), the host's block
+//! device, file-system type and options, the size of the host's devtmpfs (about half its RAM) and the
+//! host uid of the execution's slot. The kernel prints a bind mount's source path and superblock as
+//! they are; hiding them would mean copying the interpreter into a tmpfs per zygote. Names, not
+//! contents: nothing outside the read-only binds can be opened.
 
 pub mod cgroup;
 mod child;
+pub mod cpu_share;
 mod io;
 pub mod landlock;
 pub mod probe;

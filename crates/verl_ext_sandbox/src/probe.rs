@@ -14,6 +14,12 @@ pub struct Capabilities {
     pub landlock_abi: Option<u32>,
     /// Per-execution memory/pids cgroups, or why not.
     pub cgroups: String,
+    /// How an execution's process tree gets one CPU share ([`crate::cpu_share`]).
+    pub cpu_share: String,
+    /// What becomes of `memfd_create`.
+    pub memfd: String,
+    /// The socket families a program may create.
+    pub socket_families: Vec<&'static str>,
 }
 
 /// Probe by running `/bin/true`-like program `argv` (absolute path) in a full sandbox.
@@ -32,6 +38,15 @@ pub fn probe(argv: Vec<String>, read_only_paths: Vec<std::path::PathBuf>) -> Cap
         }
         Err(e) => (false, Some(e.to_string())),
     };
-    let cgroups = crate::cgroup::support().describe();
-    Capabilities { full_isolation, error, seccomp, landlock_abi: crate::landlock::abi(), cgroups }
+    Capabilities {
+        full_isolation,
+        error,
+        seccomp,
+        landlock_abi: crate::landlock::abi(),
+        cgroups: crate::cgroup::support().describe(),
+        cpu_share: crate::cpu_share::cpu_share().describe(),
+        memfd: if seccomp { "denied (seccomp, EPERM): file-backed memory goes to the capped /tmp" } else { "allowed" }
+            .into(),
+        socket_families: if seccomp { crate::seccomp::socket_families().collect() } else { vec!["all"] },
+    }
 }

@@ -59,7 +59,7 @@ impl SpawnLimits {
     }
 
     /// The rlimits an execution runs under.
-    pub fn rlimits(&self) -> [(libc::__rlimit_resource_t, libc::rlim_t); 8] {
+    pub fn rlimits(&self) -> [(libc::__rlimit_resource_t, libc::rlim_t); 10] {
         [
             (libc::RLIMIT_AS, self.memory_bytes),
             (libc::RLIMIT_CPU, self.cpu_s),
@@ -69,6 +69,9 @@ impl SpawnLimits {
             (libc::RLIMIT_NPROC, self.processes),
             (libc::RLIMIT_MEMLOCK, 0),
             (libc::RLIMIT_MSGQUEUE, 0),
+            // No real-time policy (it would run ahead of every fair share) and no raised priority.
+            (libc::RLIMIT_RTPRIO, 0),
+            (libc::RLIMIT_NICE, 0),
         ]
     }
 }

@@ -1,11 +1,14 @@
 //! The seccomp filters every sandboxed process runs under.
 //!
-//! Two stacked filters: `clone3` fails with ENOSYS (its flags live in memory a filter cannot read, and
-//! libc falls back to `clone` on ENOSYS), then an allow-list ([`ALLOWED`]: what an interpreter and
-//! ordinary programs use — files, memory, signals, time, threads, pipes and sockets, processes) with
-//! `clone` allowed only without namespace flags; every other syscall fails with EPERM. That includes
+//! Three stacked filters: `clone3` fails with ENOSYS (its flags live in memory a filter cannot read, and
+//! libc falls back to `clone` on ENOSYS); `socket`/`socketpair` outside the local and IP families fail
+//! with EAFNOSUPPORT; then an allow-list ([`ALLOWED`]: what an interpreter and ordinary programs use —
+//! files, memory, signals, time, threads, pipes and sockets, processes) with `clone` allowed only without
+//! namespace flags and `fcntl` without lock commands; every other syscall fails with EPERM. That includes
 //! kernel attack surface and escape hatches no test program needs ([`DENIED`] names the notable ones:
-//! tracing, mounts, namespaces, BPF, keyrings, io_uring, perf, module loading, reboot, …).
+//! tracing, mounts, namespaces, BPF, keyrings, io_uring, perf, module loading, reboot, …) and what would
+//! let an execution take more than its limits or reach another execution (memfd, new sessions, locks
+//! and inotify instances, syncing and evicting shared files).
 //!
 //! A zygote, which must create namespaces and mount for its children, runs under the deny-list alone
 //! ([`zygote_filter`]); its children stack the two filters above on it.
@@ -79,12 +82,8 @@ const ALLOWED: &[(&str, libc::c_long)] = &[
     ("tkill", libc::SYS_tkill),
     ("tgkill", libc::SYS_tgkill),
     ("uname", libc::SYS_uname),
-    ("fcntl", libc::SYS_fcntl),
-    ("flock", libc::SYS_flock),
     ("fsync", libc::SYS_fsync),
     ("fdatasync", libc::SYS_fdatasync),
-    ("sync", libc::SYS_sync),
-    ("syncfs", libc::SYS_syncfs),
     ("truncate", libc::SYS_truncate),
     ("ftruncate", libc::SYS_ftruncate),
     ("getdents64", libc::SYS_getdents64),
@@ -115,7 +114,6 @@ const ALLOWED: &[(&str, libc::c_long)] = &[
     ("getegid", libc::SYS_getegid),
     ("setpgid", libc::SYS_setpgid),
     ("getppid", libc::SYS_getppid),
-    ("setsid", libc::SYS_setsid),
     ("getgroups", libc::SYS_getgroups),
     ("getresuid", libc::SYS_getresuid),
     ("getresgid", libc::SYS_getresgid),
@@ -173,7 +171,6 @@ const ALLOWED: &[(&str, libc::c_long)] = &[
     ("ppoll", libc::SYS_ppoll),
     ("splice", libc::SYS_splice),
     ("tee", libc::SYS_tee),
-    ("sync_file_range", libc::SYS_sync_file_range),
     ("vmsplice", libc::SYS_vmsplice),
     ("utimensat", libc::SYS_utimensat),
     ("timerfd_create", libc::SYS_timerfd_create),
@@ -182,18 +179,13 @@ const ALLOWED: &[(&str, libc::c_long)] = &[
     ("signalfd4", libc::SYS_signalfd4),
     ("eventfd2", libc::SYS_eventfd2),
     ("fallocate", libc::SYS_fallocate),
-    ("fadvise64", libc::SYS_fadvise64),
     ("pipe2", libc::SYS_pipe2),
-    ("inotify_init1", libc::SYS_inotify_init1),
-    ("inotify_add_watch", libc::SYS_inotify_add_watch),
-    ("inotify_rm_watch", libc::SYS_inotify_rm_watch),
     ("preadv", libc::SYS_preadv),
     ("pwritev", libc::SYS_pwritev),
     ("preadv2", libc::SYS_preadv2),
     ("pwritev2", libc::SYS_pwritev2),
     ("getcpu", libc::SYS_getcpu),
     ("getrandom", libc::SYS_getrandom),
-    ("memfd_create", libc::SYS_memfd_create),
     ("copy_file_range", libc::SYS_copy_file_range),
     ("rseq", libc::SYS_rseq),
     ("membarrier", libc::SYS_membarrier),
@@ -245,7 +237,6 @@ const ALLOWED_ARCH: &[(&str, libc::c_long)] = &[
     ("arch_prctl", libc::SYS_arch_prctl),
     ("epoll_create", libc::SYS_epoll_create),
     ("epoll_wait", libc::SYS_epoll_wait),
-    ("inotify_init", libc::SYS_inotify_init),
     ("signalfd", libc::SYS_signalfd),
     ("eventfd", libc::SYS_eventfd),
     ("mknod", libc::SYS_mknod),
@@ -253,6 +244,9 @@ const ALLOWED_ARCH: &[(&str, libc::c_long)] = &[
 ];
 #[cfg(not(target_arch = "x86_64"))]
 const ALLOWED_ARCH: &[(&str, libc::c_long)] = &[];
+
+/// `memfd_secret` (not in the libc crate for every target; the same number on x86-64 and aarch64).
+const SYS_MEMFD_SECRET: libc::c_long = 447;
 
 /// Syscalls that fail with EPERM inside the sandbox, unconditionally.
 const DENIED: &[(&str, libc::c_long)] = &[
@@ -311,7 +305,48 @@ const DENIED: &[(&str, libc::c_long)] = &[
     ("migrate_pages", libc::SYS_migrate_pages),
     ("move_pages", libc::SYS_move_pages),
     ("set_mempolicy", libc::SYS_set_mempolicy),
+    // Memory no limit is charged for: memfd pages count towards neither RLIMIT_AS (unless mapped) nor the
+    // capped /tmp, and a program could hold 256 fds x 32 processes of them. Denied rather than charged:
+    // charging needs a memory cgroup, which not every host delegates, while the capped /tmp tmpfs already
+    // is the charged place for file-backed memory (`open('/tmp/x')` + mmap does what memfd would).
+    ("memfd_create", libc::SYS_memfd_create),
+    ("memfd_secret", SYS_MEMFD_SECRET),
+    // Shared state between concurrent executions: a lock on a shared read-only file is a covert channel
+    // (fcntl's lock commands are refused by the allow-list's rule for `fcntl`), and an inotify instance
+    // counts against a per-user quota that all executions of a zygote share.
+    ("flock", libc::SYS_flock),
+    ("inotify_init1", libc::SYS_inotify_init1),
+    ("inotify_add_watch", libc::SYS_inotify_add_watch),
+    // Work on the host's file systems and page cache through shared files: flushing every file system,
+    // or evicting the interpreter's pages that every execution reads.
+    ("sync", libc::SYS_sync),
+    ("syncfs", libc::SYS_syncfs),
+    ("sync_file_range", libc::SYS_sync_file_range),
+    ("fadvise64", libc::SYS_fadvise64),
+    // A new session is a new autogroup, i.e. a fresh CPU share per process: the set-up starts every
+    // execution in its own session, and its processes stay there (see `crate::cpu_share`).
+    ("setsid", libc::SYS_setsid),
 ];
+
+/// `fcntl` commands refused (the allow-list's rule for `fcntl`): record and open-file-description locks,
+/// which, like `flock`, one execution could hold on a shared file for another to observe; leases and
+/// directory notifications on shared files likewise.
+const FCNTL_REFUSED: &[u64] = &[
+    libc::F_GETLK as u64,
+    libc::F_SETLK as u64,
+    libc::F_SETLKW as u64,
+    libc::F_OFD_GETLK as u64,
+    libc::F_OFD_SETLK as u64,
+    libc::F_OFD_SETLKW as u64,
+    libc::F_SETLEASE as u64,
+    libc::F_NOTIFY as u64,
+];
+
+/// Socket families a program may create: local and IP sockets. Others fail with EAFNOSUPPORT, as on a
+/// kernel without them: AF_VSOCK reaches the host outside the network namespace, and netlink, packet,
+/// crypto (AF_ALG), key and the rest are kernel attack surface no test program needs.
+const SOCKET_FAMILIES: &[(&str, u64)] =
+    &[("AF_UNIX", libc::AF_UNIX as u64), ("AF_INET", libc::AF_INET as u64), ("AF_INET6", libc::AF_INET6 as u64)];
 
 /// Namespace flags a sandboxed process may not pass to `clone`/`unshare`.
 const NAMESPACE_FLAGS: u64 = (libc::CLONE_NEWUSER
@@ -333,6 +368,16 @@ fn build(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgra
     filter.try_into().map_err(|e| SandboxError::Setup(format!("seccomp filter: {e}")))
 }
 
+/// One rule: every `(argument, op, value)` holds (32-bit comparisons: the arguments are C ints).
+fn rule(conditions: impl IntoIterator<Item = (u8, SeccompCmpOp, u64)>) -> Result<SeccompRule, SandboxError> {
+    let conditions = conditions
+        .into_iter()
+        .map(|(arg, op, value)| SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| SandboxError::Setup(format!("seccomp rule: {e}")))?;
+    SeccompRule::new(conditions).map_err(|e| SandboxError::Setup(format!("seccomp rule: {e}")))
+}
+
 fn build_allow_list() -> Result<BpfProgram, SandboxError> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = ALLOWED
         .iter()
@@ -345,19 +390,29 @@ fn build_allow_list() -> Result<BpfProgram, SandboxError> {
         .and_then(|c| SeccompRule::new(vec![c]))
         .map_err(|e| SandboxError::Setup(format!("seccomp rule: {e}")))?;
     rules.insert(libc::SYS_clone, vec![no_namespace]);
+    // fcntl: allowed for every command but the refused ones.
+    rules.insert(libc::SYS_fcntl, vec![rule(FCNTL_REFUSED.iter().map(|&cmd| (1, SeccompCmpOp::Ne, cmd)))?]);
     let filter = SeccompFilter::new(rules, SeccompAction::Errno(libc::EPERM as u32), SeccompAction::Allow, arch()?)
         .map_err(|e| SandboxError::Setup(format!("seccomp filter: {e}")))?;
     filter.try_into().map_err(|e| SandboxError::Setup(format!("seccomp filter: {e}")))
 }
 
-/// The two BPF programs, in the order they must be installed.
-pub fn filters() -> Result<[BpfProgram; 2], SandboxError> {
+/// `socket`/`socketpair` of a family outside [`SOCKET_FAMILIES`] fail with EAFNOSUPPORT.
+fn build_socket_families() -> Result<BpfProgram, SandboxError> {
+    let other_family = || rule(SOCKET_FAMILIES.iter().map(|&(_, family)| (0, SeccompCmpOp::Ne, family)));
+    let rules =
+        BTreeMap::from([(libc::SYS_socket, vec![other_family()?]), (libc::SYS_socketpair, vec![other_family()?])]);
+    build(rules, libc::EAFNOSUPPORT)
+}
+
+/// The BPF programs, in the order they must be installed.
+pub fn filters() -> Result<[BpfProgram; 3], SandboxError> {
     let clone3 = build(BTreeMap::from([(libc::SYS_clone3, vec![])]), libc::ENOSYS)?;
-    Ok([clone3, build_allow_list()?])
+    Ok([clone3, build_socket_families()?, build_allow_list()?])
 }
 
 /// Syscalls a zygote's children need during their set-up (their own filters deny them afterwards).
-const ZYGOTE_NEEDS: &[libc::c_long] = &[libc::SYS_mount, libc::SYS_sethostname];
+const ZYGOTE_NEEDS: &[libc::c_long] = &[libc::SYS_mount, libc::SYS_sethostname, libc::SYS_setsid];
 
 /// The zygote's filter: the deny list except what its children need to set themselves up (mounting
 /// their tmpfs and /proc, naming their host); namespace creation stays allowed. Executions stack
@@ -376,15 +431,20 @@ pub fn denied_syscalls() -> impl Iterator<Item = &'static str> {
 
 /// Names of the syscalls a sandboxed program may make.
 pub fn allowed_syscalls() -> impl Iterator<Item = &'static str> {
-    ALLOWED.iter().chain(ALLOWED_ARCH).map(|&(name, _)| name)
+    ALLOWED.iter().chain(ALLOWED_ARCH).map(|&(name, _)| name).chain(["fcntl (no locks, leases, notifications)"])
+}
+
+/// The socket families a sandboxed program may create.
+pub fn socket_families() -> impl Iterator<Item = &'static str> {
+    SOCKET_FAMILIES.iter().map(|&(name, _)| name)
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn filters_compile() {
-        let [a, b] = super::filters().unwrap();
-        assert!(!a.is_empty() && !b.is_empty());
+        let [a, b, c] = super::filters().unwrap();
+        assert!(!a.is_empty() && !b.is_empty() && !c.is_empty());
         assert!(!super::zygote_filter().unwrap().is_empty());
     }
 

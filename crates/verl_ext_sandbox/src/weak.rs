@@ -24,7 +24,8 @@ struct Scratch(PathBuf);
 
 impl Scratch {
     fn create() -> Result<Self, SandboxError> {
-        let template = std::env::temp_dir().join("verl-ext-weak-XXXXXX");
+        // The trainer's pid in the name: whose directory it is, for cleanup checks on a shared host.
+        let template = std::env::temp_dir().join(format!("verl-ext-weak-{}-XXXXXX", std::process::id()));
         let mut bytes = CString::new(template.as_os_str().as_bytes())
             .map_err(|_| SandboxError::Setup("temp dir path has a NUL byte".into()))?
             .into_bytes_with_nul();

@@ -43,6 +43,7 @@ pub const STEPS: &[&str] = &[
     "drop capabilities",
     "apply Landlock",
     "install no_new_privs and seccomp filters",
+    "start a new session",
 ];
 
 /// The zygote's uid and gid inside its own user namespace (executions map it to their root).
@@ -142,7 +143,7 @@ unsafe fn spawn(
     control: RawFd,
     limits: &SpawnLimits,
     fds: [OwnedFd; SPAWN_FDS],
-    filters: &[BpfProgram; 2],
+    filters: &[BpfProgram],
     hooks: &Hooks,
     live: &mut Vec<Live>,
 ) -> bool {
@@ -235,17 +236,13 @@ unsafe fn write_file(path: &CStr, data: &[u8]) -> libc::c_int {
 
 /// The child's set-up, from full capabilities in its fresh namespaces down to a program that can
 /// touch nothing but its pipes and its tmpfs. Failures are reported on `report` and end the child.
-unsafe fn isolate(
-    pipes: [RawFd; 5],
-    report: RawFd,
-    limits: &SpawnLimits,
-    scratch_opts: &str,
-    filters: &[BpfProgram; 2],
-) {
+unsafe fn isolate(pipes: [RawFd; 5], report: RawFd, limits: &SpawnLimits, scratch_opts: &str, filters: &[BpfProgram]) {
     // Root inside maps to the zygote's id: one id, our own (ZYGOTE_ID).
     check!(report, 0, write_file(c"/proc/self/setgroups", b"deny"));
     check!(report, 0, write_file(c"/proc/self/uid_map", b"0 1000 1\n"));
     check!(report, 0, write_file(c"/proc/self/gid_map", b"0 1000 1\n"));
+    // A session of its own: the scheduler's autogroup gives the execution's whole tree one CPU share.
+    check!(report, 11, libc::syscall(libc::SYS_setsid));
     check!(
         report,
         1,
