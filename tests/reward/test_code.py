@@ -99,7 +99,7 @@ def call_cases(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     return CALL_VARIANTS[variant], {"fn_name": "f", "inputs": inputs, "outputs": outputs}
 
 
-@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases=st.lists(st.one_of(stdin_cases(), call_cases()), min_size=6, max_size=10))
 def test_scores_equal_prime_code(cases: list[tuple[str, dict[str, Any]]]) -> None:
     completions = [c for c, _ in cases]

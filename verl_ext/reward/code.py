@@ -11,22 +11,34 @@ values, or captured stdout) on a private channel; this module, in the trainer pr
 with the expected outputs, which never enter the sandbox, using prime_code's comparison rules. So a
 program that exits early, prints pass markers, returns an object whose ``__eq__`` always says yes, or
 patches builtins or the harness, gains nothing: return values are reduced to plain data before they
-leave the sandbox, and only a completed run (the harness's final ``done`` record after a clean exit)
-counts. Deliberate differences from prime_code: (1) subclasses of ``int``/``str``/``list``/… are
-compared by their base value, so forged equality earns nothing; (2) programs run with the sandbox's
-limits (``memory_mb``, default 1024) where prime_code has no memory limit.
+leave the sandbox, and only a completed run (exactly the records the harness writes, ending with its
+``done`` record, after a clean exit) counts. The channel is read with ``verl_ext.sandbox.protocol``,
+which treats it as hostile: whatever a program writes there costs the trainer a bounded, small amount
+of CPU and memory and at worst fails that sample; scoring one sample never raises into the batch
+(only a host that cannot sandbox at all raises, so code rewards fail closed).
+
+Deliberate differences from prime_code: (1) subclasses of ``int``/``str``/``list``/... are compared by
+their base value, so forged equality earns nothing; (2) programs run with the sandbox's limits
+(``memory_mb``, default 1024) where prime_code has no memory limit; (3) a run may write only
+``protocol.prime_budget`` bytes of results (16 KiB + 8x the expected outputs, at most 8 MiB): a test
+whose output is far longer than its expected output fails even where prime_code's whitespace- and
+float-tolerant comparison would have accepted it; (4) return values nested deeper than
+``protocol.MAX_DEPTH`` (a tuple counts 2 levels, a dict 3) are an error of that test.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from verl_ext import sandbox
-from verl_ext.exceptions import InputTypeError
+from verl_ext.exceptions import InputTypeError, SandboxUnavailableError
+from verl_ext.sandbox import protocol
 
 __all__ = ["CODE_SOURCES", "CodeScore", "extract_solution", "score_assert_tests", "score_code", "score_prime_code"]
 
@@ -45,6 +57,8 @@ PROCESS_SLACK_S = 1
 #: prime_code re-runs at most this many tests one by one.
 PER_TEST_MAX = 10
 
+_log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class CodeScore:
@@ -57,6 +71,9 @@ class CodeScore:
     error: int
 
 
+#: What a sample that could not be run or scored gets.
+ERROR_SCORE = CodeScore(0.0, 0, 0, 0, 1)
+
 def extract_solution(completion: str) -> str:
     """prime_code's extraction: the text after the last ```` ```python ```` fence, up to the next fence."""
     return completion.split("```python")[-1].split("```")[0]
@@ -65,30 +82,12 @@ def extract_solution(completion: str) -> str:
 def _parse_tests(ground_truth: Any) -> dict[str, Any] | None:
     try:
         tests = ground_truth if isinstance(ground_truth, dict) else json.loads(ground_truth)
-    except (TypeError, ValueError):
-        return None
+    except (TypeError, ValueError, RecursionError, MemoryError):
+        return None  # prime_code catches these too (a ground truth nested 100k deep included): score 0
     if not isinstance(tests, dict) or not isinstance(tests.get("inputs"), list) \
             or not isinstance(tests.get("outputs"), list) or len(tests["outputs"]) < len(tests["inputs"]):
         return None  # prime_code ends in an exception it catches: score 0
     return tests
-
-
-def _decode(v: Any) -> Any:
-    """Inverse of the harness's ``_encode``."""
-    if isinstance(v, list):
-        return [_decode(x) for x in v]
-    if isinstance(v, dict):
-        if "f" in v:
-            return float(v["f"])
-        if "t" in v:
-            return tuple(_decode(x) for x in v["t"])
-        if "d" in v:
-            return {_hashable(_decode(k)): _decode(x) for k, x in v["d"]}
-    return v
-
-
-def _hashable(k: Any) -> Any:
-    return tuple(_hashable(x) for x in k) if isinstance(k, (list, tuple)) else k
 
 
 # ---- prime_code's comparison rules -------------------------------------------------------------
@@ -156,9 +155,9 @@ def _stdin_matches(printed: str, expected: Any) -> bool:
     if lines == [wanted] or lines == wanted:
         return True
     try:
-        if not all(_is_int_like(a) and _is_int_like(b) for a, b in zip(lines, wanted, strict=True)):
-            if _allclose([float(a) for a in lines], [float(b) for b in wanted]):
-                return True
+        if not all(_is_int_like(a) and _is_int_like(b) for a, b in zip(lines, wanted, strict=True)) \
+                and _allclose([float(a) for a in lines], [float(b) for b in wanted]):
+            return True
     except (ValueError, OverflowError):
         pass
     # prime_code finally compares the lines with token sets of the expected lines: a list of strings
@@ -166,41 +165,32 @@ def _stdin_matches(printed: str, expected: Any) -> bool:
     return False
 
 
-def _verdicts(result: sandbox.ExecResult, tests: dict[str, Any], indices: Sequence[int]) -> list[Any]:
+def _verdicts(result: sandbox.ExecResult, tests: dict[str, Any], indices: Sequence[int], budget: int) -> list[Any]:
     """prime_code's per-test results (True, False, -1 error or timeout, -2 compile error) of one run,
     plus timeouts as the string "timeout" (counted as -1 in the score)."""
-    records: list[dict[str, Any]] = []
+    fn_name = tests.get("fn_name")
+    report = None
     if result.status == "ok":
-        for line in result.channel.decode("utf-8", "surrogatepass").splitlines():
-            try:
-                item = json.loads(line)
-            except ValueError:
-                break
-            if isinstance(item, dict):
-                records.append(item)
-    if not records or records[-1].get("r") != "done":
+        report = protocol.decode_prime(result.channel, len(indices), budget, call_based=fn_name is not None)
+    if report is None:
         # Killed, crashed, exited early or garbled: prime_code finds no result and fails every test.
         kind = "timeout" if result.status == "timeout" else -1
         return [kind] * len(indices)
-    if any(r.get("r") == "compile_error" for r in records):
+    if report.compile_error:
         return [-2]
-    fn_name = tests.get("fn_name")
     out: list[Any] = []
-    by_index = {r.get("i"): r for r in records if "i" in r}
     for position, index in enumerate(indices):
         if not isinstance(tests["inputs"][index], str) or not isinstance(tests["outputs"][index], str):
             return [-1] * len(indices)  # prime_code asserts both are strings when it reaches the test
-        rec = by_index.get(position)
-        if rec is None:
-            break
-        if rec.get("r") != "out":
-            out.append("timeout" if rec.get("timeout") else -1)
+        if position >= len(report.outputs):
+            if report.error is not None:
+                out.append("timeout" if report.error == "timeout" else -1)
             break
         try:
             if fn_name is not None:
-                ok = _call_matches(_decode(rec.get("v")), _int_keys(json.loads(tests["outputs"][index])))
+                ok = _call_matches(report.outputs[position], _int_keys(json.loads(tests["outputs"][index])))
             else:
-                ok = _stdin_matches(str(rec.get("v")), tests["outputs"][index])
+                ok = _stdin_matches(str(report.outputs[position]), tests["outputs"][index])
         except Exception:  # noqa: BLE001 - a malformed expected output fails the test, as in prime_code
             return [-1] * len(indices)
         out.append(ok)
@@ -223,27 +213,45 @@ def _payload(code: str, tests: dict[str, Any], indices: Sequence[int], alarm_s: 
 
 def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits) -> CodeScore:
     """prime_code's procedure for one completion: all tests in one run; if any fails, each of the first
-    few again in a run of its own (those in parallel: each is a separate process in verl too)."""
+    few again in a run of its own (those in parallel: each is a separate process in verl too). Each run
+    may write only its byte budget on the result channel (``protocol.prime_budget``)."""
     n = len(tests["inputs"])
-    first_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": FIRST_PASS_ALARM_S + PROCESS_SLACK_S})
+    budget = protocol.prime_budget(tests["outputs"][:n])
+    first_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": FIRST_PASS_ALARM_S + PROCESS_SLACK_S,
+                                     "channel_limit": budget})
     run = sandbox.run_payloads([_payload(code, tests, range(n), FIRST_PASS_ALARM_S)], [b""], first_limits, 1)[0]
-    verdicts = _verdicts(run, tests, list(range(n)))
+    verdicts = _verdicts(run, tests, list(range(n)), budget)
     if n == 0 or (len(verdicts) == n and all(v is True for v in verdicts)):
         return CodeScore(1.0, n, 0, 0, 0)
     # prime_code builds the one-test cases from inputs/outputs only: without `fn_name`, so call-based
     # problems are re-run as stdin programs here, exactly as verl does.
     singles = [{"inputs": [tests["inputs"][t]], "outputs": [tests["outputs"][t]]} for t in range(min(n, PER_TEST_MAX))]
-    per_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": PER_TEST_ALARM_S + PROCESS_SLACK_S})
+    budgets = [protocol.prime_budget(single["outputs"]) for single in singles]
+    per_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": PER_TEST_ALARM_S + PROCESS_SLACK_S,
+                                   "channel_limit": max(budgets)})
     runs = sandbox.run_payloads([_payload(code, single, [0], PER_TEST_ALARM_S) for single in singles],
                                 [b""] * len(singles), per_limits, len(singles))
     results: list[Any] = []
-    for single, run in zip(singles, runs, strict=True):
-        results.extend(_verdicts(run, single, [0]) or [-1])
+    for single, run, single_budget in zip(singles, runs, budgets, strict=True):
+        results.extend(_verdicts(run, single, [0], single_budget) or [-1])
     passed = sum(v is True for v in results)
     timeouts = sum(v == "timeout" for v in results)
     errors = sum(v in (-1, -2) for v in results)  # bools never equal -1/-2
     failed = len(results) - passed - timeouts - errors
     return CodeScore(passed / max(len(results), 1), passed, failed, timeouts, errors)
+
+
+def _isolated(score_one: Callable[[], CodeScore]) -> CodeScore:
+    """One sample's score, or an error score (0) when scoring it failed: a sample never raises into its
+    batch. Only a host that cannot sandbox at all raises (code rewards fail closed)."""
+    try:
+        return score_one()
+    except SandboxUnavailableError:
+        raise
+    except Exception as e:  # noqa: BLE001 - whatever went wrong, this one sample scores 0
+        _log.warning("verl_ext: a code sample could not be scored and gets 0.0: %s: %s", type(e).__name__,
+                     str(e)[:200])
+        return ERROR_SCORE
 
 
 def score_prime_code(
@@ -266,17 +274,42 @@ def score_prime_code(
     _require_text(completions)
     parsed = [_parse_tests(gt) for gt in ground_truths]
     codes = [extract_solution(c) for c in completions]
-    todo = [i for i, t in enumerate(parsed) if t is not None]
-    scores = [CodeScore(0.0, 0, 0, 0, 1)] * len(completions)
+    tests_of = {i: t for i, t in enumerate(parsed) if t is not None}
+    todo = list(tests_of)
+    scores = [ERROR_SCORE] * len(completions)
     if not todo:
         return scores
     sandbox.require_isolation()  # once, before any thread starts
     workers = min(len(todo), num_threads or sandbox.default_concurrency())
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verl-ext-code") as pool:
-        got = pool.map(lambda i: _score_prime_one(codes[i], parsed[i], base), todo)  # type: ignore[arg-type]
-        for i, score in zip(todo, got, strict=True):
+        for i, score in zip(todo, pool.map(lambda i: _isolated(partial(_score_prime_one, codes[i], tests_of[i], base)),
+                                           todo), strict=True):
             scores[i] = score
     return scores
+
+
+def _assert_request(completion: str, ground_truth: Any, nonce: str) -> bytes | None:
+    """The harness request of one assert-based sample (None for a ground truth prime_code-style scoring
+    would reject: not JSON, not an object, missing or non-string fields, nested too deeply)."""
+    try:
+        spec = ground_truth if isinstance(ground_truth, dict) else json.loads(ground_truth)
+        test, entry = spec["test"], spec["entry_point"]
+    except (TypeError, ValueError, KeyError, IndexError, RecursionError, MemoryError):
+        return None
+    if not isinstance(test, str) or not isinstance(entry, str):
+        return None
+    body = json.dumps({"code": extract_solution(completion), "test": test, "entry_point": entry})
+    return b"assert\n" + nonce.encode("ascii") + b"\n" + body.encode("utf-8", "surrogatepass")
+
+
+def _assert_score(run: sandbox.ExecResult, nonce: str) -> CodeScore:
+    if run.status == "ok" and protocol.assert_passed(run.channel, nonce):
+        return CodeScore(1.0, 1, 0, 0, 0)
+    if run.status == "timeout":
+        return CodeScore(0.0, 0, 0, 1, 0)
+    if run.status == "runtime_error" and "AssertionError" in run.stderr:
+        return CodeScore(0.0, 0, 1, 0, 0)
+    return ERROR_SCORE
 
 
 def score_assert_tests(
@@ -288,46 +321,48 @@ def score_assert_tests(
 ) -> list[CodeScore]:
     """HumanEval-style scoring: 1.0 when ``check(<entry_point>)`` of the ground truth's test code returns.
 
-    Inside one process the program and the asserts share memory, so what the parent can guarantee is
-    narrower than for stdin/call-based tests. Prevented: credit for exiting early (``exit``,
-    ``sys.exit``, ``os._exit``, a crash or kill), for exceptions and timeouts, for printing pass markers
-    or writing made-up records: the run counts only with a clean exit *and* the harness's record carrying
-    a random nonce, written after ``check`` returned. Not prevented: a program that deliberately tampers
-    with the harness or the test inside its own process (e.g. reads the nonce from the interpreter's
-    frames, or redefines ``check``'s globals before it runs). Use stdin or call-based tests where that
-    matters.
+    Inside one process the program and the asserts share an interpreter, so what the parent can
+    guarantee is narrower than for stdin/call-based tests, whose verdict the trainer makes. Prevented:
+    credit for exiting early (``exit``, ``sys.exit``, ``os._exit``, a crash or kill), for exceptions and
+    timeouts, for printing pass markers or writing made-up records (the run counts only with a clean exit
+    *and* exactly the harness's records carrying a per-run random nonce, written after ``check``
+    returned); for objects whose ``__eq__`` (or any other method) always says yes, because the
+    program's functions reach ``check`` only through wrappers that reduce their return values to plain
+    data (subclasses of ``int``/``str``/``list``/... to their base value, other types are an error); for
+    rebinding ``builtins`` names, ``exec`` or ``compile`` (captured, with the test code compiled, before
+    the program runs; ``check`` runs in its own namespace with a copy of the builtins); and for trace
+    or profile hooks set during a call (reset after each). Not prevented: a program that deliberately
+    reaches into the interpreter from inside its own process — walking frames or ``gc`` to read the
+    nonce or edit ``check``'s namespace, or changing shared module state such as ``math`` functions the
+    test calls. Use stdin or call-based tests where that matters.
     """
     import secrets
 
     base = limits or sandbox.Limits()
-    lim = sandbox.Limits(**{**base.__dict__, "timeout_s": ASSERT_TIMEOUT_S})
-    payloads, nonces, valid = [], [], []
     _require_text(completions)
-    for i, (c, gt) in enumerate(zip(completions, ground_truths, strict=True)):
-        try:
-            spec = gt if isinstance(gt, dict) else json.loads(gt)
-            test, entry = spec["test"], spec["entry_point"]
-        except (TypeError, ValueError, KeyError):
-            continue
-        if not isinstance(test, str) or not isinstance(entry, str):
-            continue
-        nonce = secrets.token_hex(16)
-        request = {"code": extract_solution(c), "test": test, "entry_point": entry, "nonce": nonce}
-        payloads.append(b"assert\n" + json.dumps(request).encode("utf-8", "surrogatepass"))
-        nonces.append(nonce)
-        valid.append(i)
-    scores = [CodeScore(0.0, 0, 0, 0, 1)] * len(completions)
-    for i, nonce, run in zip(valid, nonces, sandbox.run_payloads(payloads, [b""] * len(payloads), lim, num_threads),
-                             strict=True):
-        expected = json.dumps({"r": "done", "nonce": nonce}).encode() + b"\n"
-        if run.status == "ok" and run.channel == expected:
-            scores[i] = CodeScore(1.0, 1, 0, 0, 0)
-        elif run.status == "timeout":
-            scores[i] = CodeScore(0.0, 0, 0, 1, 0)
-        elif run.status == "runtime_error" and "AssertionError" in run.stderr:
-            scores[i] = CodeScore(0.0, 0, 1, 0, 0)
-        else:
-            scores[i] = CodeScore(0.0, 0, 0, 0, 1)
+    nonces = [secrets.token_hex(16) for _ in completions]
+    requests = [_assert_request(c, gt, nonce) for c, gt, nonce in zip(completions, ground_truths, nonces, strict=True)]
+    valid = [i for i, r in enumerate(requests) if r is not None]
+    scores = [ERROR_SCORE] * len(completions)
+    if not valid:
+        return scores
+    # A passing run writes exactly header, pass(nonce), done: nothing longer is read.
+    lim = sandbox.Limits(**{**base.__dict__, "timeout_s": ASSERT_TIMEOUT_S,
+                            "channel_limit": protocol.assert_budget(nonces[0])})
+    payloads: list[bytes] = [requests[i] for i in valid]  # type: ignore[misc]
+    try:
+        runs = sandbox.run_payloads(payloads, [b""] * len(valid), lim, num_threads)
+    except SandboxUnavailableError:
+        raise
+    except Exception:  # noqa: BLE001 - one execution failed to start: run each alone so the rest still count
+        def alone(payload: bytes, nonce: str) -> CodeScore:
+            return _assert_score(sandbox.run_payloads([payload], [b""], lim, 1)[0], nonce)
+
+        for i, payload in zip(valid, payloads, strict=True):
+            scores[i] = _isolated(partial(alone, payload, nonces[i]))
+        return scores
+    for i, run in zip(valid, runs, strict=True):
+        scores[i] = _isolated(partial(_assert_score, run, nonces[i]))
     return scores
 
 
@@ -348,7 +383,7 @@ def score_code(
                          num_threads=num_threads)
             for i, g in zip(idx, got, strict=True):
                 out[i] = g
-    missing = [ds for ds, o in zip(data_sources, out) if o is None]
+    missing = [ds for ds, o in zip(data_sources, out, strict=True) if o is None]
     if missing:
         raise ValueError(f"not code data sources: {sorted(set(map(str, missing)))}")
     return out  # type: ignore[return-value]

@@ -34,7 +34,7 @@ import inspect
 import logging
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -46,13 +46,13 @@ from verl.workers.reward_manager import register as register_legacy
 from verl.workers.reward_manager.abstract import AbstractRewardManager
 
 from verl_ext import _core
-from verl_ext.exceptions import InvalidInputError, VerlExtError
+from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError, VerlExtError
 from verl_ext.reward.batcher import MicroBatcher
 from verl_ext.reward.code import CODE_SOURCES, CodeScore, score_code
-from verl_ext.sandbox import Limits
 from verl_ext.reward.format import FormatReward
+from verl_ext.sandbox import Limits
 
-__all__ = ["ManagerOptions", "VerlExtRewardManager", "VerlExtBatchRewardManager"]
+__all__ = ["ManagerOptions", "VerlExtBatchRewardManager", "VerlExtRewardManager"]
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class ManagerOptions:
     num_threads: int = 0
     on_error: str = "zero"
     extra_info_keys: tuple[str, ...] = ()
-    code_limits: Limits = Limits()
+    code_limits: Limits = field(default_factory=Limits)
     numina_math_verify: bool = False
 
     @classmethod
@@ -153,16 +153,28 @@ class _Scorer:
         sources = [self.options.native_source(s.data_source) for s in samples]
         results, fmts = _core.score_batch(sources, texts, [s.ground_truth for s in samples], self._spec,
                                           self.options.num_threads)
-        natives = [_Native(t, r, fmts[i] if fmts is not None else None) for i, (t, r) in enumerate(zip(texts, results))]
-        code = [i for i, (src, r) in enumerate(zip(sources, results))
+        natives = [_Native(t, r, fmts[i] if fmts is not None else None)
+                   for i, (t, r) in enumerate(zip(texts, results, strict=True))]
+        code = [i for i, (src, r) in enumerate(zip(sources, results, strict=True))
                 if r is None and self.sandboxed_code and src in CODE_SOURCES]
         if code:
-            # Sandbox failures (e.g. no isolation on this host) raise: code rewards fail closed.
-            scored = score_code([sources[i] for i in code], [texts[i] for i in code],
-                                [samples[i].ground_truth for i in code], limits=self.options.code_limits,
-                                num_threads=self.options.num_threads)
+            # A host without isolation raises (code rewards fail closed); every other failure is one
+            # sample's (score_code scores it 0), or, should the batch itself fail, an error result for
+            # each code sample, which `outcome` turns into 0.0 or raises as `on_error` says.
+            try:
+                scored: list[Any] = score_code([sources[i] for i in code], [texts[i] for i in code],
+                                               [samples[i].ground_truth for i in code],
+                                               limits=self.options.code_limits, num_threads=self.options.num_threads)
+            except SandboxUnavailableError:
+                raise
+            except Exception as e:  # noqa: BLE001 - reported per sample by `outcome`
+                error = e if isinstance(e, VerlExtError) else VerlExtError(f"code scoring failed: {e!r}")
+                scored = [error] * len(code)
             for i, cs in zip(code, scored, strict=True):
-                natives[i].result, natives[i].code = cs.score, cs
+                if isinstance(cs, CodeScore):
+                    natives[i].result, natives[i].code = cs.score, cs
+                else:
+                    natives[i].result = cs
         return natives
 
     def outcome(self, result: Any, fmt: float | None, data_source: Any, code: CodeScore | None = None
@@ -206,7 +218,7 @@ class VerlExtRewardManager(RewardManagerBase):
         **kwargs: Any,
     ) -> None:
         super().__init__(config, tokenizer, compute_score)
-        self.compute_score = compute_score or default_compute_score
+        self.compute_score: Any = compute_score or default_compute_score
         self.is_async_reward_score = inspect.iscoroutinefunction(self.compute_score)
         self.reward_router_address = reward_router_address
         self.reward_model_tokenizer = reward_model_tokenizer

@@ -31,6 +31,8 @@ __all__ = ["MODES", "ExecResult", "Limits", "Status", "capabilities", "default_c
 Status = Literal["ok", "timeout", "memory_limit", "runtime_error", "output_limit", "killed"]
 HARNESS_PATH = Path(__file__).with_name("harness.py")
 HARNESS = HARNESS_PATH.read_text()
+#: The result-channel protocol, which the harness loads by path (see ``protocol.py``).
+PROTOCOL_PATH = Path(__file__).with_name("protocol.py")
 ZYGOTE = Path(__file__).with_name("zygote.py").read_text()
 #: Our own package (the zygote loads the compiled core and the harness from it), and where the sandbox
 #: sees it, read-only: a neutral place that says nothing about the host's directories.
@@ -238,10 +240,13 @@ def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Lim
                      "- they can read what this user can read and use the network; only rlimits, seccomp, "
                      "a process group and a private directory confine them", WEAK_MODE, len(payloads))
     warm = not weak and warm_starts()
-    argv = _zygote_argv() if warm else [exe, "-I", "-S", "-B", "-c", HARNESS]
+    # Cold starts find the protocol where the package is mapped (the weak mode sees the host's files).
+    protocol = PROTOCOL_PATH.resolve()
+    protocol_path = str(protocol) if weak else f"{PACKAGE_INSIDE}/{protocol.relative_to(PACKAGE_DIR)}"
+    argv = _zygote_argv() if warm else [exe, "-I", "-S", "-B", "-c", HARNESS, protocol_path]
     requests = [(argv, env, stdin, payload) for payload, stdin in zip(payloads, stdins, strict=True)]
     raw = _core.sandbox_run_many(requests, read_only_paths=paths, start="weak" if weak else "warm" if warm else "cold",
-                                 mapped_paths=[(str(PACKAGE_DIR), PACKAGE_INSIDE)] if warm else [], **kwargs)
+                                 mapped_paths=[] if weak else [(str(PACKAGE_DIR), PACKAGE_INSIDE)], **kwargs)
     results = []
     for r in raw:
         if isinstance(r, BaseException):

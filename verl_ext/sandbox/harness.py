@@ -1,16 +1,50 @@
-# verl-ext-sandbox-harness: runs inside the sandbox as `python -I -S -B -c <this file>` (cold start), or
-# in an execution forked by the zygote (zygote.py), which loaded it beforehand and calls `_main()`.
-# Reads a request from fd 4: a mode line (`script`, `prime` or `assert`), then the body. Exit codes: the program's own; 1 for an uncaught exception; 102 for
-# MemoryError. Modes:
+# verl-ext-sandbox-harness: runs inside the sandbox as `python -I -S -B -c <this file> <protocol.py path>`
+# (cold start), or in an execution forked by the zygote (zygote.py), which loaded it beforehand (with
+# `__file__` set) and calls `_main()`. Reads a request from fd 4: a mode line (`script`, `prime` or
+# `assert`), then the body. Exit codes: the program's own; 1 for an uncaught exception; 102 for
+# MemoryError. Results go on fd 3 in the protocol of `protocol.py` (loaded by path: no package here).
+# Modes:
 #   script: run the program as __main__ with the sandbox's stdin/stdout/stderr.
 #   prime:  run verl prime_code's test procedure (same code wrapping, imports, guards, per-test alarms)
-#           and report each test's *output* on fd 3, one JSON line per test. Expected outputs never
-#           enter the sandbox: the parent compares.
-#   assert: HumanEval-style assert tests; a nonce from the parent is reported after check() returns.
+#           and report each test's *output*. Expected outputs never enter the sandbox: the parent compares.
+#   assert: HumanEval-style assert tests; the parent's nonce is reported after check() returns. check()
+#           runs in its own namespace with builtins captured before the program ran, and sees the
+#           program's functions only through wrappers that return plain data.
 import os
 import sys
+from io import StringIO
 
 MEMORY_EXIT_CODE = 102
+_protocol_module = None
+
+
+def _protocol():
+    """The shared protocol module, loaded by path once (a zygote loads it before forking)."""
+    global _protocol_module
+    if _protocol_module is None:
+        import importlib.util
+
+        here = globals().get("__file__")
+        path = os.path.join(os.path.dirname(here), "protocol.py") if here else sys.argv[1]
+        spec = importlib.util.spec_from_file_location("verl_ext_sandbox_protocol", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load the protocol from {path}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _protocol_module = module
+    return _protocol_module
+
+
+def _writer(fd: int = 3):
+    """A function writing whole records on ``fd``, bound to the real ``os.write`` now."""
+    write = os.write
+
+    def emit(data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[write(fd, view):]
+
+    return emit
 
 
 def _read_request(fd: int = 4) -> bytes:
@@ -63,6 +97,13 @@ def _solution_module():
     return types.ModuleType("tmp_sol"), PRIME_HEADER
 
 
+def _unparse(statements):
+    """`ast.unparse` of a list of statements, as prime_code calls it."""
+    import ast
+
+    return ast.unparse(statements)
+
+
 def _wrap_stdin_program(code: str) -> str:
     """prime_code's rewrite of a stdin program into `def code():` (top-level imports stay outside)."""
     import ast
@@ -71,7 +112,7 @@ def _wrap_stdin_program(code: str) -> str:
         tree = ast.parse(code)
         last = tree.body[-1]
         if isinstance(last, ast.If) and ast.unparse(last.test).strip() == "__name__ == '__main__'":
-            code = ast.unparse(tree.body[:-1]) + "\n" + ast.unparse(last.body)
+            code = _unparse(tree.body[:-1]) + "\n" + _unparse(last.body)
     except Exception:  # noqa: BLE001 - unparsable code is wrapped as it is
         pass
     lines = [x + "\n" if x.startswith(("from ", "import ")) else "\t" + x + "\n" for x in code.split("\n")]
@@ -93,54 +134,60 @@ def _guard() -> None:
     import shutil
     import subprocess
 
-    builtins.exit = None
-    builtins.quit = None
     os.environ["OMP_NUM_THREADS"] = "1"
-    for name in ("kill", "system", "putenv", "remove", "removedirs", "rmdir", "fchdir", "setuid", "fork", "forkpty",
-                 "killpg", "rename", "renames", "truncate", "replace", "unlink", "fchmod", "fchown", "chmod", "chown",
-                 "chroot", "lchflags", "lchmod", "lchown", "getcwd", "chdir"):
-        setattr(os, name, None)
-    shutil.rmtree = shutil.move = shutil.chown = None
-    subprocess.Popen = None
-    builtins.help = None
+    disabled = ((builtins, ("exit", "quit", "help")), (shutil, ("rmtree", "move", "chown")), (subprocess, ("Popen",)),
+                (os, ("kill", "system", "putenv", "remove", "removedirs", "rmdir", "fchdir", "setuid", "fork",
+                      "forkpty", "killpg", "rename", "renames", "truncate", "replace", "unlink", "fchmod", "fchown",
+                      "chmod", "chown", "chroot", "lchflags", "lchmod", "lchown", "getcwd", "chdir")))
+    for module, names in disabled:
+        for name in names:
+            setattr(module, name, None)
+    modules = vars(sys)["modules"]
     for mod in ("ipdb", "joblib", "resource", "psutil", "tkinter", "subprocess", "ctypes"):
-        sys.modules[mod] = None
+        modules[mod] = None
 
 
-def _encode(x, depth=0):
-    """Output value -> JSON keeping the distinctions prime_code's comparison sees (tuple vs list).
-    Subclasses are reduced to their base value: an object cannot choose its own equality."""
-    if depth > 200:
-        raise ValueError("output nested too deeply")
-    if x is None or x is True or x is False:
-        return x
-    if isinstance(x, int):
-        return int(x)
-    if isinstance(x, float):
-        return {"f": float.__repr__(x)}
-    if isinstance(x, str):
-        return str.__str__(x)
-    if isinstance(x, tuple):
-        return {"t": [_encode(v, depth + 1) for v in x]}
-    if isinstance(x, list):
-        return [_encode(v, depth + 1) for v in x]
-    if isinstance(x, dict):
-        return {"d": [[_encode(k, depth + 1), _encode(v, depth + 1)] for k, v in x.items()]}
-    raise TypeError(f"unsupported output type {type(x).__name__}")
+class _Captured(StringIO):
+    """prime_code's captured stdout: closing it does nothing."""
+
+    def close(self, *args):
+        return 1
+
+
+def _call_with_stdin(method, text):
+    """Call a stdin program with `text` as its input. What prime_code's stacked unittest.mock patches
+    amount to (they enter bottom-up, so the read/readline/readlines lambdas land on the original stdin
+    object, and `sys.stdin` becomes a fresh StringIO): done by hand, as importing unittest.mock costs
+    ~70 ms."""
+    import builtins
+
+    lines = iter(text.split("\n"))
+    names = vars(builtins)
+    real_stdin, real_open = sys.stdin, builtins.open
+    shadowed = {"read": lambda *a: text, "readlines": lambda *a: text.split("\n"), "readline": lambda *a: next(lines)}
+    for name, fn in shadowed.items():
+        setattr(real_stdin, name, fn)
+    sys.stdin = StringIO(text)
+    names["open"] = lambda *a, **k: StringIO(text)
+    try:
+        return method()
+    except SystemExit:
+        pass
+    finally:
+        names["open"] = real_open
+        sys.stdin = real_stdin
+        for name in shadowed:
+            vars(real_stdin).pop(name, None)
 
 
 def _run_prime(req: dict) -> None:
-    import builtins
     import json
     import signal
-    from io import StringIO
 
-    out = os.fdopen(3, "w", encoding="utf-8", errors="surrogatepass")
-    devnull = open(os.devnull, "w")  # noqa: SIM115
-
-    def report(**item) -> None:
-        out.write(json.dumps(item) + "\n")
-        out.flush()
+    protocol = _protocol()
+    emit = _writer()
+    devnull = open(os.devnull, "w")  # noqa: SIM115 - open for the whole run
+    emit(protocol.HEADER)
 
     class Alarm(Exception):
         pass
@@ -164,10 +211,9 @@ def _run_prime(req: dict) -> None:
         target = module.Solution() if fn_name is not None and "class Solution" in code else module
         signal.alarm(0)
         method = getattr(target, fn_name if fn_name is not None else "code")
-    except BaseException as e:  # noqa: BLE001
+    except BaseException:  # noqa: BLE001 - prime_code reports any failure to load as a compile error
         signal.alarm(0)
-        report(r="compile_error", error=repr(e)[:300])
-        report(r="done")
+        emit(protocol.COMPILE_ERROR + protocol.DONE)
         return
     for index, raw in enumerate(inputs_list):
         if fn_name is not None:
@@ -181,80 +227,137 @@ def _run_prime(req: dict) -> None:
             try:
                 value = method(*args)
                 json.dumps(value)  # verl fails a test whose output is not JSON-serialisable
-                encoded = _encode(value)
+                encoded = protocol.encode_value(value)
                 signal.alarm(0)
-            except BaseException as e:  # noqa: BLE001
+            except BaseException as e:  # noqa: BLE001 - any failure of the program fails the test
                 signal.alarm(0)
-                report(i=index, r="error", error=repr(e)[:300], timeout=isinstance(e, Alarm))
+                emit(protocol.record_error(index, isinstance(e, Alarm)))
                 break
-            report(i=index, r="out", v=encoded)
+            emit(protocol.record_out(index, encoded))
         else:
             text = "\n".join(raw) if isinstance(raw, list) else raw
-            lines = iter(text.split("\n"))
-            captured = StringIO()
-            captured.close = lambda *a: 1
-
-            def call():
-                # What prime_code's stacked unittest.mock patches amount to (they enter bottom-up, so the
-                # read/readline/readlines lambdas land on the original stdin object, and `sys.stdin`
-                # becomes a fresh StringIO): done by hand, as importing unittest.mock costs ~70 ms.
-                real_stdin, real_open = sys.stdin, builtins.open
-                shadowed = {"read": lambda *a: text, "readlines": lambda *a: text.split("\n"),
-                            "readline": lambda *a: next(lines)}
-                for name, fn in shadowed.items():
-                    setattr(real_stdin, name, fn)
-                sys.stdin = StringIO(text)
-                builtins.open = lambda *a, **k: StringIO(text)
-                try:
-                    return method()
-                except SystemExit:
-                    pass
-                finally:
-                    builtins.open = real_open
-                    sys.stdin = real_stdin
-                    for name in shadowed:
-                        try:
-                            delattr(real_stdin, name)
-                        except AttributeError:
-                            pass
-
+            captured = _Captured()
             sys.stdout = captured
             signal.alarm(alarm_s)
             try:
-                call()
+                _call_with_stdin(method, text)
                 signal.alarm(0)
-            except BaseException as e:  # noqa: BLE001
+            except BaseException as e:  # noqa: BLE001 - any failure of the program fails the test
                 signal.alarm(0)
                 sys.stdout = devnull
-                report(i=index, r="error", error=repr(e)[:300], timeout=isinstance(e, Alarm))
+                emit(protocol.record_error(index, isinstance(e, Alarm)))
                 break
             sys.stdout = devnull
-            report(i=index, r="out", v=captured.getvalue())
-    report(r="done")
+            emit(protocol.record_out(index, protocol.encode_string(captured.getvalue())))
+    emit(protocol.DONE)
 
 
-def _run_assert(req: dict) -> None:
-    """HumanEval-style: define the solution, define the tests, call check(entry_point); then report the
-    parent's nonce. An early exit, exception or timeout never reaches the report."""
-    import json
+def _plain(x, depth=0):
+    """A value the program returned, as plain data: subclasses of the plain types reduced to their base
+    value through the base types' own methods (no method of the program runs); other types, or nesting
+    beyond 100, raise TypeError."""
+    if depth > 100:
+        raise TypeError("returned value nested too deeply")
+    kind = type(x)  # the real type: `isinstance` would ask the object's own `__class__`
+    if x is None or x is True or x is False:
+        return x
+    if issubclass(kind, int):
+        return int.__int__(x)
+    if issubclass(kind, float):
+        return float.__float__(x)
+    if issubclass(kind, str):
+        return str.__str__(x)
+    if issubclass(kind, list):
+        return [_plain(v, depth + 1) for v in list.__iter__(x)]
+    if issubclass(kind, tuple):
+        return tuple([_plain(v, depth + 1) for v in tuple.__iter__(x)])
+    if issubclass(kind, dict):
+        return {_plain(k, depth + 1): _plain(v, depth + 1) for k, v in dict.items(x)}
+    if issubclass(kind, set):
+        return {_plain(v, depth + 1) for v in set.__iter__(x)}
+    if issubclass(kind, frozenset):
+        return frozenset([_plain(v, depth + 1) for v in frozenset.__iter__(x)])
+    raise TypeError(f"returned value of unsupported type {type(x).__name__}")
 
-    out = os.fdopen(3, "w", encoding="utf-8")
-    nonce = req.pop("nonce")
-    scope = {"__name__": "__main__", "__builtins__": __builtins__}
-    exec(compile(req["code"], "solution.py", "exec"), scope)  # noqa: S102 - this is the sandbox
-    exec(compile(req["test"], "test.py", "exec"), scope)  # noqa: S102
-    scope["check"](scope[req["entry_point"]])
-    out.write(json.dumps({"r": "done", "nonce": nonce}) + "\n")
-    out.flush()
+
+def _run_assert(req: dict, nonce: str) -> None:
+    """HumanEval-style: run the solution, then the test code, then check(entry_point); after check()
+    returns, report the parent's nonce. An early exit, exception or timeout never reaches the report.
+
+    What check() needs is captured before the program runs: exec, compile, the builtins (check's
+    namespace gets a copy), the test code (compiled), os.write and the trace hooks. The test runs in its
+    own namespace; names it uses that the program defines (the entry point, helpers of the prompt such
+    as HumanEval's `poly`) reach it as wrappers returning plain data (`_plain`), other values as plain
+    data, modules as they are."""
+    import builtins
+    import contextlib
+    import types
+
+    protocol = _protocol()
+    emit = _writer()
+    run, build, plain = exec, compile, _plain
+    settrace, setprofile = sys.settrace, sys.setprofile
+    snapshot = dict(builtins.__dict__)
+    passed = protocol.HEADER + protocol.record_pass(nonce) + protocol.DONE
+    test = build(req["test"], "test.py", "exec")
+    entry_point = req["entry_point"]
+
+    def used_names(code):
+        names = set(code.co_names)
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                names |= used_names(const)
+        return names
+
+    wanted = used_names(test) | {entry_point}
+    scope = {"__name__": "__main__", "__builtins__": builtins}
+    run(build(req["code"], "solution.py", "exec"), scope)
+
+    def wrap(fn):
+        def call(*args, **kwargs):
+            try:
+                result = fn(*args, **kwargs)
+            finally:
+                settrace(None)
+                setprofile(None)
+            return plain(result)
+
+        return call
+
+    test_scope = vars(types.ModuleType("__main__"))  # the test's own module
+    test_scope["__builtins__"] = snapshot
+    for name in wanted:
+        if name in snapshot or name not in scope:
+            continue
+        value = dict.__getitem__(scope, name)
+        if type(value) is types.ModuleType:
+            test_scope[name] = value
+        elif callable(value):
+            test_scope[name] = wrap(value)
+        else:
+            with contextlib.suppress(TypeError):  # not plain data: the test cannot use it
+                test_scope[name] = plain(value)
+    candidate = test_scope.get(entry_point)
+    run(test, test_scope)
+    check = test_scope["check"]
+    if candidate is None:
+        raise NameError(f"name {entry_point!r} is not defined")
+    check(candidate)
+    emit(passed)
 
 
 def _main() -> None:
     mode, _, body = _read_request().partition(b"\n")
     try:
-        if mode in (b"prime", b"assert"):
+        if mode == b"prime":
             import json
 
-            (_run_prime if mode == b"prime" else _run_assert)(json.loads(body))
+            _run_prime(json.loads(body))
+        elif mode == b"assert":
+            import json
+
+            nonce, _, body = body.partition(b"\n")
+            _run_assert(json.loads(body), nonce.decode("ascii"))
         else:
             _run_script(body.decode("utf-8", "surrogateescape"))
     except MemoryError:
@@ -275,7 +378,7 @@ def _main() -> None:
 #: Modules a zygote imports before forking: prime_code's header and what this harness uses.
 WARM_MODULES = ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random", "statistics",
                 "itertools", "functools", "operator", "io", "json", "typing", "ast", "signal", "types", "traceback",
-                "shutil", "subprocess", "builtins")
+                "shutil", "subprocess", "builtins", "importlib.util")
 
 
 def warm_up() -> None:
@@ -290,6 +393,7 @@ def warm_up() -> None:
         importlib.import_module(name)
     _prebuilt_module = types.ModuleType("tmp_sol")
     exec(compile(PRIME_HEADER_HEAD, "<string>", "exec"), _prebuilt_module.__dict__)  # noqa: S102 - constant
+    _protocol()
 
 
 def run_forked() -> None:

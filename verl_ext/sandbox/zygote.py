@@ -8,14 +8,18 @@ import sys
 
 def _start():
     import importlib.util
+    import types
 
     core_path, harness_path = sys.argv[1], sys.argv[2]
     spec = importlib.util.spec_from_file_location("verl_ext._core", core_path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {core_path}")
     core = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(core)
     with open(harness_path, encoding="utf-8") as f:
         source = f.read()
-    harness = {"__name__": "verl_ext_harness", "__builtins__": __builtins__}
+    harness = vars(types.ModuleType("verl_ext_harness"))
+    harness.update(__file__=harness_path, __builtins__=__builtins__)
     exec(compile(source, harness_path, "exec"), harness)  # noqa: S102 - our own harness
     harness["warm_up"]()
     # Collections in an execution would otherwise walk (and so copy, page by page) every object the

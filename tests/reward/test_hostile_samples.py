@@ -1,0 +1,171 @@
+"""Hostile completions against the trainer side of the code reward (issue #13, items 1, 2, 3 and 6).
+
+Whatever a sandboxed program writes on the result channel, scoring it must return a defined score
+(0 for forgeries) for that sample, never raise into the batch, and cost the trainer little CPU and
+memory. The bounds asserted here are generous (CI machines are loaded); the tight figures are measured
+by ``measure_trainer_cost`` and reported in the closing note of issue #13.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from verl_ext import sandbox
+from verl_ext.reward import compute_score
+from verl_ext.reward.code import score_assert_tests, score_prime_code
+
+if not sandbox.capabilities()["full_isolation"]:
+    if os.environ.get("VERL_EXT_REQUIRE_SANDBOX") == "1":
+        raise RuntimeError(f"sandbox required but unavailable: {sandbox.capabilities()['error']}")
+    pytest.skip(f"this host cannot sandbox: {sandbox.capabilities()['error']}", allow_module_level=True)
+
+#: A call-based problem with 10 tests (prime_code re-runs each of them alone when one fails).
+TESTS = {"fn_name": "f", "inputs": [json.dumps([i]) for i in range(10)], "outputs": [json.dumps(i) for i in range(10)]}
+HONEST = "def f(x):\n    return x[0]"
+#: Generous CI bounds per hostile sample (the goal, measured on an idle core: <= 50 ms, <= 32 MB).
+CPU_BOUND_S = 0.5
+RSS_BOUND_MB = 64
+
+
+def channel_program(payload: str) -> str:
+    """A program that writes `payload` (a Python bytes expression) on the result channel and leaves."""
+    return f"import os\ndata = {payload}\nwhile data:\n    data = data[os.write(3, data):]\nos._exit(0)\n"
+
+
+DONE_OLD = "b'{\"r\": \"done\"}\\n'"
+HOSTILE = {
+    # item 1: integer keys that collide in Python's hash (multiples of 2**61 - 1)
+    "hash_collisions": channel_program(
+        "b''.join(b'{\"i\": %d, \"r\": \"out\", \"v\": 0}\\n' % (k * (2**61 - 1)) for k in range(1, 12000)) + "
+        + DONE_OLD),
+    # item 2: exceptions other than ValueError out of the parser
+    "bad_utf8": channel_program("b'\\xff\\n' + " + DONE_OLD),
+    "deep_nesting": channel_program("b'[' * 100000 + b'\\n' + " + DONE_OLD),
+    "unhashable_index": channel_program("b'{\"i\": [0]}\\n' + " + DONE_OLD),
+    "huge_int": channel_program("b'{\"i\": ' + b'7' * 100000 + b'}\\n' + " + DONE_OLD),
+    # item 3: flood of records
+    "flood": channel_program("b'{}\\n' * (4 << 20) + " + DONE_OLD),
+    "flood_outputs": channel_program("b''.join(b'{\"i\": %d, \"r\": \"out\", \"v\": 0}\\n' % i for i in range(200000))"
+                                     " + " + DONE_OLD),
+    "long_line": channel_program("b'\"' + b'a' * (8 << 20) + b'\"\\n' + " + DONE_OLD),
+    "many_floats": channel_program("b'[' + b'1e400,' * 500000 + b'0]\\n' + " + DONE_OLD),
+    "nan": channel_program("b'{\"i\": 0, \"r\": \"out\", \"v\": NaN}\\n' + " + DONE_OLD),
+}
+
+
+def _status(field: str) -> int:
+    text = open("/proc/self/status").read()
+    return int(re.search(rf"{field}:\s+(\d+)", text).group(1)) * 1024  # type: ignore[union-attr]
+
+
+def measure_trainer_cost(fn: Callable[[], Any]) -> tuple[Any, float, float]:
+    """(result, trainer CPU seconds, peak RSS growth in MB) of `fn` in this process (all threads)."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # reset the peak RSS to the current RSS
+    rss0 = _status("VmRSS")
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    result = fn()
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
+    return result, cpu, (_status("VmHWM") - rss0) / (1 << 20)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm() -> None:
+    score_prime_code([HONEST], [TESTS])  # starts the zygote outside the measurements
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_channel_scores_zero_cheaply(name: str) -> None:
+    scores, cpu, rss = measure_trainer_cost(lambda: score_prime_code([HOSTILE[name]], [TESTS]))
+    assert scores[0].score == 0.0
+    assert cpu <= CPU_BOUND_S, f"{name}: {cpu * 1e3:.0f} ms of trainer CPU"
+    assert rss <= RSS_BOUND_MB, f"{name}: {rss:.0f} MB of trainer RSS"
+
+
+def test_hostile_sample_does_not_change_its_neighbours() -> None:
+    codes = [HONEST, HOSTILE["bad_utf8"], HONEST, HOSTILE["unhashable_index"], HOSTILE["deep_nesting"]]
+    assert [s.score for s in score_prime_code(codes, [TESTS] * len(codes))] == [1.0, 0.0, 1.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("where", ["inputs", "outputs", "whole"])
+def test_deeply_nested_ground_truth_scores_zero(where: str) -> None:
+    deep = "[" * 100000 + "]" * 100000
+    if where == "whole":
+        gt: Any = '{"inputs": ' + deep + ', "outputs": []}'
+    elif where == "inputs":
+        gt = {"fn_name": "f", "inputs": [deep], "outputs": ["1"]}
+    else:
+        gt = {"fn_name": "f", "inputs": ["[1]"], "outputs": [deep]}
+    assert compute_score("apps", HONEST, gt) == 0.0
+    assert compute_score("humaneval", HONEST, '{"test": ' + deep + "}") == 0.0
+
+
+def test_huge_expected_numbers_score_like_prime_code() -> None:
+    tests = {"fn_name": "f", "inputs": ["[1]"], "outputs": ["1" * 5000]}  # over int()'s 4300 digits
+    assert compute_score("apps", HONEST, tests) == 0.0
+
+
+HUMANEVAL = {"entry_point": "add",
+             "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(-1, 1) == 0\n"}
+HUMANEVAL_FORGERIES = {
+    "always_equal": "class Eq:\n    def __eq__(self, other):\n        return True\ndef add(a, b):\n    return Eq()",
+    "always_equal_int": "class Eq(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
+                        "def add(a, b):\n    return Eq(7)",
+    "always_equal_list": "class Eq(list):\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
+                         "def add(a, b):\n    return Eq()",
+    "patched_exec": "import builtins\n_real = builtins.exec\n"
+                    "def fake(src, scope=None, *a):\n    _real('def check(candidate):\\n    pass\\n', scope)\n"
+                    "builtins.exec = fake\ndef add(a, b):\n    return 0",
+    "patched_compile": "import builtins\n_real = builtins.compile\n"
+                       "def fake(src, name, mode, *a, **k):\n"
+                       "    return _real('def check(candidate):\\n    pass\\n' if name != 'solution.py' else src,"
+                       " name, mode)\nbuiltins.compile = fake\ndef add(a, b):\n    return 0",
+    "rebind_check_global": "import sys\ndef add(a, b):\n    g = sys._getframe(1).f_globals\n"
+                           "    g['candidate'] = lambda *a: 3\n    return 3 if (a, b) == (1, 2) else 5",
+    "patched_isinstance": "import builtins\nbuiltins.isinstance = lambda *a: True\n"
+                          "builtins.len = lambda *a: 0\ndef add(a, b):\n    return 0",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HUMANEVAL_FORGERIES))
+def test_humaneval_forgeries_earn_nothing(name: str) -> None:
+    assert score_assert_tests([HUMANEVAL_FORGERIES[name]], [HUMANEVAL])[0].score == 0.0
+
+
+def test_humaneval_tests_may_use_the_programs_helpers() -> None:
+    """HumanEval/32, 38 and 50 call functions of the prompt (`poly`, `encode_cyclic`) from `check`."""
+    gt = {"entry_point": "decode", "test": "def check(candidate):\n    import random\n"
+          "    for _ in range(20):\n        s = str(random.random())\n        assert candidate(encode(s)) == s\n"}
+    code = "def encode(s):\n    return s[::-1]\ndef decode(s):\n    return s[::-1]"
+    assert score_assert_tests([code], [gt])[0].score == 1.0
+    assert score_assert_tests([code.replace("return s[::-1]\ndef decode", "return s\ndef decode")], [gt])[0].score == 0
+
+
+def test_timing_of_one_hostile_sample_is_reported() -> None:
+    """Not a bound: prints the figures for the issue's closing note (run with -s)."""
+    for name in ("hash_collisions", "flood", "deep_nesting"):
+        t0 = time.perf_counter()
+        _, cpu, rss = measure_trainer_cost(lambda n=name: score_prime_code([HOSTILE[n]], [TESTS]))
+        print(f"{name}: trainer CPU {cpu * 1e3:.1f} ms, RSS +{rss:.1f} MB, wall {time.perf_counter() - t0:.2f} s")
+
+
+@pytest.mark.parametrize("hostile", ["bad_utf8", "deep_nesting", "unhashable_index"])
+def test_legacy_manager_scores_the_rest_of_the_batch(tiny_tokenizer: Any, hostile: str) -> None:
+    from tests.helpers import make_dataproto
+    from verl_ext.reward.manager import VerlExtBatchRewardManager
+
+    rows = [("apps", HOSTILE[hostile], TESTS), ("apps", HONEST, TESTS), ("openai/gsm8k", "#### 12", "12"),
+            ("humaneval", "def add(a, b):\n    return a + b", HUMANEVAL)]
+    data = make_dataproto(tiny_tokenizer, [{"prompt": "q", "response": r, "data_source": d, "ground_truth": g}
+                                           for d, r, g in rows])
+    out = VerlExtBatchRewardManager(tiny_tokenizer, 0, on_error="zero")(data, return_dict=True)
+    assert out["reward_tensor"].sum(dim=-1).tolist() == [0.0, 1.0, 1.0, 1.0]
