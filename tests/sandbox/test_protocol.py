@@ -1,0 +1,236 @@
+"""The result-channel protocol (verl_ext/sandbox/protocol.py): what the harness writes decodes to the
+same values, and any other byte string is a failed run (None), decoded in bounded time, never an
+exception. No sandbox needed: channels are built here."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verl_ext.reward.code import _call_matches, _verdicts
+from verl_ext.sandbox import ExecResult
+from verl_ext.sandbox import protocol as p
+
+H, D = p.HEADER, p.DONE
+
+
+def channel(*records: bytes) -> bytes:
+    return H + b"".join(records) + D
+
+
+def out(i: int, value: Any) -> bytes:
+    return p.record_out(i, p.encode_value(value))
+
+
+def decode(data: bytes, n: int = 3, call_based: bool = True, budget: int = 1 << 20) -> p.PrimeReport | None:
+    return p.decode_prime(data, n, budget, call_based)
+
+
+# ---- what the harness writes --------------------------------------------------------------------------
+
+plain_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+plain_values = st.recursive(
+    plain_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.lists(inner, max_size=4).map(tuple)
+    | st.dictionaries(st.none() | st.booleans() | st.integers() | st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(plain_values, max_size=4), error=st.sampled_from([None, "error", "timeout"]))
+def test_harness_records_decode_to_the_same_values(values: list[Any], error: str | None) -> None:
+    records = [out(i, v) for i, v in enumerate(values)]
+    if error is not None:
+        records.append(p.record_error(len(values), error == "timeout"))
+    report = decode(channel(*records), n=len(values) + 1)
+    assert report is not None and not report.compile_error and report.error == error
+    assert len(report.outputs) == len(values)
+    for got, want in zip(report.outputs, values, strict=True):
+        assert isinstance(got, p.Pairs) if isinstance(want, dict) else type(got) is type(want)
+        assert got == want  # a Pairs compares with a dict
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text())
+def test_strings_keep_every_character_and_hide_their_structure(text: str) -> None:
+    encoded = p.encode_string(text)
+    assert encoded.isascii() and json.loads(encoded) == text
+    assert encoded.count("\\") == encoded.count("\\u")
+    assert not set(encoded[1:-1]) & set('"[]{}')
+
+
+def test_stdin_outputs_must_be_strings() -> None:
+    assert decode(channel(out(0, "3\n")), call_based=False).outputs == ["3\n"]  # type: ignore[union-attr]
+    assert decode(channel(out(0, 3)), call_based=False) is None
+
+
+def test_compile_error_and_empty_runs() -> None:
+    assert decode(channel(p.COMPILE_ERROR)).compile_error  # type: ignore[union-attr]
+    assert decode(channel()).outputs == []  # type: ignore[union-attr]
+
+
+def test_float_names_and_fresh_nans() -> None:
+    report = decode(channel(out(0, [math.inf, -math.inf, math.nan, 1e-300, -0.0])))
+    assert report is not None
+    inf, ninf, nan, tiny, zero = report.outputs[0]  # type: ignore[misc]
+    assert (inf, ninf, tiny, math.copysign(1, zero)) == (math.inf, -math.inf, 1e-300, -1.0)
+    assert nan != nan and [nan] != [float("nan")]  # a NaN never equals an expected NaN, as in prime_code
+
+
+# ---- anything else is a failed run ---------------------------------------------------------------------
+
+REJECTED = {
+    "empty": b"",
+    "no header": out(0, 1) + D,
+    "other version": b'["verl-ext",2]\n' + D,
+    "no done": H + out(0, 1),
+    "two dones": channel(D),
+    "done then more": H + D + out(0, 1),
+    "no final newline": channel()[:-1],
+    "bad utf-8": channel(b'["out",0,"\xff"]\n'),
+    "non-ascii": channel('["out",0,"é"]\n'.encode()),
+    "out of order": channel(out(1, 1), out(0, 1)),
+    "index repeated": channel(out(0, 1), out(0, 1)),
+    "index as float": channel(b'["out",0.0,1]\n'),
+    "index as bool": channel(b'["out",false,1]\n'),
+    "index as list": channel(b'["out",[0],1]\n'),
+    "index huge": channel(b'["out",' + b"9" * 5000 + b",1]\n"),
+    "too many records": channel(*(out(i, 0) for i in range(4))),
+    "record after error": channel(p.record_error(0, False), out(1, 1)),
+    "error without bool": channel(b'["error",0,1]\n'),
+    "extra field": channel(b'["out",0,1,2]\n'),
+    "missing field": channel(b'["out",0]\n'),
+    "unknown tag": channel(b'["pass",0,1]\n'),
+    "record is an object": channel(b'{"i":0,"r":"out","v":1}\n'),
+    "record is a string": channel(b'"out"\n'),
+    "compile error after output": channel(out(0, 1), p.COMPILE_ERROR),
+    "object with two keys": channel(b'["out",0,{"t":[],"d":[]}]\n'),
+    "object with unknown key": channel(b'["out",0,{"x":[]}]\n'),
+    "tuple of a non-list": channel(b'["out",0,{"t":1}]\n'),
+    "dict item not a pair": channel(b'["out",0,{"d":[[1]]}]\n'),
+    "dict key a list": channel(b'["out",0,{"d":[[[1],2]]}]\n'),
+    "dict key a tuple": channel(b'["out",0,{"d":[[{"t":[1]},2]]}]\n'),
+    "deep": channel(b'["out",0,' + b"[" * 200 + b"]" * 200 + b"]\n"),
+    "deep unbalanced": channel(b'["out",0,' + b"[" * 100000 + b"\n"),
+    "deep objects": channel(b'["out",0,' + b'{"t":' * 100 + b"[]" + b"}" * 100 + b"]\n"),
+    "backslash escape": channel(b'["out",0,"a\\"]",[[[[]]]]]\n'),
+    "short escape": channel(b'["out",0,"\\n"]\n'),
+    "unterminated string": channel(b'["out",0,"abc]\n'),
+    "huge integer": channel(b'["out",0,' + b"1" * 100000 + b"]\n"),
+    "trailing data": channel(b'["out",0,1] [1]\n'),
+    "nul byte": channel(b'["out",0,\x001]\n'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REJECTED))
+def test_anything_else_is_a_failed_run(name: str) -> None:
+    assert decode(REJECTED[name]) is None
+
+
+def test_budget_and_record_count_are_enforced() -> None:
+    ok = channel(out(0, "x" * 100))
+    assert decode(ok, n=1, budget=len(ok)) is not None
+    assert decode(ok, n=1, budget=len(ok) - 1) is None
+    assert decode(channel(out(0, 1), out(1, 1)), n=1) is None
+
+
+def test_budget_follows_the_expected_outputs() -> None:
+    small = p.prime_budget(["1"] * 10)
+    assert p.PRIME_BUDGET_FLOOR < small < 20 * 1024
+    assert p.prime_budget(["x" * 100_000]) >= 8 * 100_000
+    assert p.prime_budget(["x" * (4 << 20)]) == p.PRIME_BUDGET_CAP
+    assert p.prime_budget([None, 5]) == p.PRIME_BUDGET_FLOOR + 4 * p.PRIME_BUDGET_OVERHEAD  # type: ignore[list-item]
+
+
+PIECES = [H, D, p.COMPILE_ERROR, b"[", b"]", b"{", b"}", b'"', b"\\", b"\\u", b",", b"\n", b'["out",', b'["error",',
+          b"0", b"1", b"-1", b"true", b"NaN", b'{"t":', b'{"d":', b"1e400", b"\xff", b" "]
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(max_size=2000) | st.lists(st.sampled_from(PIECES), max_size=60).map(b"".join))
+def test_decode_never_raises(data: bytes) -> None:
+    for call_based in (True, False):
+        report = decode(data, call_based=call_based, budget=4096)
+        assert report is None or isinstance(report, p.PrimeReport)
+        if report is not None:
+            assert len(report.outputs) <= 3 and (not report.compile_error or not report.outputs)
+
+
+# ---- returned dicts --------------------------------------------------------------------------------------
+
+def test_returned_dicts_compare_as_python_dicts_do() -> None:
+    expected = {1: "a", 2: "b"}
+    assert p.Pairs([(1, "a"), (2, "b")]) == expected
+    assert p.Pairs([(2, "b"), (1.0, "a")]) == expected  # 1.0 == 1, as a dict lookup finds it
+    assert p.Pairs([(True, "a"), (2, "b")]) == expected
+    assert p.Pairs([(1, "a"), (1, "a")]) != expected  # a repeated key leaves 2 unmatched
+    assert p.Pairs([(1, "a")]) != expected
+    assert p.Pairs([(1, "a"), (3, "b")]) != expected
+    assert p.Pairs([("1", "a"), (2, "b")]) != expected
+    assert p.Pairs([]) != []
+    assert [p.Pairs([(1, [1, 2])])] == [{1: [1, 2]}]
+    assert p.Pairs([(1, p.Pairs([("x", 1)]))]) == {1: {"x": 1}}
+
+
+def test_colliding_keys_cost_nothing() -> None:
+    """Integer keys equal modulo 2**61 - 1 share one hash: a table of them is quadratic to build."""
+    keys = [k * (2**61 - 1) for k in range(1, 20001)]
+    line = b'["out",0,{"d":[' + b",".join(b"[%d,0]" % k for k in keys) + b"]}]\n"
+    start = time.process_time()
+    report = decode(channel(line), n=1, budget=1 << 22)
+    assert report is not None
+    expected = dict.fromkeys(range(20000), 0)
+    assert not _call_matches(report.outputs[0], expected)
+    assert time.process_time() - start < 0.5
+
+
+# ---- the trainer's cost for any channel ------------------------------------------------------------------
+
+#: The usual problem: 10 call-based tests with short outputs (budget ~18 KiB); a hostile run fills it.
+TESTS = {"fn_name": "f", "inputs": [json.dumps([i]) for i in range(10)], "outputs": [json.dumps(i) for i in range(10)]}
+BUDGET = p.prime_budget(TESTS["outputs"])
+
+
+def fill(piece: bytes, prefix: bytes = b"", suffix: bytes = b"") -> bytes:
+    room = BUDGET - len(prefix) - len(suffix)
+    return prefix + piece * (room // len(piece)) + suffix
+
+
+HOSTILE_CHANNELS = {
+    "hash collisions": H + b"".join(b'["out",%d,0]\n' % (k * (2**61 - 1)) for k in range(1, 500)) + D,
+    "colliding dict keys": fill(b"[%d,0]," % (2**61 - 1), H + b'["out",0,{"d":[', b"[0,0]]}]\n" + D),
+    "flood of records": fill(b"{}\n", H, D),
+    "flood of outputs": fill(out(0, 0), H, D),
+    "one long string": fill(b"a", H + b'["out",0,"', b'"]\n' + D),
+    "deep nesting": fill(b"[", H + b'["out",0,', b"\n" + D),
+    "nesting at the limit": fill(b"[" * 126 + b"]" * 126 + b",", H + b'["out",0,[', b"0]]\n" + D),
+    "many tuples": fill(b'{"t":[]},', H + b'["out",0,[', b"0]]\n" + D),
+    "big integers": fill(b"9" * 4300 + b",", H + b'["out",0,[', b"0]]\n" + D),
+    "floats": fill(b"1e400,NaN,", H + b'["out",0,[', b"0]]\n" + D),
+    "bad utf-8": fill(b"\xff", H, D),
+    "backslashes": fill(b"\\", H + b'["out",0,"', b'"]\n' + D),
+    "quotes": fill(b'"', H + b'["out",0,', b"]\n" + D),
+    "duplicate done": H + D * 11,
+    "out of order": H + b"".join(out(9 - i, i) for i in range(10)) + D,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_CHANNELS))
+def test_any_channel_costs_the_trainer_little(name: str) -> None:
+    """Decoding and comparing one run's channel, at most the budget: generous CI bound 25 ms per run
+    (a hostile sample has up to 11 runs; measured figures are in the issue's closing note)."""
+    data = HOSTILE_CHANNELS[name]
+    run = ExecResult(status="ok", exit_code=0, signal=None, stdout="", stderr="", wall_ms=0.0, cpu_ms=0.0, channel=data)
+    start = time.process_time()
+    for _ in range(10):
+        verdicts = _verdicts(run, TESTS, list(range(10)), BUDGET)
+    per_run = (time.process_time() - start) / 10
+    assert verdicts[0] is not True
+    assert per_run < 0.025, f"{name}: {per_run * 1e3:.1f} ms per run"
