@@ -1,8 +1,9 @@
 # verl-ext-sandbox-zygote: runs inside the sandbox as `python -I -S -B -c <this file> <_core path> <harness path>`.
-# Loads the compiled core and the harness, imports what test programs use, then serves spawn requests on
-# fd 3 (see crates/verl_ext_sandbox/src/zygote.rs). `_zygote_serve` returns only in a forked
-# execution, already isolated (fresh namespaces, tmpfs, rlimits, no capabilities, Landlock, seccomp),
-# which then runs the harness on its request exactly as a cold start would.
+# Loads the compiled core and the harness (with `__file__` set, so that it finds protocol.py next to it),
+# imports what test programs use, then serves spawn requests on fd 3 (see
+# crates/verl_ext_sandbox/src/zygote.rs). `_zygote_serve` returns only in a forked execution, already
+# isolated (fresh namespaces, tmpfs, rlimits, no capabilities, Landlock, seccomp), which then runs the
+# harness on its request exactly as a cold start would.
 import sys
 
 
