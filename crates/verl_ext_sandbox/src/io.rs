@@ -1,8 +1,15 @@
 //! The parent's side of an execution: feed stdin and the payload, read capped outputs, watch the
 //! pidfd, and kill PID 1 (hence the whole PID namespace) at the deadline or on an output flood.
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::time::{Duration, Instant};
+
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
+use rustix::io::Errno;
+use rustix::pipe::{pipe_with, PipeFlags};
+use rustix::process::{pidfd_send_signal, Signal};
+
+use crate::SandboxError;
 
 /// After PID 1 exits, how long to wait for the pipes to reach EOF. Its pidfd turns readable only once
 /// the kernel has killed and reaped the whole namespace, so this only bounds a pathological delay.
@@ -22,13 +29,18 @@ pub struct ParentEnds {
     pub payload: OwnedFd,
 }
 
+/// A close-on-exec pipe: (read end, write end).
+pub fn pipe() -> Result<(OwnedFd, OwnedFd), SandboxError> {
+    pipe_with(PipeFlags::CLOEXEC).map_err(|e| SandboxError::Setup(format!("pipe2: {}", std::io::Error::from(e))))
+}
+
 /// The five pipes of one execution.
-pub fn execution_pipes() -> Result<(ChildEnds, ParentEnds), super::SandboxError> {
-    let (stdin_r, stdin_w) = super::pipe()?;
-    let (out_r, out_w) = super::pipe()?;
-    let (err_r, err_w) = super::pipe()?;
-    let (chan_r, chan_w) = super::pipe()?;
-    let (pay_r, pay_w) = super::pipe()?;
+pub fn execution_pipes() -> Result<(ChildEnds, ParentEnds), SandboxError> {
+    let (stdin_r, stdin_w) = pipe()?;
+    let (out_r, out_w) = pipe()?;
+    let (err_r, err_w) = pipe()?;
+    let (chan_r, chan_w) = pipe()?;
+    let (pay_r, pay_w) = pipe()?;
     Ok((
         [stdin_r, out_w, err_w, chan_w, pay_r],
         ParentEnds { stdin: stdin_w, stdout: out_r, stderr: err_r, channel: chan_r, payload: pay_w },
@@ -92,18 +104,33 @@ pub struct Collected {
 }
 
 fn nonblocking(fd: &OwnedFd) {
-    // SAFETY: fcntl on a descriptor we own.
-    unsafe {
-        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
-        libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
-    }
+    let _ = rustix::io::ioctl_fionbio(fd, true);
 }
 
+/// SIGKILL through the pidfd (it cannot hit a recycled pid); the process may be gone already.
 pub fn kill(pidfd: &OwnedFd) {
-    // SAFETY: signal through our pidfd; cannot hit a recycled pid.
-    unsafe {
-        libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), libc::SIGKILL, std::ptr::null::<u8>(), 0);
+    let _ = pidfd_send_signal(pidfd, Signal::KILL);
+}
+
+/// Block until `buf` is full or EOF; returns the bytes read.
+pub fn read_full(fd: BorrowedFd<'_>, buf: &mut [u8]) -> usize {
+    let mut got = 0;
+    while got < buf.len() {
+        match rustix::io::read(fd, &mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(Errno::INTR) => continue,
+            Err(_) => break,
+        }
     }
+    got
+}
+
+/// Wait up to `timeout` for `fd` to turn readable (or hang up).
+pub fn wait_readable(fd: BorrowedFd<'_>, timeout: Duration) -> bool {
+    let mut pfd = [PollFd::from_borrowed_fd(fd, PollFlags::IN)];
+    let timeout = Timespec::try_from(timeout).unwrap_or(Timespec { tv_sec: i64::MAX, tv_nsec: 0 });
+    matches!(poll(&mut pfd, Some(&timeout)), Ok(n) if n > 0)
 }
 
 struct Writer<'a> {
@@ -115,13 +142,13 @@ impl Writer<'_> {
     fn step(&mut self) {
         let Some(fd) = &self.fd else { return };
         if !self.data.is_empty() {
-            // SAFETY: valid buffer and descriptor.
-            let n = unsafe { libc::write(fd.as_raw_fd(), self.data.as_ptr().cast(), self.data.len().min(CHUNK)) };
-            if n > 0 {
-                self.data = &self.data[n as usize..];
-            } else if n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::WouldBlock {
-                self.fd = None; // the reader is gone (EPIPE): nothing more to deliver
-                return;
+            match rustix::io::write(fd, &self.data[..self.data.len().min(CHUNK)]) {
+                Ok(n) => self.data = &self.data[n..],
+                Err(Errno::AGAIN | Errno::INTR) => {}
+                Err(_) => {
+                    self.fd = None; // the reader is gone (EPIPE): nothing more to deliver
+                    return;
+                }
             }
         }
         if self.data.is_empty() {
@@ -142,21 +169,25 @@ impl Reader {
         let Some(fd) = &self.fd else { return false };
         let mut chunk = [0u8; CHUNK];
         loop {
-            // SAFETY: valid buffer and descriptor.
-            let n = unsafe { libc::read(fd.as_raw_fd(), chunk.as_mut_ptr().cast(), chunk.len()) };
-            if n > 0 {
-                let n = n as usize;
-                let room = self.cap.saturating_sub(self.buf.len());
-                self.buf.extend_from_slice(&chunk[..n.min(room)]);
-                if n > room {
+            match rustix::io::read(fd, &mut chunk) {
+                Ok(0) => {
                     self.fd = None;
-                    return true;
+                    return false;
                 }
-            } else {
-                if n == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::WouldBlock {
+                Ok(n) => {
+                    let room = self.cap.saturating_sub(self.buf.len());
+                    self.buf.extend_from_slice(&chunk[..n.min(room)]);
+                    if n > room {
+                        self.fd = None;
+                        return true;
+                    }
+                }
+                Err(Errno::INTR) => {}
+                Err(Errno::AGAIN) => return false,
+                Err(_) => {
                     self.fd = None;
+                    return false;
                 }
-                return false;
             }
         }
     }
@@ -205,40 +236,41 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
             break;
         }
         let until = stop_at.unwrap_or(deadline).max(now);
-        let timeout_ms = (until - now).as_millis().min(i32::MAX as u128) as i32 + 1;
+        // Rounded up: waking a little after `until` rather than spinning just before it.
+        let timeout = Timespec::try_from(until - now + Duration::from_millis(1)).unwrap_or(Timespec::default());
 
-        let mut pfds: Vec<libc::pollfd> = Vec::with_capacity(7);
-        let mut slots: Vec<(u8, usize)> = Vec::with_capacity(7); // (kind, index): 0 writer, 1 reader, 2 pidfd
-        for (i, w) in writers.iter().enumerate() {
-            if let Some(fd) = &w.fd {
-                pfds.push(libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLOUT, revents: 0 });
-                slots.push((0, i));
+        // (kind, index) of each ready descriptor: 0 writer, 1 reader, 2 pidfd.
+        let ready: Vec<(u8, usize)> = {
+            let mut pfds: Vec<PollFd<'_>> = Vec::with_capacity(7);
+            let mut slots: Vec<(u8, usize)> = Vec::with_capacity(7);
+            for (i, w) in writers.iter().enumerate() {
+                if let Some(fd) = &w.fd {
+                    pfds.push(PollFd::new(fd, PollFlags::OUT));
+                    slots.push((0, i));
+                }
             }
-        }
-        for (i, r) in readers.iter().enumerate() {
-            if let Some(fd) = &r.fd {
-                pfds.push(libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 });
-                slots.push((1, i));
+            for (i, r) in readers.iter().enumerate() {
+                if let Some(fd) = &r.fd {
+                    pfds.push(PollFd::new(fd, PollFlags::IN));
+                    slots.push((1, i));
+                }
             }
-        }
-        if !out.exited {
-            pfds.push(libc::pollfd { fd: pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 });
-            slots.push((2, 0));
-        }
-        // SAFETY: valid array of pollfd.
-        let n = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout_ms) };
-        if n < 0 {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
+            if !out.exited {
+                pfds.push(PollFd::new(pidfd, PollFlags::IN));
+                slots.push((2, 0));
             }
-            kill(pidfd);
-            out.killed_for.get_or_insert(KillReason::Deadline);
-            break;
-        }
-        for (pfd, &(kind, i)) in pfds.iter().zip(&slots) {
-            if pfd.revents == 0 {
-                continue;
+            match poll(&mut pfds, Some(&timeout)) {
+                Ok(_) => {}
+                Err(Errno::INTR) => continue,
+                Err(_) => {
+                    kill(pidfd);
+                    out.killed_for.get_or_insert(KillReason::Deadline);
+                    break;
+                }
             }
+            pfds.iter().zip(slots).filter(|(p, _)| !p.revents().is_empty()).map(|(_, slot)| slot).collect()
+        };
+        for (kind, i) in ready {
             match kind {
                 0 => writers[i].step(),
                 1 => {
@@ -274,13 +306,14 @@ fn cpu_ms_from_proc(pid: libc::pid_t) -> f64 {
     let Some(rest) = stat.rsplit_once(") ").map(|(_, r)| r) else { return 0.0 };
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // SAFETY: sysconf is always safe to call.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let hz = rustix::param::clock_ticks_per_second().max(1) as f64;
     (ticks(11) + ticks(12)) * 1e3 / hz
 }
 
 /// CPU time so far of the process behind `pidfd` (its pid is in the pidfd's fdinfo), in ms.
 pub fn cpu_ms_of_pidfd(pidfd: &OwnedFd) -> f64 {
+    use std::os::fd::AsRawFd;
+
     let Ok(info) = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", pidfd.as_raw_fd())) else { return 0.0 };
     info.lines()
         .find_map(|l| l.strip_prefix("Pid:"))
@@ -296,6 +329,7 @@ pub enum Reaped {
     Later(f64),
 }
 
+/// `wait4` for its rusage (the execution's CPU time), which rustix's `waitpid` does not return.
 fn wait4(pid: libc::pid_t) -> (libc::c_int, libc::rusage) {
     let mut status = 0;
     // SAFETY: zeroed rusage is a valid out-parameter.
@@ -319,10 +353,7 @@ pub fn reap(
 ) -> Reaped {
     if !exited {
         kill(&pidfd);
-        let mut pfd = libc::pollfd { fd: pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
-        // SAFETY: one valid pollfd.
-        let ready = unsafe { libc::poll(&mut pfd, 1, TEARDOWN_WAIT.as_millis() as i32) } > 0;
-        if !ready {
+        if !wait_readable(pidfd.as_fd(), TEARDOWN_WAIT) {
             let cpu = cpu_ms_from_proc(pid);
             std::thread::spawn(move || {
                 wait4(pid);

@@ -1,63 +1,151 @@
-//! The sandboxed child between `clone3` and `execve`.
+//! The sandboxed child's set-up: one ordered list of named steps ([`STEPS`]) that [`apply`] runs on a
+//! [`Plan`], the same for cold starts (a child of the trainer that ends in `execve`) and warm starts (a
+//! child of a zygote that returns to its interpreter). What differs is in the plan ([`crate::plan`]):
+//! who writes the id maps, whether a new root is built (cold) or the zygote's is kept (warm), Landlock,
+//! the rlimits and filters, and whether the last step execs.
 //!
-//! The parent may be multi-threaded (Python, Rayon), so the child only makes raw system calls on
-//! memory prepared by the parent: no allocation, no locks, nothing that could be held by a thread
-//! that does not exist in the child. Every failure reports the failing step's index over `report`
-//! (closed on exec) and exits.
+//! A cold start's parent may be multi-threaded (Python, Rayon), so the child only makes raw system calls
+//! on memory prepared by the parent: no allocation, no locks, nothing that could be held by a thread that
+//! does not exist in the child. Every failure reports the failing step's code (its [`Step`]) and errno on
+//! the plan's report pipe (closed on exec or at the end) and ends the child.
 
 use std::ffi::CString;
 use std::ptr;
 
-use seccompiler::BpfProgram;
+use crate::plan::{Ids, NewRoot, Plan};
 
-/// A bind mount. The child opens `host_path` (`O_PATH`) into descriptor `slot` before the staging
-/// tmpfs hides it, then binds `source` = `/proc/self/fd/<slot>`: a descriptor opened by the parent
-/// would name a mount of the parent's namespace, which the kernel refuses to bind (EINVAL).
-pub struct Bind {
-    pub host_path: CString,
-    pub slot: libc::c_int,
-    pub source: CString,
-    pub target: CString,
-    /// Flags for the read-only remount, including those the kernel locks from the source mount.
-    pub remount_flags: libc::c_ulong,
-    pub read_only: bool,
+/// The set-up steps, in the order [`apply`] runs them; `step as u8` is what a failing child reports.
+#[repr(u8)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Cold: wait until the parent has written the id maps (and die with the parent).
+    WaitForIdMaps,
+    /// Warm: write our own id maps (root inside is the zygote's id).
+    MapIds,
+    /// A session of its own: the scheduler's autogroup gives the whole tree one CPU share.
+    NewSession,
+    /// Cold: open the bind sources while we still have the caller's ids.
+    OpenBindSources,
+    /// Cold: take on the id root inside maps to.
+    BecomeMappedUser,
+    /// The pipes on descriptors 0-4.
+    PlacePipes,
+    MakeMountsPrivate,
+    /// Cold: a tmpfs as the new root, at the stage.
+    MountRoot,
+    /// Cold: directories and links of the new root.
+    CreateDirectories,
+    /// Cold: empty files to bind device nodes onto.
+    CreateDeviceMountPoints,
+    /// Cold: the read-only paths and devices.
+    BindReadOnlyPaths,
+    /// The size-capped tmpfs at /tmp.
+    MountScratch,
+    /// Cold: the stage becomes `/`.
+    PivotRoot,
+    /// A fresh `/proc` (cold: while the old root still shows one, as the kernel requires).
+    MountProc,
+    /// Cold: the old root goes.
+    DetachOldRoot,
+    /// Cold: the new root turns read-only.
+    RemountRootReadOnly,
+    /// The working directory is /tmp.
+    EnterScratch,
+    /// Landlock after the last mount (a Landlock domain may not change mounts).
+    ApplyLandlock,
+    SetHostname,
+    SetResourceLimits,
+    DropCapabilities,
+    /// Keep 0-4 and the report pipe; close everything else (e.g. other executions' pipes).
+    CloseInheritedFds,
+    InstallSeccomp,
+    /// Cold: `execve`; warm: close the report pipe and return to the interpreter.
+    Run,
 }
 
-/// Everything the child needs, prepared by the parent before `clone3`.
-pub struct Plan {
-    pub stage: CString,                 // mount point of the new root before pivot_root ("/tmp")
-    pub stage_opts: CString,            // tmpfs options of the new root
-    pub dirs: Vec<CString>,             // directories to create under the stage, parents first
-    pub files: Vec<CString>,            // empty files to create (bind targets of device nodes)
-    pub links: Vec<(CString, CString)>, // (destination, link) for symlinked top-level paths
-    pub binds: Vec<Bind>,
-    pub scratch: CString,        // <stage>/tmp
-    pub scratch_opts: CString,   // size-capped tmpfs options of the scratch dir
-    pub old_root: CString,       // <stage>/.old
-    pub old_root_after: CString, // "/.old"
-    pub proc_dir: CString,       // "/proc"
-    pub workdir: CString,        // "/tmp"
-    pub hostname: &'static [u8],
-    /// The user and group id the process takes on inside its user namespace.
-    pub inner_id: libc::uid_t,
-    /// Apply Landlock (programs; a zygote's children apply their own).
-    pub landlock: bool,
-    pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
-    /// Owners of the strings `argv_ptrs`/`envp_ptrs` point into (kept alive, never read directly).
-    pub _argv: Vec<CString>,
-    pub argv_ptrs: Vec<*const libc::c_char>,
-    pub envp_ptrs: Vec<*const libc::c_char>,
-    pub _env: Vec<CString>,
-    pub filters: Vec<BpfProgram>,
-    /// Child ends of the pipes: stdin, stdout, stderr, result channel, payload.
-    pub fds: [libc::c_int; 5],
-    pub sync: libc::c_int,
-    pub report: libc::c_int,
-}
+/// Every step, in order (each step's code is its index here).
+pub const STEPS: [Step; 24] = [
+    Step::WaitForIdMaps,
+    Step::MapIds,
+    Step::NewSession,
+    Step::OpenBindSources,
+    Step::BecomeMappedUser,
+    Step::PlacePipes,
+    Step::MakeMountsPrivate,
+    Step::MountRoot,
+    Step::CreateDirectories,
+    Step::CreateDeviceMountPoints,
+    Step::BindReadOnlyPaths,
+    Step::MountScratch,
+    Step::PivotRoot,
+    Step::MountProc,
+    Step::DetachOldRoot,
+    Step::RemountRootReadOnly,
+    Step::EnterScratch,
+    Step::ApplyLandlock,
+    Step::SetHostname,
+    Step::SetResourceLimits,
+    Step::DropCapabilities,
+    Step::CloseInheritedFds,
+    Step::InstallSeccomp,
+    Step::Run,
+];
 
-// SAFETY: the raw pointers point into `argv`/`env`, owned by the same Plan, which is only read.
-unsafe impl Send for Plan {}
-unsafe impl Sync for Plan {}
+impl Step {
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::WaitForIdMaps => "wait for the uid/gid maps",
+            Step::MapIds => "map the user and group ids",
+            Step::NewSession => "start a new session",
+            Step::OpenBindSources => "open bind sources",
+            Step::BecomeMappedUser => "become the mapped user",
+            Step::PlacePipes => "move pipes into place",
+            Step::MakeMountsPrivate => "make mounts private",
+            Step::MountRoot => "mount the new root",
+            Step::CreateDirectories => "create directories",
+            Step::CreateDeviceMountPoints => "create device mount points",
+            Step::BindReadOnlyPaths => "bind-mount read-only paths",
+            Step::MountScratch => "mount the scratch tmpfs",
+            Step::PivotRoot => "pivot_root",
+            Step::MountProc => "mount /proc",
+            Step::DetachOldRoot => "detach the old root",
+            Step::RemountRootReadOnly => "remount the root read-only",
+            Step::EnterScratch => "enter the scratch directory",
+            Step::ApplyLandlock => "apply Landlock",
+            Step::SetHostname => "set the hostname",
+            Step::SetResourceLimits => "set resource limits",
+            Step::DropCapabilities => "drop capabilities",
+            Step::CloseInheritedFds => "close inherited descriptors",
+            Step::InstallSeccomp => "install seccomp filters",
+            Step::Run => "execve",
+        }
+    }
+
+    /// "step: error" for a failure a child reported as `(code, errno)`.
+    pub fn describe_failure(code: i32, errno: i32) -> String {
+        let name = usize::try_from(code).ok().and_then(|i| STEPS.get(i)).map_or("unknown step", |s| s.name());
+        format!("{name}: {}", std::io::Error::from_raw_os_error(errno))
+    }
+
+    /// Whether `plan` has this step to do.
+    fn applies(self, plan: &Plan<'_>) -> bool {
+        let cold = matches!(plan.ids, Ids::FromParent { .. });
+        match self {
+            Step::WaitForIdMaps | Step::BecomeMappedUser => cold,
+            Step::MapIds => !cold,
+            Step::OpenBindSources
+            | Step::MountRoot
+            | Step::CreateDirectories
+            | Step::CreateDeviceMountPoints
+            | Step::BindReadOnlyPaths
+            | Step::PivotRoot
+            | Step::DetachOldRoot
+            | Step::RemountRootReadOnly => plan.new_root.is_some(),
+            Step::ApplyLandlock => plan.landlock,
+            _ => true,
+        }
+    }
+}
 
 // prctl options and securebits (linux/prctl.h, linux/securebits.h); not all are in the libc crate.
 const PR_CAPBSET_DROP: libc::c_int = 24;
@@ -67,51 +155,194 @@ const PR_CAP_AMBIENT_CLEAR_ALL: libc::c_ulong = 4;
 /// NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock bit (not KEEP_CAPS).
 const SECUREBITS_LOCKED_DOWN: libc::c_ulong = 0b1110_1111;
 const LAST_CAP: libc::c_ulong = 63;
+/// Descriptors are lifted to this number or above before 0-4 are placed (they may sit on 0-4 already).
+const LIFT_ABOVE: libc::c_int = 100;
+/// Where the report pipe ends up once everything else is closed.
+const REPORT_FD: libc::c_int = 5;
 
-/// Steps, in order; the index is what the child reports on failure.
-pub const STEPS: &[&str] = &[
-    "wait for the uid/gid maps",
-    "open bind sources and become the mapped user",
-    "move pipes into place",
-    "make mounts private",
-    "mount the new root",
-    "create directories",
-    "create device mount points",
-    "bind-mount read-only paths",
-    "mount the scratch tmpfs",
-    "pivot_root",
-    "mount /proc (while the old root still shows one: the kernel requires it)",
-    "detach the old root",
-    "remount the root read-only",
-    "enter the scratch directory and apply Landlock",
-    "set the hostname",
-    "set resource limits and drop capabilities",
-    "close inherited descriptors",
-    "install seccomp filters",
-    "execve",
-    "start a new session",
-];
+/// Report `(step, errno)` on `report` and end the child.
+unsafe fn fail(report: libc::c_int, step: Step) -> ! {
+    let errno = *libc::__errno_location();
+    let msg = [step as u8, (errno & 0xff) as u8, ((errno >> 8) & 0xff) as u8];
+    libc::write(report, msg.as_ptr().cast(), msg.len());
+    libc::_exit(127);
+}
 
-/// Report `(step, errno)` on `report` and end the child (shared with the zygote's children).
-pub(crate) fn fail(report: libc::c_int, step: u8) -> ! {
-    // SAFETY: plain syscalls on a valid buffer.
-    unsafe {
-        let errno = *libc::__errno_location();
-        let msg = [step, (errno & 0xff) as u8, ((errno >> 8) & 0xff) as u8];
-        libc::write(report, msg.as_ptr().cast(), msg.len());
-        libc::_exit(127);
+/// A negative result of a raw call is a failure (errno says why).
+type Done = Result<(), ()>;
+
+fn ok(result: impl Into<i64>) -> Done {
+    if result.into() < 0 {
+        Err(())
+    } else {
+        Ok(())
     }
 }
 
-/// `check!(report, step, call)`: a negative result of `call` fails the set-up at `step`.
-macro_rules! check {
-    ($report:expr, $step:expr, $call:expr) => {
-        if ($call as i64) < 0 {
-            $crate::child::fail($report, $step);
+/// Run `plan`'s steps in order. Cold starts end in `execve` (or a reported failure); warm starts
+/// return, set up, with the report pipe closed.
+///
+/// # Safety
+/// Only in a freshly cloned child, with `plan` fully built before the clone.
+pub unsafe fn apply(plan: &Plan<'_>) {
+    let mut report = plan.report;
+    for step in STEPS {
+        if step.applies(plan) && run(step, plan, &mut report).is_err() {
+            fail(report, step);
         }
-    };
+    }
 }
-pub(crate) use check;
+
+unsafe fn run(step: Step, plan: &Plan<'_>, report: &mut libc::c_int) -> Done {
+    match step {
+        Step::WaitForIdMaps => {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+            let Ids::FromParent { sync, .. } = plan.ids else { return Ok(()) };
+            let mut byte = 0u8;
+            if libc::read(sync, (&mut byte as *mut u8).cast(), 1) == 1 {
+                Ok(())
+            } else {
+                Err(())
+            }
+        }
+        Step::MapIds => {
+            // Root inside maps to the zygote's id: one id, our own.
+            ok(write_file(c"/proc/self/setgroups", b"deny"))?;
+            ok(write_file(c"/proc/self/uid_map", crate::plan::OWN_ID_MAP))?;
+            ok(write_file(c"/proc/self/gid_map", crate::plan::OWN_ID_MAP))
+        }
+        Step::NewSession => ok(libc::syscall(libc::SYS_setsid)),
+        Step::OpenBindSources => {
+            // They may lie under a directory only the caller can traverse (e.g. an interpreter below /root).
+            for bind in plan.new_root.iter().flat_map(|r| &r.binds) {
+                let fd = libc::open(bind.host_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+                ok(fd)?;
+                ok(libc::dup3(fd, bind.slot, libc::O_CLOEXEC))?;
+                libc::close(fd);
+            }
+            Ok(())
+        }
+        Step::BecomeMappedUser => {
+            let Ids::FromParent { inner_id: id, .. } = plan.ids else { return Ok(()) };
+            // Host `nobody`-like slot ids when we were root, dropping supplementary groups where allowed;
+            // files are then created and accessed as that host user. Raw syscalls, not libc's wrappers: in
+            // a process that had threads, glibc's setxid wrappers signal every thread it knows of and take
+            // its thread-list lock, which another thread may have held at the moment of the clone.
+            libc::syscall(libc::SYS_setgroups, 0, ptr::null::<libc::gid_t>());
+            ok(libc::syscall(libc::SYS_setresgid, id, id, id))?;
+            ok(libc::syscall(libc::SYS_setresuid, id, id, id))
+        }
+        Step::PlacePipes => {
+            let lifted_report = libc::fcntl(*report, libc::F_DUPFD_CLOEXEC, LIFT_ABOVE);
+            ok(lifted_report)?;
+            *report = lifted_report;
+            let mut lifted = [0; 5];
+            for (i, &fd) in plan.fds.iter().enumerate() {
+                lifted[i] = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, LIFT_ABOVE);
+                ok(lifted[i])?;
+            }
+            for (target, &fd) in lifted.iter().enumerate() {
+                ok(libc::dup2(fd, target as libc::c_int))?;
+            }
+            Ok(())
+        }
+        Step::MakeMountsPrivate => {
+            ok(libc::mount(ptr::null(), c"/".as_ptr(), ptr::null(), libc::MS_REC | libc::MS_PRIVATE, ptr::null()))
+        }
+        Step::MountRoot => with_root(plan, |root| ok(mount_tmpfs(&root.stage, &root.stage_opts))),
+        Step::CreateDirectories => with_root(plan, |root| {
+            for dir in &root.dirs {
+                ok(libc::mkdir(dir.as_ptr(), 0o755))?;
+            }
+            for (dest, link) in &root.links {
+                ok(libc::symlink(dest.as_ptr(), link.as_ptr()))?;
+            }
+            Ok(())
+        }),
+        Step::CreateDeviceMountPoints => with_root(plan, |root| {
+            for file in &root.files {
+                let fd = libc::open(file.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644);
+                ok(fd)?;
+                libc::close(fd);
+            }
+            Ok(())
+        }),
+        Step::BindReadOnlyPaths => with_root(plan, |root| {
+            for bind in &root.binds {
+                let (source, target) = (bind.source.as_ptr(), bind.target.as_ptr());
+                ok(libc::mount(source, target, ptr::null(), libc::MS_BIND | libc::MS_REC, ptr::null()))?;
+                if bind.read_only {
+                    ok(libc::mount(ptr::null(), target, ptr::null(), bind.remount_flags, ptr::null()))?;
+                }
+            }
+            Ok(())
+        }),
+        Step::MountScratch => ok(mount_tmpfs(&plan.scratch, &plan.scratch_opts)),
+        Step::PivotRoot => with_root(plan, |root| {
+            ok(libc::syscall(libc::SYS_pivot_root, root.stage.as_ptr(), root.old_root.as_ptr()))?;
+            ok(libc::chdir(c"/".as_ptr()))
+        }),
+        Step::MountProc => ok(libc::mount(
+            c"proc".as_ptr(),
+            c"/proc".as_ptr(),
+            c"proc".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            ptr::null(),
+        )),
+        Step::DetachOldRoot => with_root(plan, |root| {
+            ok(libc::umount2(root.old_root_after.as_ptr(), libc::MNT_DETACH))?;
+            ok(libc::rmdir(root.old_root_after.as_ptr()))
+        }),
+        Step::RemountRootReadOnly => ok(libc::mount(
+            ptr::null(),
+            c"/".as_ptr(),
+            ptr::null(),
+            libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+            ptr::null(),
+        )),
+        Step::EnterScratch => ok(libc::chdir(c"/tmp".as_ptr())),
+        // We hold CAP_SYS_ADMIN in our namespace, so no_new_privs is not needed yet.
+        Step::ApplyLandlock => ok(crate::landlock::restrict_self()),
+        Step::SetHostname => ok(libc::sethostname(c"sandbox".as_ptr(), "sandbox".len())),
+        Step::SetResourceLimits => {
+            for &(resource, limit) in &plan.rlimits {
+                let rl = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+                ok(libc::setrlimit(resource, &rl))?;
+            }
+            Ok(())
+        }
+        Step::DropCapabilities => ok(drop_capabilities()),
+        Step::CloseInheritedFds => {
+            ok(libc::dup2(*report, REPORT_FD))?;
+            ok(libc::fcntl(REPORT_FD, libc::F_SETFD, libc::FD_CLOEXEC))?;
+            *report = REPORT_FD;
+            ok(libc::syscall(libc::SYS_close_range, REPORT_FD as u32 + 1, u32::MAX, 0u32))
+        }
+        Step::InstallSeccomp => {
+            for filter in plan.filters.iter() {
+                if seccompiler::apply_filter(filter).is_err() {
+                    return Err(());
+                }
+            }
+            Ok(())
+        }
+        Step::Run => match &plan.exec {
+            Some(exec) => {
+                libc::execve(exec.argv_ptrs[0], exec.argv_ptrs.as_ptr(), exec.envp_ptrs.as_ptr());
+                Err(())
+            }
+            None => {
+                libc::close(*report);
+                Ok(())
+            }
+        },
+    }
+}
+
+/// Run `f` on the plan's new root (the steps that use it apply only when there is one).
+fn with_root(plan: &Plan<'_>, f: impl FnOnce(&NewRoot) -> Done) -> Done {
+    plan.new_root.as_ref().map_or(Ok(()), f)
+}
 
 /// A size-capped tmpfs at `target` (no setuid binaries, no device nodes).
 unsafe fn mount_tmpfs(target: &CString, options: &CString) -> libc::c_int {
@@ -122,6 +353,20 @@ unsafe fn mount_tmpfs(target: &CString, options: &CString) -> libc::c_int {
         libc::MS_NOSUID | libc::MS_NODEV,
         options.as_ptr().cast(),
     )
+}
+
+unsafe fn write_file(path: &std::ffi::CStr, data: &[u8]) -> libc::c_int {
+    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+    if fd < 0 {
+        return -1;
+    }
+    let n = libc::write(fd, data.as_ptr().cast(), data.len());
+    libc::close(fd);
+    if n == data.len() as isize {
+        0
+    } else {
+        -1
+    }
 }
 
 #[repr(C)]
@@ -143,10 +388,7 @@ const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
 /// Leave no capability behind, now or after any execve: root of a user namespace holds them all
 /// there. Empties the bounding and ambient sets, locks root's special treatment off (securebits),
 /// then clears the effective, permitted and inheritable sets. Returns a negative value on failure.
-///
-/// # Safety
-/// Plain syscalls; changes the calling thread's credentials.
-pub unsafe fn drop_capabilities() -> libc::c_int {
+unsafe fn drop_capabilities() -> libc::c_long {
     for cap in 0..=LAST_CAP {
         libc::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0); // EINVAL past the kernel's last capability
     }
@@ -157,139 +399,20 @@ pub unsafe fn drop_capabilities() -> libc::c_int {
     }
     let header = CapHeader { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
     let data = [CapData { effective: 0, permitted: 0, inheritable: 0 }; 2];
-    libc::syscall(libc::SYS_capset, &header as *const CapHeader, data.as_ptr()) as libc::c_int
+    libc::syscall(libc::SYS_capset, &header as *const CapHeader, data.as_ptr())
 }
 
-/// Runs in the child; never returns.
-///
-/// # Safety
-/// Must be called only in the child of `clone3`, with a `plan` fully built by the parent.
-pub unsafe fn enter(plan: &Plan) -> ! {
-    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-    let mut byte = 0u8;
-    if libc::read(plan.sync, (&mut byte as *mut u8).cast(), 1) != 1 {
-        fail(plan.report, 0);
-    }
-    // A session of its own: the scheduler's autogroup gives the execution's whole tree one CPU share.
-    check!(plan.report, 19, libc::syscall(libc::SYS_setsid));
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    // Open bind sources while we still have the caller's ids: they may lie under a directory only
-    // the caller can traverse (e.g. an interpreter below /root).
-    for bind in &plan.binds {
-        let fd = libc::open(bind.host_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
-        check!(plan.report, 1, fd);
-        check!(plan.report, 1, libc::dup3(fd, bind.slot, libc::O_CLOEXEC));
-        libc::close(fd);
-    }
-    // Take on the ids root inside maps to (host `nobody` when we were root), dropping supplementary
-    // groups where allowed; files are then created and accessed as that host user.
-    // Raw syscalls, not libc's wrappers: in a process that had threads, glibc's setxid wrappers
-    // signal every thread it knows of and take its thread-list lock, which another thread may have
-    // held at the moment of the clone: the child would wait forever.
-    libc::syscall(libc::SYS_setgroups, 0, ptr::null::<libc::gid_t>());
-    let id = plan.inner_id;
-    check!(plan.report, 1, libc::syscall(libc::SYS_setresgid, id, id, id) as libc::c_int);
-    check!(plan.report, 1, libc::syscall(libc::SYS_setresuid, id, id, id) as libc::c_int);
-
-    // Pipes (and the report pipe) may sit on 0..=4 already: lift them above, then place them.
-    let report = libc::fcntl(plan.report, libc::F_DUPFD_CLOEXEC, 100);
-    check!(plan.report, 2, report);
-    let mut lifted = [0; 5];
-    for (i, &fd) in plan.fds.iter().enumerate() {
-        lifted[i] = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 100);
-        check!(report, 2, lifted[i]);
-    }
-    for (target, &fd) in lifted.iter().enumerate() {
-        check!(report, 2, libc::dup2(fd, target as libc::c_int));
-    }
-
-    check!(
-        report,
-        3,
-        libc::mount(ptr::null(), c"/".as_ptr(), ptr::null(), libc::MS_REC | libc::MS_PRIVATE, ptr::null())
-    );
-    check!(report, 4, mount_tmpfs(&plan.stage, &plan.stage_opts));
-    for dir in &plan.dirs {
-        check!(report, 5, libc::mkdir(dir.as_ptr(), 0o755));
-    }
-    for (dest, link) in &plan.links {
-        check!(report, 5, libc::symlink(dest.as_ptr(), link.as_ptr()));
-    }
-    for file in &plan.files {
-        let fd = libc::open(file.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644);
-        check!(report, 6, fd);
-        libc::close(fd);
-    }
-    for bind in &plan.binds {
-        check!(
-            report,
-            7,
-            libc::mount(
-                bind.source.as_ptr(),
-                bind.target.as_ptr(),
-                ptr::null(),
-                libc::MS_BIND | libc::MS_REC,
-                ptr::null()
-            )
-        );
-        if bind.read_only {
-            check!(
-                report,
-                7,
-                libc::mount(ptr::null(), bind.target.as_ptr(), ptr::null(), bind.remount_flags, ptr::null())
-            );
+    #[test]
+    fn step_codes_are_their_positions() {
+        for (i, step) in STEPS.iter().enumerate() {
+            assert_eq!(*step as usize, i, "{step:?}");
         }
+        assert_eq!(Step::describe_failure(Step::PivotRoot as i32, libc::EPERM).split(':').next(), Some("pivot_root"));
+        assert!(Step::describe_failure(200, 1).starts_with("unknown step"));
+        assert!(Step::describe_failure(-1, 1).starts_with("unknown step"));
     }
-    check!(report, 8, mount_tmpfs(&plan.scratch, &plan.scratch_opts));
-    check!(report, 9, libc::syscall(libc::SYS_pivot_root, plan.stage.as_ptr(), plan.old_root.as_ptr()) as libc::c_int);
-    check!(report, 9, libc::chdir(c"/".as_ptr()));
-    check!(
-        report,
-        10,
-        libc::mount(
-            c"proc".as_ptr(),
-            plan.proc_dir.as_ptr(),
-            c"proc".as_ptr(),
-            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-            ptr::null()
-        )
-    );
-    check!(report, 11, libc::umount2(plan.old_root_after.as_ptr(), libc::MNT_DETACH));
-    check!(report, 11, libc::rmdir(plan.old_root_after.as_ptr()));
-    check!(
-        report,
-        12,
-        libc::mount(
-            ptr::null(),
-            c"/".as_ptr(),
-            ptr::null(),
-            libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
-            ptr::null()
-        )
-    );
-    check!(report, 13, libc::chdir(plan.workdir.as_ptr()));
-    // Landlock after the last mount (a Landlock domain may not change mounts); we hold CAP_SYS_ADMIN
-    // in our namespace, so no_new_privs is not needed yet.
-    // Not for a zygote: its children inherit the domain and must still write their id maps.
-    if plan.landlock {
-        check!(report, 13, crate::landlock::restrict_self() as libc::c_int);
-    }
-    check!(report, 14, libc::sethostname(plan.hostname.as_ptr().cast(), plan.hostname.len()));
-    for &(resource, limit) in &plan.rlimits {
-        let rl = libc::rlimit { rlim_cur: limit, rlim_max: limit };
-        check!(report, 15, libc::setrlimit(resource, &rl));
-    }
-    check!(report, 15, drop_capabilities());
-    // Keep 0..=4 and the report pipe (closed by exec); close everything else, e.g. other sandboxes' pipes.
-    check!(report, 16, libc::dup2(report, 5));
-    check!(report, 16, libc::fcntl(5, libc::F_SETFD, libc::FD_CLOEXEC));
-    let report = 5;
-    check!(report, 16, libc::syscall(libc::SYS_close_range, 6u32, u32::MAX, 0u32) as libc::c_int);
-    for filter in &plan.filters {
-        if seccompiler::apply_filter(filter).is_err() {
-            fail(report, 17);
-        }
-    }
-    libc::execve(plan.argv_ptrs[0], plan.argv_ptrs.as_ptr(), plan.envp_ptrs.as_ptr());
-    fail(report, 18)
 }

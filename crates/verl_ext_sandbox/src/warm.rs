@@ -1,16 +1,21 @@
-//! The trainer's side of warm starts: a pool of zygotes (see [`super::zygote`]) per interpreter set-up,
+//! The trainer's side of warm starts: a pool of zygotes (see [`crate::zygote`]) per interpreter set-up,
 //! and [`run_warm`], which asks one to fork an execution and then watches it like a cold one: it feeds
 //! stdin and the payload, caps the outputs and kills the execution's PID 1 through its pidfd at the
 //! deadline. The zygote reaps the execution and reports how it ended on a pipe of the execution's own.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::protocol::{self, ExitRecord, SpawnLimits, SpawnReply};
-use super::{io, pipe, zygote, ExecRequest, ExecResult, SandboxConfig, SandboxError};
+use rustix::io::Errno;
+use rustix::net::{socketpair, AddressFamily, SocketFlags, SocketType};
+
+use crate::io::{self, pipe};
+use crate::protocol::{self, ExitRecord, SpawnLimits, SpawnReply};
+use crate::setup::Step;
+use crate::{limiter, limits, verdict, ExecRequest, ExecResult, SandboxConfig, SandboxError};
 
 /// How long a spawn may wait for a zygote's reply (a fresh zygote imports its modules first).
 const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -45,14 +50,8 @@ impl Zygote {
     }
 
     fn start(spec: &ZygoteSpec, cfg: &SandboxConfig) -> Result<Arc<Self>, SandboxError> {
-        let mut sv = [0; 2];
-        // SAFETY: valid out-array; the descriptors are owned right away.
-        if unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC, 0, sv.as_mut_ptr()) } < 0
-        {
-            return Err(SandboxError::Setup(format!("socketpair: {}", std::io::Error::last_os_error())));
-        }
-        // SAFETY: fresh descriptors.
-        let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(sv[0]), OwnedFd::from_raw_fd(sv[1])) };
+        let (ours, theirs) = socketpair(AddressFamily::UNIX, SocketType::SEQPACKET, SocketFlags::CLOEXEC, None)
+            .map_err(|e| SandboxError::Setup(format!("socketpair: {}", std::io::Error::from(e))))?;
         let dead = Arc::new(AtomicBool::new(false));
         let log = Arc::new(Mutex::new(Vec::new()));
         let (tx, rx) = std::sync::mpsc::channel();
@@ -68,7 +67,7 @@ impl Zygote {
         std::thread::Builder::new()
             .name("verl-ext-zygote".into())
             .spawn(move || {
-                let started = super::launch_zygote(&req, &zcfg, theirs);
+                let started = crate::cold::launch_zygote(&req, &zcfg, theirs);
                 let (pid, log_r, ids) = match started {
                     Ok(s) => s,
                     Err(e) => {
@@ -80,21 +79,23 @@ impl Zygote {
                 let _ = tx.send(Ok(()));
                 let mut buf = [0u8; 4096];
                 loop {
-                    // SAFETY: valid buffer; blocking read of the zygote's stderr.
-                    let n = unsafe { libc::read(log_r.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-                    if n > 0 {
-                        let mut log = log2.lock().unwrap_or_else(|p| p.into_inner());
-                        log.extend_from_slice(&buf[..n as usize]);
-                        let excess = log.len().saturating_sub(LOG_KEEP);
-                        log.drain(..excess);
-                    } else if n == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-                        break;
+                    match rustix::io::read(&log_r, &mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            let mut log = log2.lock().unwrap_or_else(|p| p.into_inner());
+                            log.extend_from_slice(&buf[..n]);
+                            let excess = log.len().saturating_sub(LOG_KEEP);
+                            log.drain(..excess);
+                        }
+                        Err(Errno::INTR) => {}
+                        Err(_) => break,
                     }
                 }
                 dead2.store(true, Ordering::SeqCst);
-                let mut status = 0;
-                // SAFETY: our own child.
-                unsafe { libc::waitpid(pid, &mut status, 0) };
+                let _ = rustix::process::waitpid(
+                    rustix::process::Pid::from_raw(pid),
+                    rustix::process::WaitOptions::empty(),
+                );
                 drop(ids);
             })
             .map_err(|e| SandboxError::Setup(format!("zygote thread: {e}")))?;
@@ -106,19 +107,16 @@ impl Zygote {
     }
 
     /// Ask for one execution with the given child-side descriptors; returns its pidfd.
-    fn spawn(&self, limits: &SpawnLimits, fds: &[RawFd; protocol::SPAWN_FDS]) -> Result<OwnedFd, SpawnError> {
+    fn spawn(&self, limits: &SpawnLimits, fds: &[BorrowedFd<'_>; protocol::SPAWN_FDS]) -> Result<OwnedFd, SpawnError> {
         let control = self.control.lock().unwrap_or_else(|p| p.into_inner());
-        let sock = control.as_raw_fd();
+        let sock = control.as_fd();
         protocol::send_with_fds(sock, &limits.to_bytes(), fds).map_err(|e| SpawnError::Gone(e.to_string()))?;
-        let mut pfd = libc::pollfd { fd: sock, events: libc::POLLIN, revents: 0 };
-        // SAFETY: one valid pollfd.
-        let ready = unsafe { libc::poll(&mut pfd, 1, REPLY_TIMEOUT.as_millis() as i32) };
-        if ready <= 0 {
+        if !io::wait_readable(sock, REPLY_TIMEOUT) {
             self.dead.store(true, Ordering::SeqCst);
             return Err(SpawnError::Gone("no reply from the zygote".into()));
         }
         let mut buf = [0u8; 8];
-        let (n, mut got) = protocol::recv_with_fds(sock, &mut buf, 1).map_err(|e| SpawnError::Gone(e.to_string()))?;
+        let (n, mut got) = protocol::recv_with_fds(sock, &mut buf).map_err(|e| SpawnError::Gone(e.to_string()))?;
         match SpawnReply::from_bytes(&buf[..n]) {
             None => Err(SpawnError::Gone("the zygote closed its socket".into())),
             Some(SpawnReply::Failed(errno)) => {
@@ -213,10 +211,10 @@ fn run_on(
         return Ok(Err(SandboxError::Setup(format!("pipe2: {}", std::io::Error::last_os_error()))));
     };
     let start = Instant::now();
-    let [stdin_r, out_w, err_w, chan_w, pay_r] = child_ends.each_ref().map(|fd| fd.as_raw_fd());
+    let [stdin_r, out_w, err_w, chan_w, pay_r] = child_ends.each_ref().map(|fd| fd.as_fd());
     let pidfd = zygote.spawn(
-        &SpawnLimits::from_config(cfg, super::nproc_limit_per_userns(cfg)),
-        &[stdin_r, out_w, err_w, chan_w, pay_r, st_w.as_raw_fd()],
+        &SpawnLimits::from_config(cfg, limits::nproc_limit_per_userns(cfg)),
+        &[stdin_r, out_w, err_w, chan_w, pay_r, st_w.as_fd()],
     )?;
     drop((child_ends, st_w));
     let collected = io::watch(&pidfd, ends, None, req, cfg, start);
@@ -228,11 +226,10 @@ fn run_on(
     let record = read_record(&st_r, if collected.exited { RECORD_WAIT } else { TEARDOWN_WAIT });
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
     if let Some(rec) = record.filter(|r| r.setup_step >= 0) {
-        let name = zygote::STEPS.get(rec.setup_step as usize).copied().unwrap_or("unknown step");
-        return Ok(Err(SandboxError::Setup(format!("{name}: {}", std::io::Error::from_raw_os_error(rec.setup_errno)))));
+        return Ok(Err(SandboxError::Setup(Step::describe_failure(rec.setup_step, rec.setup_errno))));
     }
     let exit = record.map(|r| (r.wait_status, r.cpu_us as f64 / 1e3)).ok_or(cpu_at_kill.unwrap_or(0.0));
-    Ok(Ok(super::verdict(collected, exit, false, wall_ms)))
+    Ok(Ok(verdict::verdict(collected, exit, false, wall_ms)))
 }
 
 fn read_record(fd: &OwnedFd, wait: Duration) -> Option<ExitRecord> {
@@ -240,28 +237,25 @@ fn read_record(fd: &OwnedFd, wait: Duration) -> Option<ExitRecord> {
     let mut buf = [0u8; ExitRecord::SIZE];
     let mut got = 0;
     while got < buf.len() {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let mut pfd = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
-        // SAFETY: one valid pollfd.
-        if unsafe { libc::poll(&mut pfd, 1, left.as_millis() as i32) } <= 0 {
+        if !io::wait_readable(fd.as_fd(), deadline.saturating_duration_since(Instant::now())) {
             return None;
         }
-        // SAFETY: valid buffer slice.
-        let n = unsafe { libc::read(fd.as_raw_fd(), buf[got..].as_mut_ptr().cast(), buf.len() - got) };
-        if n <= 0 {
-            return None;
+        match rustix::io::read(fd, &mut buf[got..]) {
+            Ok(0) => return None,
+            Ok(n) => got += n,
+            Err(Errno::INTR) => {}
+            Err(_) => return None,
         }
-        got += n as usize;
     }
     ExitRecord::from_bytes(&buf)
 }
 
-/// Run `reqs` on warm zygotes, `threads` at a time (0: [`super::default_sandbox_threads`]).
+/// Run `reqs` on warm zygotes, `threads` at a time (0: [`crate::default_sandbox_threads`]).
 pub fn run_all_warm(
     spec: &ZygoteSpec,
     reqs: &[ExecRequest],
     cfg: &SandboxConfig,
     threads: usize,
 ) -> Vec<Result<ExecResult, SandboxError>> {
-    super::run_each(reqs, threads, |req| run_warm(spec, req, cfg))
+    limiter::run_each(reqs, threads, |req| run_warm(spec, req, cfg))
 }

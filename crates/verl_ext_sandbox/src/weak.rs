@@ -10,14 +10,17 @@
 //! per-execution process limits (RLIMIT_NPROC counts the trainer's user) and Landlock.
 
 use std::ffi::CString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use super::{io, seccomp, verdict, ExecRequest, ExecResult, SandboxConfig, SandboxError};
+use rustix::process::{kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
+
+use crate::limits::{self, SpawnLimits};
+use crate::{io, seccomp, verdict, ExecRequest, ExecResult, SandboxConfig, SandboxError};
 
 /// A private directory under the host's temp dir, removed when dropped.
 struct Scratch(PathBuf);
@@ -44,9 +47,9 @@ impl Drop for Scratch {
     }
 }
 
-fn kill_group(pgid: libc::pid_t) {
-    // SAFETY: signals the execution's own process group (its leader is our child).
-    unsafe { libc::kill(-pgid, libc::SIGKILL) };
+/// SIGKILL to the execution's own process group (its leader is our child, not yet reaped).
+fn kill_group(pgid: Pid) {
+    let _ = kill_process_group(pgid, Signal::KILL);
 }
 
 /// Run one program in the weaker mode and collect its outcome.
@@ -55,7 +58,7 @@ pub fn run_weak(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sa
     let ([stdin_r, out_w, err_w, chan_w, pay_r], ends) = io::execution_pipes()?;
     let scratch = Scratch::create()?;
     let filters = seccomp::filters().ok();
-    let limits = super::protocol::SpawnLimits::from_config(cfg, super::nproc_limit_shared(cfg)).rlimits();
+    let limits = SpawnLimits::from_config(cfg, limits::nproc_limit_shared(cfg)).rlimits();
     let (chan_fd, pay_fd) = (chan_w.as_raw_fd(), pay_r.as_raw_fd());
     let mut cmd = Command::new(argv0);
     cmd.args(&req.argv[1..])
@@ -102,16 +105,15 @@ pub fn run_weak(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sa
     let mut child = cmd.spawn().map_err(|e| SandboxError::Setup(format!("starting {argv0}: {e}")))?;
     drop(cmd); // closes our copies of the child's stdio ends
     drop((chan_w, pay_r));
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: pidfd_open on our own, not yet reaped child.
-    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if pidfd < 0 {
-        kill_group(pid);
-        let _ = child.wait();
-        return Err(SandboxError::Setup(format!("pidfd_open: {}", std::io::Error::last_os_error())));
-    }
-    // SAFETY: fresh descriptor.
-    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd as i32) };
+    let pid = Pid::from_child(&child);
+    let pidfd = match pidfd_open(pid, PidfdFlags::empty()) {
+        Ok(fd) => fd,
+        Err(e) => {
+            kill_group(pid);
+            let _ = child.wait();
+            return Err(SandboxError::Setup(format!("pidfd_open: {}", std::io::Error::from(e))));
+        }
+    };
     let collected = io::watch(&pidfd, ends, None, req, cfg, start);
     // Whatever the program left in its process group goes with it.
     kill_group(pid);
@@ -119,5 +121,5 @@ pub fn run_weak(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sa
     let status = child.wait().map_err(|e| SandboxError::Setup(format!("wait: {e}")))?;
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
     drop(scratch);
-    Ok(verdict(collected, Ok((status.into_raw(), cpu_ms)), false, wall_ms))
+    Ok(verdict::verdict(collected, Ok((status.into_raw(), cpu_ms)), false, wall_ms))
 }

@@ -67,3 +67,14 @@ fn output_flood_is_capped() {
     assert_eq!(r.status, Status::OutputLimit);
     assert_eq!(r.stdout.len(), 1000);
 }
+
+#[test]
+fn setup_failures_name_their_step() {
+    if !available() {
+        return;
+    }
+    let req = ExecRequest { argv: vec!["/no/such/program".into()], env: vec![], stdin: vec![], payload: vec![] };
+    let err = run(&req, &SandboxConfig::default()).expect_err("nothing to exec");
+    let enoent = std::io::Error::from_raw_os_error(2);
+    assert_eq!(err, verl_ext_sandbox::SandboxError::Setup(format!("execve: {enoent}")));
+}

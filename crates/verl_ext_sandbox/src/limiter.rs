@@ -1,0 +1,98 @@
+//! How many executions run at once, and on which threads: a process-wide cap shared by all callers, and
+//! one worker thread per concurrent execution of a batch.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+
+use crate::{weak, ExecRequest, ExecResult, SandboxConfig, SandboxError};
+
+/// Watcher threads mostly sleep in poll(); when they wake for a deadline they compete with whatever
+/// the program started. Where allowed (root), give them a slightly higher priority than the programs.
+fn raise_watcher_priority() {
+    // Adjusts only the calling thread; failure (no CAP_SYS_NICE) is harmless.
+    let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), -5);
+}
+
+/// Run `reqs` on `threads` worker threads of this call (0: [`default_sandbox_threads`]).
+///
+/// Not the shared Rayon pools: an execution mostly waits on its child, and concurrent callers (e.g.
+/// reward workers) must not queue behind each other's executions.
+pub fn run_all(reqs: &[ExecRequest], cfg: &SandboxConfig, threads: usize) -> Vec<Result<ExecResult, SandboxError>> {
+    run_each(reqs, threads, |req| crate::cold::run(req, cfg))
+}
+
+/// [`run_all`] in the opt-in weaker mode ([`weak`]).
+pub fn run_all_weak(
+    reqs: &[ExecRequest],
+    cfg: &SandboxConfig,
+    threads: usize,
+) -> Vec<Result<ExecResult, SandboxError>> {
+    run_each(reqs, threads, |req| weak::run_weak(req, cfg))
+}
+
+/// Executions at a time by default: twice [`verl_ext_core::parallel::default_threads`]. A program that sleeps
+/// or waits for its deadline holds a worker but no core, so one worker per core would leave cores
+/// idle behind slow programs; CPU-bound ones just share the cores.
+pub fn default_sandbox_threads() -> usize {
+    verl_ext_core::parallel::default_threads() * 2
+}
+
+/// Executions running now in this process, across all callers (bounded by [`default_sandbox_threads`]:
+/// concurrent reward workers or nested batches must not oversubscribe the cores, which would make
+/// wall-clock deadlines fire on programs that would pass on an idle machine).
+static RUNNING: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+struct Slot;
+
+impl Slot {
+    fn acquire() -> Self {
+        let (lock, cv) = &RUNNING;
+        let mut running = lock.lock().unwrap_or_else(|p| p.into_inner());
+        while *running >= default_sandbox_threads() {
+            running = cv.wait(running).unwrap_or_else(|p| p.into_inner());
+        }
+        *running += 1;
+        Slot
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let (lock, cv) = &RUNNING;
+        *lock.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+        cv.notify_one();
+    }
+}
+
+pub(crate) fn run_each(
+    reqs: &[ExecRequest],
+    threads: usize,
+    one: impl Fn(&ExecRequest) -> Result<ExecResult, SandboxError> + Sync,
+) -> Vec<Result<ExecResult, SandboxError>> {
+    let workers = if threads == 0 { default_sandbox_threads() } else { threads }.clamp(1, reqs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<ExecResult, SandboxError>>>> = reqs.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                raise_watcher_priority();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(req) = reqs.get(i) else { break };
+                    let slot = Slot::acquire();
+                    let result = one(req);
+                    drop(slot);
+                    *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|s| {
+            s.into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .unwrap_or_else(|| Err(SandboxError::Setup("worker thread ended early".into())))
+        })
+        .collect()
+}

@@ -1,0 +1,105 @@
+//! What callers pass and get back: limits and file-system view, a request, its result, the errors.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use thiserror::Error;
+
+/// Exit code the harness uses for a `MemoryError` (the address-space limit was hit).
+pub const MEMORY_EXIT_CODE: i32 = 102;
+
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum SandboxError {
+    #[error("sandbox unavailable on this host: {0}")]
+    Unsupported(String),
+    #[error("sandbox set-up failed: {0}")]
+    Setup(String),
+    #[error("invalid sandbox request: {0}")]
+    Invalid(String),
+}
+
+/// Limits and the file-system view of one execution.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    pub timeout: Duration,
+    /// Address-space limit (RLIMIT_AS).
+    pub memory_mb: u64,
+    /// Bytes kept per output stream (stdout, stderr); more kills the execution (`output_limit`).
+    pub output_limit: usize,
+    /// Bytes accepted on the result channel (fd 3) before the execution is killed.
+    pub channel_limit: usize,
+    /// Size of the private tmpfs mounted at /tmp, the working directory and only writable place.
+    pub scratch_mb: u64,
+    /// RLIMIT_NPROC: processes and threads of the execution (see [`crate::ids::HostIds`]).
+    pub max_processes: u64,
+    pub max_open_files: u64,
+    /// RLIMIT_FSIZE.
+    pub max_file_mb: u64,
+    /// Host paths visible read-only at the same place inside.
+    pub read_only_paths: Vec<PathBuf>,
+    /// Host directories visible read-only at another place inside: `(host, inside)`.
+    pub mapped_paths: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(5),
+            memory_mb: 1024,
+            output_limit: 64 * 1024,
+            channel_limit: 16 * 1024 * 1024,
+            scratch_mb: 64,
+            max_processes: 32,
+            max_open_files: 256,
+            max_file_mb: 64,
+            read_only_paths: ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"].iter().map(PathBuf::from).collect(),
+            mapped_paths: Vec::new(),
+        }
+    }
+}
+
+/// A program to run (absolute path, arguments, environment) with its inputs.
+#[derive(Debug, Clone)]
+pub struct ExecRequest {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub stdin: Vec<u8>,
+    /// Delivered on fd 4 (then EOF): how the harness gets code and test inputs.
+    pub payload: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Ok,
+    Timeout,
+    MemoryLimit,
+    RuntimeError,
+    OutputLimit,
+    Killed,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Timeout => "timeout",
+            Status::MemoryLimit => "memory_limit",
+            Status::RuntimeError => "runtime_error",
+            Status::OutputLimit => "output_limit",
+            Status::Killed => "killed",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ExecResult {
+    pub status: Status,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// What the program wrote on fd 3 (untrusted: the parent only compares it with what it expects).
+    pub channel: Vec<u8>,
+    pub wall_ms: f64,
+    pub cpu_ms: f64,
+}
