@@ -3,9 +3,21 @@ from collections.abc import Iterable
 from os import PathLike
 from typing import Any, final
 
-__all__ = ["__version__", "FormatSpec", "score_batch", "native_scorer", "default_num_threads", "math_equal_batch", "math_verify_batch",
-           "sandbox_run_many", "sandbox_probe",
-           "sandbox_shutdown", "default_sandbox_threads", "sandbox_live_zygotes", "_zygote_serve"]
+__all__ = [
+    "FormatSpec",
+    "__version__",
+    "_zygote_serve",
+    "default_num_threads",
+    "default_sandbox_threads",
+    "math_equal_batch",
+    "math_verify_batch",
+    "native_scorer",
+    "sandbox_live_zygotes",
+    "sandbox_probe",
+    "sandbox_run_many",
+    "sandbox_shutdown",
+    "score_batch",
+]
 
 __version__: str
 
