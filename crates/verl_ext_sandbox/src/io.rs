@@ -67,7 +67,8 @@ pub fn watch(
             report,
         },
         Caps { output: cfg.output_limit, channel: cfg.channel_limit },
-        start + cfg.timeout,
+        // A timeout past what Instant can hold waits "forever" (a year) rather than panicking.
+        start.checked_add(cfg.timeout).unwrap_or_else(|| start + Duration::from_secs(365 * 86_400)),
     )
 }
 

@@ -23,7 +23,7 @@ impl SpawnLimits {
     pub fn from_config(cfg: &SandboxConfig, processes: u64) -> Self {
         Self {
             memory_bytes: cfg.memory_mb.saturating_mul(1 << 20),
-            cpu_s: cfg.timeout.as_secs() + 2, // backstop only: the parent enforces the wall clock
+            cpu_s: cfg.timeout.as_secs().saturating_add(2), // backstop only: the parent enforces the wall clock
             file_bytes: cfg.max_file_mb.saturating_mul(1 << 20),
             open_files: cfg.max_open_files,
             processes,
@@ -87,7 +87,7 @@ pub fn nproc_limit(cfg: &SandboxConfig, ids: &HostIds) -> u64 {
 /// RLIMIT_NPROC when the count includes every process of the caller's user.
 pub fn nproc_limit_shared(cfg: &SandboxConfig) -> u64 {
     const SHARED_UID_ALLOWANCE: u64 = 4096;
-    cfg.max_processes + SHARED_UID_ALLOWANCE
+    cfg.max_processes.saturating_add(SHARED_UID_ALLOWANCE)
 }
 
 /// RLIMIT_NPROC of a warm execution. Since Linux 5.14 the count is kept per user namespace, and each
@@ -107,4 +107,22 @@ fn kernel_at_least(major: u32, minor: u32) -> bool {
     let release = uname.release().to_string_lossy();
     let mut parts = release.split(|c: char| !c.is_ascii_digit()).filter_map(|p| p.parse::<u32>().ok());
     (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (major, minor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extreme_limits_saturate() {
+        let cfg = SandboxConfig {
+            timeout: std::time::Duration::from_secs(u64::MAX),
+            memory_mb: u64::MAX,
+            max_processes: u64::MAX,
+            max_file_mb: u64::MAX,
+            ..SandboxConfig::default()
+        };
+        let l = SpawnLimits::from_config(&cfg, nproc_limit_shared(&cfg));
+        assert_eq!((l.cpu_s, l.memory_bytes, l.processes, l.file_bytes), (u64::MAX, u64::MAX, u64::MAX, u64::MAX));
+    }
 }
