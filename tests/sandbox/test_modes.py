@@ -117,3 +117,15 @@ def test_prime_namespace_is_the_same_warm_and_cold(monkeypatch: pytest.MonkeyPat
         seen[warm] = r.channel.split(b"\n")[1]  # after the protocol's header line
     assert seen["1"].startswith(b'["out",0,'), seen
     assert seen["1"] == seen["0"]
+
+
+@pytest.mark.skipif(not FULL, reason=f"this host cannot sandbox: {sandbox.capabilities()['error']}")
+@pytest.mark.parametrize("warm", ["1", "0"])
+def test_set_up_failures_name_their_step_warm_and_cold(warm: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both starts run the same named steps: with 3 open files allowed, the step that moves the report pipe
+    to descriptor 5 fails, and the error says which step that was."""
+    from verl_ext.exceptions import SandboxError
+
+    monkeypatch.setenv("VERL_EXT_SANDBOX_WARM", warm)
+    with pytest.raises(SandboxError, match="close inherited descriptors: Bad file descriptor"):
+        sandbox.run("pass", max_open_files=3)

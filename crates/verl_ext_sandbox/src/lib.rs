@@ -16,6 +16,12 @@
 //! they are; hiding them would mean copying the interpreter into a tmpfs per zygote. Names, not
 //! contents: nothing outside the read-only binds can be opened.
 //!
+//! Residual risk, measured: socket buffers are kernel memory no rlimit charges. A process filling one
+//! direction of 120 UNIX socket pairs (240 of its 256 descriptors) queued 26 MiB with `memory_mb=128`;
+//! both directions in all of `max_processes` processes bound this at about 1.6 GiB per execution with
+//! the default limits. A memory cgroup that accounts socket memory (cgroup v2) charges it; otherwise
+//! lower `max_open_files` and `max_processes` bound it.
+//!
 //! Layout: [`types`](crate::ExecRequest) (requests, results, errors), `ids` (host uid slots), `limits`
 //! (rlimits and process-limit policy), `plan` (what a child's set-up needs, built before the clone),
 //! `setup` (the child's one ordered list of named [`Step`]s, cold and warm alike), `clone` (`clone3`),

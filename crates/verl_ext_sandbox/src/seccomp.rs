@@ -2,10 +2,10 @@
 //!
 //! Three stacked filters: `clone3` fails with ENOSYS (its flags live in memory a filter cannot read, and
 //! libc falls back to `clone` on ENOSYS); `socket`/`socketpair` outside the local and IP families fail
-//! with EAFNOSUPPORT; then an allow-list ([`ALLOWED`]: what an interpreter and ordinary programs use —
+//! with EAFNOSUPPORT; then an allow-list (`ALLOWED`: what an interpreter and ordinary programs use —
 //! files, memory, signals, time, threads, pipes and sockets, processes) with `clone` allowed only without
 //! namespace flags and `fcntl` without lock commands; every other syscall fails with EPERM. That includes
-//! kernel attack surface and escape hatches no test program needs ([`DENIED`] names the notable ones:
+//! kernel attack surface and escape hatches no test program needs (`DENIED` names the notable ones:
 //! tracing, mounts, namespaces, BPF, keyrings, io_uring, perf, module loading, reboot, …) and what would
 //! let an execution take more than its limits or reach another execution (memfd, new sessions, locks
 //! and inotify instances, syncing and evicting shared files).

@@ -14,7 +14,7 @@ use std::ptr;
 
 use crate::plan::{Ids, NewRoot, Plan};
 
-/// The set-up steps, in the order [`apply`] runs them; `step as u8` is what a failing child reports.
+/// The set-up steps, in the order `apply` runs them; `step as u8` is what a failing child reports.
 #[repr(u8)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {

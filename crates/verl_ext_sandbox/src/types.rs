@@ -30,7 +30,7 @@ pub struct SandboxConfig {
     pub channel_limit: usize,
     /// Size of the private tmpfs mounted at /tmp, the working directory and only writable place.
     pub scratch_mb: u64,
-    /// RLIMIT_NPROC: processes and threads of the execution (see [`crate::ids::HostIds`]).
+    /// RLIMIT_NPROC: processes and threads of the execution (see `ids::HostIds`).
     pub max_processes: u64,
     pub max_open_files: u64,
     /// RLIMIT_FSIZE.

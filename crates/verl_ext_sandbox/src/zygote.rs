@@ -5,7 +5,7 @@
 //! and under a seccomp filter ([`crate::seccomp::zygote_filter`]); it never runs untrusted code. For
 //! each request it clones a child into *fresh* user, PID, mount, network, IPC and UTS namespaces (the
 //! new user namespace gives the child the capabilities for its own mounts and nothing outside). The
-//! child runs the same set-up as a cold start ([`crate::setup`]) on a warm plan ([`crate::plan::warm`]):
+//! child runs the same set-up as a cold start (`setup`) on a warm plan (`plan::warm`):
 //! it maps its own ids, starts a session, places its pipes, mounts a fresh size-capped tmpfs at `/tmp`
 //! and a fresh `/proc`, applies Landlock, sets rlimits, drops every capability, installs seccomp, and
 //! returns to the interpreter, which runs the harness. The trainer gets the child's pidfd (to enforce
