@@ -199,7 +199,8 @@ def run(require_sandbox: bool = True, config: str | None = None) -> int:
     scope = "files" + (", TCP" if landlock and landlock >= 4 else "") + (
         ", signals and abstract sockets" if landlock and landlock >= 6 else "")
     print(f"  landlock           {f'ABI {landlock}: {scope}' if landlock else 'unavailable'}")
-    print("  limits             rlimits (address space, CPU, file size, open files, processes, core=0)")
+    print("  limits             rlimits (address space, CPU, file size, open files, processes, core=0, "
+          "no real-time or raised priority)")
     print(f"  cgroups            {caps['cgroups']}")
     print(f"  cpu share          {caps['cpu_share']}")
     print(f"  memfd              {caps['memfd']}")
