@@ -171,3 +171,29 @@ def test_legacy_manager_scores_the_rest_of_the_batch(tiny_tokenizer: Any, hostil
                                            for d, r, g in rows])
     out = VerlExtBatchRewardManager(tiny_tokenizer, 0, on_error="zero")(data, return_dict=True)
     assert out["reward_tensor"].sum(dim=-1).tolist() == [0.0, 1.0, 1.0, 1.0]
+
+
+HUMANEVAL_PROCESS_FORGERIES = {
+    # the harness's frames hold the nonce and the channel writer: unreachable from another process
+    "frame_walk": "import sys, os\nf = sys._getframe()\nwhile f is not None:\n"
+                  "    for k, v in list(f.f_locals.items()):\n"
+                  "        if callable(v) and k in ('emit', 'write'):\n"
+                  "            pass\n    f = f.f_back\n"
+                  "def add(a, b):\n    g = sys._getframe(1)\n    while g is not None:\n"
+                  "        loc = g.f_locals\n        if 'nonce' in loc and 'emit' in loc:\n"
+                  "            p = loc['protocol']\n"
+                  "            loc['emit'](p.HEADER + p.record_pass(loc['nonce']) + p.DONE)\n            os._exit(0)\n"
+                  "        g = g.f_back\n    return 0",
+    "gc_walk": "import gc, os\ndef add(a, b):\n    for o in gc.get_objects():\n"
+               "        if isinstance(o, dict) and 'check' in o and callable(o.get('check')):\n"
+               "            o['check'] = lambda c: None\n    return 0",
+    "parent_memory": "import os\ndef add(a, b):\n    try:\n        open(f'/proc/{os.getppid()}/mem', 'rb')\n"
+                     "        return 3 if (a, b) == (1, 2) else 0\n    except OSError:\n        return -99",
+    "channel_write": "import os\ndef add(a, b):\n    os.write(3, b'[\"verl-ext\",1]\\n')\n    return a + b",
+    "exception_type": "def add(a, b):\n    class E(AssertionError):\n        pass\n    raise E()",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HUMANEVAL_PROCESS_FORGERIES))
+def test_humaneval_program_cannot_reach_the_checking_process(name: str) -> None:
+    assert score_assert_tests([HUMANEVAL_PROCESS_FORGERIES[name]], [HUMANEVAL])[0].score == 0.0

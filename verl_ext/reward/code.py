@@ -321,20 +321,20 @@ def score_assert_tests(
 ) -> list[CodeScore]:
     """HumanEval-style scoring: 1.0 when ``check(<entry_point>)`` of the ground truth's test code returns.
 
-    Inside one process the program and the asserts share an interpreter, so what the parent can
-    guarantee is narrower than for stdin/call-based tests, whose verdict the trainer makes. Prevented:
-    credit for exiting early (``exit``, ``sys.exit``, ``os._exit``, a crash or kill), for exceptions and
-    timeouts, for printing pass markers or writing made-up records (the run counts only with a clean exit
-    *and* exactly the harness's records carrying a per-run random nonce, written after ``check``
-    returned); for objects whose ``__eq__`` (or any other method) always says yes, because the
-    program's functions reach ``check`` only through wrappers that reduce their return values to plain
-    data (subclasses of ``int``/``str``/``list``/... to their base value, other types are an error); for
-    rebinding ``builtins`` names, ``exec`` or ``compile`` (captured, with the test code compiled, before
-    the program runs; ``check`` runs in its own namespace with a copy of the builtins); and for trace
-    or profile hooks set during a call (reset after each). Not prevented: a program that deliberately
-    reaches into the interpreter from inside its own process — walking frames or ``gc`` to read the
-    nonce or edit ``check``'s namespace, or changing shared module state such as ``math`` functions the
-    test calls. Use stdin or call-based tests where that matters.
+    The program runs in a process of its own; ``check`` runs in the harness's process, which never runs
+    the program's code, holds the result channel alone and is non-dumpable (the program's process cannot
+    open its ``/proc`` memory or descriptors). The names the test uses from the program (the entry
+    point, helpers of the prompt such as HumanEval's ``poly``) are calls over a pipe: arguments and
+    return values cross it as plain data, subclasses of ``int``/``str``/``list``/... reduced to their
+    base value (other types are an error), so objects whose ``__eq__`` always says yes, rebound
+    builtins, ``exec`` or ``compile``, trace hooks, or frame and ``gc`` walks reach nothing that
+    decides the verdict. A run counts only with a clean exit *and* exactly the harness's records with a
+    per-run random nonce, written after ``check`` returned: early exits, crashes, timeouts, pass
+    markers and made-up records earn nothing. Deliberate differences from running the test in the
+    program's namespace: arguments are copies (a test that inspects how the program mutated them sees
+    no change), and returned generators, functions or other objects are an error. In the opt-in
+    ``rlimits-only`` sandbox mode a program running as a user with CAP_SYS_PTRACE could still reach
+    the harness's process.
     """
     import secrets
 

@@ -7,9 +7,9 @@
 #   script: run the program as __main__ with the sandbox's stdin/stdout/stderr.
 #   prime:  run verl prime_code's test procedure (same code wrapping, imports, guards, per-test alarms)
 #           and report each test's *output*. Expected outputs never enter the sandbox: the parent compares.
-#   assert: HumanEval-style assert tests; the parent's nonce is reported after check() returns. check()
-#           runs in its own namespace with builtins captured before the program ran, and sees the
-#           program's functions only through wrappers that return plain data.
+#   assert: HumanEval-style assert tests; the parent's nonce is reported after check() returns. The
+#           program runs in a child process; check() runs in this one, which never runs the program's
+#           code, and calls the program's functions through a pipe with plain data both ways.
 import os
 import sys
 from io import StringIO
@@ -252,13 +252,23 @@ def _run_prime(req: dict) -> None:
     emit(protocol.DONE)
 
 
-def _plain(x, depth=0):
-    """A value the program returned, as plain data: subclasses of the plain types reduced to their base
-    value through the base types' own methods (no method of the program runs); other types, or nesting
-    beyond 100, raise TypeError."""
-    if depth > 100:
-        raise TypeError("returned value nested too deeply")
-    kind = type(x)  # the real type: `isinstance` would ask the object's own `__class__`
+# ---- assert mode ---------------------------------------------------------------------------------------
+# The program runs in a child process of its own; check() runs here, in a process that never runs the
+# program's code, and calls the program's functions through a pipe: arguments and return values cross it
+# as plain data (JSON with tags for tuples, dicts and sets; subclasses reduced to their base value by the
+# base types' own methods). This process is made non-dumpable first, so the program's process cannot
+# open its /proc files (memory, descriptors); only this process holds the result channel.
+
+_MAX_VALUE_DEPTH = 100
+
+
+def _to_data(x, depth=0):
+    """`x` as JSON-able data: subclasses of the plain types by their base value (no method of `x` runs:
+    `type(x)`, not `isinstance`, which would ask the object's own `__class__`); other types, or nesting
+    beyond _MAX_VALUE_DEPTH, raise TypeError."""
+    if depth > _MAX_VALUE_DEPTH:
+        raise TypeError("value nested too deeply")
+    kind = type(x)
     if x is None or x is True or x is False:
         return x
     if issubclass(kind, int):
@@ -268,82 +278,183 @@ def _plain(x, depth=0):
     if issubclass(kind, str):
         return str.__str__(x)
     if issubclass(kind, list):
-        return [_plain(v, depth + 1) for v in list.__iter__(x)]
+        return [_to_data(v, depth + 1) for v in list.__iter__(x)]
     if issubclass(kind, tuple):
-        return tuple([_plain(v, depth + 1) for v in tuple.__iter__(x)])
+        return {"t": [_to_data(v, depth + 1) for v in tuple.__iter__(x)]}
     if issubclass(kind, dict):
-        return {_plain(k, depth + 1): _plain(v, depth + 1) for k, v in dict.items(x)}
+        return {"d": [[_to_data(k, depth + 1), _to_data(v, depth + 1)] for k, v in dict.items(x)]}
     if issubclass(kind, set):
-        return {_plain(v, depth + 1) for v in set.__iter__(x)}
+        return {"s": [_to_data(v, depth + 1) for v in set.__iter__(x)]}
     if issubclass(kind, frozenset):
-        return frozenset([_plain(v, depth + 1) for v in frozenset.__iter__(x)])
-    raise TypeError(f"returned value of unsupported type {type(x).__name__}")
+        return {"z": [_to_data(v, depth + 1) for v in frozenset.__iter__(x)]}
+    raise TypeError(f"value of unsupported type {kind.__name__}")
 
 
-def _run_assert(req: dict, nonce: str) -> None:
-    """HumanEval-style: run the solution, then the test code, then check(entry_point); after check()
-    returns, report the parent's nonce. An early exit, exception or timeout never reaches the report.
+def _from_tagged(pairs):
+    (tag, items), = pairs
+    if tag == "t":
+        return tuple(items)
+    if tag == "d":
+        return {k: v for k, v in items}
+    if tag == "s":
+        return set(items)
+    if tag == "z":
+        return frozenset(items)
+    raise ValueError(f"unknown tag {tag!r}")
 
-    What check() needs is captured before the program runs: exec, compile, the builtins (check's
-    namespace gets a copy), the test code (compiled), os.write and the trace hooks. The test runs in its
-    own namespace; names it uses that the program defines (the entry point, helpers of the prompt such
-    as HumanEval's `poly`) reach it as wrappers returning plain data (`_plain`), other values as plain
-    data, modules as they are."""
+
+class _Link:
+    """One end of the call pipe pair: JSON lines out, JSON lines in."""
+
+    def __init__(self, read_fd, write_fd):
+        self.inbox = os.fdopen(read_fd, "rb")
+        self.write = _writer(write_fd)
+
+    def send(self, message):
+        import json
+
+        self.write(json.dumps(message).encode("utf-8", "surrogatepass") + b"\n")
+
+    def receive(self):
+        import json
+
+        line = self.inbox.readline()
+        if not line:
+            raise EOFError("the program's process ended")
+        return json.loads(line, object_pairs_hook=_from_tagged)
+
+
+def _serve_program(code, wanted, link):
+    """The program's process: run the program, say which of `wanted` it defines, then call them as
+    asked. Never returns."""
     import builtins
     import contextlib
     import types
 
+    status = 1
+    try:
+        scope = vars(types.ModuleType("__main__"))
+        scope["__builtins__"] = builtins
+        exec(compile(code, "solution.py", "exec"), scope)  # noqa: S102 - this is the sandbox
+        names = []
+        for name in wanted:
+            if name not in scope:
+                continue
+            value = scope[name]
+            if type(value) is types.ModuleType:
+                names.append([name, "module", value.__name__])
+            elif callable(value):
+                names.append([name, "call", None])
+            else:
+                with contextlib.suppress(TypeError):  # not plain data: the test cannot use it
+                    names.append([name, "value", _to_data(value)])
+        link.send(names)
+        while True:
+            _, name, args, kwargs = link.receive()
+            try:
+                reply = ["ok", _to_data(scope[name](*args, **kwargs))]
+            except Exception as e:  # noqa: BLE001 - the caller raises it again
+                reply = ["raise", type(e).__name__, str(e)[:200]]
+            link.send(reply)
+    except EOFError:
+        status = 0
+    except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else 1
+    except BaseException:  # noqa: BLE001 - report any failure of the program
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(BaseException):
+                stream.flush()
+        os._exit(status & 0xFF)
+
+
+def _no_dump():
+    """prctl(PR_SET_DUMPABLE, 0): other processes of the same user cannot open this one's /proc files."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+    except (ImportError, OSError, AttributeError):  # no ctypes here: the fork still separates the program
+        pass
+
+
+def _used_names(code):
+    import types
+
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _used_names(const)
+    return names
+
+
+def _run_assert(req: dict, nonce: str) -> None:
+    """HumanEval-style: run the program (in its own process), then the test code here, then
+    check(entry_point); after check() returns, report the parent's nonce. An early exit, exception or
+    timeout never reaches the report. Names the test uses that the program defines (the entry point,
+    helpers of the prompt such as HumanEval's `poly`) reach the test as calls into the program's process
+    (functions), as the same module imported here (modules), or as plain data (other values)."""
+    import builtins
+    import contextlib
+    import importlib
+    import signal
+    import types
+
     protocol = _protocol()
     emit = _writer()
-    run, build, plain = exec, compile, _plain
-    settrace, setprofile = sys.settrace, sys.setprofile
-    snapshot = dict(builtins.__dict__)
-    passed = protocol.HEADER + protocol.record_pass(nonce) + protocol.DONE
-    test = build(req["test"], "test.py", "exec")
+    test = compile(req["test"], "test.py", "exec")
     entry_point = req["entry_point"]
+    wanted = sorted((_used_names(test) | {entry_point}) - set(vars(builtins)))
+    _no_dump()
+    calls_r, calls_w = os.pipe()
+    replies_r, replies_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(3)
+        os.close(calls_w)
+        os.close(replies_r)
+        _serve_program(req["code"], wanted, _Link(calls_r, replies_w))
+    os.close(calls_r)
+    os.close(replies_w)
+    link = _Link(replies_r, calls_w)
 
-    def used_names(code):
-        names = set(code.co_names)
-        for const in code.co_consts:
-            if isinstance(const, types.CodeType):
-                names |= used_names(const)
-        return names
-
-    wanted = used_names(test) | {entry_point}
-    scope = {"__name__": "__main__", "__builtins__": builtins}
-    run(build(req["code"], "solution.py", "exec"), scope)
-
-    def wrap(fn):
+    def proxy(name):
         def call(*args, **kwargs):
-            try:
-                result = fn(*args, **kwargs)
-            finally:
-                settrace(None)
-                setprofile(None)
-            return plain(result)
+            link.send(["call", name, _to_data(list(args)), {"d": [[k, _to_data(v)] for k, v in kwargs.items()]}])
+            reply = link.receive()
+            if reply[0] == "ok":
+                return reply[1]
+            error = vars(builtins).get(reply[1]) if isinstance(reply[1], str) else None
+            message = f"{reply[1]}: {reply[2]}"
+            exception: Exception = RuntimeError(message)
+            if isinstance(error, type) and issubclass(error, Exception):
+                with contextlib.suppress(Exception):  # a constructor that wants other arguments
+                    exception = error(message)
+            raise exception
 
+        call.__name__ = call.__qualname__ = name
         return call
 
-    test_scope = vars(types.ModuleType("__main__"))  # the test's own module
-    test_scope["__builtins__"] = snapshot
-    for name in wanted:
-        if name in snapshot or name not in scope:
-            continue
-        value = dict.__getitem__(scope, name)
-        if type(value) is types.ModuleType:
-            test_scope[name] = value
-        elif callable(value):
-            test_scope[name] = wrap(value)
+    test_scope = vars(types.ModuleType("__main__"))  # the test's own module, with this process's builtins
+    test_scope["__builtins__"] = builtins
+    for name, kind, value in link.receive():
+        if kind == "call":
+            test_scope[name] = proxy(name)
+        elif kind == "module":
+            test_scope[name] = importlib.import_module(value)
         else:
-            with contextlib.suppress(TypeError):  # not plain data: the test cannot use it
-                test_scope[name] = plain(value)
-    candidate = test_scope.get(entry_point)
-    run(test, test_scope)
-    check = test_scope["check"]
-    if candidate is None:
+            test_scope[name] = value
+    if entry_point not in test_scope:
         raise NameError(f"name {entry_point!r} is not defined")
-    check(candidate)
-    emit(passed)
+    candidate = test_scope[entry_point]
+    exec(test, test_scope)  # noqa: S102 - the ground truth's test code
+    test_scope["check"](candidate)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    emit(protocol.HEADER + protocol.record_pass(nonce) + protocol.DONE)
 
 
 def _main() -> None:
@@ -378,7 +489,7 @@ def _main() -> None:
 #: Modules a zygote imports before forking: prime_code's header and what this harness uses.
 WARM_MODULES = ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random", "statistics",
                 "itertools", "functools", "operator", "io", "json", "typing", "ast", "signal", "types", "traceback",
-                "shutil", "subprocess", "builtins", "importlib.util")
+                "shutil", "subprocess", "builtins", "importlib.util", "ctypes")
 
 
 def warm_up() -> None:
