@@ -197,3 +197,24 @@ HUMANEVAL_PROCESS_FORGERIES = {
 @pytest.mark.parametrize("name", sorted(HUMANEVAL_PROCESS_FORGERIES))
 def test_humaneval_program_cannot_reach_the_checking_process(name: str) -> None:
     assert score_assert_tests([HUMANEVAL_PROCESS_FORGERIES[name]], [HUMANEVAL])[0].score == 0.0
+
+
+def test_reward_loop_manager_scores_the_rest_of_the_batch(tiny_tokenizer: Any) -> None:
+    import asyncio
+
+    from omegaconf import OmegaConf
+
+    from tests.helpers import make_dataproto
+    from verl_ext.reward.manager import VerlExtRewardManager
+
+    rows = [("apps", HOSTILE["bad_utf8"], TESTS), ("apps", HONEST, TESTS), ("taco", HOSTILE["deep_nesting"], TESTS),
+            ("humaneval", HUMANEVAL_PROCESS_FORGERIES["frame_walk"], HUMANEVAL)]
+    data = make_dataproto(tiny_tokenizer, [{"prompt": "q", "response": r, "data_source": d, "ground_truth": g}
+                                           for d, r, g in rows])
+    manager = VerlExtRewardManager(OmegaConf.create({"reward": {"reward_kwargs": {"on_error": "zero"}}}),
+                                   tiny_tokenizer, None)
+
+    async def score_all() -> list[dict[str, Any]]:
+        return await asyncio.gather(*(manager.run_single(data[i: i + 1]) for i in range(len(rows))))
+
+    assert [o["reward_score"] for o in asyncio.run(score_all())] == [0.0, 1.0, 0.0, 0.0]
