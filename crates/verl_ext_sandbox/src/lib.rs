@@ -9,8 +9,8 @@
 //! executions (file locks, inotify instances, syncing or evicting shared files) are refused ([`seccomp`]).
 //!
 //! Residual risk, by design: `/proc/self/mountinfo` inside shows, for each read-only bind, its path
-//! within the host file system (the interpreter's prefix, and for warm starts the directory of the
-//! verl-ext package, e.g. `/work/main/verl_ext` mounted at `/opt/verl-ext/verl_ext`), the host's block
+//! within the host file system (the interpreter's prefix, and the directory of the verl-ext package
+//! the harness is loaded from, e.g. `/work/main/verl_ext` mounted at `/opt/verl-ext/verl_ext`), the host's block
 //! device, file-system type and options, the size of the host's devtmpfs (about half its RAM) and the
 //! host uid of the execution's slot. The kernel prints a bind mount's source path and superblock as
 //! they are; hiding them would mean copying the interpreter into a tmpfs per zygote. Names, not
@@ -22,7 +22,7 @@
 //! the default limits. A memory cgroup that accounts socket memory (cgroup v2) charges it; otherwise
 //! lower `max_open_files` and `max_processes` bound it.
 //!
-//! Layout: [`types`](crate::ExecRequest) (requests, results, errors), `ids` (host uid slots), `limits`
+//! Layout: `types` (requests, results, errors), `ids` (host uid slots), `limits`
 //! (rlimits and process-limit policy), `plan` (what a child's set-up needs, built before the clone),
 //! `setup` (the child's one ordered list of named [`Step`]s, cold and warm alike), `clone` (`clone3`),
 //! `cold` (cold starts), [`zygote`] + [`warm`] + `protocol` (warm starts), `io` (deadline and capped
