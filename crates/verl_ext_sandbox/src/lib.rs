@@ -10,9 +10,9 @@
 //!
 //! Residual risk, by design: `/proc/self/mountinfo` inside shows, for each read-only bind, its path
 //! within the host file system (the interpreter's prefix, and the directory of the verl-ext package
-//! the harness is loaded from, e.g. `/work/main/verl_ext` mounted at `/opt/verl-ext/verl_ext`), the host's block
-//! device, file-system type and options, the size of the host's devtmpfs (about half its RAM) and the
-//! host uid of the execution's slot. The kernel prints a bind mount's source path and superblock as
+//! the harness is loaded from, e.g. `/work/main/verl_ext` mounted at `/opt/verl-ext/verl_ext`), the
+//! host's block device, file-system type and options, the size of the host's devtmpfs (about half its
+//! RAM) and the host uid of the execution's slot. The kernel prints a bind mount's source path and superblock as
 //! they are; hiding them would mean copying the interpreter into a tmpfs per zygote. Names, not
 //! contents: nothing outside the read-only binds can be opened.
 //!
