@@ -104,3 +104,28 @@ def test_errors_form_one_hierarchy() -> None:
         _core.FormatSpec([])
     assert format_score(None) == 0.0  # type: ignore[arg-type]
     assert format_score("<think>\ud800</think><answer>1</answer>") == 1.0
+
+
+DEEP = "[" * 100000 + "]" * 100000
+
+
+@pytest.mark.parametrize("data_source", ["apps", "humaneval"])
+@pytest.mark.parametrize("ground_truth", [None, 5, 1.5, b"{}", ["1"], {"inputs": "1", "outputs": "1"},
+                                          {"inputs": [1], "outputs": [1]}, {"inputs": [DEEP], "outputs": ["1"]},
+                                          {"inputs": "12", "outputs": "1"}, {"inputs": "1", "outputs": "12"},
+                                          {"fn_name": "f", "inputs": "1", "outputs": "1"},
+                                          DEEP, '{"test": ' + DEEP + "}", {"test": None, "entry_point": "f"},
+                                          {"test": "def check(c): pass", "entry_point": 5}, "\ud800", "{"],
+                         ids=lambda v: type(v).__name__ if not isinstance(v, str) else f"str{len(v)}")
+def test_bad_code_ground_truths_score_zero(data_source: str, ground_truth: Any,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Whatever the ground truth, a code sample gets a score, never an exception: verl's for the
+    prime_code sources, 0 for humaneval (none of these is a usable assert test)."""
+    from verl_ext import sandbox
+
+    if not sandbox.capabilities()["full_isolation"]:
+        pytest.skip("this host cannot sandbox")
+    code = "def f(x):\n    return 1\nprint(1)"
+    got = ours(data_source, code, ground_truth)
+    assert got == (verl(data_source, code, ground_truth) if data_source == "apps" else 0.0), got
+    capsys.readouterr()

@@ -84,8 +84,12 @@ def _parse_tests(ground_truth: Any) -> dict[str, Any] | None:
         tests = ground_truth if isinstance(ground_truth, dict) else json.loads(ground_truth)
     except (TypeError, ValueError, RecursionError, MemoryError):
         return None  # prime_code catches these too (a ground truth nested 100k deep included): score 0
-    if not isinstance(tests, dict) or not isinstance(tests.get("inputs"), list) \
-            or not isinstance(tests.get("outputs"), list) or len(tests["outputs"]) < len(tests["inputs"]):
+    if not isinstance(tests, dict):
+        return None
+    # prime_code indexes `inputs` and `outputs`: a string is a list of one-character tests to it.
+    tests = {**tests, **{k: list(tests[k]) for k in ("inputs", "outputs") if isinstance(tests.get(k), str)}}
+    if not isinstance(tests.get("inputs"), list) or not isinstance(tests.get("outputs"), list) \
+            or len(tests["outputs"]) < len(tests["inputs"]):
         return None  # prime_code ends in an exception it catches: score 0
     return tests
 
