@@ -14,6 +14,7 @@ import re
 import resource
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -156,7 +157,7 @@ def test_timing_of_one_hostile_sample_is_reported() -> None:
     """Not a bound: prints the figures for the issue's closing note (run with -s)."""
     for name in ("hash_collisions", "flood", "deep_nesting"):
         t0 = time.perf_counter()
-        _, cpu, rss = measure_trainer_cost(lambda n=name: score_prime_code([HOSTILE[n]], [TESTS]))
+        _, cpu, rss = measure_trainer_cost(partial(score_prime_code, [HOSTILE[name]], [TESTS]))
         print(f"{name}: trainer CPU {cpu * 1e3:.1f} ms, RSS +{rss:.1f} MB, wall {time.perf_counter() - t0:.2f} s")
 
 
@@ -170,6 +171,7 @@ def test_legacy_manager_scores_the_rest_of_the_batch(tiny_tokenizer: Any, hostil
     data = make_dataproto(tiny_tokenizer, [{"prompt": "q", "response": r, "data_source": d, "ground_truth": g}
                                            for d, r, g in rows])
     out = VerlExtBatchRewardManager(tiny_tokenizer, 0, on_error="zero")(data, return_dict=True)
+    assert isinstance(out, dict)
     assert out["reward_tensor"].sum(dim=-1).tolist() == [0.0, 1.0, 1.0, 1.0]
 
 

@@ -32,6 +32,12 @@ def decode(data: bytes, n: int = 3, call_based: bool = True, budget: int = 1 << 
     return p.decode_prime(data, n, budget, call_based)
 
 
+def accepted(data: bytes, call_based: bool = True) -> p.PrimeReport:
+    report = decode(data, call_based=call_based)
+    assert report is not None
+    return report
+
+
 # ---- what the harness writes --------------------------------------------------------------------------
 
 plain_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
@@ -67,19 +73,19 @@ def test_strings_keep_every_character_and_hide_their_structure(text: str) -> Non
 
 
 def test_stdin_outputs_must_be_strings() -> None:
-    assert decode(channel(out(0, "3\n")), call_based=False).outputs == ["3\n"]  # type: ignore[union-attr]
+    assert accepted(channel(out(0, "3\n")), call_based=False).outputs == ["3\n"]
     assert decode(channel(out(0, 3)), call_based=False) is None
 
 
 def test_compile_error_and_empty_runs() -> None:
-    assert decode(channel(p.COMPILE_ERROR)).compile_error  # type: ignore[union-attr]
-    assert decode(channel()).outputs == []  # type: ignore[union-attr]
+    assert accepted(channel(p.COMPILE_ERROR)).compile_error
+    assert accepted(channel()).outputs == []
 
 
 def test_float_names_and_fresh_nans() -> None:
-    report = decode(channel(out(0, [math.inf, -math.inf, math.nan, 1e-300, -0.0])))
-    assert report is not None
-    inf, ninf, nan, tiny, zero = report.outputs[0]  # type: ignore[misc]
+    values = accepted(channel(out(0, [math.inf, -math.inf, math.nan, 1e-300, -0.0]))).outputs[0]
+    assert isinstance(values, list)
+    inf, ninf, nan, tiny, zero = values
     assert (inf, ninf, tiny, math.copysign(1, zero)) == (math.inf, -math.inf, 1e-300, -1.0)
     assert nan != nan and [nan] != [float("nan")]  # a NaN never equals an expected NaN, as in prime_code
 
@@ -146,7 +152,7 @@ def test_budget_follows_the_expected_outputs() -> None:
     assert p.PRIME_BUDGET_FLOOR < small < 20 * 1024
     assert p.prime_budget(["x" * 100_000]) >= 8 * 100_000
     assert p.prime_budget(["x" * (4 << 20)]) == p.PRIME_BUDGET_CAP
-    assert p.prime_budget([None, 5]) == p.PRIME_BUDGET_FLOOR + 4 * p.PRIME_BUDGET_OVERHEAD  # type: ignore[list-item]
+    assert p.prime_budget([None, 5]) == p.PRIME_BUDGET_FLOOR + 4 * p.PRIME_BUDGET_OVERHEAD
 
 
 PIECES = [H, D, p.COMPILE_ERROR, b"[", b"]", b"{", b"}", b'"', b"\\", b"\\u", b",", b"\n", b'["out",', b'["error",',
@@ -194,8 +200,9 @@ def test_colliding_keys_cost_nothing() -> None:
 # ---- the trainer's cost for any channel ------------------------------------------------------------------
 
 #: The usual problem: 10 call-based tests with short outputs (budget ~18 KiB); a hostile run fills it.
-TESTS = {"fn_name": "f", "inputs": [json.dumps([i]) for i in range(10)], "outputs": [json.dumps(i) for i in range(10)]}
-BUDGET = p.prime_budget(TESTS["outputs"])
+OUTPUTS = [json.dumps(i) for i in range(10)]
+TESTS = {"fn_name": "f", "inputs": [json.dumps([i]) for i in range(10)], "outputs": OUTPUTS}
+BUDGET = p.prime_budget(OUTPUTS)
 
 
 def fill(piece: bytes, prefix: bytes = b"", suffix: bytes = b"") -> bytes:

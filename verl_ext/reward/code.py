@@ -346,26 +346,25 @@ def score_assert_tests(
     _require_text(completions)
     nonces = [secrets.token_hex(16) for _ in completions]
     requests = [_assert_request(c, gt, nonce) for c, gt, nonce in zip(completions, ground_truths, nonces, strict=True)]
-    valid = [i for i, r in enumerate(requests) if r is not None]
+    valid = [(i, r) for i, r in enumerate(requests) if r is not None]
     scores = [ERROR_SCORE] * len(completions)
     if not valid:
         return scores
     # A passing run writes exactly header, pass(nonce), done: nothing longer is read.
     lim = sandbox.Limits(**{**base.__dict__, "timeout_s": ASSERT_TIMEOUT_S,
                             "channel_limit": protocol.assert_budget(nonces[0])})
-    payloads: list[bytes] = [requests[i] for i in valid]  # type: ignore[misc]
     try:
-        runs = sandbox.run_payloads(payloads, [b""] * len(valid), lim, num_threads)
+        runs = sandbox.run_payloads([r for _, r in valid], [b""] * len(valid), lim, num_threads)
     except SandboxUnavailableError:
         raise
     except Exception:  # noqa: BLE001 - one execution failed to start: run each alone so the rest still count
         def alone(payload: bytes, nonce: str) -> CodeScore:
             return _assert_score(sandbox.run_payloads([payload], [b""], lim, 1)[0], nonce)
 
-        for i, payload in zip(valid, payloads, strict=True):
+        for i, payload in valid:
             scores[i] = _isolated(partial(alone, payload, nonces[i]))
         return scores
-    for i, run in zip(valid, runs, strict=True):
+    for (i, _), run in zip(valid, runs, strict=True):
         scores[i] = _isolated(partial(_assert_score, run, nonces[i]))
     return scores
 
@@ -390,4 +389,4 @@ def score_code(
     missing = [ds for ds, o in zip(data_sources, out, strict=True) if o is None]
     if missing:
         raise ValueError(f"not code data sources: {sorted(set(map(str, missing)))}")
-    return out  # type: ignore[return-value]
+    return [o for o in out if o is not None]

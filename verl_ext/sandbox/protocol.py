@@ -148,8 +148,7 @@ class Pairs:
     ``dict(pairs)`` would be, found by looking each key up in that (trusted) dict, so no hash table is
     ever built from the program's keys. Iterates over its keys, as a dict does."""
 
-    __slots__ = ("pairs",)
-    __hash__ = None  # type: ignore[assignment]
+    __slots__ = ("pairs",)  # unhashable, as a dict: defining __eq__ sets __hash__ to None
 
     def __init__(self, pairs: list[tuple[object, object]]) -> None:
         self.pairs = pairs
@@ -256,7 +255,7 @@ def _record(line: bytes) -> list[object]:
     return item
 
 
-def prime_budget(expected_outputs: "list[object]") -> int:
+def prime_budget(expected_outputs: list) -> int:
     """Bytes a prime-mode run with these expected outputs may write (see :data:`PRIME_BUDGET_FACTOR`)."""
     size = sum(len(encode_string(o)) if isinstance(o, str) else 0 for o in expected_outputs)
     total = PRIME_BUDGET_FLOOR + PRIME_BUDGET_OVERHEAD * (len(expected_outputs) + 2) + PRIME_BUDGET_FACTOR * size
