@@ -30,9 +30,12 @@ def test_bad_timeouts_name_the_field(value: Any) -> None:
         sandbox.Limits(timeout_s=value)
 
 
-@given(field=st.sampled_from(INT_FIELDS), value=st.integers(min_value=1, max_value=1 << 12))
-def test_sane_limits_are_accepted(field: str, value: int) -> None:
+@given(data=st.data(), field=st.sampled_from(INT_FIELDS))
+def test_limits_up_to_their_ceiling_are_accepted(data: st.DataObject, field: str) -> None:
+    value = data.draw(st.integers(min_value=1, max_value=sandbox.LIMIT_CEILINGS[field]))
     assert getattr(sandbox.Limits(**{field: value}), field) == value
+    with pytest.raises(InvalidInputError, match=field):
+        sandbox.Limits(**{field: sandbox.LIMIT_CEILINGS[field] + 1})
 
 
 def test_scratch_cannot_exceed_its_ceiling() -> None:

@@ -25,8 +25,9 @@ from typing import Any, Literal
 from verl_ext import _core
 from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError
 
-__all__ = ["MODES", "ExecResult", "Limits", "Status", "capabilities", "default_concurrency", "mode",
-           "require_isolation", "run", "run_many", "run_payloads", "shutdown", "warm_starts"]
+__all__ = ["LIMIT_CEILINGS", "MAX_TIMEOUT_S", "MODES", "ExecResult", "Limits", "Status", "capabilities",
+           "default_concurrency", "mode", "require_isolation", "run", "run_many", "run_payloads", "shutdown",
+           "warm_starts"]
 
 Status = Literal["ok", "timeout", "memory_limit", "runtime_error", "output_limit", "killed"]
 HARNESS_PATH = Path(__file__).with_name("harness.py")
@@ -50,7 +51,7 @@ SANDBOX_ENV = (("PATH", "/usr/local/bin:/usr/bin:/bin"), ("LANG", "C.UTF-8"), ("
 #: limit off: ``scratch_mb`` is a tmpfs, host memory outside the address-space limit, and every value
 #: must fit the kernel's and the core's integer types.
 MAX_TIMEOUT_S = 3600
-_INT_LIMITS = {
+LIMIT_CEILINGS = {
     "memory_mb": 1 << 16,  # 64 GiB of address space per process
     "output_limit": 64 << 20,
     "channel_limit": 16 << 20,
@@ -82,7 +83,7 @@ class Limits:
         timeout = self.timeout_s
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (0 < timeout <= MAX_TIMEOUT_S):
             raise InvalidInputError(f"timeout_s must be a number in (0, {MAX_TIMEOUT_S}], got {timeout!r}")
-        for name, ceiling in _INT_LIMITS.items():
+        for name, ceiling in LIMIT_CEILINGS.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not (1 <= value <= ceiling):
                 raise InvalidInputError(f"{name} must be an int in [1, {ceiling}], got {value!r}")
