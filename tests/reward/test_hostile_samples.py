@@ -59,6 +59,10 @@ HOSTILE = {
     "long_line": channel_program("b'\"' + b'a' * (8 << 20) + b'\"\\n' + " + DONE_OLD),
     "many_floats": channel_program("b'[' + b'1e400,' * 500000 + b'0]\\n' + " + DONE_OLD),
     "nan": channel_program("b'{\"i\": 0, \"r\": \"out\", \"v\": NaN}\\n' + " + DONE_OLD),
+    # well-formed records after the harness's header, as costly to decode as the budget allows
+    "nesting_at_limit": channel_program(repr(b'["out",0,[' + (b"[" * 126 + b"]" * 126 + b",") * 60
+                                             + b'0]]\n["done"]\n')),
+    "many_tuples": channel_program(repr(b'["out",0,[' + b'{"t":[]},' * 1700 + b'0]]\n["done"]\n')),
 }
 
 
