@@ -202,6 +202,12 @@ HUMANEVAL_PROCESS_FORGERIES = {
                      "        return 3 if (a, b) == (1, 2) else 0\n    except OSError:\n        return -99",
     "channel_write": "import os\ndef add(a, b):\n    os.write(3, b'[\"verl-ext\",1]\\n')\n    return a + b",
     "exception_type": "def add(a, b):\n    class E(AssertionError):\n        pass\n    raise E()",
+    # the pipe to the checking process carries data only: forged messages cannot swap its builtins
+    "forged_link_builtins": "import sys, os\nlink = sys._getframe(1).f_locals['link']\n"
+                            "link.send([['__builtins__', 'value', {'d': []}], ['add', 'call', None]])\n"
+                            "def add(a, b):\n    return a + b\n",
+    "forged_link_value": "import sys, os\nlink = sys._getframe(1).f_locals['link']\n"
+                         "link.send([['add', 'value', 3]])\nos._exit(0)\n",
 }
 
 

@@ -407,7 +407,7 @@ def _run_assert(req: dict, nonce: str) -> None:
     emit = _writer()
     test = compile(req["test"], "test.py", "exec")
     entry_point = req["entry_point"]
-    wanted = sorted((_used_names(test) | {entry_point}) - set(vars(builtins)))
+    wanted = sorted(n for n in (_used_names(test) | {entry_point}) - set(vars(builtins)) if not n.startswith("__"))
     _no_dump()
     calls_r, calls_w = os.pipe()
     replies_r, replies_w = os.pipe()
@@ -440,13 +440,17 @@ def _run_assert(req: dict, nonce: str) -> None:
 
     test_scope = vars(types.ModuleType("__main__"))  # the test's own module, with this process's builtins
     test_scope["__builtins__"] = builtins
-    for name, kind, value in link.receive():
+    for name, kind, value in link.receive():  # the program's process says what it defines
+        if name not in wanted:
+            raise ValueError(f"the program's process offered {name!r}, which the test does not use")
         if kind == "call":
             test_scope[name] = proxy(name)
         elif kind == "module":
-            test_scope[name] = importlib.import_module(value)
-        else:
+            test_scope[name] = importlib.import_module(value)  # this process's own copy
+        elif kind == "value":
             test_scope[name] = value
+        else:
+            raise ValueError(f"unknown kind {kind!r}")
     if entry_point not in test_scope:
         raise NameError(f"name {entry_point!r} is not defined")
     candidate = test_scope[entry_point]
