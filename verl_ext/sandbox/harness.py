@@ -1,8 +1,9 @@
 # verl-ext-sandbox-harness: runs inside the sandbox as `python -I -S -B -c <this file> <protocol.py path>`
 # (cold start), or in an execution forked by the zygote (zygote.py), which loaded it beforehand (with
 # `__file__` set) and calls `_main()`. Reads a request from fd 4: a mode line (`script`, `prime` or
-# `assert`), then the body. Exit codes: the program's own; 1 for an uncaught exception; 102 for
-# MemoryError. Results go on fd 3 in the protocol of `protocol.py` (loaded by path: no package here).
+# `assert`), then the body (JSON; for `assert`, a line with the nonce first). Exit codes: the program's
+# own; 1 for an uncaught exception; 102 for MemoryError. Results go on fd 3 in the protocol of
+# `protocol.py` (loaded by path: no package here).
 # Modes:
 #   script: run the program as __main__ with the sandbox's stdin/stdout/stderr.
 #   prime:  run verl prime_code's test procedure (same code wrapping, imports, guards, per-test alarms)
