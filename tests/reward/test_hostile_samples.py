@@ -198,8 +198,9 @@ HUMANEVAL_PROCESS_FORGERIES = {
     "gc_walk": "import gc, os\ndef add(a, b):\n    for o in gc.get_objects():\n"
                "        if isinstance(o, dict) and 'check' in o and callable(o.get('check')):\n"
                "            o['check'] = lambda c: None\n    return 0",
+    # the answer stands for what reading the checking process's memory would give (its nonce)
     "parent_memory": "import os\ndef add(a, b):\n    try:\n        open(f'/proc/{os.getppid()}/mem', 'rb')\n"
-                     "        return 3 if (a, b) == (1, 2) else 0\n    except OSError:\n        return -99",
+                     "        return a + b\n    except OSError:\n        return -99",
     "channel_write": "import os\ndef add(a, b):\n    os.write(3, b'[\"verl-ext\",1]\\n')\n    return a + b",
     "exception_type": "def add(a, b):\n    class E(AssertionError):\n        pass\n    raise E()",
     # the pipe to the checking process carries data only: forged messages cannot swap its builtins
@@ -213,6 +214,8 @@ HUMANEVAL_PROCESS_FORGERIES = {
 
 @pytest.mark.parametrize("name", sorted(HUMANEVAL_PROCESS_FORGERIES))
 def test_humaneval_program_cannot_reach_the_checking_process(name: str) -> None:
+    if name == "parent_memory" and sandbox.mode() == sandbox.WEAK_MODE:
+        pytest.skip("the rlimits-only mode runs programs as the trainer's user, without namespaces")
     assert score_assert_tests([HUMANEVAL_PROCESS_FORGERIES[name]], [HUMANEVAL])[0].score == 0.0
 
 
