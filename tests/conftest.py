@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.helpers import build_tiny_tokenizer
+
 # CI (ci/test sets HYPOTHESIS_PROFILE=ci): the same examples on every run and no example database, so a
 # landing never fails on a draw no one can reproduce. Plain `pytest` draws fresh examples each run and
 # keeps failures in the local database, to find what CI's fixed draws miss.
@@ -16,7 +18,6 @@ settings.register_profile("ci", derandomize=True, database=None, deadline=None, 
 settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
-from tests.helpers import build_tiny_tokenizer
 
 
 @pytest.fixture(scope="session")
