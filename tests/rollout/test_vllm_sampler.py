@@ -158,7 +158,7 @@ def test_against_vllms_real_topk_topp_sampler() -> None:
 def test_worker_extension_subclasses_verls_or_explains_what_is_missing() -> None:
     try:
         from verl.workers.rollout.vllm_rollout.utils import vLLMColocateWorkerExtension
-    except ImportError:
+    except (ImportError, ValueError):  # verl raises ValueError("vllm version None not supported") without vLLM
         with pytest.raises(ImportError, match="needs vLLM"):
             from verl_ext.rollout import VLLMWorkerExtension
         return
