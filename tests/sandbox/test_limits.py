@@ -32,10 +32,18 @@ def test_bad_timeouts_name_the_field(value: Any) -> None:
 
 @given(data=st.data(), field=st.sampled_from(INT_FIELDS))
 def test_limits_up_to_their_ceiling_are_accepted(data: st.DataObject, field: str) -> None:
-    value = data.draw(st.integers(min_value=1, max_value=sandbox.LIMIT_CEILINGS[field]))
+    floor = sandbox.LIMIT_FLOORS.get(field, 1)
+    value = data.draw(st.integers(min_value=floor, max_value=sandbox.LIMIT_CEILINGS[field]))
     assert getattr(sandbox.Limits(**{field: value}), field) == value
     with pytest.raises(InvalidInputError, match=field):
         sandbox.Limits(**{field: sandbox.LIMIT_CEILINGS[field] + 1})
+
+
+@pytest.mark.parametrize("value", [1, 5, 15])
+def test_too_few_open_files_to_start_is_refused(value: int) -> None:
+    # Below the floor every run failed in set-up with a SandboxError about inherited descriptors.
+    with pytest.raises(InvalidInputError, match="max_open_files"):
+        sandbox.Limits(max_open_files=value)
 
 
 def test_scratch_cannot_exceed_its_ceiling() -> None:

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from verl_ext import _core
 from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError
 
-__all__ = ["LIMIT_CEILINGS", "MAX_TIMEOUT_S", "MODES", "ExecResult", "Limits", "Status", "capabilities",
+__all__ = ["LIMIT_CEILINGS", "LIMIT_FLOORS", "MAX_TIMEOUT_S", "MODES", "ExecResult", "Limits", "Status", "capabilities",
            "default_concurrency", "mode", "require_isolation", "run", "run_many", "run_payloads", "shutdown",
            "warm_starts"]
 
@@ -47,10 +47,15 @@ SANDBOX_ENV = (("PATH", "/usr/local/bin:/usr/bin:/bin"), ("LANG", "C.UTF-8"), ("
                ("MALLOC_ARENA_MAX", "2"))
 
 
-#: Upper bounds of :class:`Limits`. They keep a typo (or a value from an untrusted config) from turning a
-#: limit off: ``scratch_mb`` is a tmpfs, host memory outside the address-space limit, and every value
-#: must fit the kernel's and the core's integer types.
+#: Bounds of :class:`Limits`. The ceilings keep a typo (or a value from an untrusted config) from turning
+#: a limit off: ``scratch_mb`` is a tmpfs, host memory outside the address-space limit, and every value
+#: must fit the kernel's and the core's integer types. The floors are what an execution needs to start.
 MAX_TIMEOUT_S = 3600
+LIMIT_FLOORS = {
+    # stdin/stdout/stderr, the result channel, the request pipe and the set-up report take fds 0-5, and
+    # the interpreter opens a few more while starting.
+    "max_open_files": 16,
+}
 LIMIT_CEILINGS = {
     "memory_mb": 1 << 16,  # 64 GiB of address space per process
     "output_limit": 64 << 20,
@@ -84,9 +89,9 @@ class Limits:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (0 < timeout <= MAX_TIMEOUT_S):
             raise InvalidInputError(f"timeout_s must be a number in (0, {MAX_TIMEOUT_S}], got {timeout!r}")
         for name, ceiling in LIMIT_CEILINGS.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not (1 <= value <= ceiling):
-                raise InvalidInputError(f"{name} must be an int in [1, {ceiling}], got {value!r}")
+            value, floor = getattr(self, name), LIMIT_FLOORS.get(name, 1)
+            if isinstance(value, bool) or not isinstance(value, int) or not (floor <= value <= ceiling):
+                raise InvalidInputError(f"{name} must be an int in [{floor}, {ceiling}], got {value!r}")
 
 
 @dataclass(frozen=True)
