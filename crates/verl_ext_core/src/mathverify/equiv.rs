@@ -15,6 +15,8 @@
 //! - Multiple choice: a reference that is a single letter A-E (optionally in parentheses or `\text{}`)
 //!   matches a prediction that starts with that letter (`(C)`, `C)`, `C. 12`, `\textbf{(C)}`).
 
+use std::sync::LazyLock;
+
 use num_bigint::BigInt;
 use num_rational::BigRational;
 
@@ -44,12 +46,17 @@ fn squeeze(s: &str) -> String {
 
 /// Strip the lexer's `\text{}`-style wrappers, `\left`/`\right`, braces, `$` and spaces.
 fn choice_text(s: &str) -> String {
+    // `\name` of every wrapper, longest first, so `\textbf` is not left as `bf` by `\text`; built once.
+    static COMMANDS: LazyLock<Vec<String>> = LazyLock::new(|| {
+        let mut commands: Vec<String> = WRAPPERS.iter().chain(&["left", "right"]).map(|c| format!("\\{c}")).collect();
+        commands.sort_by_key(|c| std::cmp::Reverse(c.len()));
+        commands
+    });
     let mut t = squeeze(s);
-    // Longest names first, so `\textbf` is not left as `bf` by `\text`.
-    let mut commands: Vec<&str> = WRAPPERS.iter().chain(&["left", "right"]).copied().collect();
-    commands.sort_by_key(|c| std::cmp::Reverse(c.len()));
-    for c in commands {
-        t = t.replace(&format!("\\{c}"), "");
+    for c in COMMANDS.iter() {
+        if t.contains(c.as_str()) {
+            t = t.replace(c.as_str(), "");
+        }
     }
     t.chars().filter(|c| !matches!(c, '{' | '}')).collect()
 }
