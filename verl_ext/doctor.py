@@ -202,7 +202,13 @@ def run(require_sandbox: bool = True, config: str | None = None) -> int:
     print("  limits             rlimits (address space, CPU, file size, open files, processes, core=0, "
           "no real-time or raised priority)")
     print(f"  cgroups            {caps['cgroups']}")
-    print(f"  cpu share          {caps['cpu_share']}")
+    cold, warm = caps["cpu_share"], caps["cpu_share_warm"]
+    if cold == warm:
+        print(f"  cpu share          {cold}")
+    else:  # per-execution cgroups are made for cold starts only
+        in_use = "warm" if sandbox.warm_starts() else "cold"
+        print(f"  cpu share          cold starts: {cold}{' (in use)' if in_use == 'cold' else ''}")
+        print(f"                     warm starts: {warm}{' (in use)' if in_use == 'warm' else ''}")
     print(f"  memfd              {caps['memfd']}")
     families = caps["socket_families"]
     print(f"  socket families    {', '.join(families)}{'' if families == ['all'] else ' (others: EAFNOSUPPORT)'}")

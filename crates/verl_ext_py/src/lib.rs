@@ -1,5 +1,6 @@
 //! `verl_ext._core`: the compiled module. Only conversions, exceptions and GIL release live here;
-//! all behaviour is in `verl_ext_core` and `verl_ext_sandbox`.
+//! all behaviour is in `verl_ext_core` and `verl_ext_sandbox` (where all `unsafe` code lives).
+#![forbid(unsafe_code)]
 
 mod convert;
 mod errors;

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use verl_ext_sandbox::warm::{self, ZygoteSpec};
@@ -130,15 +131,12 @@ pub fn sandbox_live_zygotes() -> usize {
 
 /// Inside a zygote only: serve spawn requests on descriptor `control` until the trainer closes it
 /// (then the process exits). Returns in each forked execution, isolated and ready to run.
+/// Raises `RuntimeError` (before serving) where the zygote's preconditions do not hold: more than one
+/// thread, or `control` not a socket. (No `verl_ext.exceptions` here: a zygote loads only this module.)
 #[pyfunction]
-pub fn _zygote_serve(control: i32) {
-    let hooks = zygote::Hooks {
-        before: pyo3::ffi::PyOS_BeforeFork,
-        parent: pyo3::ffi::PyOS_AfterFork_Parent,
-        child: pyo3::ffi::PyOS_AfterFork_Child,
-    };
-    // SAFETY: the zygote's interpreter is single-threaded and we hold the GIL (not detached).
-    unsafe { zygote::serve(control, &hooks) }
+pub fn _zygote_serve(control: i32) -> PyResult<()> {
+    // Called with the GIL held (not detached), as `serve` checks.
+    zygote::Hooks::python().and_then(|hooks| zygote::serve(control, &hooks)).map_err(PyRuntimeError::new_err)
 }
 
 /// Try a full sandbox on this host with `argv`; returns what works.
@@ -156,6 +154,7 @@ pub fn sandbox_probe<'py>(
     d.set_item("landlock_abi", caps.landlock_abi)?;
     d.set_item("cgroups", caps.cgroups)?;
     d.set_item("cpu_share", caps.cpu_share)?;
+    d.set_item("cpu_share_warm", caps.cpu_share_warm)?;
     d.set_item("memfd", caps.memfd)?;
     d.set_item("socket_families", caps.socket_families)?;
     d.set_item("denied_syscalls", sandbox::seccomp::denied_syscalls().collect::<Vec<_>>())?;

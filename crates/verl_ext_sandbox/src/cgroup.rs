@@ -67,8 +67,12 @@ pub(crate) fn cgroup_mounts() -> Vec<(PathBuf, String, String)> {
 }
 
 /// This process's path in the hierarchy holding `controller` ("" for v2).
-fn own_path(controller: &str) -> Option<String> {
-    let text = fs::read_to_string("/proc/self/cgroup").ok()?;
+pub(crate) fn own_path(controller: &str) -> Option<String> {
+    own_path_in(&fs::read_to_string("/proc/self/cgroup").ok()?, controller)
+}
+
+/// The path in the hierarchy holding `controller` ("" for v2) in `text`, a `/proc/<pid>/cgroup`.
+pub(crate) fn own_path_in(text: &str, controller: &str) -> Option<String> {
     text.lines().find_map(|l| {
         let mut parts = l.splitn(3, ':');
         let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);

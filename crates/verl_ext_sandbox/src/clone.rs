@@ -41,5 +41,6 @@ pub unsafe fn clone3(namespaces: u64, pidfd: &mut libc::c_int) -> libc::c_long {
         set_tid_size: 0,
         cgroup: 0,
     };
-    libc::syscall(libc::SYS_clone3, &args as *const CloneArgs, std::mem::size_of::<CloneArgs>())
+    // SAFETY: `args` is a complete clone_args of the kernel's layout; the caller handles the child.
+    unsafe { libc::syscall(libc::SYS_clone3, &args as *const CloneArgs, std::mem::size_of::<CloneArgs>()) }
 }

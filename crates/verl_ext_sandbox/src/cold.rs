@@ -80,17 +80,18 @@ pub(crate) fn launch_zygote(
     let (pid, pidfd) = start_child(&plan, &ids, None, sync_w)?;
     drop((stdin_r, log_w, pay_r, sync_r, report_w, control));
     // The report pipe closes on execve (success) or carries the failed step.
-    let mut buf = [0u8; 3];
-    if io::read_full(report_r.as_fd(), &mut buf) == 3 {
+    let mut buf = [0u8; setup::FAILURE_LEN];
+    let n = io::read_full(report_r.as_fd(), &mut buf);
+    if let Some((step, errno)) = setup::decode_failure(&buf[..n]) {
         abort(pid, &pidfd);
-        let errno = i32::from(buf[1]) | (i32::from(buf[2]) << 8);
-        return Err(SandboxError::Setup(format!("zygote: {}", Step::describe_failure(i32::from(buf[0]), errno))));
+        return Err(SandboxError::Setup(format!("zygote: {}", Step::describe_failure(step, errno))));
     }
     Ok((pid, log_r, ids))
 }
 
 /// Run one program in a fresh sandbox (a cold start: clone, set up, execve) and collect its outcome.
 pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, SandboxError> {
+    cfg.validate()?;
     let (child_ends, ends) = io::execution_pipes()?;
     let (sync_r, sync_w) = pipe()?;
     let (report_r, report_w) = pipe()?;
@@ -126,7 +127,7 @@ pub fn run(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sandbox
     drop(plan);
 
     if let Some((step, errno)) = collected.setup_failure {
-        return Err(SandboxError::Setup(Step::describe_failure(i32::from(step), errno)));
+        return Err(SandboxError::Setup(Step::describe_failure(step, errno)));
     }
     let (exit, oom) = match reaped {
         io::Reaped::Now(status, cpu_ms, oom) => (Ok((status, cpu_ms)), oom),

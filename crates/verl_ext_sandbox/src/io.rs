@@ -100,8 +100,8 @@ pub struct Collected {
     pub channel: Vec<u8>,
     pub killed_for: Option<KillReason>,
     pub exited: bool,
-    /// (step index, errno) reported by a child that failed before `execve`.
-    pub setup_failure: Option<(u8, i32)>,
+    /// (step code, errno) reported by a child that failed before `execve`.
+    pub setup_failure: Option<(i32, i32)>,
 }
 
 fn nonblocking(fd: &OwnedFd) {
@@ -210,7 +210,7 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
         Reader { fd: Some(streams.stdout), buf: Vec::new(), cap: caps.output },
         Reader { fd: Some(streams.stderr), buf: Vec::new(), cap: caps.output },
         Reader { fd: Some(streams.channel), buf: Vec::new(), cap: caps.channel },
-        Reader { fd: streams.report, buf: Vec::new(), cap: 3 },
+        Reader { fd: streams.report, buf: Vec::new(), cap: crate::setup::FAILURE_LEN },
     ];
     let mut stop_at: Option<Instant> = None;
     loop {
@@ -288,9 +288,7 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
     out.stdout = stdout.buf;
     out.stderr = stderr.buf;
     out.channel = channel.buf;
-    if report.buf.len() == 3 {
-        out.setup_failure = Some((report.buf[0], i32::from(report.buf[1]) | (i32::from(report.buf[2]) << 8)));
-    }
+    out.setup_failure = crate::setup::decode_failure(&report.buf);
     out
 }
 

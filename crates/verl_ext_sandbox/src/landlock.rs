@@ -86,7 +86,8 @@ fn fs_rights(abi: u32) -> u64 {
 pub unsafe fn restrict_self() -> libc::c_long {
     let Some(abi) = abi() else { return 0 };
     let Some(ruleset) = Ruleset::build(abi) else { return -1 };
-    if libc::syscall(libc::SYS_landlock_restrict_self, ruleset.fd.as_raw_fd(), 0) < 0 {
+    // SAFETY: a plain syscall on the ruleset descriptor we own.
+    if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.fd.as_raw_fd(), 0) } < 0 {
         return -1;
     }
     libc::c_long::from(abi as i32)
@@ -136,8 +137,9 @@ impl Ruleset {
             // fstat, not std::fs: this also runs between clone and exec, where nothing may allocate.
             // SAFETY: zeroed stat is a valid out-parameter for our descriptor.
             let mut st: libc::stat = unsafe { std::mem::zeroed() };
-            let is_dir =
-                unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0 && st.st_mode & libc::S_IFMT == libc::S_IFDIR;
+            // SAFETY: fstat of our own descriptor into a stat of the kernel's layout.
+            let stat_ok = unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0;
+            let is_dir = stat_ok && st.st_mode & libc::S_IFMT == libc::S_IFDIR;
             let rule = PathBeneathAttr {
                 allowed_access: if is_dir { rights } else { rights & file_rights },
                 parent_fd: fd.as_raw_fd(),

@@ -17,16 +17,19 @@
 //! contents: nothing outside the read-only binds can be opened.
 //!
 //! Residual risk, measured: socket buffers are kernel memory no rlimit charges. A process filling one
-//! direction of 120 UNIX socket pairs (240 of its 256 descriptors) queued 26 MiB with `memory_mb=128`;
-//! both directions in all of `max_processes` processes bound this at about 1.6 GiB per execution with
-//! the default limits. A memory cgroup that accounts socket memory (cgroup v2) charges it; otherwise
-//! lower `max_open_files` and `max_processes` bound it.
+//! direction of 120 UNIX socket pairs (240 of its 256 descriptors) queued 26 MiB with `memory_mb=128`
+//! (~210 KiB per full receive queue); both directions on every descriptor of all `max_processes`
+//! processes bound this at about 210 KiB x `max_open_files` x `max_processes` per execution: ~0.4 GiB
+//! with the defaults here (64 and 32), ~1.7 GiB at 256 descriptors. A memory cgroup that accounts socket
+//! memory (cgroup v2) charges it; otherwise lower `max_open_files` and `max_processes` bound it.
 //!
 //! Layout: `types` (requests, results, errors), `ids` (host uid slots), `limits`
 //! (rlimits and process-limit policy), `plan` (what a child's set-up needs, built before the clone),
 //! `setup` (the child's one ordered list of named [`Step`]s, cold and warm alike), `clone` (`clone3`),
 //! `cold` (cold starts), [`zygote`] + [`warm`] + `protocol` (warm starts), `io` (deadline and capped
 //! pipes), `verdict`, `limiter` (executions at a time), [`weak`] (the opt-in rlimits-only mode).
+
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 mod clone;
 mod cold;
@@ -53,4 +56,4 @@ pub use cold::run;
 pub use io::Collected;
 pub use limiter::{default_sandbox_threads, run_all, run_all_weak};
 pub use setup::Step;
-pub use types::{ExecRequest, ExecResult, SandboxConfig, SandboxError, Status, MEMORY_EXIT_CODE};
+pub use types::{ExecRequest, ExecResult, SandboxConfig, SandboxError, Status, MEMORY_EXIT_CODE, MIN_OPEN_FILES};

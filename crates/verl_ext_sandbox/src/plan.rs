@@ -13,13 +13,11 @@ use seccompiler::BpfProgram;
 
 use crate::ids::HostIds;
 use crate::limits::{self, SpawnLimits};
-use crate::{seccomp, zygote, ExecRequest, SandboxConfig, SandboxError};
+use crate::{seccomp, setup, zygote, ExecRequest, SandboxConfig, SandboxError};
 
 /// Where the new root is assembled before `pivot_root` (inside the child's own mount namespace).
 const STAGE: &str = "/tmp";
 const DEVICES: [&str; 4] = ["/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"];
-/// First descriptor number the child uses for bind sources (above the lifted pipes at 100+).
-const BIND_SLOT_BASE: libc::c_int = 300;
 /// A warm execution's id maps: root inside is the zygote's id, the only one the zygote has.
 pub const OWN_ID_MAP: &[u8] = b"0 1000 1\n";
 
@@ -34,7 +32,9 @@ pub enum Ids {
 
 /// A bind mount. The child opens `host_path` (`O_PATH`) into descriptor `slot` before the staging
 /// tmpfs hides it, then binds `source` = `/proc/self/fd/<slot>`: a descriptor opened by the parent
-/// would name a mount of the parent's namespace, which the kernel refuses to bind (EINVAL).
+/// would name a mount of the parent's namespace, which the kernel refuses to bind (EINVAL). The
+/// slots are the first descriptors the child opens once it has closed every inherited one
+/// ([`setup::FIRST_FREE_FD`] and up), so they cannot be any descriptor the trainer holds.
 pub struct Bind {
     pub host_path: CString,
     pub slot: libc::c_int,
@@ -43,6 +43,30 @@ pub struct Bind {
     /// Flags for the read-only remount, including those the kernel locks from the source mount.
     pub remount_flags: libc::c_ulong,
     pub read_only: bool,
+}
+
+impl Bind {
+    /// The `index`-th bind of a new root: `host_path` at `target` (under the stage), remounted read-only
+    /// with `remount_flags` if given.
+    fn new(
+        index: usize,
+        host_path: CString,
+        target: &Path,
+        remount_flags: Option<libc::c_ulong>,
+    ) -> Result<Self, SandboxError> {
+        let slot = libc::c_int::try_from(index)
+            .ok()
+            .and_then(|i| setup::FIRST_FREE_FD.checked_add(i))
+            .ok_or_else(|| SandboxError::Invalid("too many read-only paths".into()))?;
+        Ok(Bind {
+            host_path,
+            slot,
+            source: cstring(format!("/proc/self/fd/{slot}"))?,
+            target: cstring(target.as_os_str().as_bytes())?,
+            remount_flags: remount_flags.unwrap_or(0),
+            read_only: remount_flags.is_some(),
+        })
+    }
 }
 
 /// A cold start's new root.
@@ -65,10 +89,6 @@ pub struct Exec {
     pub argv_ptrs: Vec<*const libc::c_char>,
     pub envp_ptrs: Vec<*const libc::c_char>,
 }
-
-// SAFETY: the raw pointers point into `_argv`/`_env`, owned by the same Exec, which is only read.
-unsafe impl Send for Exec {}
-unsafe impl Sync for Exec {}
 
 /// Everything the child needs, prepared before `clone3`.
 pub struct Plan<'a> {
@@ -172,35 +192,15 @@ fn new_root(cfg: &SandboxConfig) -> Result<NewRoot, SandboxError> {
             continue;
         }
         push_dirs(stage, inside, &mut dirs);
-        let slot = BIND_SLOT_BASE + binds.len() as libc::c_int;
-        binds.push(Bind {
-            host_path: c,
-            slot,
-            source: cstring(format!("/proc/self/fd/{slot}"))?,
-            target: cstring(target.as_os_str().as_bytes())?,
-            remount_flags: libc::MS_REMOUNT
-                | libc::MS_BIND
-                | libc::MS_RDONLY
-                | libc::MS_NOSUID
-                | libc::MS_NODEV
-                | locked_flags(path)?,
-            read_only: true,
-        });
+        let remount = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV;
+        binds.push(Bind::new(binds.len(), c, &target, Some(remount | locked_flags(path)?))?);
     }
     let mut files = Vec::new();
     push_dirs(stage, Path::new("/dev"), &mut dirs);
     for dev in DEVICES.iter().filter(|d| Path::new(d).exists()) {
         let target = stage.join(dev.trim_start_matches('/'));
         files.push(cstring(target.as_os_str().as_bytes())?);
-        let slot = BIND_SLOT_BASE + binds.len() as libc::c_int;
-        binds.push(Bind {
-            host_path: cstring(dev)?,
-            slot,
-            source: cstring(format!("/proc/self/fd/{slot}"))?,
-            target: cstring(target.as_os_str().as_bytes())?,
-            remount_flags: 0,
-            read_only: false,
-        });
+        binds.push(Bind::new(binds.len(), cstring(dev)?, &target, None)?);
     }
     for d in ["tmp", "proc", ".old"] {
         push_dirs(stage, &Path::new("/").join(d), &mut dirs);
@@ -281,6 +281,9 @@ pub fn warm<'a>(
     limits: &SpawnLimits,
     filters: &'a [BpfProgram],
 ) -> Result<Plan<'a>, SandboxError> {
+    if limits.open_files < crate::MIN_OPEN_FILES {
+        return Err(SandboxError::Invalid(format!("max_open_files below {}", crate::MIN_OPEN_FILES)));
+    }
     Ok(Plan {
         ids: Ids::Own,
         new_root: None,

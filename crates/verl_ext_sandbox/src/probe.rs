@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::cpu_share::Start;
 use crate::{run, ExecRequest, SandboxConfig};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,8 +15,9 @@ pub struct Capabilities {
     pub landlock_abi: Option<u32>,
     /// Per-execution memory/pids cgroups, or why not.
     pub cgroups: String,
-    /// How an execution's process tree gets one CPU share ([`crate::cpu_share`]).
+    /// How an execution's process tree gets one CPU share ([`crate::cpu_share`]): cold starts, warm starts.
     pub cpu_share: String,
+    pub cpu_share_warm: String,
     /// What becomes of `memfd_create`.
     pub memfd: String,
     /// The socket families a program may create.
@@ -43,8 +45,12 @@ pub fn probe(argv: Vec<String>, read_only_paths: Vec<std::path::PathBuf>) -> Cap
         error,
         seccomp,
         landlock_abi: crate::landlock::abi(),
-        cgroups: crate::cgroup::support().describe(),
-        cpu_share: crate::cpu_share::cpu_share().describe(),
+        cgroups: match crate::cgroup::support() {
+            s @ crate::cgroup::Support::Unavailable(_) => s.describe(),
+            s => format!("{} (cold starts only; warm starts get no cgroup)", s.describe()),
+        },
+        cpu_share: crate::cpu_share::cpu_share(Start::Cold).describe(),
+        cpu_share_warm: crate::cpu_share::cpu_share(Start::Warm).describe(),
         memfd: if seccomp { "denied (seccomp, EPERM): file-backed memory goes to the capped /tmp" } else { "allowed" }
             .into(),
         socket_families: if seccomp { crate::seccomp::socket_families().collect() } else { vec!["all"] },

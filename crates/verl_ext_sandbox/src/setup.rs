@@ -24,12 +24,15 @@ pub enum Step {
     MapIds,
     /// A session of its own: the scheduler's autogroup gives the whole tree one CPU share.
     NewSession,
-    /// Cold: open the bind sources while we still have the caller's ids.
+    /// The pipes on descriptors 0-4, the report pipe on 5.
+    PlacePipes,
+    /// Keep 0-5; close everything else (the trainer's descriptors, other executions' pipes), so that
+    /// from here on the child's own descriptors are numbered from [`FIRST_FREE_FD`] up.
+    CloseInheritedFds,
+    /// Cold: open the bind sources (on their planned descriptors) while we still have the caller's ids.
     OpenBindSources,
     /// Cold: take on the id root inside maps to.
     BecomeMappedUser,
-    /// The pipes on descriptors 0-4.
-    PlacePipes,
     MakeMountsPrivate,
     /// Cold: a tmpfs as the new root, at the stage.
     MountRoot,
@@ -56,8 +59,6 @@ pub enum Step {
     SetHostname,
     SetResourceLimits,
     DropCapabilities,
-    /// Keep 0-4 and the report pipe; close everything else (e.g. other executions' pipes).
-    CloseInheritedFds,
     InstallSeccomp,
     /// Cold: `execve`; warm: close the report pipe and return to the interpreter.
     Run,
@@ -68,9 +69,10 @@ pub const STEPS: [Step; 24] = [
     Step::WaitForIdMaps,
     Step::MapIds,
     Step::NewSession,
+    Step::PlacePipes,
+    Step::CloseInheritedFds,
     Step::OpenBindSources,
     Step::BecomeMappedUser,
-    Step::PlacePipes,
     Step::MakeMountsPrivate,
     Step::MountRoot,
     Step::CreateDirectories,
@@ -86,7 +88,6 @@ pub const STEPS: [Step; 24] = [
     Step::SetHostname,
     Step::SetResourceLimits,
     Step::DropCapabilities,
-    Step::CloseInheritedFds,
     Step::InstallSeccomp,
     Step::Run,
 ];
@@ -97,9 +98,10 @@ impl Step {
             Step::WaitForIdMaps => "wait for the uid/gid maps",
             Step::MapIds => "map the user and group ids",
             Step::NewSession => "start a new session",
+            Step::PlacePipes => "move pipes into place",
+            Step::CloseInheritedFds => "close inherited descriptors",
             Step::OpenBindSources => "open bind sources",
             Step::BecomeMappedUser => "become the mapped user",
-            Step::PlacePipes => "move pipes into place",
             Step::MakeMountsPrivate => "make mounts private",
             Step::MountRoot => "mount the new root",
             Step::CreateDirectories => "create directories",
@@ -115,7 +117,6 @@ impl Step {
             Step::SetHostname => "set the hostname",
             Step::SetResourceLimits => "set resource limits",
             Step::DropCapabilities => "drop capabilities",
-            Step::CloseInheritedFds => "close inherited descriptors",
             Step::InstallSeccomp => "install seccomp filters",
             Step::Run => "execve",
         }
@@ -155,17 +156,33 @@ const PR_CAP_AMBIENT_CLEAR_ALL: libc::c_ulong = 4;
 /// NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock bit (not KEEP_CAPS).
 const SECUREBITS_LOCKED_DOWN: libc::c_ulong = 0b1110_1111;
 const LAST_CAP: libc::c_ulong = 63;
-/// Descriptors are lifted to this number or above before 0-4 are placed (they may sit on 0-4 already).
-const LIFT_ABOVE: libc::c_int = 100;
-/// Where the report pipe ends up once everything else is closed.
+/// Where the report pipe goes (next to the pipes on 0-4).
 const REPORT_FD: libc::c_int = 5;
+/// The lowest descriptor the child's own set-up opens once the inherited ones are closed: the
+/// plan's bind sources take this and the next ones, in order ([`crate::plan`]).
+pub const FIRST_FREE_FD: libc::c_int = REPORT_FD + 1;
+
+/// Bytes a failing child writes on its report pipe: its step's code, then errno (low byte first).
+pub const FAILURE_LEN: usize = 3;
+
+fn encode_failure(step: Step, errno: i32) -> [u8; FAILURE_LEN] {
+    [step as u8, (errno & 0xff) as u8, ((errno >> 8) & 0xff) as u8]
+}
+
+/// `(step code, errno)` from what a child wrote on its report pipe (`None` unless a whole report).
+pub fn decode_failure(msg: &[u8]) -> Option<(i32, i32)> {
+    let &[step, lo, hi] = msg else { return None };
+    Some((i32::from(step), i32::from(lo) | (i32::from(hi) << 8)))
+}
 
 /// Report `(step, errno)` on `report` and end the child.
 unsafe fn fail(report: libc::c_int, step: Step) -> ! {
-    let errno = *libc::__errno_location();
-    let msg = [step as u8, (errno & 0xff) as u8, ((errno >> 8) & 0xff) as u8];
-    libc::write(report, msg.as_ptr().cast(), msg.len());
-    libc::_exit(127);
+    // SAFETY: raw calls on our own report pipe, then _exit; the caller is a set-up child.
+    unsafe {
+        let msg = encode_failure(step, *libc::__errno_location());
+        libc::write(report, msg.as_ptr().cast(), msg.len());
+        libc::_exit(127);
+    }
 }
 
 /// A negative result of a raw call is a failure (errno says why).
@@ -185,157 +202,165 @@ fn ok(result: impl Into<i64>) -> Done {
 /// # Safety
 /// Only in a freshly cloned child, with `plan` fully built before the clone.
 pub unsafe fn apply(plan: &Plan<'_>) {
-    let mut report = plan.report;
-    for step in STEPS {
-        if step.applies(plan) && run(step, plan, &mut report).is_err() {
-            fail(report, step);
+    // SAFETY: the caller guarantees a freshly cloned child and a complete plan.
+    unsafe {
+        let mut report = plan.report;
+        for step in STEPS {
+            if step.applies(plan) && run(step, plan, &mut report).is_err() {
+                fail(report, step);
+            }
         }
     }
 }
 
 unsafe fn run(step: Step, plan: &Plan<'_>, report: &mut libc::c_int) -> Done {
-    match step {
-        Step::WaitForIdMaps => {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-            let Ids::FromParent { sync, .. } = plan.ids else { return Ok(()) };
-            let mut byte = 0u8;
-            if libc::read(sync, (&mut byte as *mut u8).cast(), 1) == 1 {
-                Ok(())
-            } else {
-                Err(())
-            }
-        }
-        Step::MapIds => {
-            // Root inside maps to the zygote's id: one id, our own.
-            ok(write_file(c"/proc/self/setgroups", b"deny"))?;
-            ok(write_file(c"/proc/self/uid_map", crate::plan::OWN_ID_MAP))?;
-            ok(write_file(c"/proc/self/gid_map", crate::plan::OWN_ID_MAP))
-        }
-        Step::NewSession => ok(libc::syscall(libc::SYS_setsid)),
-        Step::OpenBindSources => {
-            // They may lie under a directory only the caller can traverse (e.g. an interpreter below /root).
-            for bind in plan.new_root.iter().flat_map(|r| &r.binds) {
-                let fd = libc::open(bind.host_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
-                ok(fd)?;
-                ok(libc::dup3(fd, bind.slot, libc::O_CLOEXEC))?;
-                libc::close(fd);
-            }
-            Ok(())
-        }
-        Step::BecomeMappedUser => {
-            let Ids::FromParent { inner_id: id, .. } = plan.ids else { return Ok(()) };
-            // Host `nobody`-like slot ids when we were root, dropping supplementary groups where allowed;
-            // files are then created and accessed as that host user. Raw syscalls, not libc's wrappers: in
-            // a process that had threads, glibc's setxid wrappers signal every thread it knows of and take
-            // its thread-list lock, which another thread may have held at the moment of the clone.
-            libc::syscall(libc::SYS_setgroups, 0, ptr::null::<libc::gid_t>());
-            ok(libc::syscall(libc::SYS_setresgid, id, id, id))?;
-            ok(libc::syscall(libc::SYS_setresuid, id, id, id))
-        }
-        Step::PlacePipes => {
-            let lifted_report = libc::fcntl(*report, libc::F_DUPFD_CLOEXEC, LIFT_ABOVE);
-            ok(lifted_report)?;
-            *report = lifted_report;
-            let mut lifted = [0; 5];
-            for (i, &fd) in plan.fds.iter().enumerate() {
-                lifted[i] = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, LIFT_ABOVE);
-                ok(lifted[i])?;
-            }
-            for (target, &fd) in lifted.iter().enumerate() {
-                ok(libc::dup2(fd, target as libc::c_int))?;
-            }
-            Ok(())
-        }
-        Step::MakeMountsPrivate => {
-            ok(libc::mount(ptr::null(), c"/".as_ptr(), ptr::null(), libc::MS_REC | libc::MS_PRIVATE, ptr::null()))
-        }
-        Step::MountRoot => with_root(plan, |root| ok(mount_tmpfs(&root.stage, &root.stage_opts))),
-        Step::CreateDirectories => with_root(plan, |root| {
-            for dir in &root.dirs {
-                ok(libc::mkdir(dir.as_ptr(), 0o755))?;
-            }
-            for (dest, link) in &root.links {
-                ok(libc::symlink(dest.as_ptr(), link.as_ptr()))?;
-            }
-            Ok(())
-        }),
-        Step::CreateDeviceMountPoints => with_root(plan, |root| {
-            for file in &root.files {
-                let fd = libc::open(file.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644);
-                ok(fd)?;
-                libc::close(fd);
-            }
-            Ok(())
-        }),
-        Step::BindReadOnlyPaths => with_root(plan, |root| {
-            for bind in &root.binds {
-                let (source, target) = (bind.source.as_ptr(), bind.target.as_ptr());
-                ok(libc::mount(source, target, ptr::null(), libc::MS_BIND | libc::MS_REC, ptr::null()))?;
-                if bind.read_only {
-                    ok(libc::mount(ptr::null(), target, ptr::null(), bind.remount_flags, ptr::null()))?;
+    // SAFETY: raw system calls of the set-up child on memory its plan prepared before the clone (see `apply`).
+    unsafe {
+        match step {
+            Step::WaitForIdMaps => {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+                let Ids::FromParent { sync, .. } = plan.ids else { return Ok(()) };
+                let mut byte = 0u8;
+                if libc::read(sync, (&mut byte as *mut u8).cast(), 1) == 1 {
+                    Ok(())
+                } else {
+                    Err(())
                 }
             }
-            Ok(())
-        }),
-        Step::MountScratch => ok(mount_tmpfs(&plan.scratch, &plan.scratch_opts)),
-        Step::PivotRoot => with_root(plan, |root| {
-            ok(libc::syscall(libc::SYS_pivot_root, root.stage.as_ptr(), root.old_root.as_ptr()))?;
-            ok(libc::chdir(c"/".as_ptr()))
-        }),
-        Step::MountProc => ok(libc::mount(
-            c"proc".as_ptr(),
-            c"/proc".as_ptr(),
-            c"proc".as_ptr(),
-            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-            ptr::null(),
-        )),
-        Step::DetachOldRoot => with_root(plan, |root| {
-            ok(libc::umount2(root.old_root_after.as_ptr(), libc::MNT_DETACH))?;
-            ok(libc::rmdir(root.old_root_after.as_ptr()))
-        }),
-        Step::RemountRootReadOnly => ok(libc::mount(
-            ptr::null(),
-            c"/".as_ptr(),
-            ptr::null(),
-            libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
-            ptr::null(),
-        )),
-        Step::EnterScratch => ok(libc::chdir(c"/tmp".as_ptr())),
-        // We hold CAP_SYS_ADMIN in our namespace, so no_new_privs is not needed yet.
-        Step::ApplyLandlock => ok(crate::landlock::restrict_self()),
-        Step::SetHostname => ok(libc::sethostname(c"sandbox".as_ptr(), "sandbox".len())),
-        Step::SetResourceLimits => {
-            for &(resource, limit) in &plan.rlimits {
-                let rl = libc::rlimit { rlim_cur: limit, rlim_max: limit };
-                ok(libc::setrlimit(resource, &rl))?;
+            Step::MapIds => {
+                // Root inside maps to the zygote's id: one id, our own.
+                ok(write_file(c"/proc/self/setgroups", b"deny"))?;
+                ok(write_file(c"/proc/self/uid_map", crate::plan::OWN_ID_MAP))?;
+                ok(write_file(c"/proc/self/gid_map", crate::plan::OWN_ID_MAP))
             }
-            Ok(())
-        }
-        Step::DropCapabilities => ok(drop_capabilities()),
-        Step::CloseInheritedFds => {
-            ok(libc::dup2(*report, REPORT_FD))?;
-            ok(libc::fcntl(REPORT_FD, libc::F_SETFD, libc::FD_CLOEXEC))?;
-            *report = REPORT_FD;
-            ok(libc::syscall(libc::SYS_close_range, REPORT_FD as u32 + 1, u32::MAX, 0u32))
-        }
-        Step::InstallSeccomp => {
-            for filter in plan.filters.iter() {
-                if seccompiler::apply_filter(filter).is_err() {
-                    return Err(());
+            Step::NewSession => ok(libc::syscall(libc::SYS_setsid)),
+            Step::OpenBindSources => {
+                // They may lie under a directory only the caller can traverse (e.g. an interpreter below /root).
+                // Only 0-5 are open now, so each lands on its planned slot (FIRST_FREE_FD + its index); should
+                // one not, moving it there replaces nothing but a descriptor of this step.
+                for bind in plan.new_root.iter().flat_map(|r| &r.binds) {
+                    let fd = libc::open(bind.host_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+                    ok(fd)?;
+                    if fd != bind.slot {
+                        ok(libc::dup3(fd, bind.slot, libc::O_CLOEXEC))?;
+                        libc::close(fd);
+                    }
                 }
-            }
-            Ok(())
-        }
-        Step::Run => match &plan.exec {
-            Some(exec) => {
-                libc::execve(exec.argv_ptrs[0], exec.argv_ptrs.as_ptr(), exec.envp_ptrs.as_ptr());
-                Err(())
-            }
-            None => {
-                libc::close(*report);
                 Ok(())
             }
-        },
+            Step::BecomeMappedUser => {
+                let Ids::FromParent { inner_id: id, .. } = plan.ids else { return Ok(()) };
+                // Host `nobody`-like slot ids when we were root, dropping supplementary groups where allowed;
+                // files are then created and accessed as that host user. Raw syscalls, not libc's wrappers: in
+                // a process that had threads, glibc's setxid wrappers signal every thread it knows of and take
+                // its thread-list lock, which another thread may have held at the moment of the clone.
+                libc::syscall(libc::SYS_setgroups, 0, ptr::null::<libc::gid_t>());
+                ok(libc::syscall(libc::SYS_setresgid, id, id, id))?;
+                ok(libc::syscall(libc::SYS_setresuid, id, id, id))
+            }
+            Step::PlacePipes => {
+                // First lift every one above 0-5 (free numbers only: nothing is replaced), as they may sit there.
+                let lifted_report = libc::fcntl(*report, libc::F_DUPFD_CLOEXEC, FIRST_FREE_FD);
+                ok(lifted_report)?;
+                *report = lifted_report;
+                let mut lifted = [0; 5];
+                for (i, &fd) in plan.fds.iter().enumerate() {
+                    lifted[i] = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, FIRST_FREE_FD);
+                    ok(lifted[i])?;
+                }
+                for (target, &fd) in lifted.iter().enumerate() {
+                    ok(libc::dup2(fd, target as libc::c_int))?;
+                }
+                ok(libc::dup3(lifted_report, REPORT_FD, libc::O_CLOEXEC))?;
+                *report = REPORT_FD;
+                Ok(())
+            }
+            Step::CloseInheritedFds => ok(libc::syscall(libc::SYS_close_range, FIRST_FREE_FD as u32, u32::MAX, 0u32)),
+            Step::MakeMountsPrivate => {
+                ok(libc::mount(ptr::null(), c"/".as_ptr(), ptr::null(), libc::MS_REC | libc::MS_PRIVATE, ptr::null()))
+            }
+            Step::MountRoot => with_root(plan, |root| ok(mount_tmpfs(&root.stage, &root.stage_opts))),
+            Step::CreateDirectories => with_root(plan, |root| {
+                for dir in &root.dirs {
+                    ok(libc::mkdir(dir.as_ptr(), 0o755))?;
+                }
+                for (dest, link) in &root.links {
+                    ok(libc::symlink(dest.as_ptr(), link.as_ptr()))?;
+                }
+                Ok(())
+            }),
+            Step::CreateDeviceMountPoints => with_root(plan, |root| {
+                for file in &root.files {
+                    let fd = libc::open(file.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644);
+                    ok(fd)?;
+                    libc::close(fd);
+                }
+                Ok(())
+            }),
+            Step::BindReadOnlyPaths => with_root(plan, |root| {
+                for bind in &root.binds {
+                    let (source, target) = (bind.source.as_ptr(), bind.target.as_ptr());
+                    ok(libc::mount(source, target, ptr::null(), libc::MS_BIND | libc::MS_REC, ptr::null()))?;
+                    if bind.read_only {
+                        ok(libc::mount(ptr::null(), target, ptr::null(), bind.remount_flags, ptr::null()))?;
+                    }
+                }
+                Ok(())
+            }),
+            Step::MountScratch => ok(mount_tmpfs(&plan.scratch, &plan.scratch_opts)),
+            Step::PivotRoot => with_root(plan, |root| {
+                ok(libc::syscall(libc::SYS_pivot_root, root.stage.as_ptr(), root.old_root.as_ptr()))?;
+                ok(libc::chdir(c"/".as_ptr()))
+            }),
+            Step::MountProc => ok(libc::mount(
+                c"proc".as_ptr(),
+                c"/proc".as_ptr(),
+                c"proc".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                ptr::null(),
+            )),
+            Step::DetachOldRoot => with_root(plan, |root| {
+                ok(libc::umount2(root.old_root_after.as_ptr(), libc::MNT_DETACH))?;
+                ok(libc::rmdir(root.old_root_after.as_ptr()))
+            }),
+            Step::RemountRootReadOnly => ok(libc::mount(
+                ptr::null(),
+                c"/".as_ptr(),
+                ptr::null(),
+                libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+                ptr::null(),
+            )),
+            Step::EnterScratch => ok(libc::chdir(c"/tmp".as_ptr())),
+            // We hold CAP_SYS_ADMIN in our namespace, so no_new_privs is not needed yet.
+            Step::ApplyLandlock => ok(crate::landlock::restrict_self()),
+            Step::SetHostname => ok(libc::sethostname(c"sandbox".as_ptr(), "sandbox".len())),
+            Step::SetResourceLimits => {
+                for &(resource, limit) in &plan.rlimits {
+                    let rl = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+                    ok(libc::setrlimit(resource, &rl))?;
+                }
+                Ok(())
+            }
+            Step::DropCapabilities => ok(drop_capabilities()),
+            Step::InstallSeccomp => {
+                for filter in plan.filters.iter() {
+                    if seccompiler::apply_filter(filter).is_err() {
+                        return Err(());
+                    }
+                }
+                Ok(())
+            }
+            Step::Run => match &plan.exec {
+                Some(exec) => {
+                    libc::execve(exec.argv_ptrs[0], exec.argv_ptrs.as_ptr(), exec.envp_ptrs.as_ptr());
+                    Err(())
+                }
+                None => {
+                    libc::close(*report);
+                    Ok(())
+                }
+            },
+        }
     }
 }
 
@@ -346,26 +371,32 @@ fn with_root(plan: &Plan<'_>, f: impl FnOnce(&NewRoot) -> Done) -> Done {
 
 /// A size-capped tmpfs at `target` (no setuid binaries, no device nodes).
 unsafe fn mount_tmpfs(target: &CString, options: &CString) -> libc::c_int {
-    libc::mount(
-        c"tmpfs".as_ptr(),
-        target.as_ptr(),
-        c"tmpfs".as_ptr(),
-        libc::MS_NOSUID | libc::MS_NODEV,
-        options.as_ptr().cast(),
-    )
+    // SAFETY: NUL-terminated strings owned by the plan.
+    unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            target.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            options.as_ptr().cast(),
+        )
+    }
 }
 
 unsafe fn write_file(path: &std::ffi::CStr, data: &[u8]) -> libc::c_int {
-    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-    if fd < 0 {
-        return -1;
-    }
-    let n = libc::write(fd, data.as_ptr().cast(), data.len());
-    libc::close(fd);
-    if n == data.len() as isize {
-        0
-    } else {
-        -1
+    // SAFETY: a NUL-terminated path and a buffer of `data.len()` bytes.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return -1;
+        }
+        let n = libc::write(fd, data.as_ptr().cast(), data.len());
+        libc::close(fd);
+        if n == data.len() as isize {
+            0
+        } else {
+            -1
+        }
     }
 }
 
@@ -389,17 +420,20 @@ const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
 /// there. Empties the bounding and ambient sets, locks root's special treatment off (securebits),
 /// then clears the effective, permitted and inheritable sets. Returns a negative value on failure.
 unsafe fn drop_capabilities() -> libc::c_long {
-    for cap in 0..=LAST_CAP {
-        libc::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0); // EINVAL past the kernel's last capability
+    // SAFETY: prctl/capset with constant arguments and stack buffers of the kernel's layout.
+    unsafe {
+        for cap in 0..=LAST_CAP {
+            libc::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0); // EINVAL past the kernel's last capability
+        }
+        if libc::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0
+            || libc::prctl(PR_SET_SECUREBITS, SECUREBITS_LOCKED_DOWN, 0, 0, 0) < 0
+        {
+            return -1;
+        }
+        let header = CapHeader { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
+        let data = [CapData { effective: 0, permitted: 0, inheritable: 0 }; 2];
+        libc::syscall(libc::SYS_capset, &header as *const CapHeader, data.as_ptr())
     }
-    if libc::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0
-        || libc::prctl(PR_SET_SECUREBITS, SECUREBITS_LOCKED_DOWN, 0, 0, 0) < 0
-    {
-        return -1;
-    }
-    let header = CapHeader { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
-    let data = [CapData { effective: 0, permitted: 0, inheritable: 0 }; 2];
-    libc::syscall(libc::SYS_capset, &header as *const CapHeader, data.as_ptr())
 }
 
 #[cfg(test)]
@@ -414,5 +448,14 @@ mod tests {
         assert_eq!(Step::describe_failure(Step::PivotRoot as i32, libc::EPERM).split(':').next(), Some("pivot_root"));
         assert!(Step::describe_failure(200, 1).starts_with("unknown step"));
         assert!(Step::describe_failure(-1, 1).starts_with("unknown step"));
+    }
+
+    #[test]
+    fn failures_round_trip() {
+        for (step, errno) in [(Step::WaitForIdMaps, 0), (Step::Run, libc::ENOENT), (Step::PivotRoot, 4095)] {
+            assert_eq!(decode_failure(&encode_failure(step, errno)), Some((step as i32, errno)));
+        }
+        assert_eq!(decode_failure(&[1, 2]), None);
+        assert_eq!(decode_failure(&[1, 2, 3, 4]), None);
     }
 }

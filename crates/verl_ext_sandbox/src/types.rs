@@ -32,6 +32,8 @@ pub struct SandboxConfig {
     pub scratch_mb: u64,
     /// RLIMIT_NPROC: processes and threads of the execution (see `ids::HostIds`).
     pub max_processes: u64,
+    /// RLIMIT_NOFILE, at least [`MIN_OPEN_FILES`]. With `max_processes` it also bounds the socket buffers
+    /// an execution can fill (see the crate's docs).
     pub max_open_files: u64,
     /// RLIMIT_FSIZE.
     pub max_file_mb: u64,
@@ -50,11 +52,28 @@ impl Default for SandboxConfig {
             channel_limit: 16 * 1024 * 1024,
             scratch_mb: 64,
             max_processes: 32,
-            max_open_files: 256,
+            max_open_files: 64,
             max_file_mb: 64,
             read_only_paths: ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"].iter().map(PathBuf::from).collect(),
             mapped_paths: Vec::new(),
         }
+    }
+}
+
+/// The lowest `max_open_files`: descriptors 0-5 are the execution's pipes and its set-up report, and an
+/// interpreter opens a few more while starting.
+pub const MIN_OPEN_FILES: u64 = 16;
+
+impl SandboxConfig {
+    /// Refuse limits no execution could start under (as [`SandboxError::Invalid`], naming the field).
+    pub fn validate(&self) -> Result<(), SandboxError> {
+        if self.max_open_files < MIN_OPEN_FILES {
+            return Err(SandboxError::Invalid(format!(
+                "max_open_files must be at least {MIN_OPEN_FILES} (descriptors 0-5 are the execution's own), got {}",
+                self.max_open_files
+            )));
+        }
+        Ok(())
     }
 }
 

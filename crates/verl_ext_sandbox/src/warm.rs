@@ -180,6 +180,7 @@ pub fn live_zygotes() -> usize {
 /// Run one execution (`stdin` and `payload` of `req`; its argv and env are the zygote's) on a zygote
 /// started from `spec`.
 pub fn run_warm(spec: &ZygoteSpec, req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, SandboxError> {
+    cfg.validate()?;
     let mut attempts = 0;
     loop {
         let zygote = zygote_for(spec, cfg)?;
@@ -207,8 +208,9 @@ fn run_on(
     cfg: &SandboxConfig,
 ) -> Result<Result<ExecResult, SandboxError>, SpawnError> {
     let pipes = io::execution_pipes().and_then(|p| Ok((p, pipe()?)));
-    let Ok(((child_ends, ends), (st_r, st_w))) = pipes else {
-        return Ok(Err(SandboxError::Setup(format!("pipe2: {}", std::io::Error::last_os_error()))));
+    let ((child_ends, ends), (st_r, st_w)) = match pipes {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(e)),
     };
     let start = Instant::now();
     let [stdin_r, out_w, err_w, chan_w, pay_r] = child_ends.each_ref().map(|fd| fd.as_fd());

@@ -9,9 +9,7 @@
 //! user can), network isolation, a PID namespace (a daemon that leaves the process group survives),
 //! per-execution process limits (RLIMIT_NPROC counts the trainer's user) and Landlock.
 
-use std::ffi::CString;
 use std::os::fd::AsRawFd;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -27,17 +25,25 @@ struct Scratch(PathBuf);
 
 impl Scratch {
     fn create() -> Result<Self, SandboxError> {
-        // The trainer's pid in the name: whose directory it is, for cleanup checks on a shared host.
-        let template = std::env::temp_dir().join(format!("verl-ext-weak-{}-XXXXXX", std::process::id()));
-        let mut bytes = CString::new(template.as_os_str().as_bytes())
-            .map_err(|_| SandboxError::Setup("temp dir path has a NUL byte".into()))?
-            .into_bytes_with_nul();
-        // SAFETY: mkdtemp edits the NUL-terminated template in place.
-        if unsafe { libc::mkdtemp(bytes.as_mut_ptr().cast()) }.is_null() {
-            return Err(SandboxError::Setup(format!("mkdtemp: {}", std::io::Error::last_os_error())));
+        use std::os::unix::fs::DirBuilderExt;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+        // The trainer's pid in the name: whose directory it is, for cleanup checks on a shared host. mkdir
+        // never reuses an existing path (nor follows a planted link): on a name taken already, try another.
+        let mut last = None;
+        for _ in 0..16 {
+            let nanos =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let dir = std::env::temp_dir().join(format!("verl-ext-weak-{}-{n}-{nanos:08x}", std::process::id()));
+            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => return Ok(Self(dir)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(SandboxError::Setup(format!("creating {}: {e}", dir.display()))),
+            }
         }
-        bytes.pop();
-        Ok(Self(PathBuf::from(std::ffi::OsStr::from_bytes(&bytes))))
+        Err(SandboxError::Setup(format!("no fresh private directory in the temp dir: {last:?}")))
     }
 }
 
@@ -54,6 +60,7 @@ fn kill_group(pgid: Pid) {
 
 /// Run one program in the weaker mode and collect its outcome.
 pub fn run_weak(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, SandboxError> {
+    cfg.validate()?;
     let argv0 = req.argv.first().ok_or_else(|| SandboxError::Invalid("empty argv".into()))?;
     let ([stdin_r, out_w, err_w, chan_w, pay_r], ends) = io::execution_pipes()?;
     let scratch = Scratch::create()?;

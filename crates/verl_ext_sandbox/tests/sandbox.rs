@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use verl_ext_sandbox::{probe, run, ExecRequest, SandboxConfig, Status};
+use verl_ext_sandbox::{probe, run, run_all_weak, ExecRequest, SandboxConfig, SandboxError, Status};
 
 fn available() -> bool {
     let caps = probe::probe(vec!["/bin/sh".into(), "-c".into(), "exit 0".into()], vec![]);
@@ -54,7 +54,9 @@ fn deadline_kills_the_namespace() {
     let t = Instant::now();
     let r = sh("trap '' TERM INT; (sleep 100 &) ; while :; do :; done", &cfg);
     assert_eq!(r.status, Status::Timeout);
-    assert!(t.elapsed() < Duration::from_millis(300 + 100), "{:?}", t.elapsed());
+    // The tight figure (the verdict within 100 ms of the deadline) is measured by `verl-ext bench code` on an
+    // idle machine; tests share 2 cores with other jobs, so this bound is ten times that: it catches a hang.
+    assert!(t.elapsed() < Duration::from_millis(300 + 1000), "{:?}", t.elapsed());
 }
 
 #[test]
@@ -77,4 +79,45 @@ fn setup_failures_name_their_step() {
     let err = run(&req, &SandboxConfig::default()).expect_err("nothing to exec");
     let enoent = std::io::Error::from_raw_os_error(2);
     assert_eq!(err, verl_ext_sandbox::SandboxError::Setup(format!("execve: {enoent}")));
+}
+
+#[test]
+fn too_few_open_files_are_refused_as_invalid() {
+    // Descriptors 0-5 are the execution's own: below the floor every run failed in its set-up, with an
+    // error that named a step rather than the limit.
+    let req = ExecRequest { argv: vec!["/bin/true".into()], env: vec![], stdin: vec![], payload: vec![] };
+    for max_open_files in [0, 1, 5, 15] {
+        let cfg = SandboxConfig { max_open_files, ..SandboxConfig::default() };
+        let weak = run_all_weak(std::slice::from_ref(&req), &cfg, 1).remove(0);
+        for err in [run(&req, &cfg).map(|_| ()), weak.map(|_| ())] {
+            match err {
+                Err(SandboxError::Invalid(why)) => assert!(why.contains("max_open_files"), "{why}"),
+                other => panic!("max_open_files={max_open_files}: {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_caller_with_many_open_descriptors() {
+    // The child's bind sources once went to fixed descriptors (300 and up), replacing whatever of the
+    // execution's pipes sat there in the caller.
+    if !available() {
+        return;
+    }
+    let mut held = Vec::new();
+    loop {
+        let f = std::fs::File::open("/dev/null").expect("open /dev/null");
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+        held.push(f);
+        if fd >= 298 {
+            break;
+        }
+    }
+    let r = sh("cat; cat <&4 >&3", &SandboxConfig::default());
+    drop(held);
+    assert_eq!(
+        (r.status, r.stdout.as_slice(), r.channel.as_slice()),
+        (Status::Ok, &b"input line\n"[..], &b"payload"[..])
+    );
 }
