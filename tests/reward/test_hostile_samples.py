@@ -2,8 +2,8 @@
 
 Whatever a sandboxed program writes on the result channel, scoring it must return a defined score
 (0 for forgeries) for that sample, never raise into the batch, and cost the trainer little CPU and
-memory. The bounds asserted here are generous (CI machines are loaded); the tight figures are measured
-by ``measure_trainer_cost`` and reported in the closing note of issue #13.
+memory. The bounds asserted here are generous (CI machines are loaded); the tight figures are a
+measurement of ``verl-ext bench code`` ("trainer cost per hostile sample"), reported in issue #13.
 """
 
 from __future__ import annotations
@@ -11,16 +11,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
-import resource
-import time
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import pytest
 
 from verl_ext import sandbox
+from verl_ext.bench.code import measure_trainer_cost
 from verl_ext.reward import compute_score
 from verl_ext.reward.code import score_assert_tests, score_prime_code
 
@@ -65,29 +61,6 @@ HOSTILE = {
                                              + b'0]]\n["done"]\n')),
     "many_tuples": channel_program(repr(b'["out",0,[' + b'{"t":[]},' * 1700 + b'0]]\n["done"]\n')),
 }
-
-
-def _status(field: str) -> int:
-    with open("/proc/self/status") as f:
-        found = re.search(rf"{field}:\s+(\d+)", f.read())
-    assert found is not None
-    return int(found.group(1)) * 1024
-
-
-def measure_trainer_cost(fn: Callable[[], Any]) -> tuple[Any, float, float]:
-    """(result, trainer CPU seconds, peak RSS growth in MB) of `fn` in this process (all threads); the
-    RSS growth is NaN where the kernel does not let a process reset its peak RSS."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # reset the peak RSS to the current RSS
-        rss0 = _status("VmRSS")
-    except OSError:
-        rss0 = None
-    r0 = resource.getrusage(resource.RUSAGE_SELF)
-    result = fn()
-    r1 = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
-    return result, cpu, math.nan if rss0 is None else (_status("VmHWM") - rss0) / (1 << 20)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -162,14 +135,6 @@ def test_humaneval_tests_may_use_the_programs_helpers() -> None:
     assert score_assert_tests([code.replace("return s[::-1]\ndef decode", "return s\ndef decode")], [gt])[0].score == 0
 
 
-def test_timing_of_one_hostile_sample_is_reported() -> None:
-    """Not a bound: prints the figures for the issue's closing note (run with -s)."""
-    for name in ("hash_collisions", "flood", "deep_nesting"):
-        t0 = time.perf_counter()
-        _, cpu, rss = measure_trainer_cost(partial(score_prime_code, [HOSTILE[name]], [TESTS]))
-        print(f"{name}: trainer CPU {cpu * 1e3:.1f} ms, RSS +{rss:.1f} MB, wall {time.perf_counter() - t0:.2f} s")
-
-
 @pytest.mark.parametrize("hostile", ["bad_utf8", "deep_nesting", "unhashable_index"])
 def test_legacy_manager_scores_the_rest_of_the_batch(tiny_tokenizer: Any, hostile: str) -> None:
     from tests.helpers import make_dataproto
@@ -185,11 +150,11 @@ def test_legacy_manager_scores_the_rest_of_the_batch(tiny_tokenizer: Any, hostil
 
 
 HUMANEVAL_PROCESS_FORGERIES = {
-    # the harness's frames hold the nonce and the channel writer: unreachable from another process
-    "frame_walk": "import sys, os\nf = sys._getframe()\nwhile f is not None:\n"
-                  "    for k, v in list(f.f_locals.items()):\n"
-                  "        if callable(v) and k in ('emit', 'write'):\n"
-                  "            pass\n    f = f.f_back\n"
+    # The program's process is forked from the checking one, so a frame walk reaches copies of the
+    # harness's frames (the channel writer `emit`, the call pipes); what protects the verdict is that fd 3
+    # is closed there, the nonce and the test are read only after the fork (see ANSWER_LEAKS below), and
+    # the checking process is non-dumpable (its /proc files do not open).
+    "frame_walk": "import sys, os\n"
                   "def add(a, b):\n    g = sys._getframe(1)\n    while g is not None:\n"
                   "        loc = g.f_locals\n        if 'nonce' in loc and 'emit' in loc:\n"
                   "            p = loc['protocol']\n"
@@ -238,3 +203,88 @@ def test_reward_loop_manager_scores_the_rest_of_the_batch(tiny_tokenizer: Any) -
         return await asyncio.gather(*(manager.run_single(data[i: i + 1]) for i in range(len(rows))))
 
     assert [o["reward_score"] for o in asyncio.run(score_all())] == [0.0, 1.0, 0.0, 0.0]
+
+
+# ---- the program's process never holds the test code or the nonce (answers would leak) -----------------
+#: Arbitrary answers: only a program that read the test can return them.
+SECRET_TEST = {"entry_point": "f", "test": "def check(candidate):\n    assert candidate(2) == 17\n"
+                                           "    assert candidate(5) == 99\n"}
+#: Finds `candidate(<int>) == <int>` in text; the pattern's own source does not match it (backslashes).
+_FIND = "re.compile(rb'candidate\\((-?\\d+)\\) == (-?\\d+)')"
+#: A program that returns what `find()` (defined before it) found for x, else -1.
+_ANSWER = ("def f(x):\n    for text in find():\n        for a, b in PATTERN.findall(text):\n"
+           "            if int(a) == x:\n                return int(b)\n    return -1\n")
+ANSWER_LEAKS = {
+    # the reviewer's reproducer: the harness's frames (`req` of _run_assert)
+    "frame_req": "import sys, re\nPATTERN = " + _FIND + "\n"
+                 "def find():\n    fr = sys._getframe()\n    while fr is not None:\n"
+                 "        req = fr.f_locals.get('req')\n        if isinstance(req, dict) and 'test' in req:\n"
+                 "            yield req['test'].encode()\n        fr = fr.f_back\n" + _ANSWER,
+    # every local of every frame (`body` of _main, the compiled test and its constants)
+    "frame_locals": "import sys, re, types\nPATTERN = " + _FIND + "\n"
+                    "def texts(v, depth=0):\n    if isinstance(v, (str, bytes)):\n"
+                    "        yield v.encode('utf-8', 'replace') if isinstance(v, str) else v\n"
+                    "    elif isinstance(v, types.CodeType):\n        for c in v.co_consts:\n"
+                    "            yield from texts(c, depth + 1)\n"
+                    "    elif isinstance(v, (list, tuple)) and depth < 3:\n        for c in v:\n"
+                    "            yield from texts(c, depth + 1)\n"
+                    "    elif isinstance(v, dict) and depth < 3:\n        for c in v.values():\n"
+                    "            yield from texts(c, depth + 1)\n"
+                    "def find():\n    fr = sys._getframe()\n    while fr is not None:\n"
+                    "        yield from texts(list(fr.f_locals.values()))\n        fr = fr.f_back\n" + _ANSWER,
+    "gc_scan": "import gc, re, types\nPATTERN = " + _FIND + "\n"
+               "def find():\n    for o in gc.get_objects():\n        for v in [o, *gc.get_referents(o)]:\n"
+               "            if isinstance(v, str):\n                yield v.encode('utf-8', 'replace')\n"
+               "            elif isinstance(v, bytes):\n                yield v\n"
+               "            elif isinstance(v, types.CodeType):\n"
+               "                yield b' '.join(c.encode('utf-8', 'replace') for c in v.co_consts "
+               "if isinstance(c, str))\n" + _ANSWER,
+    # the rest of the request on the payload pipe
+    "payload_fd": "import os, re\nPATTERN = " + _FIND + "\n"
+                  "def find():\n    for path in ('/proc/self/fd/4', f'/proc/{os.getppid()}/fd/4'):\n"
+                  "        try:\n            with open(path, 'rb') as fh:\n                yield fh.read()\n"
+                  "        except OSError:\n            pass\n    try:\n        yield os.read(4, 1 << 20)\n"
+                  "    except OSError:\n        pass\n" + _ANSWER,
+    # the checking process's /proc files
+    "parent_proc": "import os, re\nPATTERN = " + _FIND + "\n"
+                   "def find():\n    for name in ('cmdline', 'environ', 'mem', 'maps', 'fd/4'):\n"
+                   "        try:\n            with open(f'/proc/{os.getppid()}/{name}', 'rb') as fh:\n"
+                   "                yield fh.read(1 << 20)\n        except OSError:\n            pass\n" + _ANSWER,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ANSWER_LEAKS))
+def test_humaneval_program_cannot_read_the_test(name: str) -> None:
+    assert score_assert_tests([ANSWER_LEAKS[name]], [SECRET_TEST])[0].score == 0.0
+
+
+#: Scans the program's whole memory (/proc/self/mem) for `needle` (a regex source) and returns a + b only
+#: when it is absent: passing proves the scan ran and found nothing (a failing scan raises: score 0). The
+#: process inherits the checking process's non-dumpable flag; it sets its own back to read its memory.
+MEMORY_SCAN = (
+    "import ctypes, re\nNEEDLE = re.compile({needle!r})\n"
+    "def found():\n    hits = 0\n    ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # dumpable again: /proc/self/mem opens\n"
+    "    with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as mem:\n"
+    "        for line in maps.read().splitlines():\n            fields = line.split()\n"
+    "            start, end = (int(x, 16) for x in fields[0].split('-'))\n"
+    "            if 'r' not in fields[1] or fields[-1] in ('[vvar]', '[vsyscall]', '[vvar_vclock]'):\n"
+    "                continue\n            for at in range(start, end, 1 << 22):\n"
+    "                try:\n                    mem.seek(at)\n"
+    "                    chunk = mem.read(min(end - at, (1 << 22) + 256))\n"
+    "                except OSError:\n                    break\n"
+    "                hits += len(NEEDLE.findall(chunk))\n    return hits\n"
+    "def add(a, b):\n    return a + b if found() == 0 else -1\n"
+)
+
+
+def test_humaneval_programs_memory_holds_neither_the_test_nor_the_nonce(monkeypatch: pytest.MonkeyPatch) -> None:
+    import secrets
+
+    nonce = "5ec2e7" * 5 + "ab"
+    monkeypatch.setattr(secrets, "token_hex", lambda n=16: nonce)
+    needles = {"test": rb"candidate\(-?\d+, -?\d+\) == -?\d+", "nonce": rb"(?:5ec2e7){5}ab"}
+    for what, needle in needles.items():
+        score = score_assert_tests([MEMORY_SCAN.format(needle=needle)], [HUMANEVAL])[0]
+        assert score.score == 1.0, f"the program's memory holds the {what}: {score}"
+    # the scan sees the program's own memory: its source is there
+    assert score_assert_tests([MEMORY_SCAN.format(needle=rb"def add\(a, b\)")], [HUMANEVAL])[0].score == 0.0

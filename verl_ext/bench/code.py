@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
+import re
+import resource
 import statistics
 import tempfile
 import time
@@ -64,6 +67,59 @@ def _start_cost_ms(runs: int = 60) -> dict[str, float]:
             os.environ.pop("VERL_EXT_SANDBOX_WARM", None)
         else:
             os.environ["VERL_EXT_SANDBOX_WARM"] = old
+    return out
+
+
+def _channel_program(payload: str) -> str:
+    """A program that writes `payload` (a Python bytes expression) on the result channel and leaves."""
+    return f"import os\ndata = {payload}\nwhile data:\n    data = data[os.write(3, data):]\nos._exit(0)\n"
+
+
+#: Hostile completions whose cost to the trainer is measured (issue #13's goal for any channel content:
+#: <= 50 ms of trainer CPU and <= 32 MB of trainer RSS per sample).
+HOSTILE_PROGRAMS = {
+    "hash_collisions": _channel_program("b''.join(b'[\"out\",%d,0]\\n' % (k * (2**61 - 1)) for k in range(1, 12000))"),
+    "flood": _channel_program("b'{}\\n' * (4 << 20)"),
+    "deep_nesting": _channel_program("b'[\"verl-ext\",1]\\n[\"out\",0,' + b'[' * 100000 + b'\\n'"),
+}
+
+
+def _status_bytes(field: str) -> int:
+    with open("/proc/self/status") as f:
+        found = re.search(rf"{field}:\s+(\d+)", f.read())
+    if found is None:
+        raise OSError(f"no {field} in /proc/self/status")
+    return int(found.group(1)) * 1024
+
+
+def measure_trainer_cost(fn: Any) -> tuple[Any, float, float]:
+    """(result, CPU seconds of this process (all threads), peak RSS growth in MB) of `fn`; the RSS
+    growth is NaN where the kernel does not let a process reset its peak RSS."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # reset the peak RSS to the current RSS
+        rss0: int | None = _status_bytes("VmRSS")
+    except OSError:
+        rss0 = None
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    result = fn()
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
+    return result, cpu, math.nan if rss0 is None else (_status_bytes("VmHWM") - rss0) / (1 << 20)
+
+
+def _hostile_cost() -> dict[str, dict[str, float]]:
+    """Trainer CPU ms and RSS MB of scoring each of HOSTILE_PROGRAMS alone (10 call-based tests)."""
+    import json
+
+    from verl_ext.reward.code import score_prime_code
+
+    tests = {"fn_name": "f", "inputs": [json.dumps([i]) for i in range(10)], "outputs": [str(i) for i in range(10)]}
+    score_prime_code(["def f(x):\n    return x[0]"], [tests])  # starts the zygote outside the measurements
+    out = {}
+    for name, program in HOSTILE_PROGRAMS.items():
+        scores, cpu, rss = measure_trainer_cost(lambda program=program: score_prime_code([program], [tests]))
+        out[name] = {"cpu_ms": cpu * 1e3, "rss_mb": rss, "score": scores[0].score}
     return out
 
 
@@ -142,6 +198,9 @@ def run(args: argparse.Namespace) -> int:
     start_ms = _start_cost_ms()
     print(f"sandbox start per empty program: cold {start_ms['cold']:.1f} ms, warm {start_ms['warm']:.1f} ms "
           f"({start_ms['cold'] / start_ms['warm']:.1f}x)")
+    hostile = _hostile_cost()
+    print("trainer cost per hostile sample (goal <= 50 ms, <= 32 MB): " + ", ".join(
+        f"{k} {v['cpu_ms']:.1f} ms +{v['rss_mb']:.1f} MB" for k, v in hostile.items()))
     ours = next(r for r in rows if r["name"] == "verl_ext")
     prime_row = next((r for r in rows if r["name"] == "verl_prime_manager"), None)
     correct = [c for c in work if c.kind == "correct"]
@@ -168,5 +227,6 @@ def run(args: argparse.Namespace) -> int:
         "goals": {k: {"value": v, "goal": g, "met": v >= g} for k, (v, g) in goals.items()},
         "agreement_correct_wrong_crash": agree_ok,
         "start_ms_per_empty_program": start_ms,
+        "hostile_trainer_cost": hostile,
     })
     return 0 if agree_ok else 1

@@ -302,8 +302,7 @@ def _assert_request(completion: str, ground_truth: Any, nonce: str) -> bytes | N
         return None
     if not isinstance(test, str) or not isinstance(entry, str):
         return None
-    body = json.dumps({"code": extract_solution(completion), "test": test, "entry_point": entry})
-    return b"assert\n" + nonce.encode("ascii") + b"\n" + body.encode("utf-8", "surrogatepass")
+    return protocol.assert_request(extract_solution(completion), test, entry, nonce)
 
 
 def _assert_score(run: sandbox.ExecResult, nonce: str) -> CodeScore:
@@ -325,18 +324,23 @@ def score_assert_tests(
 ) -> list[CodeScore]:
     """HumanEval-style scoring: 1.0 when ``check(<entry_point>)`` of the ground truth's test code returns.
 
-    The program runs in a process of its own; ``check`` runs in the harness's process, which never runs
-    the program's code, holds the result channel alone and is non-dumpable (the program's process cannot
-    open its ``/proc`` memory or descriptors). The names the test uses from the program (the entry
-    point, helpers of the prompt such as HumanEval's ``poly``) are calls over a pipe: arguments and
-    return values cross it as plain data, subclasses of ``int``/``str``/``list``/... reduced to their
-    base value (other types are an error), so objects whose ``__eq__`` always says yes, rebound
-    builtins, ``exec`` or ``compile``, trace hooks, or frame and ``gc`` walks reach nothing that
-    decides the verdict. A run counts only with a clean exit *and* exactly the harness's records with a
-    per-run random nonce, written after ``check`` returned: early exits, crashes, timeouts, pass
-    markers and made-up records earn nothing. Deliberate differences from running the test in the
-    program's namespace: arguments are copies (a test that inspects how the program mutated them sees
-    no change), and returned generators, functions or other objects are an error. In the opt-in
+    The program runs in a process of its own, forked before the harness reads the test code and the
+    nonce (``protocol.assert_request``: they come after the program on the request pipe, whose end that
+    process closes before the program runs), so neither is ever in its memory. ``check`` runs in the
+    harness's process, which never runs the program's code, holds the result channel alone and is
+    non-dumpable (the program's process cannot open its ``/proc`` memory or descriptors; where that
+    cannot be set, the run reports nothing and scores 0). The names the test uses from the program (the
+    entry point, even one named like a builtin, and helpers of the prompt such as HumanEval's ``poly``)
+    are calls over a pipe: arguments and return values cross it as plain data, subclasses of
+    ``int``/``str``/``list``/... reduced to their base value (other types are an error); a module is the
+    checking process's own copy, of a fixed list of standard modules. So objects whose ``__eq__`` always
+    says yes, rebound builtins, ``exec`` or ``compile``, trace hooks, and frame, ``gc`` or memory scans
+    reach nothing that decides the verdict. A run counts only with a clean exit *and* exactly the
+    harness's records with the per-run random nonce, written after ``check`` returned: early exits,
+    crashes, timeouts, pass markers and made-up records earn nothing. Deliberate differences from
+    running the test in the program's namespace: arguments are copies (a test that inspects how the
+    program mutated them sees no change), and returned generators, functions or other objects are an
+    error. In the opt-in
     ``rlimits-only`` sandbox mode a program running as a user with CAP_SYS_PTRACE could still reach
     the harness's process.
     """

@@ -1,15 +1,16 @@
 # verl-ext-sandbox-harness: runs inside the sandbox as `python -I -S -B -c <this file> <protocol.py path>`
 # (cold start), or in an execution forked by the zygote (zygote.py), which loaded it beforehand (with
 # `__file__` set) and calls `_main()`. Reads a request from fd 4: a mode line (`script`, `prime` or
-# `assert`), then the body (JSON; for `assert`, a line with the nonce first). Exit codes: the program's
-# own; 1 for an uncaught exception; 102 for MemoryError. Results go on fd 3 in the protocol of
+# `assert`), then the body (JSON; for `assert`, two parts: see protocol.assert_request). Exit codes: the
+# program's own; 1 for an uncaught exception; 102 for MemoryError. Results go on fd 3 in the protocol of
 # `protocol.py` (loaded by path: no package here).
 # Modes:
 #   script: run the program as __main__ with the sandbox's stdin/stdout/stderr.
 #   prime:  run verl prime_code's test procedure (same code wrapping, imports, guards, per-test alarms)
 #           and report each test's *output*. Expected outputs never enter the sandbox: the parent compares.
 #   assert: HumanEval-style assert tests; the parent's nonce is reported after check() returns. The
-#           program runs in a child process; check() runs in this one, which never runs the program's
+#           program runs in a child process, forked before the test code and the nonce are read (so
+#           they never enter its memory); check() runs in this one, which never runs the program's
 #           code, and calls the program's functions through a pipe with plain data both ways.
 import os
 import sys
@@ -46,6 +47,28 @@ def _writer(fd: int = 3):
             view = view[write(fd, view):]
 
     return emit
+
+
+def _read_line(fd: int = 4, limit: int = 32) -> bytes:
+    """One short line of the request, read byte by byte: nothing after it leaves the pipe."""
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = os.read(fd, 1)
+        if not byte or len(line) >= limit:
+            raise ValueError("malformed request")
+        line += byte
+    return line[:-1]
+
+
+def _read_exact(fd: int, size: int) -> bytes:
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 16))
+        if not chunk:
+            raise ValueError("truncated request")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def _read_request(fd: int = 4) -> bytes:
@@ -258,7 +281,10 @@ def _run_prime(req: dict) -> None:
 # program's code, and calls the program's functions through a pipe: arguments and return values cross it
 # as plain data (JSON with tags for tuples, dicts and sets; subclasses reduced to their base value by the
 # base types' own methods). This process is made non-dumpable first, so the program's process cannot
-# open its /proc files (memory, descriptors); only this process holds the result channel.
+# open its /proc files (memory, descriptors); only this process holds the result channel. The program's
+# process is forked knowing only the program: the request's checker part (test code, entry point, nonce)
+# is still in the payload pipe then, and that process closes its end before the program runs. Its copies
+# of this harness's frames (reachable by frame or gc walks) hold the program and the pipes, nothing more.
 
 _MAX_VALUE_DEPTH = 100
 
@@ -325,9 +351,9 @@ class _Link:
         return json.loads(line, object_pairs_hook=_from_tagged)
 
 
-def _serve_program(code, wanted, link):
-    """The program's process: run the program, say which of `wanted` it defines, then call them as
-    asked. Never returns."""
+def _serve_program(code, link):
+    """The program's process: run the program, say which of the names the checking process asks for it
+    defines, then call them as asked. Never returns."""
     import builtins
     import contextlib
     import types
@@ -338,6 +364,7 @@ def _serve_program(code, wanted, link):
         scope["__builtins__"] = builtins
         exec(compile(code, "solution.py", "exec"), scope)  # noqa: S102 - this is the sandbox
         names = []
+        _, wanted = link.receive()
         for name in wanted:
             if name not in scope:
                 continue
@@ -373,13 +400,22 @@ def _serve_program(code, wanted, link):
 
 
 def _no_dump():
-    """prctl(PR_SET_DUMPABLE, 0): other processes of the same user cannot open this one's /proc files."""
-    try:
-        import ctypes
+    """prctl(PR_SET_DUMPABLE, 0), then PR_GET_DUMPABLE says 0: other processes of the same user cannot
+    open this one's /proc files. Raises when that cannot be done or checked (no ctypes, prctl fails): the
+    run then ends without a report."""
+    import ctypes
 
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
-    except (ImportError, OSError, AttributeError):  # no ctypes here: the fork still separates the program
-        pass
+    libc = ctypes.CDLL(None)
+    if libc.prctl(4, 0, 0, 0, 0) != 0 or libc.prctl(3, 0, 0, 0, 0) != 0:
+        raise OSError("the checking process could not be made non-dumpable")
+
+
+#: Modules the test may get from the program's names (`import math as m`): the checking process's own
+#: copy, of these standard modules only (importing them has no side effects); others stay unbound.
+ASSERT_MODULES = frozenset({
+    "array", "bisect", "cmath", "collections", "copy", "dataclasses", "datetime", "decimal", "enum", "fractions",
+    "functools", "hashlib", "heapq", "itertools", "json", "math", "numbers", "operator", "random", "re",
+    "statistics", "string", "textwrap", "typing", "unicodedata"})
 
 
 def _used_names(code):
@@ -392,12 +428,13 @@ def _used_names(code):
     return names
 
 
-def _run_assert(req: dict, nonce: str) -> None:
-    """HumanEval-style: run the program (in its own process), then the test code here, then
-    check(entry_point); after check() returns, report the parent's nonce. An early exit, exception or
-    timeout never reaches the report. Names the test uses that the program defines (the entry point,
-    helpers of the prompt such as HumanEval's `poly`) reach the test as calls into the program's process
-    (functions), as the same module imported here (modules), or as plain data (other values)."""
+def _run_assert(program: dict) -> None:
+    """HumanEval-style: run the program (in its own process, forked before the rest of the request is
+    read), then the test code here, then check(entry_point); after check() returns, report the parent's
+    nonce. An early exit, exception or timeout never reaches the report. Names the test uses that the
+    program defines (the entry point, helpers of the prompt such as HumanEval's `poly`) reach the test as
+    calls into the program's process (functions), as this process's own module of ASSERT_MODULES
+    (modules), or as plain data (other values)."""
     import builtins
     import contextlib
     import importlib
@@ -406,21 +443,30 @@ def _run_assert(req: dict, nonce: str) -> None:
 
     protocol = _protocol()
     emit = _writer()
-    test = compile(req["test"], "test.py", "exec")
-    entry_point = req["entry_point"]
-    wanted = sorted(n for n in (_used_names(test) | {entry_point}) - set(vars(builtins)) if not n.startswith("__"))
     _no_dump()
     calls_r, calls_w = os.pipe()
     replies_r, replies_w = os.pipe()
     pid = os.fork()
     if pid == 0:
+        os.close(4)  # the rest of the request (test, nonce) stays unread in the pipe: never here
         os.close(3)
         os.close(calls_w)
         os.close(replies_r)
-        _serve_program(req["code"], wanted, _Link(calls_r, replies_w))
+        _serve_program(program["code"], _Link(calls_r, replies_w))
     os.close(calls_r)
     os.close(replies_w)
     link = _Link(replies_r, calls_w)
+    import json
+
+    checker = json.loads(_read_request())
+    nonce, entry_point = checker["nonce"], checker["entry_point"]
+    if type(nonce) is not str or type(entry_point) is not str or entry_point.startswith("__"):
+        raise ValueError("malformed request")
+    test = compile(checker["test"], "test.py", "exec")
+    # Builtins the test uses stay this process's own, except the entry point (which may be named `sum`).
+    used = {n for n in _used_names(test) - set(vars(builtins)) if not n.startswith("__")}
+    wanted = sorted(used | {entry_point})
+    link.send(["names", wanted])
 
     def proxy(name):
         def call(*args, **kwargs):
@@ -447,7 +493,8 @@ def _run_assert(req: dict, nonce: str) -> None:
         if kind == "call":
             test_scope[name] = proxy(name)
         elif kind == "module":
-            test_scope[name] = importlib.import_module(value)  # this process's own copy
+            if type(value) is str and value in ASSERT_MODULES:  # this process's own copy; other modules stay unbound
+                test_scope[name] = importlib.import_module(value)
         elif kind == "value":
             test_scope[name] = value
         else:
@@ -463,7 +510,8 @@ def _run_assert(req: dict, nonce: str) -> None:
 
 
 def _main() -> None:
-    mode, _, body = _read_request().partition(b"\n")
+    mode = _read_line()
+    body = b"" if mode == b"assert" else _read_request()  # assert mode reads its two parts itself
     try:
         if mode == b"prime":
             import json
@@ -472,8 +520,7 @@ def _main() -> None:
         elif mode == b"assert":
             import json
 
-            nonce, _, body = body.partition(b"\n")
-            _run_assert(json.loads(body), nonce.decode("ascii"))
+            _run_assert(json.loads(_read_exact(4, int(_read_line()))))
         else:
             _run_script(body.decode("utf-8", "surrogateescape"))
     except MemoryError:

@@ -21,16 +21,18 @@ Accepted sequences, and nothing else::
     prime:  header ( compile_error | out(0) out(1) ... out(k-1) [error(k)] ) done     (k <= number of tests)
     assert: header pass(NONCE) done
 
-VALUE: ``null``, ``true``, ``false``, integers, floats (``repr``; ``NaN``, ``Infinity``, ``-Infinity``),
-strings, arrays (lists), ``{"t":[...]}`` (a tuple) and ``{"d":[[KEY,VALUE],...]}`` (a dict whose keys
-are null, booleans, numbers or strings). Strings are ASCII with ``\\uXXXX`` escapes, and ``\\``, ``"``,
-``[``, ``]``, ``{`` and ``}`` inside them appear only as ``\\uXXXX`` escapes: every backslash starts a
-``\\u`` escape and every ``"`` delimits a string, so a reader finds the structure of a line without
-parsing its strings. A record nests at most :data:`MAX_DEPTH` arrays and objects (the record counts).
+VALUE: ``null``, ``true``, ``false``, integers (at most :data:`MAX_INT_DIGITS` digits), floats
+(``repr``; ``NaN``, ``Infinity``, ``-Infinity``), strings, arrays (lists), ``{"t":[...]}`` (a tuple) and
+``{"d":[[KEY,VALUE],...]}`` (a dict whose keys are null, booleans, numbers or strings). Strings are
+ASCII with ``\\uXXXX`` escapes, and ``\\``, ``"``, ``[``, ``]``, ``{`` and ``}`` inside them appear only
+as ``\\uXXXX`` escapes: every backslash starts a ``\\u`` escape and every ``"`` delimits a string, so a
+reader finds the structure of a line without parsing its strings. A record nests at most
+:data:`MAX_DEPTH` arrays and objects (the record counts).
 
 The trainer side (:func:`decode_prime`, :func:`assert_passed`) treats its input as hostile: it accepts
 only the sequences above, within a byte budget (:func:`prime_budget`) and at most ``tests + 2`` records,
-checks every line's nesting depth with a few ``bytes`` operations before ``json.loads`` sees it, builds
+checks every line's nesting depth with a few ``bytes`` operations before ``json.loads`` sees it, converts
+integers of at most :data:`MAX_INT_DIGITS` digits whatever ``sys.set_int_max_str_digits`` says, builds
 no dict from untrusted keys (a returned dict stays a list of pairs, :class:`Pairs`), and turns anything
 else into ``None`` (a failed run), never an exception.
 """
@@ -242,6 +244,27 @@ def _object(pairs: list[tuple[str, object]]) -> object:
     raise Malformed("unknown tag")
 
 
+#: Digits an integer may have (Python's default ``int``/``str`` limit); longer ones make the run malformed.
+MAX_INT_DIGITS = 4300
+#: Digits ``int()`` always converts, whatever ``sys.set_int_max_str_digits`` says (its lowest limit).
+_SAFE_DIGITS = 640
+
+
+def _int(text: str) -> int:
+    """``parse_int``: at most :data:`MAX_INT_DIGITS` digits, converted in pieces ``int()`` accepts under any
+    interpreter-wide digit limit (0, no limit, included): the cost never depends on that global state."""
+    digits = text[1:] if text[0] == "-" else text
+    if len(digits) > MAX_INT_DIGITS:
+        raise Malformed("integer too long")
+    if len(digits) <= _SAFE_DIGITS:
+        return int(text)
+    value = 0
+    for start in range(0, len(digits), _SAFE_DIGITS):
+        piece = digits[start:start + _SAFE_DIGITS]
+        value = value * 10 ** len(piece) + int(piece)
+    return -value if text[0] == "-" else value
+
+
 def _constant(name: str) -> float:
     return float(name)  # a fresh NaN each time, as a program's own NaN would be
 
@@ -249,7 +272,9 @@ def _constant(name: str) -> float:
 def _record(line: bytes) -> list[object]:
     if not line.startswith(b"[") or not _depth_at_most(line, MAX_DEPTH):
         raise Malformed("not a record line")
-    item = json.loads(line.decode("ascii"), object_pairs_hook=_object, parse_constant=_constant)
+    # Integers through _int, so their cost does not depend on sys.set_int_max_str_digits (floats are
+    # linear to convert at any length: json's own parse_float stays).
+    item = json.loads(line.decode("ascii"), object_pairs_hook=_object, parse_constant=_constant, parse_int=_int)
     if type(item) is not list or not item or type(item[0]) is not str:
         raise Malformed("not a record")
     return item
@@ -268,7 +293,7 @@ def decode_prime(channel: bytes, n_tests: int, budget: int, call_based: bool) ->
     try:
         return _decode_prime(channel, n_tests, budget, call_based)
     except (ValueError, TypeError, RecursionError, MemoryError, OverflowError, UnicodeError):
-        return None  # ValueError covers Malformed, JSONDecodeError and int()'s digit limit
+        return None  # ValueError covers Malformed (integers over MAX_INT_DIGITS included) and JSONDecodeError
 
 
 def _decode_prime(channel: bytes, n_tests: int, budget: int, call_based: bool) -> PrimeReport | None:
@@ -297,6 +322,17 @@ def _decode_prime(channel: bytes, n_tests: int, budget: int, call_based: bool) -
         else:
             return None
     return PrimeReport(False, outputs, error)
+
+
+def assert_request(code: str, test: str, entry_point: str, nonce: str) -> bytes:
+    """The harness request of an assert-mode run (on the execution's fd 4): the mode line, the length of
+    the program's part, the program's part (JSON ``{"code"}``), then the checker's part (JSON ``{"nonce",
+    "test", "entry_point"}``). The harness reads the program's part, forks the program's process, which
+    closes fd 4 before any program code runs, and only then reads the checker's part: the test code and
+    the nonce never enter the program's memory."""
+    program = json.dumps({"code": code}).encode("utf-8", "surrogatepass")
+    checker = json.dumps({"nonce": nonce, "test": test, "entry_point": entry_point})
+    return b"assert\n%d\n" % len(program) + program + checker.encode("utf-8", "surrogatepass")
 
 
 def assert_budget(nonce: str) -> int:
