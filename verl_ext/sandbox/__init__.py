@@ -81,7 +81,9 @@ class Limits:
     #: Processes and threads of one execution. A 64-process fork bomb takes ~100 ms of kernel time to
     #: tear down on 2 cores; 32 keeps the verdict within timeout + 100 ms there.
     max_processes: int = 32
-    max_open_files: int = 256
+    #: Each open socket can queue ~210 KiB of kernel buffers that no rlimit charges: with max_processes this
+    #: bounds that memory per execution (64 x 32 x 210 KiB ~ 0.4 GiB).
+    max_open_files: int = 64
     max_file_mb: int = 64
 
     def __post_init__(self) -> None:
