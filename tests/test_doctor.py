@@ -106,3 +106,24 @@ def test_doctor_says_which_resource_controls_are_in_force(capsys: pytest.Capture
     if caps["seccomp"]:
         assert "  memfd              denied (seccomp, EPERM)" in out
         assert "  socket families    AF_UNIX, AF_INET, AF_INET6 (others: EAFNOSUPPORT)\n" in out
+
+
+def test_doctor_says_which_memory_accounting_is_in_force(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Without cgroups (the default) memory_mb is RLIMIT_AS, per process: an execution may hold memory_mb x
+    max_processes (red team F2). doctor says so, or that the execution's cgroup bounds the sum, and that the
+    OOM killer picks sandboxed processes before the trainer."""
+    from verl_ext import sandbox
+
+    monkeypatch.delenv("VERL_EXT_SANDBOX_CGROUPS", raising=False)
+    main(["doctor", "--no-sandbox"])
+    out = capsys.readouterr().out
+    caps = sandbox.capabilities()
+    line = next(ln for ln in out.splitlines() if ln.startswith("  memory accounting  "))
+    assert line == f"  memory accounting  {caps['memory']}"
+    if caps["cgroups"].startswith("unavailable"):
+        assert caps["memory"].startswith("per process: RLIMIT_AS"), caps
+        assert "memory_mb x max_processes" in caps["memory"]
+    else:
+        assert caps["memory"].startswith("per execution (cold starts): cgroup"), caps
+    assert "oom_score_adj 1000" in caps["memory"]

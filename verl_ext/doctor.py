@@ -202,6 +202,7 @@ def run(require_sandbox: bool = True, config: str | None = None) -> int:
     print("  limits             rlimits (address space, CPU, file size, open files, processes, core=0, "
           "no real-time or raised priority)")
     print(f"  cgroups            {caps['cgroups']}")
+    print(f"  memory accounting  {caps['memory']}")
     cold, warm = caps["cpu_share"], caps["cpu_share_warm"]
     if cold == warm:
         print(f"  cpu share          {cold}")

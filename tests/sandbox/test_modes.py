@@ -122,6 +122,15 @@ def test_prime_namespace_is_the_same_warm_and_cold(monkeypatch: pytest.MonkeyPat
     assert seen["1"] == seen["0"]
 
 
+def test_weak_mode_programs_are_the_oom_killers_first_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in the full sandbox (tests/sandbox/test_threats.py), best effort: the host's /proc is writable here."""
+    monkeypatch.setenv("VERL_EXT_SANDBOX_MODE", sandbox.WEAK_MODE)
+    monkeypatch.setattr(sandbox, "capabilities", lambda: {"full_isolation": False, "error": "simulated"})
+    r = sandbox.run("import os\npid = os.fork()\nif pid == 0:\n"
+                    "    print(open('/proc/self/oom_score_adj').read().strip())\nelse:\n    os.waitpid(pid, 0)")
+    assert (r.status, r.stdout) == ("ok", "1000\n"), r
+
+
 @pytest.mark.skipif(not FULL, reason=f"this host cannot sandbox: {sandbox.capabilities()['error']}")
 @pytest.mark.parametrize("warm", ["1", "0"])
 def test_set_up_failures_name_their_step_warm_and_cold(warm: str) -> None:

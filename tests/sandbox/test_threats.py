@@ -400,6 +400,39 @@ for make in (lambda: socket.socket(socket.{family}, socket.SOCK_DGRAM if socket.
         assert r.stdout.splitlines() == [f"refused {errno.EAFNOSUPPORT}"] * 2, r
 
 
+def test_the_oom_killer_picks_sandboxed_processes_first() -> None:
+    """Without cgroups, memory_mb bounds each process, not the tree (red team F2: 31 forks x 60 MB took 2 GB with
+    memory_mb=128). Under host memory pressure the kernel's OOM killer must pick the execution, not the trainer:
+    every sandboxed process, forked ones included, has oom_score_adj 1000, and none can lower it."""
+    code = """
+import os
+def state():
+    value = open('/proc/self/oom_score_adj').read().strip()
+    try:
+        with open('/proc/self/oom_score_adj', 'w') as f:
+            f.write('0')
+        lowered = 'lowered'
+    except OSError as e:
+        lowered = f'refused {e.errno}'
+    return f"{value} {lowered} {open('/proc/self/oom_score_adj').read().strip()}"
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.write(w, state().encode())
+    os._exit(0)
+os.waitpid(pid, 0)
+print('child', os.read(r, 100).decode())
+print('parent', state())
+"""
+    r = run(code)
+    import errno
+
+    assert r.status == "ok", r
+    for line, who in zip(r.stdout.splitlines(), ("child", "parent"), strict=True):
+        # EACCES from Landlock (writes only below /tmp), EROFS from the read-only /proc where there is none.
+        assert line.split() in ([who, "1000", "refused", str(e), "1000"] for e in (errno.EACCES, errno.EROFS)), r
+
+
 #: A correct solution that needs 1.2 s of CPU (the issue's neighbour).
 NEIGHBOUR = "import time\nt = time.process_time()\nwhile time.process_time() - t < 1.2:\n    pass\nprint('done')"
 #: 31 forks through `posix` (prime_code's guard nulls only os.fork), every process in a busy loop.
@@ -442,6 +475,16 @@ SHARED_STATE_CALLS = {
             "    raise OSError(ctypes.get_errno(), 'sync')",
     "syncfs": "import ctypes, os\nfd = os.open(os.__file__, os.O_RDONLY)\nlibc = ctypes.CDLL(None, use_errno=True)\n"
               "if libc.syncfs(fd) < 0: raise OSError(ctypes.get_errno(), 'syncfs')",
+    # Page-cache residency of shared files (red team F3): which pages of the interpreter another execution read.
+    "mincore": "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.mmap.restype = ctypes.c_void_p\n"
+               "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, "
+               "ctypes.c_long]\naddr = libc.mmap(None, 4096, 1, 1, os.open(os.__file__, os.O_RDONLY), 0)\n"
+               "vec = ctypes.create_string_buffer(1)\n"
+               "if libc.mincore(ctypes.c_void_p(addr), ctypes.c_size_t(4096), vec) < 0:\n"
+               "    raise OSError(ctypes.get_errno(), 'mincore')",
+    "readahead": "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                 "if libc.readahead(os.open(os.__file__, os.O_RDONLY), ctypes.c_int64(0), ctypes.c_size_t(4096)) < 0:\n"
+                 "    raise OSError(ctypes.get_errno(), 'readahead')",
     "fadvise": "import os\nos.posix_fadvise(os.open(os.__file__, os.O_RDONLY), 0, 0, os.POSIX_FADV_DONTNEED)",
     "sync_file_range": "import os\nfd = os.open(os.__file__, os.O_RDONLY)\nimport ctypes\n"
                        "libc = ctypes.CDLL(None, use_errno=True)\n"

@@ -155,6 +155,7 @@ pub fn sandbox_probe<'py>(
     d.set_item("cgroups", caps.cgroups)?;
     d.set_item("cpu_share", caps.cpu_share)?;
     d.set_item("cpu_share_warm", caps.cpu_share_warm)?;
+    d.set_item("memory", caps.memory)?;
     d.set_item("memfd", caps.memfd)?;
     d.set_item("socket_families", caps.socket_families)?;
     d.set_item("denied_syscalls", sandbox::seccomp::denied_syscalls().collect::<Vec<_>>())?;

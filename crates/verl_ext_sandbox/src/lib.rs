@@ -8,6 +8,18 @@
 //! limits (memfd), sockets outside the local and IP families, and state shared between concurrent
 //! executions (file locks, inotify instances, syncing or evicting shared files) are refused ([`seccomp`]).
 //!
+//! Memory: `memory_mb` is RLIMIT_AS, a limit on each process's address space, not on the execution.
+//! Without a per-execution cgroup (the default) an execution's processes may together hold up to
+//! `memory_mb` x `max_processes` (measured: 31 `posix.fork()` children touching 60 MB each held 2 GB with
+//! `memory_mb=128`; the defaults allow 32 x 1 GiB per execution, times the executions running at once).
+//! The opt-in per-execution cgroup (`VERL_EXT_SANDBOX_CGROUPS=1`, cold starts only, [`cgroup`]) caps
+//! the sum at `memory_mb`. In both cases every sandboxed process, and everything it forks, has
+//! `oom_score_adj` 1000 (set by the set-up step [`Step::RaiseOomScore`]; the execution's `/proc` is
+//! read-only and Landlock allows writes only below `/tmp`, so the program cannot lower it): under host
+//! memory pressure the kernel's OOM killer picks sandboxed processes before the trainer. `verl-ext
+//! doctor` says which accounting is in force ([`probe::memory_accounting`]). Size the host for
+//! `memory_mb` x `max_processes` x concurrent executions, or lower `max_processes`, where cgroups are off.
+//!
 //! Residual risk, by design: `/proc/self/mountinfo` inside shows, for each read-only bind, its path
 //! within the host file system (the interpreter's prefix, and the directory of the verl-ext package
 //! the harness is loaded from, e.g. `/work/main/verl_ext` mounted at `/opt/verl-ext/verl_ext`), the

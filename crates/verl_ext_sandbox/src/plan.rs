@@ -99,6 +99,9 @@ pub struct Plan<'a> {
     pub scratch_opts: CString,
     /// Apply Landlock (not in a zygote: its children must still write their id maps).
     pub landlock: bool,
+    /// Mount the fresh `/proc` read-only (not in a zygote: its children write their id maps there), so
+    /// that nothing the program runs can write a `/proc` file, `oom_score_adj` included.
+    pub read_only_proc: bool,
     pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
     pub filters: Cow<'a, [BpfProgram]>,
     /// The pipes to place on 0-4: stdin, stdout, stderr, result channel, payload.
@@ -266,6 +269,7 @@ pub fn cold(
         scratch: cstring(format!("{STAGE}/tmp"))?,
         scratch_opts: scratch_opts(cfg.scratch_mb)?,
         landlock: role == Role::Program,
+        read_only_proc: role == Role::Program,
         rlimits,
         filters: Cow::Owned(filters),
         fds,
@@ -290,6 +294,7 @@ pub fn warm<'a>(
         scratch: cstring("/tmp")?,
         scratch_opts: scratch_opts(limits.scratch_mb)?,
         landlock: true,
+        read_only_proc: true,
         rlimits: limits.rlimits().to_vec(),
         filters: Cow::Borrowed(filters),
         fds,

@@ -18,10 +18,27 @@ pub struct Capabilities {
     /// How an execution's process tree gets one CPU share ([`crate::cpu_share`]): cold starts, warm starts.
     pub cpu_share: String,
     pub cpu_share_warm: String,
+    /// How `memory_mb` is accounted: per process (RLIMIT_AS) or per execution (its cgroup).
+    pub memory: String,
     /// What becomes of `memfd_create`.
     pub memfd: String,
     /// The socket families a program may create.
     pub socket_families: Vec<&'static str>,
+}
+
+/// How `memory_mb` is accounted with cgroup `support` (see the crate's docs).
+pub fn memory_accounting(support: &crate::cgroup::Support) -> String {
+    const OOM: &str = "sandboxed processes have oom_score_adj 1000, so the OOM killer picks them before the trainer";
+    match support {
+        crate::cgroup::Support::Unavailable(_) => format!(
+            "per process: RLIMIT_AS of memory_mb on each process, not their sum (an execution may hold up to \
+             memory_mb x max_processes); {OOM}"
+        ),
+        _ => format!(
+            "per execution (cold starts): cgroup memory.max of memory_mb on the sum of the tree, and RLIMIT_AS of \
+             memory_mb per process; {OOM}"
+        ),
+    }
 }
 
 /// Probe by running `/bin/true`-like program `argv` (absolute path) in a full sandbox.
@@ -49,10 +66,25 @@ pub fn probe(argv: Vec<String>, read_only_paths: Vec<std::path::PathBuf>) -> Cap
             s @ crate::cgroup::Support::Unavailable(_) => s.describe(),
             s => format!("{} (cold starts only; warm starts get no cgroup)", s.describe()),
         },
+        memory: memory_accounting(crate::cgroup::support()),
         cpu_share: crate::cpu_share::cpu_share(Start::Cold).describe(),
         cpu_share_warm: crate::cpu_share::cpu_share(Start::Warm).describe(),
         memfd: if seccomp { "denied (seccomp, EPERM): file-backed memory goes to the capped /tmp" } else { "allowed" }
             .into(),
         socket_families: if seccomp { crate::seccomp::socket_families().collect() } else { vec!["all"] },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cgroup::Support;
+
+    #[test]
+    fn memory_accounting_names_the_bound_in_force() {
+        let off = super::memory_accounting(&Support::Unavailable("off".into()));
+        assert!(off.starts_with("per process: RLIMIT_AS") && off.contains("memory_mb x max_processes"), "{off}");
+        let on = super::memory_accounting(&Support::V2 { dir: "/sys/fs/cgroup/x".into(), cpu: false });
+        assert!(on.starts_with("per execution (cold starts): cgroup"), "{on}");
+        assert!(off.contains("oom_score_adj 1000") && on.contains("oom_score_adj 1000"));
     }
 }

@@ -8,7 +8,7 @@
 //! kernel attack surface and escape hatches no test program needs (`DENIED` names the notable ones:
 //! tracing, mounts, namespaces, BPF, keyrings, io_uring, perf, module loading, reboot, …) and what would
 //! let an execution take more than its limits or reach another execution (memfd, new sessions, locks
-//! and inotify instances, syncing and evicting shared files).
+//! and inotify instances, syncing, evicting or probing the page cache of shared files).
 //!
 //! A zygote, which must create namespaces and mount for its children, runs under the deny-list alone
 //! ([`zygote_filter`]); its children stack the two filters above on it.
@@ -44,7 +44,6 @@ const ALLOWED: &[(&str, libc::c_long)] = &[
     ("sched_yield", libc::SYS_sched_yield),
     ("mremap", libc::SYS_mremap),
     ("msync", libc::SYS_msync),
-    ("mincore", libc::SYS_mincore),
     ("madvise", libc::SYS_madvise),
     ("dup", libc::SYS_dup),
     ("dup3", libc::SYS_dup3),
@@ -143,7 +142,6 @@ const ALLOWED: &[(&str, libc::c_long)] = &[
     ("sched_setattr", libc::SYS_sched_setattr),
     ("prctl", libc::SYS_prctl),
     ("gettid", libc::SYS_gettid),
-    ("readahead", libc::SYS_readahead),
     ("futex", libc::SYS_futex),
     ("futex_waitv", libc::SYS_futex_waitv),
     ("set_tid_address", libc::SYS_set_tid_address),
@@ -323,6 +321,11 @@ const DENIED: &[(&str, libc::c_long)] = &[
     ("syncfs", libc::SYS_syncfs),
     ("sync_file_range", libc::SYS_sync_file_range),
     ("fadvise64", libc::SYS_fadvise64),
+    // Page-cache residency of shared files is a covert channel between concurrent executions: `mincore`
+    // shows which pages of a shared read-only file are cached (another execution read them), `readahead`
+    // loads pages without reading them. Neither is needed by an interpreter (`read`/`mmap` still work).
+    ("mincore", libc::SYS_mincore),
+    ("readahead", libc::SYS_readahead),
     // A new session is a new autogroup, i.e. a fresh CPU share per process: the set-up starts every
     // execution in its own session, and its processes stay there (see `crate::cpu_share`).
     ("setsid", libc::SYS_setsid),

@@ -22,6 +22,13 @@ pub enum Step {
     WaitForIdMaps,
     /// Warm: write our own id maps (root inside is the zygote's id).
     MapIds,
+    /// `oom_score_adj` 1000, inherited by every process the execution forks: under host memory pressure
+    /// the kernel's OOM killer picks sandboxed processes before the trainer (without a memory cgroup,
+    /// `memory_mb` bounds each process, not their sum). The program cannot lower it: an unprivileged
+    /// process may lower it only down to the last value a CAP_SYS_RESOURCE process set, and in any
+    /// case the execution's `/proc` is mounted read-only ([`Plan::read_only_proc`]) and Landlock allows
+    /// writes only below `/tmp`.
+    RaiseOomScore,
     /// A session of its own: the scheduler's autogroup gives the whole tree one CPU share.
     NewSession,
     /// The pipes on descriptors 0-4, the report pipe on 5.
@@ -65,9 +72,10 @@ pub enum Step {
 }
 
 /// Every step, in order (each step's code is its index here).
-pub const STEPS: [Step; 24] = [
+pub const STEPS: [Step; 25] = [
     Step::WaitForIdMaps,
     Step::MapIds,
+    Step::RaiseOomScore,
     Step::NewSession,
     Step::PlacePipes,
     Step::CloseInheritedFds,
@@ -97,6 +105,7 @@ impl Step {
         match self {
             Step::WaitForIdMaps => "wait for the uid/gid maps",
             Step::MapIds => "map the user and group ids",
+            Step::RaiseOomScore => "raise oom_score_adj",
             Step::NewSession => "start a new session",
             Step::PlacePipes => "move pipes into place",
             Step::CloseInheritedFds => "close inherited descriptors",
@@ -161,6 +170,9 @@ const REPORT_FD: libc::c_int = 5;
 /// The lowest descriptor the child's own set-up opens once the inherited ones are closed: the
 /// plan's bind sources take this and the next ones, in order ([`crate::plan`]).
 pub const FIRST_FREE_FD: libc::c_int = REPORT_FD + 1;
+
+/// What [`Step::RaiseOomScore`] writes: the OOM killer's first choice.
+pub const OOM_SCORE_ADJ: &[u8] = b"1000";
 
 /// Bytes a failing child writes on its report pipe: its step's code, then errno (low byte first).
 pub const FAILURE_LEN: usize = 3;
@@ -233,6 +245,7 @@ unsafe fn run(step: Step, plan: &Plan<'_>, report: &mut libc::c_int) -> Done {
                 ok(write_file(c"/proc/self/uid_map", crate::plan::OWN_ID_MAP))?;
                 ok(write_file(c"/proc/self/gid_map", crate::plan::OWN_ID_MAP))
             }
+            Step::RaiseOomScore => ok(write_file(c"/proc/self/oom_score_adj", OOM_SCORE_ADJ)),
             Step::NewSession => ok(libc::syscall(libc::SYS_setsid)),
             Step::OpenBindSources => {
                 // They may lie under a directory only the caller can traverse (e.g. an interpreter below /root).
@@ -312,13 +325,16 @@ unsafe fn run(step: Step, plan: &Plan<'_>, report: &mut libc::c_int) -> Done {
                 ok(libc::syscall(libc::SYS_pivot_root, root.stage.as_ptr(), root.old_root.as_ptr()))?;
                 ok(libc::chdir(c"/".as_ptr()))
             }),
-            Step::MountProc => ok(libc::mount(
-                c"proc".as_ptr(),
-                c"/proc".as_ptr(),
-                c"proc".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                ptr::null(),
-            )),
+            Step::MountProc => {
+                let read_only = if plan.read_only_proc { libc::MS_RDONLY } else { 0 };
+                ok(libc::mount(
+                    c"proc".as_ptr(),
+                    c"/proc".as_ptr(),
+                    c"proc".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | read_only,
+                    ptr::null(),
+                ))
+            }
             Step::DetachOldRoot => with_root(plan, |root| {
                 ok(libc::umount2(root.old_root_after.as_ptr(), libc::MNT_DETACH))?;
                 ok(libc::rmdir(root.old_root_after.as_ptr()))

@@ -84,6 +84,13 @@ pub fn run_weak(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sa
             if libc::setsid() < 0 {
                 return fail();
             }
+            // Best effort (the host's /proc is writable here, so the program may lower it again, down to 0):
+            // the OOM killer's first choice, as in the full sandbox.
+            let fd = libc::open(c"/proc/self/oom_score_adj".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            if fd >= 0 {
+                libc::write(fd, crate::setup::OOM_SCORE_ADJ.as_ptr().cast(), crate::setup::OOM_SCORE_ADJ.len());
+                libc::close(fd);
+            }
             let chan = libc::fcntl(chan_fd, libc::F_DUPFD, 100);
             let pay = libc::fcntl(pay_fd, libc::F_DUPFD, 100);
             if chan < 0 || pay < 0 || libc::dup2(chan, 3) < 0 || libc::dup2(pay, 4) < 0 {
