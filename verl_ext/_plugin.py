@@ -5,4 +5,7 @@ verl logs a failing plugin only at DEBUG level, so ``verl-ext doctor`` and the t
 the registration really happened.
 """
 
-from verl_ext.reward import manager as _manager  # noqa: F401  (registration is the import's effect)
+import importlib
+
+# Importing the manager module registers it (its @register decorators run).
+importlib.import_module("verl_ext.reward.manager")

@@ -46,7 +46,7 @@ def logprobs_from_logits(logits: torch.Tensor, labels: torch.Tensor, inplace_bac
     del inplace_backward  # our backward writes a fresh gradient in one pass
     batch = logits.shape[:-1]
     out = _logprobs(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1))
-    return out.view(batch)  # type: ignore[union-attr]
+    return out.view(batch)
 
 
 def entropy_from_logits(logits: torch.Tensor) -> torch.Tensor:

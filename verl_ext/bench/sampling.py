@@ -18,6 +18,8 @@ from verl_ext.bench.report import add_json_argument, cuda_median_ms, gpu_device,
 if TYPE_CHECKING:
     import torch
 
+    from verl_ext.ops.sampling import Backend
+
 #: Goals (issue 5), on an H100.
 B64_MICROSECONDS = 60.0
 SPEEDUP_OVER_SORT = 10.0
@@ -59,13 +61,13 @@ def sort_based(logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor) -> torch.
     return probs.div_(torch.empty_like(probs).exponential_()).argmax(-1)
 
 
-def _check(logits: torch.Tensor, top_k: int, top_p: float, backend: str) -> dict[str, Any]:
+def _check(logits: torch.Tensor, top_k: int, top_p: float, backend: Backend) -> dict[str, Any]:
     """verl-ext's draws against the fp64 definition: inside the kept set, log-probs exact."""
     import torch
 
     from verl_ext.ops import SampleOutput, sample
 
-    out = sample(logits, top_k=top_k, top_p=top_p, seed=0, return_logprobs=True, backend=backend)  # type: ignore[arg-type]
+    out = sample(logits, top_k=top_k, top_p=top_p, seed=0, return_logprobs=True, backend=backend)
     assert isinstance(out, SampleOutput)
     z = logits.double()
     s = z.sort(-1, descending=True).values

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 
 import torch
@@ -12,7 +13,7 @@ import torch
 def triton_available() -> bool:
     """Triton can be imported (it ships with torch's CUDA and ROCm wheels)."""
     try:
-        import triton  # noqa: F401
+        importlib.import_module("triton")
     except ImportError:
         return False
     return True

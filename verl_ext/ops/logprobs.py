@@ -12,7 +12,7 @@ rows, so at most ``chunk_rows x V`` fp32 temporaries) serves CPUs and is the ref
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, overload
 
 import torch
 
@@ -182,6 +182,14 @@ class _TritonLogprobs(torch.autograd.Function):
         return grad, None, None, None
 
 
+@overload
+def logprobs_from_logits(logits: torch.Tensor, labels: torch.Tensor, *, temperature: float = ...,
+                         return_entropy: Literal[False] = ..., ignore_index: int = ..., backend: Backend = ...,
+                         chunk_rows: int = ...) -> torch.Tensor: ...
+@overload
+def logprobs_from_logits(logits: torch.Tensor, labels: torch.Tensor, *, temperature: float = ...,
+                         return_entropy: Literal[True], ignore_index: int = ..., backend: Backend = ...,
+                         chunk_rows: int = ...) -> tuple[torch.Tensor, torch.Tensor]: ...
 def logprobs_from_logits(
     logits: torch.Tensor,
     labels: torch.Tensor,

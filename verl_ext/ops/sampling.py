@@ -30,8 +30,9 @@ reference sorts.
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args, overload
 
 import torch
 
@@ -44,6 +45,7 @@ except ImportError:  # pragma: no cover - torch's CUDA/ROCm wheels ship triton
     triton = None
 
 Backend = Literal["auto", "triton", "flashinfer", "torch"]
+BACKENDS: tuple[Backend, ...] = get_args(Backend)
 Param = float | int | torch.Tensor | None
 
 # Candidate buffer per row, held in registers during the bisections, so a power of two; 4096 fp32 per
@@ -364,7 +366,7 @@ def _torch(logits: torch.Tensor, rows: _Rows, sample: bool) -> _Result:
 def flashinfer_available() -> bool:
     """FlashInfer's sampling module imports (CUDA only; ``pip install flashinfer-python``)."""
     try:
-        import flashinfer.sampling  # noqa: F401
+        importlib.import_module("flashinfer.sampling")
     except (ImportError, RuntimeError, OSError):  # not installed, or a CUDA/JIT/library error at import
         return False
     return True
@@ -509,6 +511,14 @@ def _run(logits: torch.Tensor, rows: _Rows, backend: str, sample: bool) -> _Resu
     return _torch(logits, rows, sample)
 
 
+@overload
+def sample(logits: torch.Tensor, *, temperature: Param = ..., top_k: Param = ..., top_p: Param = ...,
+           min_p: Param = ..., seed: int | torch.Tensor | None = ..., return_logprobs: Literal[False] = ...,
+           uniform: torch.Tensor | None = ..., backend: Backend = ...) -> torch.Tensor: ...
+@overload
+def sample(logits: torch.Tensor, *, temperature: Param = ..., top_k: Param = ..., top_p: Param = ...,
+           min_p: Param = ..., seed: int | torch.Tensor | None = ..., return_logprobs: Literal[True],
+           uniform: torch.Tensor | None = ..., backend: Backend = ...) -> SampleOutput: ...
 def sample(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Param = None, top_p: Param = None,
            min_p: Param = None, seed: int | torch.Tensor | None = None, return_logprobs: bool = False,
            uniform: torch.Tensor | None = None, backend: Backend = "auto") -> torch.Tensor | SampleOutput:

@@ -25,19 +25,19 @@ def top_k_top_p_sampling_from_logits(logits: torch.Tensor, top_k: Param, top_p: 
                                      seed: int | torch.Tensor | None = None, backend: Backend = "auto"
                                      ) -> torch.Tensor:
     """Token ids ``[B]`` drawn after top-k, then top-p renormalised over the top-k set."""
-    return sample(logits, top_k=top_k, top_p=top_p, seed=seed, backend=backend)  # type: ignore[return-value]
+    return sample(logits, top_k=top_k, top_p=top_p, seed=seed, backend=backend)
 
 
 def top_p_sampling_from_probs(probs: torch.Tensor, top_p: Param, *, seed: int | torch.Tensor | None = None,
                               backend: Backend = "auto") -> torch.Tensor:
     """Token ids ``[B]`` drawn from the smallest top set of ``probs`` whose mass reaches ``top_p``."""
-    return sample(_logits_of(probs), top_p=top_p, seed=seed, backend=backend)  # type: ignore[return-value]
+    return sample(_logits_of(probs), top_p=top_p, seed=seed, backend=backend)
 
 
 def min_p_sampling_from_probs(probs: torch.Tensor, min_p: Param, *, seed: int | torch.Tensor | None = None,
                               backend: Backend = "auto") -> torch.Tensor:
     """Token ids ``[B]`` drawn from the tokens with ``p >= min_p * max(p)``."""
-    return sample(_logits_of(probs), min_p=min_p, seed=seed, backend=backend)  # type: ignore[return-value]
+    return sample(_logits_of(probs), min_p=min_p, seed=seed, backend=backend)
 
 
 def _renorm(probs: torch.Tensor, backend: Backend, **filters: Param) -> torch.Tensor:

@@ -58,8 +58,8 @@ class MicroBatcher(Generic[T, R]):
 
         def deliver(done: asyncio.Future[Sequence[R]]) -> None:
             error = done.exception()
-            results = None if error is not None else done.result()
-            if results is not None and len(results) != len(futures):
+            results: Sequence[R] = () if error is not None else done.result()
+            if error is None and len(results) != len(futures):
                 error = RuntimeError(f"batch processor returned {len(results)} results for {len(futures)} items")
             for i, future in enumerate(futures):
                 if future.done():  # cancelled by its awaiting task
@@ -67,6 +67,6 @@ class MicroBatcher(Generic[T, R]):
                 if error is not None:
                     future.set_exception(error)
                 else:
-                    future.set_result(results[i])  # type: ignore[index]
+                    future.set_result(results[i])
 
         work.add_done_callback(deliver)

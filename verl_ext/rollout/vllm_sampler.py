@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from verl_ext.ops.sampling import sample_with_threshold
+from verl_ext.ops.sampling import BACKENDS, Backend, sample_with_threshold
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ class FusedTopKTopP:
     If the fused path raises (e.g. a Triton compile error on an unsupported GPU), the error is logged once
     and vLLM's own sampler serves every later call, so a rollout is never lost to it."""
 
-    def __init__(self, logprobs_mode: str = "raw_logprobs", backend: str = "auto",
+    def __init__(self, logprobs_mode: str = "raw_logprobs", backend: Backend = "auto",
                  fallback: Callable[..., tuple[torch.Tensor, torch.Tensor | None]] | None = None) -> None:
         self.logprobs_mode = logprobs_mode
         self.backend = backend
@@ -61,7 +61,7 @@ class FusedTopKTopP:
         try:
             tokens, tau, log_norm = sample_with_threshold(logits, top_k=k, top_p=p,
                                                           uniform=self.uniforms(logits, generators),
-                                                          backend=self.backend)  # type: ignore[arg-type]
+                                                          backend=self.backend)
         except Exception:
             if self.fallback is None:
                 raise
@@ -78,7 +78,15 @@ class FusedTopKTopP:
         return tokens, torch.where(kept, logits - log_norm[:, None], float("-inf"))
 
 
-def install_fused_sampler(model_runner: Any, backend: str | None = None) -> FusedTopKTopP:
+def _backend_from_env() -> Backend:
+    value = os.environ.get(BACKEND_ENV, "auto")
+    for name in BACKENDS:
+        if value == name:
+            return name
+    raise ValueError(f"{BACKEND_ENV} must be one of {BACKENDS}, got {value!r}")
+
+
+def install_fused_sampler(model_runner: Any, backend: Backend | None = None) -> FusedTopKTopP:
     """Install :class:`FusedTopKTopP` into ``model_runner.sampler.topk_topp_sampler`` (vLLM's V1 runner).
 
     ``backend`` defaults to ``$VERL_EXT_SAMPLER_BACKEND`` or ``auto`` (Triton on CUDA and ROCm GPUs)."""
@@ -89,7 +97,7 @@ def install_fused_sampler(model_runner: Any, backend: str | None = None) -> Fuse
             "(vLLM's default for some architectures), which verl-ext's sampler cannot be installed into. Set "
             "VLLM_USE_V2_MODEL_RUNNER=0 for the rollout workers (configs/grpo_math_verl_ext_sampling.yaml does) "
             "or drop actor_rollout_ref.rollout.engine_kwargs.vllm.worker_extension_cls.")
-    backend = backend or os.environ.get(BACKEND_ENV, "auto")
+    backend = backend or _backend_from_env()
     current = target.forward
     original = current.fallback if isinstance(current, FusedTopKTopP) else current
     fused = FusedTopKTopP(getattr(target, "logprobs_mode", "raw_logprobs"), backend, fallback=original)

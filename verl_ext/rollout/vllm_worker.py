@@ -8,6 +8,8 @@ model, installs verl-ext's fused sampler into vLLM's sampler.
 
 from __future__ import annotations
 
+from typing import Any
+
 try:
     from verl.workers.rollout.vllm_rollout.utils import vLLMColocateWorkerExtension
 except Exception as exc:  # verl raises ValueError, not ImportError, when vLLM is missing
@@ -23,6 +25,9 @@ class VLLMWorkerExtension(vLLMColocateWorkerExtension):
     extends ``monkey_patch_model``, which verl calls on every worker once the engine is up.
     """
 
+    #: Set by vLLM's ``Worker``, which this class extends at run time (an annotation, not an attribute).
+    model_runner: Any
+
     def monkey_patch_model(self, vocab_size: int, banned_token_ids: list[int] | None = None) -> None:
         super().monkey_patch_model(vocab_size, banned_token_ids)
-        install_fused_sampler(self.model_runner)  # type: ignore[attr-defined]  # vLLM's Worker has it
+        install_fused_sampler(self.model_runner)
