@@ -288,3 +288,81 @@ def test_humaneval_programs_memory_holds_neither_the_test_nor_the_nonce(monkeypa
         assert score.score == 1.0, f"the program's memory holds the {what}: {score}"
     # the scan sees the program's own memory: its source is there
     assert score_assert_tests([MEMORY_SCAN.format(needle=rb"def add\(a, b\)")], [HUMANEVAL])[0].score == 0.0
+
+
+# ---- valid-looking records as costly as the byte budget allows (red team F1) ----------------------------
+#: Expected output per test of a 10-test stdin problem: ~2 KB, ~20 KB, ~100 KB (codeforces-sized).
+STDIN_WIDTHS = {"2KB": 1000, "20KB": 10000, "100KB": 50000}
+#: Records a hostile run fills its channel with: each is valid protocol, costly to parse, and none is a
+#: string (which a stdin program's output must be), except the last (many short lines, costly to compare).
+FILL_SHAPES = {
+    "nested_lists": (b'["out",0,[', b"[[[[]]]],", b"0]]\n"),
+    "empty_lists": (b'["out",0,[', b"[],", b"0]]\n"),
+    "dicts": (b'["out",0,[', b'{"d":[]},', b"0]]\n"),
+    "tuples": (b'["out",0,[', b'{"t":[]},', b"0]]\n"),
+    "big_ints": (b'["out",0,[', b"9" * 4299 + b",", b"0]]\n"),
+    "float_lines": (b'["out",0,"', b"0.5\\u000a", b'"]\n'),
+}
+#: Generous CI bounds per hostile sample of these problems (goal <= 50 ms, <= 32 MB; figures in
+#: `verl-ext bench code`).
+FILL_CPU_BOUND_S = 0.25
+FILL_RSS_BOUND_MB = 48
+
+
+def stdin_problem(width: int) -> tuple[dict[str, Any], str]:
+    line = " ".join(["1"] * width)
+    return {"inputs": [f"{i}\n" for i in range(10)], "outputs": [line] * 10}, f"print(' '.join(['1'] * {width}))"
+
+
+def filling_program(tests: dict[str, Any], shape: str) -> str:
+    """A program that fills the result channel of each of its runs (the first pass over all tests, then
+    each test alone) with one record of `shape` after the header the harness wrote: as long as that run's
+    byte budget and its first test's record budget allow (which run it is, it reads from the harness's
+    frames: how many tests the run has)."""
+    from verl_ext.sandbox import protocol
+
+    head, unit, tail = FILL_SHAPES[shape]
+    frame = len(protocol.HEADER) + len(protocol.DONE) + len(head) + len(tail)
+    value = protocol.record_budget(tests["outputs"][0], call_based=False) - len(b'["out",0,') - 1
+    sizes = {n: min(protocol.prime_budget(tests["outputs"][:n], call_based=False) - frame, value)
+             for n in (len(tests["outputs"]), 1)}
+    return (
+        "import os, sys\nf = sys._getframe()\n"
+        "while f is not None and 'inputs_list' not in f.f_locals:\n    f = f.f_back\n"
+        f"sizes = {sizes!r}\nsize = sizes[len(f.f_locals['inputs_list'])] if f is not None else {sizes[1]}\n"
+        f"head, unit, tail = {head!r}, {unit!r}, {tail!r}\n"
+        "data = head + unit * (size // len(unit)) + tail + b'[\"done\"]\\n'\n"
+        "while data:\n    data = data[os.write(3, data):]\nos._exit(0)\n"
+    )
+
+
+@pytest.mark.parametrize("shape", sorted(FILL_SHAPES))
+@pytest.mark.parametrize("size", sorted(STDIN_WIDTHS))
+def test_channel_filled_with_valid_records_costs_little(size: str, shape: str) -> None:
+    tests, honest = stdin_problem(STDIN_WIDTHS[size])
+    assert score_prime_code([honest], [tests])[0].score == 1.0
+    _, honest_cpu, honest_rss = measure_trainer_cost(lambda: score_prime_code([honest], [tests]))
+    scores, cpu, rss = measure_trainer_cost(lambda: score_prime_code([filling_program(tests, shape)], [tests]))
+    assert scores[0].score == 0.0
+    assert cpu <= max(FILL_CPU_BOUND_S, 10 * honest_cpu), f"{size} {shape}: {cpu * 1e3:.0f} ms of trainer CPU"
+    assert math.isnan(rss) or rss <= max(FILL_RSS_BOUND_MB, 10 * honest_rss), f"{size} {shape}: {rss:.0f} MB"
+
+
+def test_four_filling_samples_in_one_batch_cost_little() -> None:
+    tests, honest = stdin_problem(STDIN_WIDTHS["100KB"])
+    codes = [filling_program(tests, "nested_lists")] * 4 + [honest]
+    scores, cpu, rss = measure_trainer_cost(lambda: score_prime_code(codes, [tests] * 5))
+    assert [s.score for s in scores] == [0.0] * 4 + [1.0]
+    assert cpu <= 4 * FILL_CPU_BOUND_S, f"{cpu * 1e3:.0f} ms of trainer CPU"
+    assert math.isnan(rss) or rss <= 4 * FILL_RSS_BOUND_MB, f"{rss:.0f} MB of trainer RSS"
+
+
+def test_humaneval_failed_and_error_counts_come_from_the_checking_process() -> None:
+    """A failed assertion is reported on the result channel by the checking process; what the program
+    prints on stderr (the word AssertionError included) moves nothing between the counts (red team F4)."""
+    wrong, raises, forged = ("def add(a, b):\n    return a - b",
+                             "def add(a, b):\n    raise ValueError('no')",
+                             "import sys\ndef add(a, b):\n    print('AssertionError', file=sys.stderr, flush=True)\n"
+                             "    raise ValueError('no')")
+    scores = score_assert_tests([wrong, raises, forged, "def add(a, b):\n    return a + b"], [HUMANEVAL] * 4)
+    assert [(s.score, s.failed, s.error) for s in scores] == [(0.0, 1, 0), (0.0, 0, 1), (0.0, 0, 1), (1.0, 0, 0)]

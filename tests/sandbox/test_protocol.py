@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verl_ext.reward.code import _call_matches, _verdicts
+from verl_ext.reward.code import _allclose, _call_matches, _is_int_like, _stdin_matches, _verdicts
 from verl_ext.sandbox import ExecResult
 from verl_ext.sandbox import protocol as p
 
@@ -48,7 +48,15 @@ def out(i: int, value: Any) -> bytes:
 
 
 def decode(data: bytes, n: int = 3, call_based: bool = True, budget: int = 1 << 20) -> p.PrimeReport | None:
-    return p.decode_prime(data, n, budget, call_based)
+    """The report with every output decoded (no per-test bounds), or None when the framing or a value is
+    not what the harness writes."""
+    report = p.decode_prime(data, n, budget, call_based)
+    try:
+        if report is not None:
+            report.outputs  # noqa: B018 - decodes every value
+    except p.Malformed:
+        return None
+    return report
 
 
 def accepted(data: bytes, call_based: bool = True) -> p.PrimeReport:
@@ -167,11 +175,67 @@ def test_budget_and_record_count_are_enforced() -> None:
 
 
 def test_budget_follows_the_expected_outputs() -> None:
-    small = p.prime_budget(["1"] * 10)
-    assert p.PRIME_BUDGET_FLOOR < small < 20 * 1024
-    assert p.prime_budget(["x" * 100_000]) >= 8 * 100_000
-    assert p.prime_budget(["x" * (4 << 20)]) == p.PRIME_BUDGET_CAP
-    assert p.prime_budget([None, 5]) == p.PRIME_BUDGET_FLOOR + 4 * p.PRIME_BUDGET_OVERHEAD
+    small = p.prime_budget(["1"] * 10, call_based=True)
+    assert 10 * p.RECORD_SLACK < small < 12 * 1024
+    assert p.prime_budget(["x" * 100_000], call_based=True) >= 8 * 100_000
+    assert 4 * 100_000 <= p.prime_budget(["x" * 100_000], call_based=False) < 5 * 100_000
+    assert p.prime_budget(["x" * (4 << 20)], call_based=True) == p.PRIME_BUDGET_CAP
+    framing = len(H) + len(D) + 3 * p.RECORD_OVERHEAD
+    assert p.prime_budget([None, 5], call_based=True) == framing + 2 * p.RECORD_SLACK
+
+
+def test_each_output_is_bounded_by_its_own_expected_output() -> None:
+    """Bytes and structure nodes of a value are bounded per test, by that test's expected output."""
+    expected = json.dumps(list(range(100)))  # 100 nodes
+    honest = [float(i) for i in range(100)]  # longer than expected, still equal
+    report = p.decode_prime(channel(out(0, honest)), 1, 1 << 20, call_based=True)
+    assert report is not None and report.output(0, expected) == list(range(100))
+    nodes = p.node_budget(expected)
+    for value, ok in (([[]] * (nodes // 2 - 2), True), ([[]] * (nodes // 2 + 1), False)):
+        report = p.decode_prime(channel(out(0, value)), 1, 1 << 20, call_based=True)
+        assert report is not None
+        if ok:
+            assert report.output(0, expected) == value
+        else:
+            with pytest.raises(p.Malformed):
+                report.output(0, expected)
+    long = "7" * (p.record_budget(expected, True) + 1)
+    report = p.decode_prime(channel(out(0, long)), 1, 1 << 20, call_based=True)
+    assert report is not None
+    with pytest.raises(p.Malformed):
+        report.output(0, expected)
+    assert report.output(0) == long  # without an expected output, only the run's budget bounds it
+
+
+def test_stdin_outputs_are_one_string_checked_before_parsing() -> None:
+    for value in ([[[[]]]] * 1000, [], {"a": 1}, (1,), 5, None, 0.5):
+        report = p.decode_prime(channel(out(0, value)), 1, 1 << 20, call_based=False)
+        assert report is not None
+        with pytest.raises(p.Malformed):
+            report.output(0, "1")
+    bad_strings = [b'"a"+"b"', b'"a\\b"', b'"a\\n"', b'"a[b"', b'"a}"', b'"\\u00zz"', b'"a\tb"', b'"a",', b'"', b'"a']
+    for bad in bad_strings:
+        report = p.decode_prime(channel(b'["out",0,' + bad + b"]\n"), 1, 1 << 20, call_based=False)
+        assert report is not None, bad
+        with pytest.raises(p.Malformed):
+            report.output(0, "1")
+    report = p.decode_prime(channel(out(0, "x" * 5000)), 1, 1 << 20, call_based=False)
+    assert report is not None
+    with pytest.raises(p.Malformed):
+        report.output(0, "x" * 900)  # 4 x 902 + 1024 < 5002 bytes
+    assert report.output(0, "x" * 1100) == "x" * 5000
+
+
+def test_records_after_the_first_failing_test_are_never_decoded() -> None:
+    """prime_code stops at the first failing test: what follows it is framed, but its values are not read."""
+    tests = {"fn_name": "f", "inputs": ["[0]", "[1]", "[2]"], "outputs": ["0", "1", "2"]}
+    bad_value = b'["out",2,' + b"[" * 200 + b"]" * 200 + b"]\n"  # nested beyond MAX_DEPTH
+    data = channel(out(0, 0), out(1, 5), bad_value)
+    run = ExecResult(status="ok", exit_code=0, signal=None, stdout="", stderr="", wall_ms=0.0, cpu_ms=0.0, channel=data)
+    assert _verdicts(run, tests, [0, 1, 2], 1 << 20) == [True, False]
+    data = channel(out(0, 0), out(1, 1), bad_value)
+    run = ExecResult(status="ok", exit_code=0, signal=None, stdout="", stderr="", wall_ms=0.0, cpu_ms=0.0, channel=data)
+    assert _verdicts(run, tests, [0, 1, 2], 1 << 20) == [-1, -1, -1]  # reached: a garbled run
 
 
 PIECES = [H, D, p.COMPILE_ERROR, b"[", b"]", b"{", b"}", b'"', b"\\", b"\\u", b",", b"\n", b'["out",', b'["error",',
@@ -221,7 +285,7 @@ def test_colliding_keys_cost_nothing() -> None:
 #: The usual problem: 10 call-based tests with short outputs (budget ~18 KiB); a hostile run fills it.
 OUTPUTS = [json.dumps(i) for i in range(10)]
 TESTS = {"fn_name": "f", "inputs": [json.dumps([i]) for i in range(10)], "outputs": OUTPUTS}
-BUDGET = p.prime_budget(OUTPUTS)
+BUDGET = p.prime_budget(OUTPUTS, call_based=True)
 
 
 def fill(piece: bytes, prefix: bytes = b"", suffix: bytes = b"") -> bytes:
@@ -285,3 +349,67 @@ def test_integers_cost_the_same_whatever_the_digit_limit(int_digit_limit: int) -
     value = -(10**4300 - 1)  # no str conversion here: the limit is in force
     report = decode(channel(b'["out",0,[' + b"-" + b"9" * 4300 + b",12]]\n"), n=1)
     assert report is not None and report.outputs == [[value, 12]]  # honest big outputs decode either way
+
+
+# ---- the trainer's cost for valid records, against the honest output's ---------------------------------
+
+def test_valid_records_at_their_bounds_cost_a_small_multiple_of_the_honest_output() -> None:
+    """A value as costly as a test's bounds allow (red team F1: nested lists, dicts, long integers) costs
+    a small multiple of decoding and comparing the honest output of that test (measured ~2-5x; generous
+    CI bound 10x + 10 ms)."""
+    expected = json.dumps(list(range(20000)))  # ~110 KB, 20000 nodes
+    nodes, size = p.node_budget(expected), p.record_budget(expected, True)
+    values = {
+        "honest": p.encode_value(list(range(20000))).encode(),
+        "nested lists": b"[" + b"[[[[]]]]," * (nodes // 5 - 1) + b"0]",
+        "dicts": b"[" + b'{"d":[]},' * (nodes // 3 - 1) + b"0]",
+        "big integers": b"[" + (b"9" * 4299 + b",") * (size // 4300 - 1) + b"0]",
+    }
+    costs = {}
+    for name, value in values.items():
+        data = channel(b'["out",0,' + value + b"]\n")
+        with cpu_seconds() as spent:
+            for _ in range(3):
+                report = p.decode_prime(data, 1, 1 << 24, call_based=True)
+                assert report is not None
+                verdict = _call_matches(report.output(0, expected), json.loads(expected))
+        assert verdict is (name == "honest")
+        costs[name] = spent[0] / 3
+    for name, cost in costs.items():
+        assert cost <= 10 * costs["honest"] + 0.01, f"{name}: {cost * 1e3:.1f} ms vs {costs['honest'] * 1e3:.1f} ms"
+
+
+def _stdin_matches_reference(printed: str, expected: str) -> bool:
+    """The comparison cascade as first written (each step as prime_code computes it), for the shortcuts."""
+    lines = printed.splitlines()
+    if "\n".join(lines).strip() == expected.strip():
+        return True
+    if "\n".join(x.strip() for x in lines).strip() == expected.strip():
+        return True
+    if lines == [expected]:
+        return True
+    wanted = [x.strip() for x in expected.split("\n") if len(x)]
+    if lines == wanted:
+        return True
+    lines = [x for x in lines if len(x)]
+    if lines == wanted:
+        return True
+    try:
+        if not all(_is_int_like(a) and _is_int_like(b) for a, b in zip(lines, wanted, strict=True)) \
+                and _allclose([float(a) for a in lines], [float(b) for b in wanted]):
+            return True
+    except (ValueError, OverflowError):
+        pass
+    return False
+
+
+_TEXT = st.text(alphabet=" \n\r\t\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\xa0a1.5e-", max_size=30)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(printed=_TEXT, expected=_TEXT)
+def test_stdin_comparison_shortcuts_change_no_verdict(printed: str, expected: str) -> None:
+    """The cost-saving shortcuts of _stdin_matches (check 1 without a list of lines where "\n" is the only
+    line break; no float conversion when the line counts differ) give the cascade's own verdicts."""
+    assert _stdin_matches(printed, expected) == _stdin_matches_reference(printed, expected)
+    assert _stdin_matches(printed, printed) == _stdin_matches_reference(printed, printed)

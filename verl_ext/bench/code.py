@@ -108,17 +108,48 @@ def measure_trainer_cost(fn: Any) -> tuple[Any, float, float]:
     return result, cpu, math.nan if rss0 is None else (_status_bytes("VmHWM") - rss0) / (1 << 20)
 
 
+#: Expected output per test of the 10-test stdin problems whose channels FILLING_PROGRAM fills (red team F1).
+FILL_WIDTHS = {"2KB": 1000, "20KB": 10000, "100KB": 50000}
+#: What FILLING_PROGRAM writes (head, repeated unit, tail of one out record): nested empty lists (valid
+#: protocol, the costliest value to parse a byte: ~170 ms a MiB), and one string of short float lines (the
+#: costliest a stdin program's output can be: it is compared line by line).
+FILL_SHAPES = {"lists": (b'["out",0,[', b"[[[[]]]],", b"0]]\n"), "lines": (b'["out",0,"', b"0.5\\u000a", b'"]\n')}
+#: Fills each run's channel (the first pass over all tests, then each test alone) with one record of a
+#: FILL_SHAPES shape, as long as the run's byte budget and its first test's record budget allow (SIZES).
+FILLING_PROGRAM = (
+    "import os, sys\nf = sys._getframe()\n"
+    "while f is not None and 'inputs_list' not in f.f_locals:\n    f = f.f_back\n"
+    "size = SIZES[len(f.f_locals['inputs_list'])] if f is not None else SIZES[1]\n"
+    "data = HEAD + UNIT * (size // len(UNIT)) + TAIL + b'[\"done\"]\\n'\n"
+    "while data:\n    data = data[os.write(3, data):]\nos._exit(0)\n"
+)
+
+
 def _hostile_cost() -> dict[str, dict[str, float]]:
-    """Trainer CPU ms and RSS MB of scoring each of HOSTILE_PROGRAMS alone (10 call-based tests)."""
+    """Trainer CPU ms and RSS MB of scoring each of HOSTILE_PROGRAMS alone (10 call-based tests), and of
+    FILLING_PROGRAM on stdin problems of each of FILL_WIDTHS (with the honest solution's cost beside)."""
     import json
 
     from verl_ext.reward.code import score_prime_code
+    from verl_ext.sandbox import protocol
 
-    tests = {"fn_name": "f", "inputs": [json.dumps([i]) for i in range(10)], "outputs": [str(i) for i in range(10)]}
+    tests: dict[str, Any] = {"fn_name": "f", "inputs": [json.dumps([i]) for i in range(10)],
+                             "outputs": [str(i) for i in range(10)]}
     score_prime_code(["def f(x):\n    return x[0]"], [tests])  # starts the zygote outside the measurements
+    cases: list[tuple[str, str, dict[str, Any]]] = [(name, prog, tests) for name, prog in HOSTILE_PROGRAMS.items()]
+    for size, width in FILL_WIDTHS.items():
+        outputs = [" ".join(["1"] * width)] * 10
+        stdin_tests = {"inputs": [f"{i}\n" for i in range(10)], "outputs": outputs}
+        cases.append((f"honest_stdin_{size}", f"print(' '.join(['1'] * {width}))", stdin_tests))
+        for shape, (head, unit, tail) in FILL_SHAPES.items():
+            frame = len(protocol.HEADER) + len(protocol.DONE) + len(head) + len(tail)
+            value = protocol.record_budget(outputs[0], call_based=False) - len(b'["out",0,') - 1
+            sizes = {n: min(protocol.prime_budget(outputs[:n], call_based=False) - frame, value) for n in (10, 1)}
+            program = f"SIZES = {sizes!r}\nHEAD, UNIT, TAIL = {head!r}, {unit!r}, {tail!r}\n" + FILLING_PROGRAM
+            cases.append((f"fill_{shape}_stdin_{size}", program, stdin_tests))
     out = {}
-    for name, program in HOSTILE_PROGRAMS.items():
-        scores, cpu, rss = measure_trainer_cost(lambda program=program: score_prime_code([program], [tests]))
+    for name, program, problem in cases:
+        scores, cpu, rss = measure_trainer_cost(lambda p=program, t=problem: score_prime_code([p], [t]))
         out[name] = {"cpu_ms": cpu * 1e3, "rss_mb": rss, "score": scores[0].score}
     return out
 

@@ -19,10 +19,12 @@ of CPU and memory and at worst fails that sample; scoring one sample never raise
 
 Deliberate differences from prime_code: (1) subclasses of ``int``/``str``/``list``/... are compared by
 their base value, so forged equality earns nothing; (2) programs run with the sandbox's limits
-(``memory_mb``, default 1024) where prime_code has no memory limit; (3) a run may write only
-``protocol.prime_budget`` bytes of results (16 KiB + 8x the expected outputs, at most 8 MiB): a test
-whose output is far longer than its expected output fails even where prime_code's whitespace- and
-float-tolerant comparison would have accepted it; (4) return values nested deeper than
+(``memory_mb``, default 1024) where prime_code has no memory limit; (3) each test's output may
+have only a bounded size, from its expected output (``protocol.record_budget``: printed output 4x the
+expected text's encoded bytes + 1 KiB; return values 8x + 1 KiB and 4x its structure nodes + 64,
+``protocol.node_budget``): a run with a longer output is a failed run (its tests count as errors) even
+where prime_code's whitespace- and float-tolerant comparison would have accepted that output (floats
+printed with many more digits than expected, many blank lines or trailing spaces); (4) return values nested deeper than
 ``protocol.MAX_DEPTH`` (a tuple counts 2 levels, a dict 3) are an error of that test.
 """
 
@@ -140,24 +142,41 @@ def _allclose(a: list[float], b: list[float]) -> bool:
     return True
 
 
+#: Line boundaries of ``str.splitlines`` besides "\n" in ASCII ("\r\n" counts as one; the others are not ASCII).
+_ASCII_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
+
+
+def _only_newline_breaks(text: str) -> bool:
+    """Whether "\n" is the only line boundary in ``text``: then ``"\n".join(text.splitlines())`` is ``text``
+    less one final "\n", and equal to it once both are stripped."""
+    return text.isascii() and not any(c in text for c in _ASCII_BREAKS)
+
+
 def _stdin_matches(printed: str, expected: Any) -> bool:
     """prime_code's cascade for stdin/stdout problems: exact after stripping, then line-wise, then as
     floats, then as token sets."""
     if isinstance(expected, list):
         expected = "\n".join(expected)
-    lines = printed.splitlines()
-    if "\n".join(lines).strip() == expected.strip():
-        return True
-    if "\n".join(x.strip() for x in lines).strip() == expected.strip():
+    if _only_newline_breaks(printed):
+        if printed.strip() == expected.strip():  # what the next check computes, without a list of lines
+            return True
+        lines = printed.splitlines()
+    else:
+        lines = printed.splitlines()
+        if "\n".join(lines).strip() == expected.strip():
+            return True
+    if "\n".join(map(str.strip, lines)).strip() == expected.strip():  # lines are str: as x.strip() for each
         return True
     if lines == [expected]:
         return True
     wanted = [x.strip() for x in expected.split("\n") if len(x)]
     if lines == [wanted] or lines == wanted:
         return True
-    lines = [x for x in lines if len(x)]
+    lines = list(filter(None, lines))  # the non-empty lines (C speed)
     if lines == [wanted] or lines == wanted:
         return True
+    if len(lines) != len(wanted):
+        return False  # the float comparison below zips them strictly: it would raise, caught as False
     try:
         if not all(_is_int_like(a) and _is_int_like(b) for a, b in zip(lines, wanted, strict=True)) \
                 and _allclose([float(a) for a in lines], [float(b) for b in wanted]):
@@ -171,30 +190,36 @@ def _stdin_matches(printed: str, expected: Any) -> bool:
 
 def _verdicts(result: sandbox.ExecResult, tests: dict[str, Any], indices: Sequence[int], budget: int) -> list[Any]:
     """prime_code's per-test results (True, False, -1 error or timeout, -2 compile error) of one run,
-    plus timeouts as the string "timeout" (counted as -1 in the score)."""
+    plus timeouts as the string "timeout" (counted as -1 in the score). Outputs are decoded test by test,
+    each within its own test's bounds, and none after the first failing test (prime_code stops there)."""
     fn_name = tests.get("fn_name")
     report = None
     if result.status == "ok":
         report = protocol.decode_prime(result.channel, len(indices), budget, call_based=fn_name is not None)
+    garbled = ["timeout" if result.status == "timeout" else -1] * len(indices)
     if report is None:
         # Killed, crashed, exited early or garbled: prime_code finds no result and fails every test.
-        kind = "timeout" if result.status == "timeout" else -1
-        return [kind] * len(indices)
+        return garbled
     if report.compile_error:
         return [-2]
     out: list[Any] = []
     for position, index in enumerate(indices):
-        if not isinstance(tests["inputs"][index], str) or not isinstance(tests["outputs"][index], str):
+        expected = tests["outputs"][index]
+        if not isinstance(tests["inputs"][index], str) or not isinstance(expected, str):
             return [-1] * len(indices)  # prime_code asserts both are strings when it reaches the test
-        if position >= len(report.outputs):
+        if position >= len(report):
             if report.error is not None:
                 out.append("timeout" if report.error == "timeout" else -1)
             break
         try:
+            output = report.output(position, expected)
+        except protocol.Malformed:
+            return garbled  # not what the harness writes, or over the test's bounds: a failed run
+        try:
             if fn_name is not None:
-                ok = _call_matches(report.outputs[position], _int_keys(json.loads(tests["outputs"][index])))
+                ok = _call_matches(output, _int_keys(json.loads(expected)))
             else:
-                ok = _stdin_matches(str(report.outputs[position]), tests["outputs"][index])
+                ok = _stdin_matches(str(output), expected)
         except Exception:  # noqa: BLE001 - a malformed expected output fails the test, as in prime_code
             return [-1] * len(indices)
         out.append(ok)
@@ -218,9 +243,10 @@ def _payload(code: str, tests: dict[str, Any], indices: Sequence[int], alarm_s: 
 def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits) -> CodeScore:
     """prime_code's procedure for one completion: all tests in one run; if any fails, each of the first
     few again in a run of its own (those in parallel: each is a separate process in verl too). Each run
-    may write only its byte budget on the result channel (``protocol.prime_budget``)."""
+    may write only its byte budget on the result channel (``protocol.prime_budget``), each output only
+    its test's (``protocol.record_budget``)."""
     n = len(tests["inputs"])
-    budget = protocol.prime_budget(tests["outputs"][:n])
+    budget = protocol.prime_budget(tests["outputs"][:n], call_based=tests.get("fn_name") is not None)
     first_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": FIRST_PASS_ALARM_S + PROCESS_SLACK_S,
                                      "channel_limit": budget})
     run = sandbox.run_payloads([_payload(code, tests, range(n), FIRST_PASS_ALARM_S)], [b""], first_limits, 1)[0]
@@ -230,7 +256,7 @@ def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits) -> 
     # prime_code builds the one-test cases from inputs/outputs only: without `fn_name`, so call-based
     # problems are re-run as stdin programs here, exactly as verl does.
     singles = [{"inputs": [tests["inputs"][t]], "outputs": [tests["outputs"][t]]} for t in range(min(n, PER_TEST_MAX))]
-    budgets = [protocol.prime_budget(single["outputs"]) for single in singles]
+    budgets = [protocol.prime_budget(single["outputs"], call_based=False) for single in singles]
     per_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": PER_TEST_ALARM_S + PROCESS_SLACK_S,
                                    "channel_limit": max(budgets)})
     runs = sandbox.run_payloads([_payload(code, single, [0], PER_TEST_ALARM_S) for single in singles],
@@ -310,8 +336,8 @@ def _assert_score(run: sandbox.ExecResult, nonce: str) -> CodeScore:
         return CodeScore(1.0, 1, 0, 0, 0)
     if run.status == "timeout":
         return CodeScore(0.0, 0, 0, 1, 0)
-    if run.status == "runtime_error" and "AssertionError" in run.stderr:
-        return CodeScore(0.0, 0, 1, 0, 0)
+    if run.status == "ok" and protocol.assert_failed(run.channel, nonce):
+        return CodeScore(0.0, 0, 1, 0, 0)  # reported by the checking process, never read from stderr
     return ERROR_SCORE
 
 

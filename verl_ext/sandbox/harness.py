@@ -8,7 +8,8 @@
 #   script: run the program as __main__ with the sandbox's stdin/stdout/stderr.
 #   prime:  run verl prime_code's test procedure (same code wrapping, imports, guards, per-test alarms)
 #           and report each test's *output*. Expected outputs never enter the sandbox: the parent compares.
-#   assert: HumanEval-style assert tests; the parent's nonce is reported after check() returns. The
+#   assert: HumanEval-style assert tests; the parent's nonce is reported after check() returns (or
+#           raises AssertionError: a failed test, reported as such, not read from stderr). The
 #           program runs in a child process, forked before the test code and the nonce are read (so
 #           they never enter its memory); check() runs in this one, which never runs the program's
 #           code, and calls the program's functions through a pipe with plain data both ways.
@@ -503,10 +504,14 @@ def _run_assert(program: dict) -> None:
         raise NameError(f"name {entry_point!r} is not defined")
     candidate = test_scope[entry_point]
     exec(test, test_scope)  # noqa: S102 - the ground truth's test code
-    test_scope["check"](candidate)
+    try:
+        test_scope["check"](candidate)
+        verdict = protocol.record_pass(nonce)
+    except AssertionError:  # a failed assert (or an AssertionError the program raised, as in a plain run)
+        verdict = protocol.record_fail(nonce)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
-    emit(protocol.HEADER + protocol.record_pass(nonce) + protocol.DONE)
+    emit(protocol.HEADER + verdict + protocol.DONE)
 
 
 def _main() -> None:

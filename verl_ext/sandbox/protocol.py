@@ -14,12 +14,13 @@ JSON array, a *record*::
     ["error",i,TIMEOUT]     prime mode: test i raised (TIMEOUT: true when its alarm fired); ends the tests
     ["compile_error"]       prime mode: the program did not load
     ["pass","NONCE"]        assert mode: check() returned; NONCE is the parent's per-run secret
+    ["fail","NONCE"]        assert mode: check() raised AssertionError (a failed test, not an error)
     ["done"]                always the last line: the harness finished normally
 
 Accepted sequences, and nothing else::
 
     prime:  header ( compile_error | out(0) out(1) ... out(k-1) [error(k)] ) done     (k <= number of tests)
-    assert: header pass(NONCE) done
+    assert: header ( pass(NONCE) | fail(NONCE) ) done
 
 VALUE: ``null``, ``true``, ``false``, integers (at most :data:`MAX_INT_DIGITS` digits), floats
 (``repr``; ``NaN``, ``Infinity``, ``-Infinity``), strings, arrays (lists), ``{"t":[...]}`` (a tuple) and
@@ -29,31 +30,52 @@ as ``\\uXXXX`` escapes: every backslash starts a ``\\u`` escape and every ``"`` 
 reader finds the structure of a line without parsing its strings. A record nests at most
 :data:`MAX_DEPTH` arrays and objects (the record counts).
 
-The trainer side (:func:`decode_prime`, :func:`assert_passed`) treats its input as hostile: it accepts
-only the sequences above, within a byte budget (:func:`prime_budget`) and at most ``tests + 2`` records,
-checks every line's nesting depth with a few ``bytes`` operations before ``json.loads`` sees it, converts
-integers of at most :data:`MAX_INT_DIGITS` digits whatever ``sys.set_int_max_str_digits`` says, builds
-no dict from untrusted keys (a returned dict stays a list of pairs, :class:`Pairs`), and turns anything
-else into ``None`` (a failed run), never an exception.
+The trainer side (:func:`decode_prime`, :meth:`PrimeReport.output`, :func:`assert_passed`) treats its
+input as hostile. Its cost is bounded by what the honest answer costs, not only by a byte count: valid
+records can be costly too (``[[[[]]]],`` parses at ~170 ms and ~40 MB a MiB). :func:`decode_prime` checks
+the framing alone (a run's byte budget, :func:`prime_budget`; ASCII; at most ``tests + 2`` lines; header,
+records of tests 0, 1, ... in order, done) with a few C-speed passes and no Python object per value. A
+value is decoded only when its test's verdict is needed (prime_code stops at the first failing test, so
+nothing after it is parsed), and only within that test's own bounds, from its trusted expected output:
+at most :data:`STDIN_RECORD_FACTOR` or :data:`CALL_RECORD_FACTOR` times its bytes plus
+:data:`RECORD_SLACK`; a stdin program's value must be one string, checked by byte counts before it is
+decoded as a string alone (no structure is ever parsed); a call-based value has at most
+:data:`NODE_FACTOR` times the expected output's structure nodes plus :data:`NODE_SLACK`, and its nesting
+depth is counted on the bytes outside its strings before ``json.loads`` sees it. Integers of at most
+:data:`MAX_INT_DIGITS` digits are converted whatever ``sys.set_int_max_str_digits`` says; no dict is
+built from untrusted keys (a returned dict stays a list of pairs, :class:`Pairs`); anything else is
+``None`` or :class:`Malformed` (a failed run), never another exception.
 """
 
 import json
+import re
 from json.encoder import encode_basestring_ascii
 
 VERSION = 1
 #: Arrays and objects one record may nest (its own array included). A tuple costs 2 levels
 #: (``{"t":[`` ``]}``), a dict 3; honest outputs nested deeper are reported as an error of that test.
 MAX_DEPTH = 128
-#: Byte budget of a prime-mode run: FLOOR + FACTOR x (expected outputs, encoded) + OVERHEAD per test,
-#: at most CAP. The factor covers honest outputs longer than the expected text that prime_code still
-#: accepts: floats printed with full ``repr`` where 3-6 digits are expected (up to ~6x), trailing spaces,
-#: tuples/dicts (``{"t":[..]}``, ``{"d":[..]}``) and ints returned as floats. The floor leaves room for
-#: short expected outputs; the cap (half the sandbox's 16 MiB default) binds only for problems whose
-#: expected outputs exceed ~1 MiB in all. For the usual problem (10 tests, short outputs) the budget is
-#: ~18 KiB: what a hostile run can make the trainer parse.
-PRIME_BUDGET_FLOOR = 16 * 1024
-PRIME_BUDGET_FACTOR = 8
-PRIME_BUDGET_OVERHEAD = 64
+#: Byte budget of one ``out`` record's value, from the encoded expected output of its test
+#: (``encode_string`` of the expected text: E bytes): FACTOR x E + SLACK. For stdin programs the value is
+#: one string, and the factor covers the printed outputs longer than the expected text that prime_code
+#: still accepts: floats printed with more digits ("2.000000000000" where "2" is expected: ~3x with its
+#: newline), trailing spaces, a few blank lines; SLACK covers short expected outputs whatever the format.
+#: For call-based programs the factor also covers strings whose brackets and quotes the protocol escapes
+#: (``[`` -> ``\u005b``: up to 6x), floats returned with full ``repr``, tuples and dicts.
+STDIN_RECORD_FACTOR = 4
+CALL_RECORD_FACTOR = 8
+RECORD_SLACK = 1024
+#: Structure nodes (``[``, ``{`` and ``,`` outside strings) a call-based ``out`` value may have: FACTOR x
+#: the nodes of the expected JSON text (counted on the whole text, strings included: never fewer) +
+#: SLACK. Parsing costs ~0.1 us and ~60 bytes a node, numbers and strings far less a byte, so this
+#: bounds a hostile value's decoding cost by a small multiple of the honest value's. The factor covers
+#: the protocol's tuples (``{"t":[..]}``: one node more) and dicts (``{"d":[[k,v],..]}``: 3 nodes an
+#: item where the expected JSON has 1; 4 for a dict of one item).
+NODE_FACTOR = 4
+NODE_SLACK = 64
+#: Bytes of a record line besides its value (``["out",INDEX,`` ... ``]\n``).
+RECORD_OVERHEAD = 32
+#: At most this many bytes per run (binds only for expected outputs of more than ~1 MiB in all).
 PRIME_BUDGET_CAP = 8 * 1024 * 1024
 
 HEADER = b'["verl-ext",1]\n'
@@ -143,6 +165,10 @@ def record_pass(nonce: str) -> bytes:
     return f'["pass",{encode_string(nonce)}]\n'.encode("ascii")
 
 
+def record_fail(nonce: str) -> bytes:
+    return f'["fail",{encode_string(nonce)}]\n'.encode("ascii")
+
+
 # ---- decoding (the trainer; everything below treats its input as hostile) -------------------------------
 
 class Pairs:
@@ -188,38 +214,105 @@ class Malformed(ValueError):
 
 class PrimeReport:
     """A well-formed prime-mode run: ``compile_error``, or the outputs of tests 0..k-1 and, when test k
-    raised, ``error`` (``"error"`` or ``"timeout"``)."""
+    raised, ``error`` (``"error"`` or ``"timeout"``). Outputs are decoded one at a time, when asked for
+    (:meth:`output`): a test's verdict needs its own output only, and prime_code stops at the first failing
+    test, so the records after it are never parsed (their framing, checked by :func:`decode_prime`, is)."""
 
-    __slots__ = ("compile_error", "error", "outputs")
+    __slots__ = ("_channel", "_spans", "call_based", "compile_error", "error")
 
-    def __init__(self, compile_error: bool, outputs: list[object], error: str | None) -> None:
+    def __init__(self, compile_error: bool, channel: bytes, spans: list[tuple[int, int]], error: str | None,
+                 call_based: bool) -> None:
         self.compile_error = compile_error
-        self.outputs = outputs
         self.error = error
+        self.call_based = call_based
+        self._channel = channel
+        self._spans = spans  # (start, end) of each out record's VALUE in the channel
+
+    def __len__(self) -> int:
+        """The number of outputs (tests that returned)."""
+        return len(self._spans)
+
+    def output(self, i: int, expected: object = None) -> object:
+        """Test i's output. With ``expected`` (the test's expected output, trusted), the value must be
+        within that test's bounds (:func:`record_budget`, :func:`node_budget`). Raises :class:`Malformed`
+        for a value the harness does not write (a stdin program's output that is not one string, nesting
+        beyond :data:`MAX_DEPTH`, bad JSON, unknown tags, integers over :data:`MAX_INT_DIGITS` digits) or
+        one over the bounds; no other exception."""
+        start, end = self._spans[i]
+        if expected is not None and end - start > record_budget(expected, self.call_based):
+            raise Malformed("output over its test's byte budget")
+        value = self._channel[start:end]
+        try:
+            if not self.call_based:
+                return _string(value)
+            return _value(value, None if expected is None else node_budget(expected))
+        except Malformed:
+            raise
+        except (ValueError, TypeError, RecursionError, MemoryError, OverflowError, UnicodeError) as e:
+            raise Malformed(f"{type(e).__name__} decoding an output") from None
+
+    @property
+    def outputs(self) -> list[object]:
+        """Every output, decoded without per-test bounds (raises :class:`Malformed`)."""
+        return [self.output(i) for i in range(len(self))]
 
 
 _NON_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _STEPS = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")  # +1 / -1 as signed bytes
 
 
-def _depth_at_most(line: bytes, limit: int) -> bool:
-    """Whether the arrays and objects of one record line nest at most ``limit`` deep (False also for a
-    line whose strings are malformed), in time linear in the line: strings are cut out at their quotes
-    (every ``"`` is a delimiter once every backslash starts a ``\\u`` escape), then the running count of
-    open brackets is summed by ``itertools.accumulate`` over signed bytes (~15 ns a bracket). Its
-    maximum bounds the depth ``json.loads`` recurses to before it accepts or rejects the line."""
-    if line.count(b"\\") != line.count(b"\\u"):
-        return False
-    pieces = line.split(b'"')
+def _structure(value: bytes) -> bytes | None:
+    """The bytes of a value outside its strings (None when its strings are malformed), in time linear in
+    the value: strings are cut out at their quotes (every ``"`` is a delimiter once every backslash
+    starts a ``\\u`` escape)."""
+    if value.count(b"\\") != value.count(b"\\u"):
+        return None
+    pieces = value.split(b'"')
     if len(pieces) % 2 == 0:
-        return False
-    brackets = b"".join(pieces[::2]).translate(_STEPS, _NON_BRACKETS)
+        return None
+    return b"".join(pieces[::2])
+
+
+def _depth_at_most(structure: bytes, limit: int) -> bool:
+    """Whether the arrays and objects of a value's structure (:func:`_structure`) nest at most ``limit``
+    deep: the running count of open brackets is summed by ``itertools.accumulate`` over signed bytes
+    (~15 ns a bracket). Its maximum bounds the depth ``json.loads`` recurses to before it accepts or
+    rejects the value."""
+    brackets = structure.translate(_STEPS, _NON_BRACKETS)
     if brackets.count(1) <= limit:
         return True
     from array import array
     from itertools import accumulate
 
     return max(accumulate(array("b", brackets))) <= limit
+
+
+def _string(value: bytes) -> str:
+    """A stdin program's output: exactly one protocol string, checked by byte counts before it is decoded
+    (there is no structure to parse: the cost is that of copying the text)."""
+    if len(value) < 2 or value[0] != 0x22 or value[-1] != 0x22 or value.count(b'"') != 2:
+        raise Malformed("output is not one string")
+    if value.count(b"\\") != value.count(b"\\u") or any(c in value for c in b"[]{}"):
+        raise Malformed("a string with characters the harness escapes")
+    text = json.loads(value.decode("ascii"))  # checks the \u escapes' digits, rejects control characters
+    if type(text) is not str:
+        raise Malformed("output is not one string")
+    return text
+
+
+def _value(value: bytes, max_nodes: int | None) -> object:
+    """A call-based program's output: its nodes and depth counted on the bytes outside its strings
+    before ``json.loads`` sees it."""
+    structure = _structure(value)
+    if structure is None:
+        raise Malformed("malformed strings")
+    if max_nodes is not None and structure.count(b"[") + structure.count(b"{") + structure.count(b",") > max_nodes:
+        raise Malformed("output over its test's node budget")
+    if not _depth_at_most(structure, MAX_DEPTH - 1):  # the record's own array is level 1
+        raise Malformed("output nested too deeply")
+    # Integers through _int, so their cost does not depend on sys.set_int_max_str_digits (floats are
+    # linear to convert at any length: json's own parse_float stays).
+    return json.loads(value.decode("ascii"), object_pairs_hook=_object, parse_constant=_constant, parse_int=_int)
 
 
 def _object(pairs: list[tuple[str, object]]) -> object:
@@ -269,31 +362,43 @@ def _constant(name: str) -> float:
     return float(name)  # a fresh NaN each time, as a program's own NaN would be
 
 
-def _record(line: bytes) -> list[object]:
-    if not line.startswith(b"[") or not _depth_at_most(line, MAX_DEPTH):
-        raise Malformed("not a record line")
-    # Integers through _int, so their cost does not depend on sys.set_int_max_str_digits (floats are
-    # linear to convert at any length: json's own parse_float stays).
-    item = json.loads(line.decode("ascii"), object_pairs_hook=_object, parse_constant=_constant, parse_int=_int)
-    if type(item) is not list or not item or type(item[0]) is not str:
-        raise Malformed("not a record")
-    return item
+def expected_nodes(expected: object) -> int:
+    """Structure nodes of an expected output's JSON text: its ``[``, ``{`` and ``,`` (strings included)."""
+    if not isinstance(expected, str):
+        return 0
+    return expected.count("[") + expected.count("{") + expected.count(",")
 
 
-def prime_budget(expected_outputs: list) -> int:
-    """Bytes a prime-mode run with these expected outputs may write (see :data:`PRIME_BUDGET_FACTOR`)."""
-    size = sum(len(encode_string(o)) if isinstance(o, str) else 0 for o in expected_outputs)
-    total = PRIME_BUDGET_FLOOR + PRIME_BUDGET_OVERHEAD * (len(expected_outputs) + 2) + PRIME_BUDGET_FACTOR * size
+def record_budget(expected: object, call_based: bool) -> int:
+    """Bytes an ``out`` value may have for a test with this expected output (see :data:`RECORD_SLACK`)."""
+    size = len(encode_string(expected)) if isinstance(expected, str) else 0
+    return (CALL_RECORD_FACTOR if call_based else STDIN_RECORD_FACTOR) * size + RECORD_SLACK
+
+
+def node_budget(expected: object) -> int:
+    """Structure nodes a call-based ``out`` value may have for this expected output (:data:`NODE_FACTOR`)."""
+    return NODE_FACTOR * expected_nodes(expected) + NODE_SLACK
+
+
+def prime_budget(expected_outputs: list, call_based: bool) -> int:
+    """Bytes a prime-mode run with these expected outputs may write: its records' budgets and framing."""
+    total = len(HEADER) + len(DONE) + RECORD_OVERHEAD * (len(expected_outputs) + 1) \
+        + sum(record_budget(o, call_based) for o in expected_outputs)
     return min(PRIME_BUDGET_CAP, total)
 
 
+_OUT = re.compile(rb'\["out",(0|[1-9][0-9]{0,17}),')
+
+
 def decode_prime(channel: bytes, n_tests: int, budget: int, call_based: bool) -> PrimeReport | None:
-    """The report of one prime-mode run, or None when ``channel`` is not exactly what the harness writes
-    for ``n_tests`` tests (outputs of stdin programs must be strings). Never raises."""
+    """The report of one prime-mode run, or None when ``channel`` is not framed exactly as the harness
+    writes it for ``n_tests`` tests: header, then compile_error or records of tests 0, 1, ... in order,
+    then done. Values are decoded later, one at a time (:meth:`PrimeReport.output`). Never raises; costs
+    a few passes over the bytes at C speed and a Python object per record (at most ``n_tests + 2``)."""
     try:
         return _decode_prime(channel, n_tests, budget, call_based)
     except (ValueError, TypeError, RecursionError, MemoryError, OverflowError, UnicodeError):
-        return None  # ValueError covers Malformed (integers over MAX_INT_DIGITS included) and JSONDecodeError
+        return None
 
 
 def _decode_prime(channel: bytes, n_tests: int, budget: int, call_based: bool) -> PrimeReport | None:
@@ -301,27 +406,30 @@ def _decode_prime(channel: bytes, n_tests: int, budget: int, call_based: bool) -
         return None
     if not channel.startswith(HEADER) or not channel.endswith(DONE) or len(channel) < len(HEADER) + len(DONE):
         return None
-    body = channel[len(HEADER):len(channel) - len(DONE)]
-    if body == COMPILE_ERROR:
-        return PrimeReport(True, [], None)
-    if body and not body.endswith(b"\n"):
-        return None
-    outputs: list[object] = []
+    end = len(channel) - len(DONE)
+    if channel[len(HEADER):end] == COMPILE_ERROR:
+        return PrimeReport(True, b"", [], None, call_based)
+    spans: list[tuple[int, int]] = []
     error = None
-    for index, line in enumerate(body.split(b"\n")[:-1] if body else []):
-        if error is not None or index >= n_tests:
+    pos = len(HEADER)
+    while pos < end:
+        stop = channel.find(b"\n", pos, end)
+        if stop < 0 or error is not None or len(spans) >= n_tests:
             return None
-        item = _record(line)
-        if item[0] == "out" and len(item) == 3 and type(item[1]) is int and item[1] == index:
-            if not call_based and type(item[2]) is not str:
+        index = len(spans)
+        found = _OUT.match(channel, pos, stop)
+        if found is not None:
+            if int(found.group(1)) != index or channel[stop - 1] != 0x5D or found.end() >= stop - 1:  # "]"
                 return None
-            outputs.append(item[2])
-        elif item[0] == "error" and len(item) == 3 and type(item[1]) is int and item[1] == index \
-                and type(item[2]) is bool:
-            error = "timeout" if item[2] else "error"
+            spans.append((found.end(), stop - 1))
+        elif channel[pos:stop + 1] == record_error(index, False):
+            error = "error"
+        elif channel[pos:stop + 1] == record_error(index, True):
+            error = "timeout"
         else:
             return None
-    return PrimeReport(False, outputs, error)
+        pos = stop + 1
+    return PrimeReport(False, channel, spans, error, call_based)
 
 
 def assert_request(code: str, test: str, entry_point: str, nonce: str) -> bytes:
@@ -336,10 +444,15 @@ def assert_request(code: str, test: str, entry_point: str, nonce: str) -> bytes:
 
 
 def assert_budget(nonce: str) -> int:
-    """Bytes an assert-mode run may write: exactly its passing sequence."""
-    return len(HEADER) + len(record_pass(nonce)) + len(DONE)
+    """Bytes an assert-mode run may write: exactly its longest sequence."""
+    return len(HEADER) + max(len(record_pass(nonce)), len(record_fail(nonce))) + len(DONE)
 
 
 def assert_passed(channel: bytes, nonce: str) -> bool:
     """Whether an assert-mode channel is exactly header, pass(nonce), done."""
     return channel == HEADER + record_pass(nonce) + DONE
+
+
+def assert_failed(channel: bytes, nonce: str) -> bool:
+    """Whether an assert-mode channel is exactly header, fail(nonce), done: the test's assertion failed."""
+    return channel == HEADER + record_fail(nonce) + DONE
