@@ -356,7 +356,7 @@ def test_integers_cost_the_same_whatever_the_digit_limit(int_digit_limit: int) -
 def test_valid_records_at_their_bounds_cost_a_small_multiple_of_the_honest_output() -> None:
     """A value as costly as a test's bounds allow (red team F1: nested lists, dicts, long integers) costs
     a small multiple of decoding and comparing the honest output of that test (measured ~2-5x; generous
-    CI bound 10x + 10 ms)."""
+    CI bound 10x + 10 ms), and so does one over the bounds, rejected."""
     expected = json.dumps(list(range(20000)))  # ~110 KB, 20000 nodes
     nodes, size = p.node_budget(expected), p.record_budget(expected, True)
     values = {
@@ -364,6 +364,8 @@ def test_valid_records_at_their_bounds_cost_a_small_multiple_of_the_honest_outpu
         "nested lists": b"[" + b"[[[[]]]]," * (nodes // 5 - 1) + b"0]",
         "dicts": b"[" + b'{"d":[]},' * (nodes // 3 - 1) + b"0]",
         "big integers": b"[" + (b"9" * 4299 + b",") * (size // 4300 - 1) + b"0]",
+        "strings": b"[" + b'"",' * (nodes - 2) + b"0]",
+        "tuples over the budget": b"[" + b'{"t":[]},' * (size // 9 - 1) + b"0]",  # 1 string a node: cut first
     }
     costs = {}
     for name, value in values.items():
@@ -372,8 +374,11 @@ def test_valid_records_at_their_bounds_cost_a_small_multiple_of_the_honest_outpu
             for _ in range(3):
                 report = p.decode_prime(data, 1, 1 << 24, call_based=True)
                 assert report is not None
-                verdict = _call_matches(report.output(0, expected), json.loads(expected))
-        assert verdict is (name == "honest")
+                try:
+                    verdict = _call_matches(report.output(0, expected), json.loads(expected))
+                except p.Malformed:
+                    verdict = None
+        assert verdict is (True if name == "honest" else None if "over" in name else False), name
         costs[name] = spent[0] / 3
     for name, cost in costs.items():
         assert cost <= 10 * costs["honest"] + 0.01, f"{name}: {cost * 1e3:.1f} ms vs {costs['honest'] * 1e3:.1f} ms"

@@ -261,11 +261,13 @@ _NON_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _STEPS = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")  # +1 / -1 as signed bytes
 
 
-def _structure(value: bytes) -> bytes | None:
-    """The bytes of a value outside its strings (None when its strings are malformed), in time linear in
-    the value: strings are cut out at their quotes (every ``"`` is a delimiter once every backslash
-    starts a ``\\u`` escape)."""
+def _structure(value: bytes, max_strings: int | None = None) -> bytes | None:
+    """The bytes of a value outside its strings (None when its strings are malformed, or more than
+    ``max_strings``), in time linear in the value: strings are cut out at their quotes (every ``"`` is a
+    delimiter once every backslash starts a ``\\u`` escape), one ``bytes`` object a string."""
     if value.count(b"\\") != value.count(b"\\u"):
+        return None
+    if max_strings is not None and value.count(b'"') > 2 * max_strings:
         return None
     pieces = value.split(b'"')
     if len(pieces) % 2 == 0:
@@ -302,10 +304,12 @@ def _string(value: bytes) -> str:
 
 def _value(value: bytes, max_nodes: int | None) -> object:
     """A call-based program's output: its nodes and depth counted on the bytes outside its strings
-    before ``json.loads`` sees it."""
-    structure = _structure(value)
+    before ``json.loads`` sees it. Every string of a value the harness writes follows a ``[``, ``{`` or
+    ``,`` (or is the whole value), so it has at most one string more than nodes: checked first, so that
+    cutting the strings out costs no more objects than the node budget allows."""
+    structure = _structure(value, None if max_nodes is None else max_nodes + 1)
     if structure is None:
-        raise Malformed("malformed strings")
+        raise Malformed("malformed strings, or more strings than the node budget allows")
     if max_nodes is not None and structure.count(b"[") + structure.count(b"{") + structure.count(b",") > max_nodes:
         raise Malformed("output over its test's node budget")
     if not _depth_at_most(structure, MAX_DEPTH - 1):  # the record's own array is level 1
