@@ -110,9 +110,9 @@ def test_doctor_says_which_resource_controls_are_in_force(capsys: pytest.Capture
 
 def test_doctor_says_which_memory_accounting_is_in_force(monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    """RLIMIT_AS bounds each process, not the execution (red team F2: memory_mb x max_processes). doctor says what
-    bounds the sum (the trainer's sampling of the tree, or the execution's cgroup) and that the OOM killer picks
-    sandboxed processes before the trainer."""
+    """Without cgroups (the default) memory_mb is RLIMIT_AS, per process: an execution may hold memory_mb x
+    max_processes (red team F2). doctor says so, or that the execution's cgroup bounds the sum, and that the
+    OOM killer picks sandboxed processes before the trainer."""
     from verl_ext import sandbox
 
     monkeypatch.delenv("VERL_EXT_SANDBOX_CGROUPS", raising=False)
@@ -122,7 +122,8 @@ def test_doctor_says_which_memory_accounting_is_in_force(monkeypatch: pytest.Mon
     line = next(ln for ln in out.splitlines() if ln.startswith("  memory accounting  "))
     assert line == f"  memory accounting  {caps['memory']}"
     if caps["cgroups"].startswith("unavailable"):
-        assert caps["memory"].startswith("per execution: the trainer samples the process tree"), caps
+        assert caps["memory"].startswith("per process: RLIMIT_AS"), caps
+        assert "memory_mb x max_processes" in caps["memory"]
     else:
         assert caps["memory"].startswith("per execution (cold starts): cgroup"), caps
     assert "oom_score_adj 1000" in caps["memory"]

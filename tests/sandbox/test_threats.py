@@ -338,7 +338,7 @@ def test_no_capabilities_even_as_namespace_root() -> None:
 @pytest.mark.skipif(sandbox.capabilities()["cgroups"].startswith("unavailable"),
                     reason=f"per-execution cgroups not in use: {sandbox.capabilities()['cgroups']}")
 def test_memory_of_a_process_tree_is_capped_by_its_cgroup() -> None:
-    """Each process stays under RLIMIT_AS; the execution's cgroup (and the trainer's sampling) bound their sum."""
+    """Each process stays under RLIMIT_AS; only the execution's cgroup bounds their sum."""
     code = ("import os, time\nfor _ in range(7):\n    if os.fork() == 0:\n        break\n"
             "x = bytearray(100 * 1024 * 1024)\nfor i in range(0, len(x), 4096):\n    x[i] = 1\n"
             "time.sleep(1)\nprint('alive')")
@@ -431,36 +431,6 @@ print('parent', state())
     for line, who in zip(r.stdout.splitlines(), ("child", "parent"), strict=True):
         # EACCES from Landlock (writes only below /tmp), EROFS from the read-only /proc where there is none.
         assert line.split() in ([who, "1000", "refused", str(e), "1000"] for e in (errno.EACCES, errno.EROFS)), r
-
-
-def test_memory_of_a_process_tree_is_capped_without_cgroups() -> None:
-    """Red team F2: with memory_mb=128, 31 `posix.fork()` children each touching 60 MB held 2 GB of host memory
-    (RLIMIT_AS bounds each process). The parent's watcher samples the tree and kills it: memory_limit, long
-    before the deadline, and no process lives to print."""
-    code = ("import posix, time\nfor _ in range(31):\n    if posix.fork() == 0:\n        break\n"
-            "b = bytearray(60 << 20)\nfor i in range(0, len(b), 4096):\n    b[i] = 1\ntime.sleep(3)\nprint('alive')")
-    r = run(code, timeout_s=6, memory_mb=128)
-    assert r.status == "memory_limit" and "alive" not in r.stdout, r
-    assert r.wall_ms < 3000, r
-
-
-def test_shared_anonymous_memory_counts_towards_the_tree() -> None:
-    """MAP_SHARED anonymous pages are shmem, not anon: counted too."""
-    code = ("import mmap, os, time\nfor _ in range(7):\n    if os.fork() == 0:\n        break\n"
-            "m = mmap.mmap(-1, 60 << 20, flags=mmap.MAP_SHARED)\nfor i in range(0, len(m), 4096):\n    m[i] = 1\n"
-            "time.sleep(3)\nprint('alive')")
-    r = run(code, timeout_s=6, memory_mb=256)
-    assert r.status == "memory_limit" and "alive" not in r.stdout, r
-
-
-def test_pages_shared_by_fork_are_counted_once() -> None:
-    """A tree holding less than memory_mb is not killed, though each forked child maps the parent's 100 MB
-    copy-on-write (the sum of their resident sizes is ~5 x 100 MB) and every process maps the interpreter."""
-    code = ("import os, time\nb = bytearray(100 << 20)\nfor i in range(0, len(b), 4096):\n    b[i] = 1\n"
-            "pids = []\nfor _ in range(4):\n    pid = os.fork()\n    if pid == 0:\n        time.sleep(0.5)\n"
-            "        os._exit(0)\n    pids.append(pid)\nfor p in pids:\n    os.waitpid(p, 0)\nprint('done')")
-    r = run(code, timeout_s=6, memory_mb=200)
-    assert (r.status, r.stdout) == ("ok", "done\n"), r
 
 
 #: A correct solution that needs 1.2 s of CPU (the issue's neighbour).

@@ -1,6 +1,5 @@
 //! The parent's side of an execution: feed stdin and the payload, read capped outputs, watch the
-//! pidfd, and kill PID 1 (hence the whole PID namespace) at the deadline, on an output flood, or when
-//! the process tree holds more memory than `memory_mb` ([`crate::memwatch`]).
+//! pidfd, and kill PID 1 (hence the whole PID namespace) at the deadline or on an output flood.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::time::{Duration, Instant};
@@ -10,7 +9,6 @@ use rustix::io::Errno;
 use rustix::pipe::{pipe_with, PipeFlags};
 use rustix::process::{pidfd_send_signal, Signal};
 
-use crate::memwatch::MemoryWatch;
 use crate::SandboxError;
 
 /// After PID 1 exits, how long to wait for the pipes to reach EOF. Its pidfd turns readable only once
@@ -58,7 +56,6 @@ pub fn watch(
     cfg: &super::SandboxConfig,
     start: Instant,
 ) -> Collected {
-    let memory = pid_of_pidfd(pidfd).map(|pid| MemoryWatch::new(pid, cfg.memory_mb.saturating_mul(1 << 20), start));
     collect(
         pidfd,
         Streams {
@@ -69,7 +66,7 @@ pub fn watch(
             channel: ends.channel,
             report,
         },
-        Caps { output: cfg.output_limit, channel: cfg.channel_limit, memory },
+        Caps { output: cfg.output_limit, channel: cfg.channel_limit },
         // A timeout past what Instant can hold waits "forever" (a year) rather than panicking.
         start.checked_add(cfg.timeout).unwrap_or_else(|| start + Duration::from_secs(365 * 86_400)),
     )
@@ -88,15 +85,12 @@ pub struct Streams<'a> {
 pub struct Caps {
     pub output: usize,
     pub channel: usize,
-    /// The process tree's memory, sampled (none: not watched).
-    pub memory: Option<MemoryWatch>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KillReason {
     Deadline,
     Output,
-    Memory,
 }
 
 #[derive(Debug, Default)]
@@ -200,7 +194,7 @@ impl Reader {
     }
 }
 
-pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, mut caps: Caps, deadline: Instant) -> Collected {
+pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Instant) -> Collected {
     let mut out = Collected::default();
     for fd in [&streams.stdin.0, &streams.payload.0, &streams.stdout, &streams.stderr, &streams.channel]
         .into_iter()
@@ -225,17 +219,6 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, mut caps: Caps, deadline: 
             kill(pidfd);
             out.killed_for = Some(KillReason::Deadline);
         }
-        // Not before a cold start's exec (its report pipe closes then): until then the child is a copy of the
-        // trainer, sharing its pages.
-        let set_up = readers[3].fd.is_none();
-        if let Some(memory) =
-            caps.memory.as_mut().filter(|m| set_up && out.killed_for.is_none() && !out.exited && now >= m.next)
-        {
-            if memory.over_limit(now) {
-                kill(pidfd);
-                out.killed_for = Some(KillReason::Memory);
-            }
-        }
         if out.killed_for.is_some() {
             // Killed: what is buffered now is all we keep; do not wait for the teardown.
             for r in readers.iter_mut().take(3) {
@@ -253,11 +236,7 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, mut caps: Caps, deadline: 
         if stop_at.is_some_and(|t| now >= t) {
             break;
         }
-        let mut until = stop_at.unwrap_or(deadline);
-        if let Some(memory) = caps.memory.as_ref().filter(|_| set_up && !out.exited) {
-            until = until.min(memory.next);
-        }
-        let until = until.max(now);
+        let until = stop_at.unwrap_or(deadline).max(now);
         // Rounded up: waking a little after `until` rather than spinning just before it.
         let timeout = Timespec::try_from(until - now + Duration::from_millis(1)).unwrap_or(Timespec::default());
 
@@ -330,20 +309,16 @@ fn cpu_ms_from_proc(pid: libc::pid_t) -> f64 {
     (ticks(11) + ticks(12)) * 1e3 / hz
 }
 
-/// The pid (in our namespace) of the process behind `pidfd`, from the pidfd's fdinfo; none once reaped.
-pub fn pid_of_pidfd(pidfd: &OwnedFd) -> Option<libc::pid_t> {
+/// CPU time so far of the process behind `pidfd` (its pid is in the pidfd's fdinfo), in ms.
+pub fn cpu_ms_of_pidfd(pidfd: &OwnedFd) -> f64 {
     use std::os::fd::AsRawFd;
 
-    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", pidfd.as_raw_fd())).ok()?;
+    let Ok(info) = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", pidfd.as_raw_fd())) else { return 0.0 };
     info.lines()
         .find_map(|l| l.strip_prefix("Pid:"))
         .and_then(|p| p.trim().parse::<libc::pid_t>().ok())
         .filter(|&p| p > 0)
-}
-
-/// CPU time so far of the process behind `pidfd`, in ms.
-pub fn cpu_ms_of_pidfd(pidfd: &OwnedFd) -> f64 {
-    pid_of_pidfd(pidfd).map_or(0.0, cpu_ms_from_proc)
+        .map_or(0.0, cpu_ms_from_proc)
 }
 
 pub enum Reaped {

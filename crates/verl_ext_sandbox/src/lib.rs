@@ -8,17 +8,17 @@
 //! limits (memfd), sockets outside the local and IP families, and state shared between concurrent
 //! executions (file locks, inotify instances, syncing or evicting shared files) are refused ([`seccomp`]).
 //!
-//! Memory: RLIMIT_AS (`memory_mb`) bounds each process's address space, not the execution: on its own
-//! it let 31 `posix.fork()` children touching 60 MB each hold 2 GB with `memory_mb=128` (the defaults:
-//! 32 x 1 GiB per execution). The sum is bounded by the trainer's watcher (`memwatch`: it samples the
-//! tree's proportional resident pages while waiting on the pidfd and kills the execution with
-//! `memory_limit` above `memory_mb`; slack: what the tree faults between two samples, 25 ms apart for
-//! a small tree), and with the opt-in per-execution cgroup (`VERL_EXT_SANDBOX_CGROUPS=1`, cold starts
-//! only, [`cgroup`]) by the kernel exactly. In both cases every sandboxed process, and everything it forks, has
+//! Memory: `memory_mb` is RLIMIT_AS, a limit on each process's address space, not on the execution.
+//! Without a per-execution cgroup (the default) an execution's processes may together hold up to
+//! `memory_mb` x `max_processes` (measured: 31 `posix.fork()` children touching 60 MB each held 2 GB with
+//! `memory_mb=128`; the defaults allow 32 x 1 GiB per execution, times the executions running at once).
+//! The opt-in per-execution cgroup (`VERL_EXT_SANDBOX_CGROUPS=1`, cold starts only, [`cgroup`]) caps
+//! the sum at `memory_mb`. In both cases every sandboxed process, and everything it forks, has
 //! `oom_score_adj` 1000 (set by the set-up step [`Step::RaiseOomScore`]; the execution's `/proc` is
 //! read-only and Landlock allows writes only below `/tmp`, so the program cannot lower it): under host
 //! memory pressure the kernel's OOM killer picks sandboxed processes before the trainer. `verl-ext
-//! doctor` says which accounting is in force ([`probe::memory_accounting`]).
+//! doctor` says which accounting is in force ([`probe::memory_accounting`]). Size the host for
+//! `memory_mb` x `max_processes` x concurrent executions, or lower `max_processes`, where cgroups are off.
 //!
 //! Residual risk, by design: `/proc/self/mountinfo` inside shows, for each read-only bind, its path
 //! within the host file system (the interpreter's prefix, and the directory of the verl-ext package
@@ -39,7 +39,7 @@
 //! (rlimits and process-limit policy), `plan` (what a child's set-up needs, built before the clone),
 //! `setup` (the child's one ordered list of named [`Step`]s, cold and warm alike), `clone` (`clone3`),
 //! `cold` (cold starts), [`zygote`] + [`warm`] + `protocol` (warm starts), `io` (deadline and capped
-//! pipes), `memwatch` (the tree's memory without cgroups), `verdict`, `limiter` (executions at a time), [`weak`] (the opt-in rlimits-only mode).
+//! pipes), `verdict`, `limiter` (executions at a time), [`weak`] (the opt-in rlimits-only mode).
 
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
@@ -49,7 +49,6 @@ mod ids;
 mod io;
 mod limiter;
 mod limits;
-mod memwatch;
 mod plan;
 mod protocol;
 mod setup;

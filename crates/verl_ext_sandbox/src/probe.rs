@@ -31,13 +31,12 @@ pub fn memory_accounting(support: &crate::cgroup::Support) -> String {
     const OOM: &str = "sandboxed processes have oom_score_adj 1000, so the OOM killer picks them before the trainer";
     match support {
         crate::cgroup::Support::Unavailable(_) => format!(
-            "per execution: the trainer samples the process tree (proportional resident pages) and kills it above \
-             memory_mb (slack: what it faults between samples, 25 ms apart for a small tree), and RLIMIT_AS of \
-             memory_mb per process; {OOM}"
+            "per process: RLIMIT_AS of memory_mb on each process, not their sum (an execution may hold up to \
+             memory_mb x max_processes); {OOM}"
         ),
         _ => format!(
-            "per execution (cold starts): cgroup memory.max of memory_mb on the sum of the tree, the trainer's \
-             sampling of the tree, and RLIMIT_AS of memory_mb per process; {OOM}"
+            "per execution (cold starts): cgroup memory.max of memory_mb on the sum of the tree, and RLIMIT_AS of \
+             memory_mb per process; {OOM}"
         ),
     }
 }
@@ -83,7 +82,7 @@ mod tests {
     #[test]
     fn memory_accounting_names_the_bound_in_force() {
         let off = super::memory_accounting(&Support::Unavailable("off".into()));
-        assert!(off.starts_with("per execution: the trainer samples the process tree"), "{off}");
+        assert!(off.starts_with("per process: RLIMIT_AS") && off.contains("memory_mb x max_processes"), "{off}");
         let on = super::memory_accounting(&Support::V2 { dir: "/sys/fs/cgroup/x".into(), cpu: false });
         assert!(on.starts_with("per execution (cold starts): cgroup"), "{on}");
         assert!(off.contains("oom_score_adj 1000") && on.contains("oom_score_adj 1000"));

@@ -22,10 +22,10 @@ pub enum SandboxError {
 #[derive(Debug, Clone)]
 pub struct SandboxConfig {
     pub timeout: Duration,
-    /// Memory of the execution: RLIMIT_AS of each process, and on the sum of the tree the trainer's
-    /// sampling (`memwatch`, kills with `memory_limit`; slack: what the tree faults between samples) or,
-    /// with `VERL_EXT_SANDBOX_CGROUPS=1` (cold starts), the execution's cgroup too. Every sandboxed process
-    /// has `oom_score_adj` 1000 ([`crate::Step`]).
+    /// Address-space limit (RLIMIT_AS) of each process, not of the execution: without a per-execution
+    /// cgroup (the default) an execution's processes may together hold up to `memory_mb` x `max_processes`.
+    /// With `VERL_EXT_SANDBOX_CGROUPS=1` (cold starts) the execution's cgroup also caps their sum at
+    /// `memory_mb`. Either way every sandboxed process has `oom_score_adj` 1000 ([`crate::Step`]).
     pub memory_mb: u64,
     /// Bytes kept per output stream (stdout, stderr); more kills the execution (`output_limit`).
     pub output_limit: usize,
