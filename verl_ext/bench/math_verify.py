@@ -60,6 +60,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
+def _portable(path: Path) -> str:
+    """The corpus as results name it: relative to the repository when inside it (no machine paths in
+    committed results), else its file name."""
+    try:
+        return str(path.resolve().relative_to(DEFAULT_CORPUS.parents[2]))
+    except ValueError:
+        return path.name
+
+
 def _math_verify_judge() -> Callable[[Pair], bool]:
     from math_verify import parse, verify
 
@@ -161,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
         for i, p in enumerate(pairs) if len({v[i] for _, v, _ in contenders}) > 1
     ]
     write_results(args.json, "math-verify", {
-        "corpus": str(args.corpus), "pairs": len(pairs), "judges": summaries, "speed_ratios": ratios,
+        "corpus": _portable(args.corpus), "pairs": len(pairs), "judges": summaries, "speed_ratios": ratios,
         "disagreements": disagreements,
     })
     return 0
