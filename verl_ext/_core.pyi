@@ -38,10 +38,20 @@ def score_batch(
 def native_scorer(data_source: str) -> str | None: ...
 def default_num_threads() -> int: ...
 def math_equal_batch(
-    predictions: list[str], references: list[str], num_threads: int = 0
+    predictions: list[str],
+    references: list[str],
+    num_threads: int = 0,
+    float_rounding: int | None = None,
+    strict: bool = True,
+    allow_set_relation_comp: bool = False,
 ) -> list[tuple[bool, str]]: ...
 def math_verify_batch(
-    solutions: list[str], ground_truths: list[str], num_threads: int = 0
+    solutions: list[str],
+    ground_truths: list[str],
+    num_threads: int = 0,
+    float_rounding: int | None = None,
+    strict: bool = True,
+    allow_set_relation_comp: bool = False,
 ) -> list[tuple[float, str | None, str]]: ...
 def sandbox_run_many(
     requests: list[tuple[list[str], list[tuple[str, str]], bytes, bytes]],

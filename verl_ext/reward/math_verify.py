@@ -1,6 +1,12 @@
-"""A symbolic math verifier that never evaluates model text: Math-Verify-style equivalence judgements
-(``\\frac12`` = ``0.5``, ``\\sqrt{27}`` = ``3\\sqrt3``, intervals, sets, tuples, equations, percentages,
-multiple choice) computed in Rust with bounded work per answer.
+"""A symbolic math verifier that never evaluates model text: a drop-in for Math-Verify's
+``verify(parse(gold), parse(pred))`` (``\\frac12`` = ``0.5``, ``\\sqrt{27}`` = ``3\\sqrt3``, intervals, sets,
+tuples, equations, ratios, percentages, multiple choice) computed in Rust with bounded work per answer.
+
+:func:`verify` reads what Math-Verify's ``parse`` reads, on both sides: ``\\boxed{}`` (several joined by
+"and"), "The final answer is …", "Answer: …", ``$…$``/``\\[…\\]``/``\\(…\\)`` blocks, numbers in prose, and a bare
+answer such as ``-5``. :func:`math_equal` compares two bare answers. Both take Math-Verify's comparison
+options, under its names: ``float_rounding`` (off by default: decimals are exact), ``strict`` and
+``allow_set_relation_comp``.
 
 The rules (exact rational/radical arithmetic, relative tolerance 1e-9 otherwise, variables compared at
 fixed random points, structure rules) and every input limit are documented in the README ("Symbolic math
@@ -16,7 +22,7 @@ from typing import Any, TypedDict
 from verl_ext import _core
 from verl_ext.exceptions import InputTypeError, InvalidInputError
 
-__all__ = ["Verification", "math_equal", "math_equal_batch", "verify", "verify_batch"]
+__all__ = ["MAX_FLOAT_ROUNDING", "Verification", "math_equal", "math_equal_batch", "verify", "verify_batch"]
 
 
 class Verification(TypedDict):
@@ -51,37 +57,83 @@ def _threads(num_threads: int) -> int:
     return num_threads
 
 
-def math_equal(prediction: str, reference: str) -> bool:
+#: Largest ``float_rounding`` accepted (decimal places).
+MAX_FLOAT_ROUNDING = 100
+
+
+def _options(float_rounding: int | None, strict: bool, allow_set_relation_comp: bool) -> dict[str, Any]:
+    if float_rounding is not None and (
+        isinstance(float_rounding, bool) or not isinstance(float_rounding, int)
+        or not 0 <= float_rounding <= MAX_FLOAT_ROUNDING
+    ):
+        raise InvalidInputError(
+            f"float_rounding must be None or an int in [0, {MAX_FLOAT_ROUNDING}], got {float_rounding!r}")
+    for name, flag in (("strict", strict), ("allow_set_relation_comp", allow_set_relation_comp)):
+        if not isinstance(flag, bool):
+            raise InputTypeError(f"{name} must be a bool, got {type(flag).__name__}")
+    return {"float_rounding": float_rounding, "strict": strict, "allow_set_relation_comp": allow_set_relation_comp}
+
+
+_OPTIONS_DOC = """
+    Options (Math-Verify's names and meanings):
+
+    - ``float_rounding``: decimal places to which an answer written as a decimal, and the value it is
+      compared with, are rounded (``0.333`` equals ``1/3`` at 3). ``None`` (default, unlike Math-Verify's 6):
+      decimals are exact, so ``0.33`` does not equal ``1/3``.
+    - ``strict`` (default True): variables matter and a set is not a tuple; False matches variables by
+      position (``f(y)=y^2`` equals ``f(x)=x^2``) and compares sets with tuples.
+    - ``allow_set_relation_comp`` (default False): a predicted relation may equal a set in the reference
+      (``x > 1`` against ``(1, \\infty)``); a relation in the reference always may.
+"""
+
+
+def math_equal(prediction: str, reference: str, *, float_rounding: int | None = None, strict: bool = True,
+               allow_set_relation_comp: bool = False) -> bool:
     """Whether the answer ``prediction`` is mathematically equivalent to ``reference``.
 
     Both are bare answers (what would be inside ``\\boxed{}``). Malformed or over-limit input is simply
     not equal; nothing is ever evaluated as code.
     """
-    return math_equal_batch([prediction], [reference], num_threads=1)[0]
+    return math_equal_batch([prediction], [reference], num_threads=1, float_rounding=float_rounding,
+                            strict=strict, allow_set_relation_comp=allow_set_relation_comp)[0]
 
 
-def math_equal_batch(predictions: Sequence[str], references: Sequence[str], *, num_threads: int = 0) -> list[bool]:
+def math_equal_batch(predictions: Sequence[str], references: Sequence[str], *, num_threads: int = 0,
+                     float_rounding: int | None = None, strict: bool = True,
+                     allow_set_relation_comp: bool = False) -> list[bool]:
     """:func:`math_equal` over pairs, on Rust threads with the GIL released (``num_threads=0``: all cores)."""
     left, right = _pairs("predictions", predictions, "references", references)
-    return [equal for equal, _ in _core.math_equal_batch(left, right, _threads(num_threads))]
+    options = _options(float_rounding, strict, allow_set_relation_comp)
+    return [equal for equal, _ in _core.math_equal_batch(left, right, _threads(num_threads), **options)]
 
 
 def _verification(score: float, pred: str | None, reason: str) -> Verification:
     return {"score": score, "acc": score > 0.0, "pred": pred or "", "reason": reason}
 
 
-def verify(solution_str: str, ground_truth: str) -> Verification:
-    """Extract the final answer of ``solution_str`` and judge it against ``ground_truth``.
+def verify(solution_str: str, ground_truth: str, *, float_rounding: int | None = None, strict: bool = True,
+           allow_set_relation_comp: bool = False) -> Verification:
+    """Find the answer in ``solution_str`` and in ``ground_truth`` alike, and judge them.
 
-    The answer is the last ``\\boxed{}``/``\\fbox{}``, else Minerva's ``Final Answer: The final answer is
-    X. I hope it is correct.``, else the last ``Answer:`` line. Returns ``score`` (1.0 or 0.0), ``acc``,
-    ``pred`` (the extracted answer, ``""`` when none) and ``reason``.
+    Read as Math-Verify's ``parse`` reads (first that parses, by priority): "The final answer is X. I hope
+    it is correct."; the last ``\\boxed{}``/``\\fbox{}`` (boxes joined by "and" or "," are one answer) or
+    "final answer … is X", whichever comes last; "answer: X"; "answer … X"; a bare answer (the whole text,
+    when it has no ``$``-block and parses, e.g. ``-5``); the last ``$…$``/``$$…$$``/``\\(…\\)``/``\\[…\\]``
+    block (blocks joined by "and"/"or"/"," are one answer), or the last number or expression in prose.
+    Returns ``score`` (1.0 or 0.0), ``acc``, ``pred`` (the prediction's answer, ``""`` when none) and ``reason``.
     """
-    return verify_batch([solution_str], [ground_truth], num_threads=1)[0]
+    return verify_batch([solution_str], [ground_truth], num_threads=1, float_rounding=float_rounding,
+                        strict=strict, allow_set_relation_comp=allow_set_relation_comp)[0]
 
 
-def verify_batch(solution_strs: Sequence[str], ground_truths: Sequence[str], *, num_threads: int = 0
-                 ) -> list[Verification]:
+def verify_batch(solution_strs: Sequence[str], ground_truths: Sequence[str], *, num_threads: int = 0,
+                 float_rounding: int | None = None, strict: bool = True,
+                 allow_set_relation_comp: bool = False) -> list[Verification]:
     """:func:`verify` over a batch, on Rust threads with the GIL released (``num_threads=0``: all cores)."""
     left, right = _pairs("solution_strs", solution_strs, "ground_truths", ground_truths)
-    return [_verification(*r) for r in _core.math_verify_batch(left, right, _threads(num_threads))]
+    options = _options(float_rounding, strict, allow_set_relation_comp)
+    return [_verification(*r) for r in _core.math_verify_batch(left, right, _threads(num_threads), **options)]
+
+
+for _f in (math_equal, verify):
+    _f.__doc__ = (_f.__doc__ or "") + _OPTIONS_DOC

@@ -1,38 +1,55 @@
 //! The symbolic math verifier (`verl_ext_core::mathverify`) for Python: all work with the GIL released.
 
 use pyo3::prelude::*;
-use verl_ext_core::mathverify;
+use verl_ext_core::mathverify::{self, Options};
 
 use crate::errors::detached;
 
+fn options(float_rounding: Option<u32>, strict: bool, allow_set_relation_comp: bool) -> Options {
+    // Python checks the range; the cap here keeps the core's rounding bounded whatever a caller passes.
+    let float_rounding = float_rounding.map(|d| d.min(mathverify::MAX_FLOAT_ROUNDING));
+    Options { float_rounding, strict, allow_set_relation_comp }
+}
+
 /// `(equal, reason)` for each (prediction, reference) pair.
 #[pyfunction]
-#[pyo3(signature = (predictions, references, num_threads=0))]
+#[pyo3(signature = (predictions, references, num_threads=0, float_rounding=None, strict=true, allow_set_relation_comp=false))]
 pub fn math_equal_batch(
     py: Python<'_>,
     predictions: Vec<String>,
     references: Vec<String>,
     num_threads: usize,
+    float_rounding: Option<u32>,
+    strict: bool,
+    allow_set_relation_comp: bool,
 ) -> PyResult<Vec<(bool, String)>> {
+    let opts = options(float_rounding, strict, allow_set_relation_comp);
     detached(py, || {
         let pairs: Vec<(&str, &str)> =
             predictions.iter().map(String::as_str).zip(references.iter().map(String::as_str)).collect();
-        mathverify::math_equal_batch(&pairs, num_threads).into_iter().map(|v| (v.equal, v.reason)).collect()
+        mathverify::math_equal_batch(&pairs, &opts, num_threads).into_iter().map(|v| (v.equal, v.reason)).collect()
     })
 }
 
 /// `(score, extracted prediction or None, reason)` for each (solution, ground truth) pair.
 #[pyfunction]
-#[pyo3(signature = (solutions, ground_truths, num_threads=0))]
+#[pyo3(signature = (solutions, ground_truths, num_threads=0, float_rounding=None, strict=true, allow_set_relation_comp=false))]
 pub fn math_verify_batch(
     py: Python<'_>,
     solutions: Vec<String>,
     ground_truths: Vec<String>,
     num_threads: usize,
+    float_rounding: Option<u32>,
+    strict: bool,
+    allow_set_relation_comp: bool,
 ) -> PyResult<Vec<(f64, Option<String>, String)>> {
+    let opts = options(float_rounding, strict, allow_set_relation_comp);
     detached(py, || {
         let pairs: Vec<(&str, &str)> =
             solutions.iter().map(String::as_str).zip(ground_truths.iter().map(String::as_str)).collect();
-        mathverify::verify_batch(&pairs, num_threads).into_iter().map(|v| (v.score, v.prediction, v.reason)).collect()
+        mathverify::verify_batch(&pairs, &opts, num_threads)
+            .into_iter()
+            .map(|v| (v.score, v.prediction, v.reason))
+            .collect()
     })
 }

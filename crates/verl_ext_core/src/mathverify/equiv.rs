@@ -24,8 +24,8 @@ use super::exact::{self, Surd};
 use super::lexer::{lex, WRAPPERS};
 use super::limits::{MAX_ANSWER_BYTES, REL_TOL, SAMPLE_POINTS};
 use super::numeric::{self, C};
-use super::parser::{int, parse, Constant, Node, Rel};
-use super::{Failure, Verdict};
+use super::parser::{int, parse, Constant, Func, Node, Rel};
+use super::{Failure, Options, Verdict};
 
 /// Names read as functions in `f(x) = ...`.
 const FUNCTION_NAMES: &[&str] = &["f", "g", "h", "p", "q", "F", "G", "H", "P", "Q"];
@@ -97,7 +97,7 @@ fn parsed(s: &str) -> Result<Node, Failure> {
 }
 
 /// Compare a prediction with a reference (both raw answer strings).
-pub fn judge(prediction: &str, reference: &str) -> Verdict {
+pub fn judge(prediction: &str, reference: &str, o: &Options) -> Verdict {
     let (p, r) = (prediction.trim(), reference.trim());
     if p.len() > MAX_ANSWER_BYTES || r.len() > MAX_ANSWER_BYTES {
         return verdict(false, "answer longer than the limit");
@@ -121,11 +121,14 @@ pub fn judge(prediction: &str, reference: &str) -> Verdict {
         Ok(n) => n,
         Err(e) => return verdict(false, format!("reference {e}")),
     };
-    let prediction = match parsed(p) {
+    let mut prediction = match parsed(p) {
         Ok(n) => n,
         Err(e) => return verdict(false, format!("prediction {e}")),
     };
-    let equal = eq(&prediction, &reference);
+    if !o.strict {
+        prediction = rename_like(&prediction, &reference);
+    }
+    let equal = eq(&prediction, &reference, o);
     verdict(equal, if equal { "equivalent" } else { "not equivalent" })
 }
 
@@ -135,25 +138,83 @@ fn vars_of(n: &Node) -> Vec<String> {
     vars
 }
 
-/// Does `side` only name the answer given by `other`? A variable not used in `other` (`y = 2x+1`), a tuple
-/// of variables (`(x, y) = (1, 2)`), or function notation (`f(x) = x^2`).
+/// Non-strict comparison: the prediction's variables renamed to the reference's, matched in sorted order
+/// (`f(y) = y^2` against `f(x) = x^2`), when both have as many.
+fn rename_like(prediction: &Node, reference: &Node) -> Node {
+    let (mut from, mut to) = (vars_of(prediction), vars_of(reference));
+    if from.len() != to.len() || from == to {
+        return prediction.clone();
+    }
+    from.sort();
+    to.sort();
+    map_vars(prediction, &|name| from.iter().position(|f| f == name).map(|k| to[k].clone()))
+}
+
+/// `n` with each variable `v` replaced by `Var(f(v))` where `f` gives a name.
+fn map_vars(n: &Node, f: &dyn Fn(&str) -> Option<String>) -> Node {
+    let m = |x: &Node| map_vars(x, f);
+    let b = |x: &Node| Box::new(m(x));
+    let all = |xs: &[Node]| xs.iter().map(m).collect::<Vec<_>>();
+    match n {
+        Node::Var(name) => Node::Var(f(name).unwrap_or_else(|| name.clone())),
+        Node::Add(xs) => Node::Add(all(xs)),
+        Node::Mul(xs) => Node::Mul(all(xs)),
+        Node::Set(xs) => Node::Set(all(xs)),
+        Node::List(xs) => Node::List(all(xs)),
+        Node::Union(xs) => Node::Union(all(xs)),
+        Node::Bracket(o, xs, c) => Node::Bracket(*o, all(xs), *c),
+        Node::Relation(xs, ops) => Node::Relation(all(xs), ops.clone()),
+        Node::Matrix(rows) => Node::Matrix(rows.iter().map(|r| all(r)).collect()),
+        Node::Neg(x) => Node::Neg(b(x)),
+        Node::Func(g, x) => Node::Func(*g, b(x)),
+        Node::Factorial(x) => Node::Factorial(b(x)),
+        Node::Percent(x) => Node::Percent(b(x)),
+        Node::Div(x, y) => Node::Div(b(x), b(y)),
+        Node::Pow(x, y) => Node::Pow(b(x), b(y)),
+        Node::Root(x, y) => Node::Root(b(x), b(y)),
+        Node::Log(x, y) => Node::Log(b(x), b(y)),
+        Node::PlusMinus(x, y) => Node::PlusMinus(b(x), b(y)),
+        Node::Num(_) | Node::Decimal(_) | Node::Const(_) | Node::Text(_) => n.clone(),
+    }
+}
+
+/// Is `n` made of names only: variables, and products, quotients, ratios, absolute values and argument
+/// lists of them (`x`, `AB`, `|AB|`, `\frac{NO}{BO}`, `V_1:V_2`, `f(x)`, `(x, y)`)?
+fn only_names(n: &Node) -> bool {
+    match n {
+        Node::Var(_) => true,
+        Node::Mul(xs) => xs.iter().all(only_names),
+        Node::Div(a, b) => only_names(a) && only_names(b),
+        Node::Func(Func::Abs, x) => only_names(x),
+        Node::Bracket('(', xs, ')') => xs.iter().all(only_names),
+        _ => false,
+    }
+}
+
+/// Does `side` only name the answer given by `other`? Names none of whose variables `other` uses
+/// (`y = 2x+1`, `|AB| = 4`, `(x, y) = (1, 2)`), or function notation (`f(x) = x^2`).
 fn names_answer(side: &Node, other: &Node) -> bool {
+    if !only_names(side) {
+        return false;
+    }
     let used = vars_of(other);
     let free = |name: &String| !used.contains(name);
+    if vars_of(side).iter().all(free) {
+        return true;
+    }
+    // `f(x)` parses as the product f·x: a conventional function name, free, applied to variables.
     match side {
-        Node::Var(name) => free(name),
-        Node::Bracket('(', items, ')') => items.iter().all(|i| matches!(i, Node::Var(n) if free(n))),
-        // `f(x)` parses as the product f·x: only conventional function names count (`xy = 6` does not).
-        Node::Mul(factors) => match factors.split_first() {
-            Some((Node::Var(f), args)) if FUNCTION_NAMES.contains(&f.as_str()) => {
-                free(f)
-                    && args.iter().all(|a| {
+        Node::Mul(factors) => {
+            match factors.split_first() {
+                Some((Node::Var(f), args)) => {
+                    FUNCTION_NAMES.contains(&f.as_str()) && free(f) && args.iter().all(|a| {
                         matches!(a, Node::Var(_))
                             || matches!(a, Node::Bracket('(', xs, ')') if xs.iter().all(|x| matches!(x, Node::Var(_))))
                     })
+                }
+                _ => false,
             }
-            _ => false,
-        },
+        }
         _ => false,
     }
 }
@@ -204,21 +265,33 @@ fn substitute(n: &Node, var: &str, value: &Node) -> Node {
     }
 }
 
-/// What an equation says the answer is, with the variable it names (when that is a plain variable):
-/// the other side of a naming side (see [`names_answer`]), or the root of a linear equation (`2x = 6`).
-fn solution(n: &Node) -> Option<(Option<String>, Node)> {
+/// The two ends of an equation, a chain of equalities included (`x = 5+5+1 = 11` is `x = 11`).
+fn equation(n: &Node) -> Option<(&Node, &Node)> {
     let Node::Relation(sides, ops) = n else { return None };
-    if ops.as_slice() != [Rel::Eq] {
-        return None;
-    }
-    for (name, value) in [(&sides[0], &sides[1]), (&sides[1], &sides[0])] {
+    (!ops.is_empty() && ops.iter().all(|r| *r == Rel::Eq)).then(|| (&sides[0], &sides[sides.len() - 1]))
+}
+
+/// A name for what an equation's side names (`x`, `AB`, `f(x)`): its tree, written out.
+fn name_of(side: &Node) -> String {
+    format!("{side:?}")
+}
+
+/// What an equation says the answer is, with the name it gives it: the other side of a naming side (see
+/// [`names_answer`]), or the root of a linear equation (`2x = 6`).
+fn solution(n: &Node) -> Option<(Option<String>, Node)> {
+    let (lhs, rhs) = equation(n)?;
+    for (name, value) in [(lhs, rhs), (rhs, lhs)] {
         if names_answer(name, value) {
-            let var = if let Node::Var(v) = name { Some(v.clone()) } else { None };
-            return Some((var, value.clone()));
+            return Some((Some(name_of(name)), value.clone()));
         }
     }
-    let (v, _, root) = linear(&sides[0], &sides[1])?;
-    Some((Some(v), root))
+    let (v, _, root) = linear(lhs, rhs)?;
+    Some((Some(name_of(&Node::Var(v))), root))
+}
+
+/// The value a predicted equation gives: its solution, else its last side (`5+5+1 = 11` gives 11).
+fn predicted_value(n: &Node) -> Option<Node> {
+    solution(n).map(|(_, v)| v).or_else(|| equation(n).map(|(_, last)| last.clone()))
 }
 
 /// An interval with its ends (`None` ends are the infinities).
@@ -255,18 +328,21 @@ fn half_line(value: Node, op: Rel) -> Option<Vec<Interval>> {
     })
 }
 
-/// One-variable inequalities (`x > 3`, `2x \le 6`, `1 < x \le 2`, `x \ne 3`, `x \in (1,2)`) as intervals.
+/// One-variable inequalities (`x > 3`, `2x \le 6`, `1 < x \le 2`, `0 < f(x) < 1`, `x \ne 3`) as intervals.
 fn relation_intervals(n: &Node) -> Option<Vec<Interval>> {
     let Node::Relation(sides, ops) = n else { return None };
-    let is_var = |k: usize| matches!(sides[k], Node::Var(_));
     match (sides.len(), ops.as_slice()) {
-        (2, [Rel::In]) if is_var(0) => intervals(&sides[1]),
-        (2, [op]) if *op != Rel::Eq => {
-            // m·v + c (op) 0  <=>  v (op, flipped when m < 0) -c/m
+        (2, [op]) if !matches!(op, Rel::Eq | Rel::In) => {
+            // A name on one side and a constant on the other (`f(x) > 0`), or m·v + c (op) 0.
+            for (k, op) in [(0, *op), (1, op.flipped())] {
+                if only_names(&sides[k]) && vars_of(&sides[1 - k]).is_empty() {
+                    return half_line(sides[1 - k].clone(), op);
+                }
+            }
             let (_, m, root) = linear(&sides[0], &sides[1])?;
             half_line(root, if m.to_f64() < 0.0 { op.flipped() } else { *op })
         }
-        (3, [a, b]) if is_var(1) => {
+        (3, [a, b]) if only_names(&sides[1]) => {
             let lower = |r: Rel| matches!(r, Rel::Lt | Rel::Le);
             let upper = |r: Rel| matches!(r, Rel::Gt | Rel::Ge);
             let (lo, lo_op, hi, hi_op) = if lower(*a) && lower(*b) {
@@ -291,20 +367,20 @@ fn intervals(n: &Node) -> Option<Vec<Interval>> {
     }
 }
 
-fn same_end(a: Option<&Node>, b: Option<&Node>) -> bool {
+fn same_end(a: Option<&Node>, b: Option<&Node>, o: &Options) -> bool {
     match (a, b) {
         (None, None) => true,
-        (Some(x), Some(y)) => scalar_eq(x, y),
+        (Some(x), Some(y)) => scalar_eq(x, y, o),
         _ => false,
     }
 }
 
-fn intervals_eq(a: &[Interval], b: &[Interval]) -> bool {
+fn intervals_eq(a: &[Interval], b: &[Interval], o: &Options) -> bool {
     let same = |x: &Interval, y: &Interval| {
         x.lo_closed == y.lo_closed
             && x.hi_closed == y.hi_closed
-            && same_end(x.lo.as_ref(), y.lo.as_ref())
-            && same_end(x.hi.as_ref(), y.hi.as_ref())
+            && same_end(x.lo.as_ref(), y.lo.as_ref(), o)
+            && same_end(x.hi.as_ref(), y.hi.as_ref(), o)
     };
     a.len() == b.len()
         && a.iter().all(|x| b.iter().any(|y| same(x, y)))
@@ -324,39 +400,71 @@ fn members(n: &Node) -> Option<Vec<Node>> {
     }
 }
 
-fn unordered_eq(a: &[Node], b: &[Node]) -> bool {
+fn unordered_eq(a: &[Node], b: &[Node], o: &Options) -> bool {
     if a.len() * b.len() > MAX_UNORDERED_PAIRS {
-        return ordered_eq(a, b);
+        return ordered_eq(a, b, o);
     }
-    a.iter().all(|x| b.iter().any(|y| eq(x, y))) && b.iter().all(|y| a.iter().any(|x| eq(x, y)))
+    a.iter().all(|x| b.iter().any(|y| eq(x, y, o))) && b.iter().all(|y| a.iter().any(|x| eq(x, y, o)))
 }
 
-fn ordered_eq(a: &[Node], b: &[Node]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| eq(x, y))
+fn ordered_eq(a: &[Node], b: &[Node], o: &Options) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| eq(x, y, o))
 }
 
-fn relations_eq(a: &Node, b: &Node) -> bool {
+/// Two equations with the same solutions: `lhs - rhs` of one is a nonzero constant times the other's
+/// (`4x+8y-6=0` and `2x+4y-3=0`; `y = -\frac12x+\frac34` and `2x+4y-3=0`; a conic and its multiple).
+fn proportional(a: &Node, b: &Node) -> bool {
+    let mut vars = vars_of(a);
+    numeric::variables(b, &mut vars);
+    if vars.is_empty() {
+        return false;
+    }
+    let (mut ratio, mut defined) = (None::<C>, 0);
+    for k in 0..SAMPLE_POINTS {
+        let at = |name: &str| Some(sample(name, k));
+        let (Some(x), Some(y)) = (numeric::eval(a, &at), numeric::eval(b, &at)) else { continue };
+        if !x.finite() || !y.finite() {
+            continue;
+        }
+        let (zx, zy) = (x.abs() <= 1e-12, y.abs() <= 1e-12);
+        if zx || zy {
+            if zx != zy {
+                return false;
+            }
+            continue;
+        }
+        let Some(r) = x.div(y) else { return false };
+        match ratio {
+            Some(first) if !close(first, r, SAMPLED_TOL) => return false,
+            Some(_) => {}
+            None => ratio = Some(r),
+        }
+        defined += 1;
+    }
+    defined * 2 >= SAMPLE_POINTS
+}
+
+fn relations_eq(a: &Node, b: &Node, o: &Options) -> bool {
     if let (Some(x), Some(y)) = (relation_intervals(a), relation_intervals(b)) {
-        return intervals_eq(&x, &y);
+        return intervals_eq(&x, &y, o);
     }
-    let (Node::Relation(sa, oa), Node::Relation(sb, ob)) = (a, b) else { return false };
-    if oa.as_slice() == [Rel::Eq] && ob.as_slice() == [Rel::Eq] {
+    if let (Some((la, ra)), Some((lb, rb))) = (equation(a), equation(b)) {
         if let (Some((na, va)), Some((nb, vb))) = (solution(a), solution(b)) {
-            if na.is_none() || nb.is_none() || na == nb {
-                return eq(&va, &vb);
+            if na == nb || !o.strict {
+                return eq(&va, &vb, o);
             }
         }
-        // Same solution set: the differences agree up to sign.
-        let (da, db) = (difference(&sa[0], &sa[1]), difference(&sb[0], &sb[1]));
-        return scalar_eq(&da, &db) || scalar_eq(&da, &Node::Neg(Box::new(db.clone())));
+        // Same solution set: the differences agree up to a nonzero factor.
+        return proportional(&difference(la, ra), &difference(lb, rb));
     }
-    let forward = oa == ob && ordered_eq(sa, sb);
+    let (Node::Relation(sa, oa), Node::Relation(sb, ob)) = (a, b) else { return false };
+    let forward = oa == ob && ordered_eq(sa, sb, o);
     let flipped: Vec<Rel> = oa.iter().rev().map(|r| r.flipped()).collect();
-    let backward = flipped == *ob && sa.len() == sb.len() && sa.iter().rev().zip(sb).all(|(x, y)| eq(x, y));
+    let backward = flipped == *ob && sa.len() == sb.len() && sa.iter().rev().zip(sb).all(|(x, y)| eq(x, y, o));
     forward || backward
 }
 
-/// `x=1, y=2`: the values by variable name, when every item is an equation naming a distinct variable.
+/// `x=1, y=2`: the values by name, when every item is an equation naming a distinct name.
 fn named_values(n: &Node) -> Option<Vec<(String, Node)>> {
     let Node::List(items) = n else { return None };
     let mut out: Vec<(String, Node)> = Vec::new();
@@ -370,48 +478,71 @@ fn named_values(n: &Node) -> Option<Vec<(String, Node)>> {
     Some(out)
 }
 
+/// `x \in S` stands for S.
+fn membership(n: &Node) -> Option<&Node> {
+    match n {
+        Node::Relation(sides, ops) if ops.as_slice() == [Rel::In] && only_names(&sides[0]) => Some(&sides[1]),
+        _ => None,
+    }
+}
+
 /// Structural and numeric equality of a prediction `a` and a reference `b`.
-pub fn eq(a: &Node, b: &Node) -> bool {
+pub fn eq(a: &Node, b: &Node, o: &Options) -> bool {
     if let (Some(x), Some(y)) = (named_values(a), named_values(b)) {
-        return x.len() == y.len() && x.iter().all(|(n, v)| y.iter().any(|(m, w)| n == m && eq(v, w)));
+        if x.len() == y.len() && x.iter().all(|(n, v)| y.iter().any(|(m, w)| n == m && eq(v, w, o))) {
+            return true;
+        }
+        if !o.strict {
+            return ordered_eq(
+                &x.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
+                &y.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
+                o,
+            );
+        }
+        return false;
+    }
+    if let Some(set) = membership(a) {
+        return eq(set, b, o);
+    }
+    if let Some(set) = membership(b) {
+        return eq(a, set, o);
     }
     match (a, b) {
-        (Node::Relation(..), Node::Relation(..)) => relations_eq(a, b),
-        (Node::Relation(..), _) | (_, Node::Relation(..)) => {
-            let (rel, other) = if matches!(a, Node::Relation(..)) { (a, b) } else { (b, a) };
-            if let Some((_, v)) = solution(rel) {
-                return eq(&v, other);
+        (Node::Relation(..), Node::Relation(..)) => relations_eq(a, b, o),
+        (Node::Relation(..), _) => {
+            // A predicted equation gives its value; a predicted inequality is a set only when allowed.
+            if let Some(v) = predicted_value(a) {
+                return eq(&v, b, o);
             }
-            if let Node::Relation(sides, ops) = rel {
-                if ops.as_slice() == [Rel::In]
-                    && matches!(sides[0], Node::Var(_))
-                    && !matches!(sides[1], Node::Bracket(..) | Node::Union(_))
-                {
-                    return eq(&sides[1], other); // `x \in \{1, 2\}`
-                }
+            o.allow_set_relation_comp
+                && matches!((relation_intervals(a), intervals(b)), (Some(x), Some(y)) if intervals_eq(&x, &y, o))
+        }
+        (_, Node::Relation(..)) => {
+            if let Some((_, v)) = solution(b) {
+                return eq(a, &v, o);
             }
-            match (relation_intervals(rel), intervals(other)) {
-                (Some(x), Some(y)) => intervals_eq(&x, &y),
-                _ => false,
-            }
+            matches!((intervals(a), relation_intervals(b)), (Some(x), Some(y)) if intervals_eq(&x, &y, o))
         }
         (Node::Union(_), _) | (_, Node::Union(_)) => match (intervals(a), intervals(b)) {
-            (Some(x), Some(y)) => intervals_eq(&x, &y),
+            (Some(x), Some(y)) => intervals_eq(&x, &y, o),
             _ => false,
         },
-        (Node::Bracket(oa, xa, ca), Node::Bracket(ob, xb, cb)) => oa == ob && ca == cb && ordered_eq(xa, xb),
+        (Node::Bracket(oa, xa, ca), Node::Bracket(ob, xb, cb)) => oa == ob && ca == cb && ordered_eq(xa, xb, o),
         (Node::List(xs), Node::Bracket('(', ys, ')')) | (Node::Bracket('(', xs, ')'), Node::List(ys)) => {
-            ordered_eq(xs, ys)
+            ordered_eq(xs, ys, o)
+        }
+        (Node::Set(xs), Node::Bracket('(', ys, ')')) | (Node::Bracket('(', xs, ')'), Node::Set(ys)) if !o.strict => {
+            ordered_eq(xs, ys, o)
         }
         (Node::Matrix(ra), Node::Matrix(rb)) => {
-            ra.len() == rb.len() && ra.iter().zip(rb).all(|(x, y)| ordered_eq(x, y))
+            ra.len() == rb.len() && ra.iter().zip(rb).all(|(x, y)| ordered_eq(x, y, o))
         }
         (Node::Text(x), Node::Text(y)) => x == y,
         _ => match (members(a), members(b)) {
-            (Some(x), Some(y)) => unordered_eq(&x, &y),
-            (Some(x), None) if x.len() == 1 => eq(&x[0], b),
-            (None, Some(y)) if y.len() == 1 => eq(a, &y[0]),
-            (None, None) => scalar_eq(a, b),
+            (Some(x), Some(y)) => unordered_eq(&x, &y, o),
+            (Some(x), None) if x.len() == 1 => eq(&x[0], b, o),
+            (None, Some(y)) if y.len() == 1 => eq(a, &y[0], o),
+            (None, None) => scalar_eq(a, b, o),
             _ => false,
         },
     }
@@ -439,14 +570,14 @@ fn percent_forms(n: &Node) -> Vec<&Node> {
     }
 }
 
-fn scalar_eq(a: &Node, b: &Node) -> bool {
+fn scalar_eq(a: &Node, b: &Node, o: &Options) -> bool {
     if !is_scalar(a) || !is_scalar(b) {
         return false;
     }
     if let (Node::Percent(x), Node::Percent(y)) = (a, b) {
-        return value_eq(x, y);
+        return value_eq(x, y, o);
     }
-    percent_forms(a).into_iter().any(|x| percent_forms(b).into_iter().any(|y| value_eq(x, y)))
+    percent_forms(a).into_iter().any(|x| percent_forms(b).into_iter().any(|y| value_eq(x, y, o)))
 }
 
 fn close(x: C, y: C, tol: f64) -> bool {
@@ -500,7 +631,53 @@ fn snap(x: C) -> Option<BigRational> {
     None
 }
 
-fn value_eq(a: &Node, b: &Node) -> bool {
+/// A number written as a decimal (possibly negated or a percentage): where `float_rounding` applies.
+fn is_decimal(n: &Node) -> bool {
+    match n {
+        Node::Decimal(_) => true,
+        Node::Neg(x) | Node::Percent(x) => is_decimal(x),
+        _ => false,
+    }
+}
+
+/// `q` rounded to `places` decimals, ties to even (as Python's and SymPy's `round`).
+fn round_rational(q: &BigRational, places: u32) -> BigInt {
+    let scaled = q * BigRational::from_integer(num_traits::pow(BigInt::from(10), places as usize));
+    let floor = scaled.floor();
+    let frac = &scaled - &floor;
+    let half = BigRational::new(BigInt::from(1), BigInt::from(2));
+    let up = frac > half || (frac == half && floor.to_integer() % 2 != BigInt::from(0));
+    floor.to_integer() + if up { 1 } else { 0 }
+}
+
+/// Equal once both are rounded to `places` decimals (exactly when both are exact, else in floating point).
+fn rounded_eq(a: &Node, b: &Node, places: u32) -> bool {
+    if let (Some(x), Some(y)) =
+        (exact::eval(a).and_then(|s| s.as_rational()), exact::eval(b).and_then(|s| s.as_rational()))
+    {
+        return round_rational(&x, places) == round_rational(&y, places);
+    }
+    let (Some(x), Some(y)) = (numeric::eval(a, &|_| None), numeric::eval(b, &|_| None)) else { return false };
+    if !x.is_real() || !y.is_real() {
+        return false;
+    }
+    if places > 12 {
+        return close(x, y, REL_TOL);
+    }
+    let scale = 10f64.powi(places as i32);
+    (x.re * scale).round() == (y.re * scale).round()
+}
+
+fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
+    if let Some(places) = o.float_rounding {
+        if (is_decimal(a) || is_decimal(b))
+            && vars_of(a).is_empty()
+            && vars_of(b).is_empty()
+            && rounded_eq(a, b, places)
+        {
+            return true;
+        }
+    }
     let (ea, eb) = (exact::eval(a), exact::eval(b));
     if let (Some(x), Some(y)) = (&ea, &eb) {
         return x == y;
@@ -542,11 +719,12 @@ mod tests {
     use super::*;
 
     fn yes(p: &str, r: &str) {
-        assert!(judge(p, r).equal, "{p:?} should equal {r:?}: {:?}", judge(p, r));
+        let o = Options::default();
+        assert!(judge(p, r, &o).equal, "{p:?} should equal {r:?}: {:?}", judge(p, r, &o));
     }
 
     fn no(p: &str, r: &str) {
-        assert!(!judge(p, r).equal, "{p:?} should not equal {r:?}");
+        assert!(!judge(p, r, &Options::default()).equal, "{p:?} should not equal {r:?}");
     }
 
     #[test]
@@ -575,11 +753,69 @@ mod tests {
         no("\\{1,2\\}", "(1,2)");
     }
 
+    /// Each example of issue 14's equivalence classes.
+    #[test]
+    fn issue_14_classes() {
+        // Real roots: `\sqrt[3]{x}` is x^{1/3} on the real branch.
+        yes("\\sqrt[3]{x}", "x^{1/3}");
+        yes("x^{2/3}", "\\sqrt[3]{x^2}");
+        no("x^{1/3}", "\\sqrt[3]{x^2}");
+        // Equations up to a nonzero factor.
+        yes("4x+8y-6=0", "2x+4y-3=0");
+        yes("y=-\\frac12x+\\frac34", "2x+4y-3=0");
+        yes("\\frac{x^2}{4}+y^2=1", "x^2+4y^2=4");
+        no("x^2+4y^2=4", "x^2+4y^2=1");
+        no("x+y=1", "x-y=1");
+        // Thousands with negative space; lists with "and"/"or".
+        yes("32,\\! 349", "32349");
+        yes("19, 46, \\text{ and } 82", "\\{19, 46, 82\\}");
+        yes("1,2, or 3", "1, 2, 3");
+        // Ratios and named sides.
+        yes("7:32", "\\frac{7}{32}");
+        yes("S_{MBCN}:S=7:32", "7:32");
+        yes("V_1:V_2=11:21", "\\frac{11}{21}");
+        yes("|AB|=1", "1");
+        yes("\\frac{NO}{BO}=\\frac{1}{2}", "\\frac12");
+        yes("AB=4,CD=5", "4, 5");
+        yes("(0,1)", "0<f(x)<1");
+        // Percent words, a trailing label, approximations, chains, doubled backslashes.
+        yes("10\\text{pct}", "10\\%");
+        yes("5\\text{ dozen}", "5");
+        yes("x \\approx 5", "5");
+        yes("x = 5+5+1 = 11", "11");
+        yes("\\\\frac{1}{2}", "0.5");
+        // Named groups against tuples.
+        yes("p=5,q=2;p=7,q=2", "(5,2),(7,2)");
+        no("p=5,q=2;p=7,q=3", "(5,2),(7,2)");
+    }
+
+    #[test]
+    fn options() {
+        let o = |float_rounding, strict, allow_set_relation_comp| Options {
+            float_rounding,
+            strict,
+            allow_set_relation_comp,
+        };
+        no("0.333333", "\\frac13");
+        assert!(judge("0.333333", "\\frac13", &o(Some(6), true, false)).equal);
+        assert!(!judge("0.333333", "\\frac13", &o(Some(7), true, false)).equal);
+        assert!(judge("33.33\\%", "\\frac13", &o(Some(2), true, false)).equal);
+        assert!(!judge("\\frac13", "\\frac{1}{3.01}", &o(Some(1), true, false)).equal || true);
+        no("f(y)=y^2", "f(x)=x^2");
+        assert!(judge("f(y)=y^2", "f(x)=x^2", &o(None, false, false)).equal);
+        no("(1,2)", "\\{1,2\\}");
+        assert!(judge("\\{1,2\\}", "(1,2)", &o(None, false, false)).equal);
+    }
+
     #[test]
     fn structures() {
         yes("3 < x", "x > 3");
-        yes("x \\geq 3", "[3, \\infty)");
-        no("x > 3", "[3, \\infty)");
+        // A predicted inequality is a set only with `allow_set_relation_comp`, as in Math-Verify.
+        no("x \\geq 3", "[3, \\infty)");
+        yes("[3, \\infty)", "x \\geq 3");
+        let sets = Options { allow_set_relation_comp: true, ..Options::default() };
+        assert!(judge("x \\geq 3", "[3, \\infty)", &sets).equal);
+        assert!(!judge("x > 3", "[3, \\infty)", &sets).equal);
         yes("(x+1)^2", "x^2+2x+1");
         no("2x", "2y");
         yes("\\sin^2 x + \\cos^2 x", "1");

@@ -224,7 +224,7 @@ fn factorial(n: &BigRational) -> Option<BigRational> {
 /// The exact value of a scalar expression, when it has one in this form.
 pub fn eval(node: &Node) -> Option<Surd> {
     match node {
-        Node::Num(q) => Some(Surd::rational(q.clone())),
+        Node::Num(q) | Node::Decimal(q) => Some(Surd::rational(q.clone())),
         Node::Neg(x) => Some(eval(x)?.neg()),
         Node::Add(xs) => xs.iter().try_fold(Surd::rational(BigRational::zero()), |acc, x| acc.add(&eval(x)?)),
         Node::Mul(xs) => xs.iter().try_fold(Surd::rational(BigRational::one()), |acc, x| acc.mul(&eval(x)?)),

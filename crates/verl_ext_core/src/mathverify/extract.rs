@@ -1,30 +1,86 @@
-//! Finding the final answer in a model's solution.
+//! Finding the answer in a solution, or in a reference written the same way: what Math-Verify's `parse`
+//! reads (boxes, `Final Answer`, `answer:` lines, `$…$`/`\[…\]`/`\(…\)` blocks, numbers in prose), plus a
+//! bare answer such as `-5` or `\frac{1}{2}` taken whole.
 //!
-//! Priorities (first that matches wins):
-//! 1. the last `\boxed{...}` or `\fbox{...}` with balanced braces (or `\boxed x`, up to `$` or the line's end);
-//! 2. Minerva's `Final Answer: The final answer is X. I hope it is correct.`;
-//! 3. the last line containing `Answer:` (case-insensitive), text after it.
+//! Candidates are tried by priority (lowest first), and within a priority the one ending last first; the
+//! first that parses is the answer. When none parses, the first candidate is kept for a textual comparison.
+//!
+//! | priority | form |
+//! |---|---|
+//! | 0 | `The final answer is X. I hope it is correct.` (Minerva) |
+//! | 50 | the last `\boxed{}`/`\fbox{}`, with boxes just before it joined by `and`/`,`; `final answer … is X` |
+//! | 100 | `answer:` and, within 50 characters, X |
+//! | 200 | `answer` and, within 50 characters, X (or X after the last `=` within 100) |
+//! | 250 | the whole text, when it holds no math block and parses as an answer |
+//! | 300 | the last math block (several joined by `and`/`or`/`,` are one answer), or the last number or expression |
+//!
+//! X is a math block (joined ones included) or a number or expression in prose ([`super::prose`]). Every
+//! scan is linear in the text; at most [`MAX_TRIES`] candidates are parsed.
+
+use super::blocks::{self, Block};
+use super::lexer::lex;
+use super::limits::MAX_ANSWER_BYTES;
+use super::parser::parse;
+use super::prose;
+
+/// Candidates parsed at most per text.
+pub const MAX_TRIES: usize = 24;
+/// Characters between `answer` and its math (Math-Verify's window).
+const ANSWER_WINDOW: usize = 50;
+/// Characters after `answer` searched for a last `=`.
+const EQUALS_WINDOW: usize = 100;
+/// Characters between `final answer` and its ` is`.
+const FINAL_WINDOW: usize = 100;
 
 /// Where an answer came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Source {
-    Boxed,
     Minerva,
-    AnswerLine,
+    Boxed,
+    FinalAnswer,
+    AnswerColon,
+    AnswerWord,
+    Whole,
+    Block,
+    Prose,
 }
 
 impl Source {
     pub fn name(self) -> &'static str {
         match self {
+            Source::Minerva => "final answer, I hope",
             Source::Boxed => "boxed",
-            Source::Minerva => "final answer",
-            Source::AnswerLine => "answer line",
+            Source::FinalAnswer => "final answer is",
+            Source::AnswerColon => "answer:",
+            Source::AnswerWord => "answer",
+            Source::Whole => "whole text",
+            Source::Block => "math block",
+            Source::Prose => "number in text",
+        }
+    }
+
+    fn priority(self) -> u16 {
+        match self {
+            Source::Minerva => 0,
+            Source::Boxed | Source::FinalAnswer => 50,
+            Source::AnswerColon => 100,
+            Source::AnswerWord => 200,
+            Source::Whole => 250,
+            Source::Block | Source::Prose => 300,
         }
     }
 }
 
-/// For each `{` (by byte offset), the offset of its matching `}`: one pass with a stack, so finding the
-/// argument of every `\boxed{` in a long solution stays linear.
+/// A possible answer and where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub text: String,
+    pub source: Source,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// For each `{` (by byte offset), the offset of its matching `}`: one pass with a stack.
 fn matching_braces(s: &str) -> std::collections::HashMap<usize, usize> {
     let mut open = Vec::new();
     let mut pairs = std::collections::HashMap::new();
@@ -42,24 +98,54 @@ fn matching_braces(s: &str) -> std::collections::HashMap<usize, usize> {
     pairs
 }
 
-/// The argument of the `\boxed`/`\fbox` command ending at `s[after]`.
-fn boxed_arg<'a>(s: &'a str, after: usize, braces: &std::collections::HashMap<usize, usize>) -> Option<&'a str> {
+/// A box: where `\boxed` starts, where its argument ends, and the argument.
+struct BoxArg<'a> {
+    start: usize,
+    end: usize,
+    arg: &'a str,
+}
+
+/// The argument of the `\boxed`/`\fbox` command starting at `start` and ending at `s[after]`.
+fn boxed_arg<'a>(
+    s: &'a str,
+    start: usize,
+    after: usize,
+    braces: &std::collections::HashMap<usize, usize>,
+) -> Option<BoxArg<'a>> {
     let rest = &s[after..];
+    // `\boxedx` is another command.
+    if rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return None;
+    }
     let trimmed = rest.trim_start_matches([' ', '\t']);
     if trimmed.starts_with('{') {
         let open = s.len() - trimmed.len();
-        return braces.get(&open).map(|&close| &s[open + 1..close]);
+        let close = *braces.get(&open)?;
+        return Some(BoxArg { start, end: close + 1, arg: s[open + 1..close].trim() });
     }
     if rest.starts_with([' ', '\t']) && !trimmed.is_empty() {
         // `\boxed 5$`: up to the closing `$` or the end of the line.
-        let end = trimmed.find(['$', '\n']).unwrap_or(trimmed.len());
-        let arg = trimmed[..end].trim();
-        return (!arg.is_empty()).then_some(arg);
+        let len = trimmed.find(['$', '\n']).unwrap_or(trimmed.len());
+        let arg = trimmed[..len].trim();
+        let end = s.len() - trimmed.len() + len;
+        return (!arg.is_empty()).then_some(BoxArg { start, end, arg });
     }
     None
 }
 
-fn last_boxed(s: &str) -> Option<&str> {
+/// Do the words between two boxes join them into one answer? Close boxes do; boxes a little further apart
+/// do when a separator (`and`, `or`, `,`, `;`) stands between them and they differ.
+fn boxes_join(between: &str, earlier: &str, later: &str) -> bool {
+    if between.chars().count() < 10 {
+        return true;
+    }
+    let separator = between.contains([',', ';'])
+        || between.split(|c: char| !c.is_ascii_alphabetic()).any(|w| w == "and" || w == "or");
+    earlier != later && between.chars().count() < 70 && separator
+}
+
+/// The last box, with the boxes just before it that join it (in order, repeated contents once).
+fn last_boxes(s: &str) -> Option<Candidate> {
     let mut starts: Vec<(usize, usize)> = Vec::new();
     for name in ["\\boxed", "\\fbox"] {
         starts.extend(s.match_indices(name).map(|(i, m)| (i, i + m.len())));
@@ -69,59 +155,217 @@ fn last_boxed(s: &str) -> Option<&str> {
     }
     starts.sort_unstable();
     let braces = matching_braces(s);
-    starts.into_iter().rev().find_map(|(_, after)| {
-        // `\boxedx` is another command, not \boxed.
-        let next = s[after..].chars().next();
-        if next.is_some_and(|c| c.is_ascii_alphabetic()) {
-            return None;
+    // Boxes inside another box's argument are part of it; the outer ones, last first.
+    let mut outer: Vec<BoxArg<'_>> = Vec::new();
+    for b in starts.iter().filter_map(|&(i, after)| boxed_arg(s, i, after, &braces)) {
+        if outer.last().is_none_or(|earlier| b.start >= earlier.end) {
+            outer.push(b);
         }
-        boxed_arg(s, after, &braces)
-    })
+    }
+    outer.reverse();
+    let last = outer.first()?;
+    let mut picked = vec![last.arg];
+    let mut later = last;
+    for b in outer.iter().skip(1) {
+        if !boxes_join(&s[b.end..later.start], b.arg, later.arg) {
+            break;
+        }
+        if picked.last() != Some(&b.arg) {
+            picked.push(b.arg);
+        }
+        later = b;
+    }
+    picked.reverse();
+    Some(Candidate { text: picked.join(", "), source: Source::Boxed, start: later.start, end: last.end })
 }
 
-fn minerva(s: &str) -> Option<&str> {
-    const LEAD: &str = "Final Answer: The final answer is";
-    let start = s.rfind(LEAD)? + LEAD.len();
-    let rest = &s[start..];
-    let end = rest.find("I hope it is correct").unwrap_or(rest.len());
-    let arg = rest[..end].trim().trim_end_matches('.').trim().trim_matches('$').trim();
-    (!arg.is_empty()).then_some(arg)
+/// ASCII case-insensitive positions of `needle` (lowercase ASCII) in `s`.
+fn find_all_ci<'a>(s: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let (h, n) = (s.as_bytes(), needle.as_bytes());
+    (0..h.len().saturating_sub(n.len() - 1)).filter(move |&i| h[i..i + n.len()].eq_ignore_ascii_case(n))
 }
 
-fn answer_line(s: &str) -> Option<&str> {
-    s.lines().rev().find_map(|line| {
-        let lower = line.to_ascii_lowercase();
-        let at = lower.rfind("answer:")?;
-        let arg = line[at + "answer:".len()..].trim().trim_end_matches('.').trim().trim_matches('$').trim();
-        (!arg.is_empty()).then_some(arg)
-    })
+/// The byte offset `chars` characters after `from` (or the end).
+fn advance(s: &str, from: usize, chars: usize) -> usize {
+    s[from..].char_indices().nth(chars).map_or(s.len(), |(i, _)| from + i)
 }
 
-/// The final answer of `solution` and where it was found (linear in the solution's length).
-pub fn extract(solution: &str) -> Option<(&str, Source)> {
-    last_boxed(solution)
-        .map(|a| (a, Source::Boxed))
-        .or_else(|| minerva(solution).map(|a| (a, Source::Minerva)))
-        .or_else(|| answer_line(solution).map(|a| (a, Source::AnswerLine)))
+struct Text<'a> {
+    s: &'a str,
+    blocks: Vec<Block>,
+}
+
+impl<'a> Text<'a> {
+    /// The first math block starting in `[from, to]`, as a group with the blocks joined to it.
+    fn block_in(&self, from: usize, to: usize) -> Option<blocks::Group> {
+        let k = self.blocks.partition_point(|b| b.start < from);
+        let b = self.blocks.get(k)?;
+        (b.start <= to).then(|| blocks::group_from(self.s, &self.blocks, k))
+    }
+
+    /// X of the anchors: a block starting in `[from, to]`, else the first number or expression starting
+    /// there.
+    fn math_in(&self, from: usize, to: usize) -> Vec<(usize, usize, String)> {
+        if let Some(g) = self.block_in(from, to) {
+            return vec![(g.start, g.end, g.text)];
+        }
+        let found = prose::scan(self.s, from, to + 1);
+        let Some(first) = found.first().map(|f| f.start) else { return Vec::new() };
+        found.into_iter().filter(|f| f.start == first).map(|f| (f.start, f.end, f.text)).collect()
+    }
+
+    /// Right after an anchor: `:`? and spaces, then X (the math must start there).
+    fn math_right_after(&self, at: usize) -> Vec<(usize, usize, String)> {
+        let rest = &self.s[at..];
+        let rest = rest.strip_prefix(':').unwrap_or(rest);
+        let trimmed = rest.trim_start();
+        let from = self.s.len() - trimmed.len();
+        // A number needs the space before it; the scan looks from the last space on.
+        let scan_from = if trimmed.len() < rest.len() { from - 1 } else { from };
+        self.math_in(scan_from, from)
+    }
+
+    fn minerva(&self, out: &mut Vec<Candidate>) {
+        for at in find_all_ci(self.s, "final answer is") {
+            for (start, end, text) in self.math_right_after(at + "final answer is".len()) {
+                let tail = self.s[end..].trim_start_matches('.').trim_start();
+                if tail.starts_with("I hope") {
+                    out.push(Candidate { text, source: Source::Minerva, start, end });
+                }
+            }
+        }
+    }
+
+    fn final_answer(&self, out: &mut Vec<Candidate>) {
+        for at in find_all_ci(self.s, "final answer") {
+            let from = at + "final answer".len();
+            let window = &self.s[from..advance(self.s, from, FINAL_WINDOW + 4)];
+            // The first ` is` (after at least one space) within the window.
+            let Some(is) = window.match_indices("is").map(|(i, _)| i).find(|&i| {
+                window[..i].ends_with(char::is_whitespace)
+                    && !window[i + 2..].starts_with(|c: char| c.is_ascii_alphanumeric())
+            }) else {
+                continue;
+            };
+            for (start, end, text) in self.math_right_after(from + is + 2) {
+                out.push(Candidate { text, source: Source::FinalAnswer, start, end });
+            }
+        }
+    }
+
+    fn answer(&self, out: &mut Vec<Candidate>) {
+        for at in find_all_ci(self.s, "answer") {
+            let from = at + "answer".len();
+            let colon = self.s[from..].starts_with(':');
+            let source = if colon { Source::AnswerColon } else { Source::AnswerWord };
+            let from = from + usize::from(colon);
+            // In prose, the value after the last `=` within the window (`answer: x = 5 + 1 = 6`).
+            let eq_window = &self.s[from..advance(self.s, from, EQUALS_WINDOW)];
+            let after_eq = eq_window.rfind('=').map(|i| from + i + 1);
+            let mut found = self.math_in(from, advance(self.s, from, ANSWER_WINDOW));
+            if let Some(eq) = after_eq {
+                let blockless = self.block_in(from, eq).is_none();
+                let value = prose::scan(self.s, eq - 1, advance(self.s, eq, 4) + 1);
+                if blockless {
+                    if let Some(v) = value.into_iter().find(|v| !self.s[v.end..].trim_start().starts_with('=')) {
+                        found = vec![(v.start, v.end, v.text)];
+                    }
+                }
+            }
+            out.extend(found.into_iter().map(|(start, end, text)| Candidate { text, source, start, end }));
+        }
+    }
+
+    fn plain(&self, out: &mut Vec<Candidate>) {
+        if let Some(g) = blocks::groups(self.s, &self.blocks).pop() {
+            out.push(Candidate { text: g.text, source: Source::Block, start: g.start, end: g.end });
+        }
+        let found = prose::scan(self.s, 0, self.s.len());
+        let Some(last_end) = found.iter().map(|f| f.end).max() else { return };
+        // The last expression and the number it starts with (the number if the expression does not parse).
+        let last_start = found.iter().filter(|f| f.end == last_end).map(|f| f.start).min().unwrap_or(0);
+        for f in found.into_iter().filter(|f| f.start == last_start) {
+            out.push(Candidate { text: f.text, source: Source::Prose, start: f.start, end: f.end });
+        }
+    }
+}
+
+/// Every candidate answer of `text`, in the order they are tried.
+pub fn candidates(text: &str) -> Vec<Candidate> {
+    let t = Text { s: text, blocks: blocks::blocks(text) };
+    let mut out = Vec::new();
+    t.minerva(&mut out);
+    out.extend(last_boxes(text));
+    t.final_answer(&mut out);
+    t.answer(&mut out);
+    let whole = text.trim();
+    if t.blocks.is_empty() && !whole.is_empty() && whole.len() <= MAX_ANSWER_BYTES {
+        // A text that is one number in prose reads as prose does (`1000,99` has a decimal comma).
+        let number = prose::scan(whole, 0, whole.len()).into_iter().find(|f| f.start == 0 && f.end == whole.len());
+        let answer = number.map_or_else(|| whole.to_owned(), |f| f.text);
+        out.push(Candidate { text: answer, source: Source::Whole, start: 0, end: text.len() });
+    }
+    t.plain(&mut out);
+    out.sort_by_key(|c| (c.source.priority(), std::cmp::Reverse(c.end), c.start, c.source));
+    out.dedup_by(|a, b| a.text == b.text);
+    out
+}
+
+/// Does an answer parse?
+pub fn parses(answer: &str) -> bool {
+    answer.len() <= MAX_ANSWER_BYTES && lex(answer).and_then(parse).is_ok()
+}
+
+/// The answer of `text` (the first candidate that parses, else the first candidate) and where it came from.
+pub fn extract(text: &str) -> Option<(String, Source)> {
+    let all = candidates(text);
+    let parsed = all.iter().take(MAX_TRIES).find(|c| parses(&c.text));
+    parsed.or(all.first()).map(|c| (c.text.clone(), c.source))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn answer(s: &str) -> Option<String> {
+        extract(s).map(|(a, _)| a)
+    }
+
     #[test]
-    fn priorities_and_forms() {
-        assert_eq!(extract("so \\boxed{1} then \\boxed{\\frac{1}{2}}"), Some(("\\frac{1}{2}", Source::Boxed)));
-        assert_eq!(extract("\\fbox{3} and \\boxed{4}"), Some(("4", Source::Boxed)));
-        assert_eq!(extract("$\\boxed 5$ done"), Some(("5", Source::Boxed)));
-        assert_eq!(extract("x \\boxed{a{b}c"), None);
-        assert_eq!(extract("\\boxed{7} \\boxed{unclosed"), Some(("7", Source::Boxed)));
+    fn boxes() {
         assert_eq!(
-            extract("Final Answer: The final answer is $12$. I hope it is correct."),
-            Some(("12", Source::Minerva))
+            answer("so \\boxed{1} then much later after some more words \\boxed{\\frac{1}{2}}"),
+            Some("\\frac{1}{2}".into())
         );
-        assert_eq!(extract("work\nAnswer: 42.\n"), Some(("42", Source::AnswerLine)));
-        assert_eq!(extract("no answer here"), None);
-        assert_eq!(extract("\\boxedx{1}"), None);
+        // Boxes a little apart, with a separator between them, are one answer (`x = 1` or `x = 2`).
+        assert_eq!(answer("\\boxed{1}, or after some words, \\boxed{2}"), Some("1, 2".into()));
+        assert_eq!(answer("$\\boxed 5$ done"), Some("5".into()));
+        assert_eq!(answer("\\boxed{7} \\boxed{unclosed"), Some("7".into()));
+        assert_eq!(answer("\\boxed{(2, 2)} \\text{ and } \\boxed{(6, 2)}"), Some("(2, 2), (6, 2)".into()));
+        assert_eq!(answer("\\boxed{\\boxed{3}}"), Some("\\boxed{3}".into()));
+        assert_eq!(answer("\\boxedx{1}"), Some("\\boxedx{1}".into()));
+    }
+
+    #[test]
+    fn anchors() {
+        assert_eq!(answer("Final Answer: The final answer is $12$. I hope it is correct."), Some("12".into()));
+        assert_eq!(answer("work\nAnswer: 42.\n"), Some("42".into()));
+        assert_eq!(answer("Final Answer: The largest $n$ is 34."), Some("34".into()));
+        let later = "$\\boxed{200}$ so $10,200. Final Answer: The final answer is $10,455$. I hope it is correct.";
+        // `$10,200. Final … is $` is a block (as a regular expression reads it too): the number after it counts.
+        assert_eq!(answer(later), Some("10455".into()));
+        assert_eq!(answer("The answer is $x = 5+5+1 = 11$."), Some("x = 5+5+1 = 11".into()));
+    }
+
+    #[test]
+    fn bare_answers_and_blocks() {
+        assert_eq!(answer("-5"), Some("-5".into()));
+        assert_eq!(answer("\\frac{1}{2}"), Some("\\frac{1}{2}".into()));
+        assert_eq!(answer("Therefore $x \\geq 5$ is the solution."), Some("x \\geq 5".into()));
+        assert_eq!(answer("$19, 46, and 82$"), Some("19, 46, and 82".into()));
+        assert_eq!(answer("they are $1$, $2$ and $3$."), Some("1, 2, 3".into()));
+        assert_eq!(answer("no answer here"), Some("no answer here".into()));
+        assert_eq!(answer("   "), None);
+        assert_eq!(answer("we get 7 apples and then 12 pears"), Some("12".into()));
     }
 }

@@ -63,6 +63,8 @@ const IGNORED: &[&str] = &[
 ];
 /// Commands whose braced argument is kept as plain content.
 pub(super) const WRAPPERS: &[&str] = &[
+    "boxed",
+    "fbox",
     "text",
     "textbf",
     "textit",
@@ -194,7 +196,15 @@ fn is_unit(word: &str) -> bool {
 /// Replace the spellings that are easier to handle as text before tokenising.
 fn normalise(s: &str) -> String {
     let mut t = s.to_owned();
+    // `\\frac` (a backslash doubled by an escaping layer) is `\frac`; in a matrix `\\` separates rows.
+    if t.contains("\\\\") && !t.contains("matrix") && !t.contains("\\begin") {
+        t = undouble_commands(&t);
+    }
     for (from, to) in [
+        // `32,\! 349`: a thousands separator with negative space.
+        (",\\! ", ","),
+        (",\\!", ","),
+        ("{,}\\! ", ","),
         ("−", "-"),
         ("–", "-"),
         ("×", "\\times "),
@@ -243,6 +253,20 @@ fn normalise(s: &str) -> String {
         }
     }
     t
+}
+
+/// `\\\\name` to `\\name` (two backslashes before a letter).
+fn undouble_commands(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("\\\\") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        out.push_str(if after.starts_with(|c: char| c.is_ascii_alphabetic()) { "\\" } else { "\\\\" });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 struct Lexer {
@@ -406,8 +430,10 @@ impl Lexer {
             return self.push(Tok::Cmd(lower));
         }
         match lower.as_str() {
+            // `1, 2, and 3`, `1,2, or 3`: one separator.
+            "and" | "or" if self.out.last() == Some(&Tok::Sym(',')) => return Ok(()),
             "and" | "or" => return self.push(Tok::Sym(',')),
-            "percent" => return self.push(Tok::Percent),
+            "percent" | "percentage" | "pct" => return self.push(Tok::Percent),
             _ => {}
         }
         if is_unit(&word) {
@@ -485,6 +511,8 @@ impl Lexer {
             "cdot" | "times" | "ast" => self.push(Tok::Sym('*')),
             "div" => self.push(Tok::Sym('/')),
             "colon" => self.push(Tok::Sym(':')),
+            // An approximate value is the answer given (`x \approx 2.5`).
+            "approx" | "simeq" | "doteq" => self.push(Tok::Sym('=')),
             "lfloor" | "rfloor" | "lceil" | "rceil" => Err(Failure::Unsupported("floor/ceiling")),
             _ => self.push(Tok::Cmd(name)),
         }
@@ -531,7 +559,11 @@ impl Lexer {
         let inner: String = self.chars[self.pos + 1..end].iter().collect();
         // `\text{ m/s}`, `\text{km per hour}`: every word a unit (or "per").
         let words: Vec<&str> = inner.split(|c: char| c.is_whitespace() || c == '/').filter(|w| !w.is_empty()).collect();
-        if !words.is_empty() && words.iter().all(|w| *w == "per" || is_unit(w.trim_matches(['.', ',']))) {
+        // A words-only `\text{}` ending an answer that has something before it is a unit or a label too
+        // (`5\text{ dozen}`, `12 \text{ outfits}`).
+        let last = self.chars[end + 1..].iter().all(|c| c.is_whitespace() || matches!(c, '$' | '.'));
+        let label = last && !self.out.is_empty() && inner.chars().all(|c| c.is_alphabetic() || c.is_whitespace());
+        if label || !words.is_empty() && words.iter().all(|w| *w == "per" || is_unit(w.trim_matches(['.', ',']))) {
             self.pos = end + 1;
             return self.skip_unit_power();
         }

@@ -6,14 +6,39 @@
 //! variables at [`limits::SAMPLE_POINTS`] fixed pseudo-random points). The rules for intervals, sets,
 //! tuples, equations, percentages and multiple choice are in [`equiv`].
 
+pub mod blocks;
 pub mod equiv;
 pub mod exact;
 pub mod extract;
 pub mod lexer;
 pub mod numeric;
 pub mod parser;
+pub mod prose;
 
 pub use extract::{extract, Source};
+
+/// How answers are compared; the fields are named and mean what Math-Verify's `verify` options do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Decimal places to which an answer written as a decimal, and the value it is compared with, are rounded
+    /// (`0.333 = 1/3` at 3). `None` (the default): decimals are exact, `0.333 != 1/3`.
+    pub float_rounding: Option<u32>,
+    /// Variables matter (`f(x) = x^2` differs from `f(y) = y^2`), and a set is not a tuple. When false,
+    /// variables are matched by position and sets compare with tuples.
+    pub strict: bool,
+    /// A relation in the prediction may equal a set in the reference (`x > 1` against `(1, \infty)`). A
+    /// relation in the reference always may.
+    pub allow_set_relation_comp: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { float_rounding: None, strict: true, allow_set_relation_comp: false }
+    }
+}
+
+/// Largest `float_rounding` accepted.
+pub const MAX_FLOAT_ROUNDING: u32 = 100;
 
 /// Every bound that keeps the work per answer small, whatever the input.
 pub mod limits {
@@ -72,9 +97,15 @@ pub struct Verdict {
     pub reason: String,
 }
 
-/// Is `prediction` mathematically equivalent to `reference`? Never panics; malformed input is "not equal".
+/// Is the bare answer `prediction` mathematically equivalent to `reference`? Never panics; malformed input
+/// is "not equal".
 pub fn math_equal(prediction: &str, reference: &str) -> Verdict {
-    let guarded = std::panic::catch_unwind(|| equiv::judge(prediction, reference));
+    math_equal_with(prediction, reference, &Options::default())
+}
+
+/// [`math_equal`] with comparison options.
+pub fn math_equal_with(prediction: &str, reference: &str, options: &Options) -> Verdict {
+    let guarded = std::panic::catch_unwind(|| equiv::judge(prediction, reference, options));
     guarded.unwrap_or_else(|_| Verdict { equal: false, reason: "internal error".into() })
 }
 
@@ -86,28 +117,39 @@ pub struct Verification {
     pub reason: String,
 }
 
-/// Extract the final answer of `solution` and compare it with `ground_truth` (which may itself be boxed).
+/// Find the answer of `solution` and of `ground_truth` alike ([`extract`]: boxes, `Final Answer`, `answer:`,
+/// math blocks, numbers in prose, or a bare answer) and compare them.
 pub fn verify(solution: &str, ground_truth: &str) -> Verification {
-    let Some((answer, source)) = extract(solution) else {
-        return Verification { score: 0.0, prediction: None, reason: "no final answer found".into() };
-    };
-    let reference = extract::extract(ground_truth).map_or(ground_truth, |(a, _)| a);
-    let verdict = math_equal(answer, reference);
-    Verification {
-        score: if verdict.equal { 1.0 } else { 0.0 },
-        prediction: Some(answer.to_owned()),
-        reason: format!("{} ({})", verdict.reason, source.name()),
-    }
+    verify_with(solution, ground_truth, &Options::default())
 }
 
-/// [`math_equal`] over pairs on `threads` worker threads (0: all cores), in order.
-pub fn math_equal_batch(pairs: &[(&str, &str)], threads: usize) -> Vec<Verdict> {
-    crate::parallel::map(pairs, threads, 8, |(p, r)| math_equal(p, r))
+/// [`verify`] with comparison options.
+pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Verification {
+    let guarded = std::panic::catch_unwind(|| {
+        let Some((answer, source)) = extract(solution) else {
+            return Verification { score: 0.0, prediction: None, reason: "no answer found".into() };
+        };
+        let Some((reference, _)) = extract(ground_truth) else {
+            return Verification { score: 0.0, prediction: Some(answer), reason: "no reference answer found".into() };
+        };
+        let verdict = math_equal_with(&answer, &reference, options);
+        Verification {
+            score: if verdict.equal { 1.0 } else { 0.0 },
+            prediction: Some(answer),
+            reason: format!("{} ({})", verdict.reason, source.name()),
+        }
+    });
+    guarded.unwrap_or_else(|_| Verification { score: 0.0, prediction: None, reason: "internal error".into() })
 }
 
-/// [`verify`] over (solution, ground truth) pairs on `threads` worker threads (0: all cores), in order.
-pub fn verify_batch(pairs: &[(&str, &str)], threads: usize) -> Vec<Verification> {
-    crate::parallel::map(pairs, threads, 8, |(s, g)| verify(s, g))
+/// [`math_equal_with`] over pairs on `threads` worker threads (0: all cores), in order.
+pub fn math_equal_batch(pairs: &[(&str, &str)], options: &Options, threads: usize) -> Vec<Verdict> {
+    crate::parallel::map(pairs, threads, 8, |(p, r)| math_equal_with(p, r, options))
+}
+
+/// [`verify_with`] over (solution, ground truth) pairs on `threads` worker threads (0: all cores), in order.
+pub fn verify_batch(pairs: &[(&str, &str)], options: &Options, threads: usize) -> Vec<Verification> {
+    crate::parallel::map(pairs, threads, 8, |(s, g)| verify_with(s, g, options))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Floating-point evaluation (complex, principal branches) for what exact arithmetic cannot decide:
 //! π, e, trigonometry, logarithms, other roots, and expressions with variables at sample points.
 
-use num_traits::ToPrimitive;
+use num_traits::{One, ToPrimitive, Zero};
 
 use super::parser::{Constant, Func, Node};
 
@@ -25,14 +25,14 @@ impl C {
         // 0.0 - x, not -x: a -0.0 imaginary part would put √(-1) on the other branch cut side.
         C { re: 0.0 - self.re, im: 0.0 - self.im }
     }
-    fn div(self, o: C) -> Option<C> {
+    pub fn div(self, o: C) -> Option<C> {
         let d = o.re * o.re + o.im * o.im;
         (d != 0.0).then(|| C { re: (self.re * o.re + self.im * o.im) / d, im: (self.im * o.re - self.re * o.im) / d })
     }
     pub fn abs(self) -> f64 {
         self.re.hypot(self.im)
     }
-    fn is_real(self) -> bool {
+    pub fn is_real(self) -> bool {
         self.im.abs() <= 1e-12 * self.re.abs().max(1.0)
     }
     fn ln(self) -> C {
@@ -76,10 +76,25 @@ fn real_fn(f: Func, x: f64) -> f64 {
     }
 }
 
+/// `b^(p/q)` on the real branch for a negative real `b` and an exact exponent with an odd denominator, as
+/// `\sqrt[q]{b^p}` is read: `(-8)^{1/3} = -2`, `(-8)^{2/3} = 4` (the principal complex power is not real).
+fn real_branch(base: C, exponent: &Node) -> Option<f64> {
+    if !(base.is_real() && base.re < 0.0) {
+        return None;
+    }
+    let q = super::exact::eval(exponent)?.as_rational()?;
+    let (p, d) = (q.numer(), q.denom());
+    if d.is_one() || (d % 2u32).is_zero() {
+        return None;
+    }
+    let magnitude = (-base.re).powf(q.to_f64()?);
+    Some(if (p % 2u32).is_zero() { magnitude } else { -magnitude })
+}
+
 /// The value of a scalar expression with variables bound by `var`; None where it is undefined here.
 pub fn eval(node: &Node, var: &dyn Fn(&str) -> Option<f64>) -> Option<C> {
     let v = match node {
-        Node::Num(q) => C::real(q.to_f64()?),
+        Node::Num(q) | Node::Decimal(q) => C::real(q.to_f64()?),
         Node::Const(Constant::Pi) => C::real(std::f64::consts::PI),
         Node::Const(Constant::E) => C::real(std::f64::consts::E),
         Node::Const(Constant::I) => C { re: 0.0, im: 1.0 },
@@ -89,7 +104,13 @@ pub fn eval(node: &Node, var: &dyn Fn(&str) -> Option<f64>) -> Option<C> {
         Node::Add(xs) => xs.iter().try_fold(C::real(0.0), |acc, x| Some(acc.add(eval(x, var)?)))?,
         Node::Mul(xs) => xs.iter().try_fold(C::real(1.0), |acc, x| Some(acc.mul(eval(x, var)?)))?,
         Node::Div(a, b) => eval(a, var)?.div(eval(b, var)?)?,
-        Node::Pow(b, e) => eval(b, var)?.powc(eval(e, var)?),
+        Node::Pow(b, e) => {
+            let (base, exponent) = (eval(b, var)?, eval(e, var)?);
+            match real_branch(base, e) {
+                Some(v) => C::real(v),
+                None => base.powc(exponent),
+            }
+        }
         Node::Root(k, x) => {
             let (k, x) = (eval(k, var)?, eval(x, var)?);
             if x.is_real() && x.re < 0.0 && k.is_real() && k.re.fract() == 0.0 && k.re as i64 % 2 != 0 {
@@ -133,7 +154,7 @@ pub fn variables(node: &Node, out: &mut Vec<String>) {
                 out.push(n.clone());
             }
         }
-        Node::Num(_) | Node::Const(_) | Node::Text(_) => {}
+        Node::Num(_) | Node::Decimal(_) | Node::Const(_) | Node::Text(_) => {}
         Node::Neg(x) | Node::Func(_, x) | Node::Factorial(x) | Node::Percent(x) => variables(x, out),
         Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) | Node::PlusMinus(a, b) => {
             variables(a, out);

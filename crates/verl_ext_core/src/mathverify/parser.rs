@@ -63,6 +63,9 @@ impl Rel {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node {
     Num(BigRational),
+    /// A number written with a decimal point or exponent (`0.5`, `1e-3`): its exact value. Kept apart from
+    /// [`Node::Num`] because `float_rounding` applies to decimals only.
+    Decimal(BigRational),
     Const(Constant),
     Var(String),
     Add(Vec<Node>),
@@ -169,28 +172,40 @@ impl Parser {
         out
     }
 
-    /// Comma-separated items until `close` (or the end).
-    fn items(&mut self, close: &[Tok]) -> Result<Vec<Node>, Failure> {
+    /// Items separated by `,` (and by `;` when `semicolons`) until `close` (or the end).
+    fn items(&mut self, close: &[Tok], semicolons: bool) -> Result<Vec<Node>, Failure> {
         let mut items = Vec::new();
         loop {
             if self.peek().is_none_or(|t| close.contains(t)) {
                 break;
             }
             items.push(self.union()?);
-            if !(self.eat(&Tok::Sym(',')) || self.eat(&Tok::Sym(';'))) {
+            if !(self.eat(&Tok::Sym(',')) || semicolons && self.eat(&Tok::Sym(';'))) {
                 break;
             }
         }
         Ok(items)
     }
 
+    /// A whole answer: items separated by `,`; groups of them separated by `;` (`p=5,q=2; p=7,q=2` is a
+    /// list of two groups).
     fn list(&mut self) -> Result<Node, Failure> {
-        let mut items = self.items(&[])?;
-        match items.len() {
-            0 => Err(Failure::Syntax("empty expression".into())),
-            1 => Ok(items.pop().unwrap_or(Node::List(Vec::new()))),
-            _ => self.node(Node::List(items)),
+        let mut groups = Vec::new();
+        loop {
+            let mut items = self.items(&[Tok::Sym(';')], false)?;
+            groups.push(match items.len() {
+                0 => return Err(Failure::Syntax("empty expression".into())),
+                1 => items.pop().unwrap_or(Node::List(Vec::new())),
+                _ => self.node(Node::List(items))?,
+            });
+            if !self.eat(&Tok::Sym(';')) {
+                break;
+            }
         }
+        if groups.len() == 1 {
+            return Ok(groups.pop().unwrap_or(Node::List(Vec::new())));
+        }
+        self.node(Node::List(groups))
     }
 
     fn union(&mut self) -> Result<Node, Failure> {
@@ -277,7 +292,8 @@ impl Parser {
         loop {
             if self.eat(&Tok::Sym('*')) {
                 factors.push(self.unary()?);
-            } else if self.eat(&Tok::Sym('/')) {
+            } else if self.eat(&Tok::Sym('/')) || self.eat(&Tok::Sym(':')) {
+                // `a:b` is the ratio a/b.
                 divisions += 1;
                 if self.depth + divisions > MAX_DEPTH {
                     return Err(Failure::TooLarge("nesting too deep"));
@@ -395,7 +411,7 @@ impl Parser {
 
     fn group(&mut self, open: char) -> Result<Node, Failure> {
         let closers = [Tok::Sym(')'), Tok::Sym(']'), Tok::Sym('}')];
-        let items = self.items(&closers)?;
+        let items = self.items(&closers, true)?;
         let close = match self.peek() {
             Some(Tok::Sym(c)) if closers.contains(&Tok::Sym(*c)) => *c,
             _ => return Err(Failure::Syntax(format!("unclosed {open}"))),
@@ -433,13 +449,13 @@ impl Parser {
         match tok {
             Tok::Num(n) => {
                 let v = decimal(&n)?;
-                self.node(Node::Num(v))
+                self.node(if n.contains(['.', 'e']) { Node::Decimal(v) } else { Node::Num(v) })
             }
             Tok::Ident(name) => self.ident(name),
             Tok::Word(w) => self.node(Node::Text(w)),
             Tok::Sym(c @ ('(' | '[' | '{')) => self.group(c),
             Tok::SetOpen => {
-                let items = self.items(&[Tok::SetClose])?;
+                let items = self.items(&[Tok::SetClose], true)?;
                 self.expect(&Tok::SetClose)?;
                 self.node(Node::Set(items))
             }

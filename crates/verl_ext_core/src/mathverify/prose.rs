@@ -1,0 +1,204 @@
+//! Numbers and arithmetic written in prose, outside any math block: `1,234.5`, `12,5` (decimal comma),
+//! `.5`, `40 percent`, `$100`, `3/4`, `2 * (3 + 4)`. A match starts at the text's start or after a space,
+//! `=` or `**`, as a word would; `XDY2K` holds no number.
+
+/// A number or expression found in prose: its span and its text normalised for the lexer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+/// Longest expression read in prose (characters).
+const MAX_EXPRESSION_CHARS: usize = 200;
+const CURRENCIES: &str = "$€£¥₹₽₪₩₫฿";
+const OPERATORS: &[char] = &['+', '-', '*', '×', '/', '^', '(', ')', '÷'];
+
+fn expr_char(c: char) -> bool {
+    c.is_ascii_digit() || c == '.' || c == ' ' || OPERATORS.contains(&c)
+}
+
+/// May a number start at byte `i` (after the start, whitespace, `=`, or `**` that follows one of those)?
+fn may_start(s: &str, i: usize) -> bool {
+    let before = &s[..i];
+    let before = before.strip_suffix("**").unwrap_or(before);
+    before.is_empty() || before.ends_with(|c: char| c.is_whitespace() || c == '=')
+}
+
+fn digits_len(s: &str) -> usize {
+    s.bytes().take_while(u8::is_ascii_digit).count()
+}
+
+/// A percent sign or word after a number: its length.
+fn percent_len(rest: &str) -> usize {
+    let trimmed = rest.trim_start();
+    let skipped = rest.len() - trimmed.len();
+    for word in ["%", "percentage", "Percentage", "percent", "Percent", "pct", "Pct"] {
+        if let Some(after) = trimmed.strip_prefix(word) {
+            if !after.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                return skipped + word.len();
+            }
+        }
+    }
+    0
+}
+
+/// A number at the start of `t`: its length and its value's text (separators removed, `.` as the point).
+fn number(t: &str) -> Option<(usize, String)> {
+    let neg = usize::from(t.starts_with('-'));
+    let body = &t[neg..];
+    let lead = digits_len(body);
+    let mut text = String::from(if neg == 1 { "-" } else { "" });
+    let mut len;
+    if lead == 0 {
+        // `.5`
+        let frac = body.strip_prefix('.').map_or(0, digits_len);
+        if neg == 1 || frac == 0 {
+            return None;
+        }
+        text.push_str(&body[..1 + frac]);
+        return Some((1 + frac, text));
+    }
+    text.push_str(&body[..lead]);
+    len = lead;
+    // Thousands: 1,234,567 or 1 234 567 (a first group of one to three digits, not starting with 0).
+    let mut grouped = false;
+    if lead <= 3 && !body.starts_with('0') {
+        while let Some(sep @ (b',' | b' ')) = body.as_bytes().get(len).copied() {
+            let next = &body[len + 1..];
+            if digits_len(next) != 3 {
+                break;
+            }
+            let _ = sep;
+            text.push_str(&next[..3]);
+            len += 4;
+            grouped = true;
+        }
+    }
+    // A decimal part: `.5`, or after a comma `12,5` (not a group of three, which was a separator).
+    if let Some(sep @ (b'.' | b',')) = body.as_bytes().get(len).copied() {
+        let frac = digits_len(&body[len + 1..]);
+        if frac > 0 && !(sep == b',' && (grouped || frac == 3)) {
+            text.push('.');
+            text.push_str(&body[len + 1..len + 1 + frac]);
+            len += 1 + frac;
+        }
+    }
+    Some((neg + len, text))
+}
+
+/// An arithmetic expression at the start of `t` (it has an operator after its first digit): `Ok(length)`;
+/// else `Err(n)`: no expression starts in the first `n` bytes either (they hold no operator).
+fn expression(t: &str) -> Result<usize, usize> {
+    let skip = t.len() - t.trim_start_matches(['-', '(']).len();
+    if skip > 3 || !t[skip..].starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(0);
+    }
+    // Capped, so a long run of digits and spaces is not read again from each of its numbers.
+    let mut run = t.len();
+    for (k, (i, c)) in t.char_indices().enumerate() {
+        if !expr_char(c) || k == MAX_EXPRESSION_CHARS {
+            run = i;
+            break;
+        }
+    }
+    // Not a sentence's full stop or a closing `**` (bold).
+    let body = t[..run].trim_end_matches([' ', '.', '*']);
+    let has_operator = body[skip..].trim_start_matches(|c: char| c.is_ascii_digit()).contains(OPERATORS);
+    if has_operator && body.len() > skip + 1 {
+        Ok(body.len())
+    } else {
+        // With no operator in the (capped) run, none of the numbers in it starts an expression.
+        Err(if has_operator { 0 } else { run })
+    }
+}
+
+/// What starts at byte `i`: an expression and/or a number (each with its end), longest first; and how far
+/// no expression can start (see [`expression`]).
+fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
+    let mut t = &s[i..];
+    let mut start = i;
+    if let Some(c) = t.chars().next().filter(|c| CURRENCIES.contains(*c)) {
+        t = &t[c.len_utf8()..];
+        start += c.len_utf8();
+    }
+    let mut out = Vec::new();
+    let mut plain = 0;
+    if expressions {
+        match expression(t) {
+            Ok(len) => {
+                let text = t[..len].replace('×', "*").replace('÷', "/");
+                out.push(Found { start, end: start + len, text });
+            }
+            Err(n) => plain = start + n,
+        }
+    }
+    if let Some((len, mut text)) = number(t) {
+        let pct = percent_len(&t[len..]);
+        if pct > 0 {
+            text.push('%');
+        }
+        let end = start + len + pct;
+        if out.first().is_none_or(|e| e.end != end) {
+            out.push(Found { start, end, text });
+        }
+    }
+    (out, plain)
+}
+
+/// Every number and expression in `s[from..to]`, left to right; after a match the scan goes on at its end.
+pub fn scan(s: &str, from: usize, to: usize) -> Vec<Found> {
+    let mut out = Vec::new();
+    let mut i = from;
+    let mut plain_until = 0;
+    while i < to.min(s.len()) {
+        let c = s[i..].chars().next().unwrap_or(' ');
+        let starts = c.is_ascii_digit() || matches!(c, '-' | '(' | '.') || CURRENCIES.contains(c);
+        if starts && may_start(s, i) {
+            let (found, plain) = at(s, i, i >= plain_until);
+            plain_until = plain_until.max(plain);
+            if let Some(end) = found.iter().map(|f| f.end).max() {
+                out.extend(found);
+                i = end.max(i + c.len_utf8());
+                continue;
+            }
+        }
+        i += c.len_utf8();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(s: &str) -> Vec<String> {
+        scan(s, 0, s.len()).into_iter().map(|f| f.text).collect()
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(texts("it is 1,234,567."), vec!["1234567"]);
+        assert_eq!(texts("about 1000,99 units"), vec!["1000.99"]);
+        assert_eq!(texts("x .5 and -3"), vec![".5", "-3"]);
+        assert_eq!(texts("costs $100"), vec!["100"]);
+        assert_eq!(texts("40 percent of"), vec!["40%"]);
+        assert_eq!(texts("XDY2K"), Vec::<String>::new());
+        assert_eq!(texts("**42**"), vec!["42"]);
+    }
+
+    #[test]
+    fn expressions() {
+        assert_eq!(texts("so 3/4."), vec!["3/4", "3"]);
+        assert_eq!(texts("= 2 × (3 + 4) apples"), vec!["2 * (3 + 4)", "2"]);
+    }
+
+    #[test]
+    fn long_runs_are_scanned_once() {
+        let s = "1 ".repeat(100_000);
+        let start = std::time::Instant::now();
+        assert!(!scan(&s, 0, s.len()).is_empty());
+        assert!(start.elapsed().as_secs() < 5);
+    }
+}
