@@ -352,7 +352,20 @@ fn relation_intervals(n: &Node) -> Option<Vec<Interval>> {
             } else {
                 return None;
             };
-            Some(vec![Interval { lo: end(lo), lo_closed: lo_op == Rel::Le, hi: end(hi), hi_closed: hi_op == Rel::Le }])
+            let (lo_closed, hi_closed) = (lo_op == Rel::Le, hi_op == Rel::Le);
+            if !matches!(sides[1], Node::Func(Func::Abs, _)) {
+                return Some(vec![Interval { lo: end(lo), lo_closed, hi: end(hi), hi_closed }]);
+            }
+            // `a <= |z| <= b` with 0 <= a: z in [-b, -a] or [a, b].
+            let nonnegative = numeric::eval(lo, &|_| None).is_some_and(|v| v.is_real() && v.re >= 0.0);
+            if !nonnegative || end(hi).is_none() {
+                return None;
+            }
+            let neg = |x: &Node| Some(Node::Neg(Box::new(x.clone())));
+            Some(vec![
+                Interval { lo: neg(hi), lo_closed: hi_closed, hi: neg(lo), hi_closed: lo_closed },
+                Interval { lo: end(lo), lo_closed, hi: end(hi), hi_closed },
+            ])
         }
         _ => None,
     }
@@ -486,8 +499,102 @@ fn membership(n: &Node) -> Option<&Node> {
     }
 }
 
+/// Largest matrix dimension computed with (sums and products of matrices).
+const MAX_MATRIX_DIM: usize = 8;
+
+type Exact = Vec<Vec<Surd>>;
+
+/// Is `n` arithmetic on matrices (`A + B`, `2A`, `AB`, `-A`) rather than one matrix?
+fn matrix_arithmetic(n: &Node) -> bool {
+    let has = |x: &Node| matches!(x, Node::Matrix(_)) || matrix_arithmetic(x);
+    match n {
+        Node::Add(xs) | Node::Mul(xs) => xs.iter().any(has),
+        Node::Neg(x) => has(x),
+        _ => false,
+    }
+}
+
+/// The exact entries of a matrix expression whose entries are numbers (`None` otherwise, or when shapes
+/// do not match or exceed [`MAX_MATRIX_DIM`]). A scalar is a 1x1 value with `scalar = true`.
+fn matrix_exact(n: &Node) -> Option<(Exact, bool)> {
+    let dims_ok =
+        |m: &Exact| m.len() <= MAX_MATRIX_DIM && m.iter().all(|r| r.len() == m[0].len() && r.len() <= MAX_MATRIX_DIM);
+    match n {
+        Node::Matrix(rows) => {
+            let m: Exact =
+                rows.iter().map(|r| r.iter().map(exact::eval).collect::<Option<Vec<_>>>()).collect::<Option<_>>()?;
+            dims_ok(&m).then_some((m, false))
+        }
+        Node::Neg(x) => {
+            let (m, scalar) = matrix_exact(x)?;
+            Some((m.iter().map(|r| r.iter().map(Surd::neg).collect()).collect(), scalar))
+        }
+        Node::Add(xs) => {
+            let mut acc: Option<(Exact, bool)> = None;
+            for x in xs {
+                let (m, scalar) = matrix_exact(x)?;
+                acc = Some(match acc {
+                    None => (m, scalar),
+                    Some((a, sa)) => {
+                        if sa != scalar || a.len() != m.len() || a[0].len() != m[0].len() {
+                            return None;
+                        }
+                        let sum = a
+                            .iter()
+                            .zip(&m)
+                            .map(|(r, q)| r.iter().zip(q).map(|(x, y)| x.add(y)).collect())
+                            .collect::<Option<_>>()?;
+                        (sum, sa)
+                    }
+                });
+            }
+            acc
+        }
+        Node::Mul(xs) => {
+            let mut acc: Option<(Exact, bool)> = None;
+            for x in xs {
+                let (m, scalar) = matrix_exact(x)?;
+                acc = Some(match acc {
+                    None => (m, scalar),
+                    Some((a, sa)) => (matrix_product(&a, sa, &m, scalar)?, sa && scalar),
+                });
+            }
+            acc
+        }
+        _ => exact::eval(n).map(|v| (vec![vec![v]], true)),
+    }
+}
+
+fn matrix_product(a: &Exact, a_scalar: bool, b: &Exact, b_scalar: bool) -> Option<Exact> {
+    let scale = |k: &Surd, m: &Exact| m.iter().map(|r| r.iter().map(|x| k.mul(x)).collect()).collect::<Option<Exact>>();
+    match (a_scalar, b_scalar) {
+        (true, _) => scale(&a[0][0], b),
+        (_, true) => scale(&b[0][0], a),
+        _ => {
+            if a[0].len() != b.len() {
+                return None;
+            }
+            (0..a.len())
+                .map(|i| {
+                    (0..b[0].len())
+                        .map(|j| {
+                            (0..b.len())
+                                .try_fold(Surd::rational(BigRational::from_integer(BigInt::from(0))), |acc, k| {
+                                    acc.add(&a[i][k].mul(&b[k][j])?)
+                                })
+                        })
+                        .collect()
+                })
+                .collect()
+        }
+    }
+}
+
 /// Structural and numeric equality of a prediction `a` and a reference `b`.
 pub fn eq(a: &Node, b: &Node, o: &Options) -> bool {
+    if matrix_arithmetic(a) || matrix_arithmetic(b) {
+        return matches!((matrix_exact(a), matrix_exact(b)), (Some((x, false)), Some((y, false))) if x == y);
+    }
     if let (Some(x), Some(y)) = (named_values(a), named_values(b)) {
         if x.len() == y.len() && x.iter().all(|(n, v)| y.iter().any(|(m, w)| n == m && eq(v, w, o))) {
             return true;

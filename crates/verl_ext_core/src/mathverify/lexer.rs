@@ -22,6 +22,8 @@ pub enum Tok {
     Ge,
     Ne,
     Pm,
+    /// `\approx`: the value before it is the answer (`x = 1/3 \approx 0.33`).
+    Approx,
     Percent,
     /// `\\` (matrix rows) and `&` (matrix columns).
     RowSep,
@@ -200,6 +202,9 @@ fn normalise(s: &str) -> String {
     if t.contains("\\\\") && !t.contains("matrix") && !t.contains("\\begin") {
         t = undouble_commands(&t);
     }
+    if t.contains("{") && t.contains(",") {
+        t = braced_commas(&t);
+    }
     for (from, to) in [
         // `32,\! 349`: a thousands separator with negative space.
         (",\\! ", ","),
@@ -213,6 +218,7 @@ fn normalise(s: &str) -> String {
         ("≤", "\\le "),
         ("≥", "\\ge "),
         ("≠", "\\ne "),
+        ("≈", "\\approx "),
         ("∞", "\\infty "),
         ("π", "\\pi "),
         ("√", "\\sqrt "),
@@ -253,6 +259,26 @@ fn normalise(s: &str) -> String {
         }
     }
     t
+}
+
+/// `14 {, }916` to `14,916`: a braced comma (spaces around it and before it dropped) is a plain one.
+fn braced_commas(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('{') {
+        let inner = &rest[i + 1..];
+        let after = inner.trim_start();
+        if let Some(close) = after.strip_prefix(',').map(str::trim_start).and_then(|a| a.strip_prefix('}')) {
+            out.push_str(rest[..i].trim_end());
+            out.push(',');
+            rest = close;
+        } else {
+            out.push_str(&rest[..=i]);
+            rest = inner;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `\\\\name` to `\\name` (two backslashes before a letter).
@@ -439,9 +465,11 @@ impl Lexer {
         if is_unit(&word) {
             return self.skip_unit_power();
         }
-        // A run of letters is implicit multiplication of one-letter variables (`xy`), unless it is a word.
-        if word.chars().count() <= 3 && word.chars().all(|c| c.is_ascii_lowercase()) && !WORDS.contains(&lower.as_str())
-        {
+        // A run of letters is implicit multiplication of one-letter variables (`xy`), unless it is a word; a
+        // run of capitals names points (`AB`, `NO`, `MBCN`).
+        let lowercase = word.chars().count() <= 3 && word.chars().all(|c| c.is_ascii_lowercase());
+        let points = word.chars().count() <= 4 && word.chars().all(|c| c.is_ascii_uppercase());
+        if points || lowercase && !WORDS.contains(&lower.as_str()) {
             for ch in word.chars() {
                 self.push(Tok::Ident(ch.to_string()))?;
             }
@@ -493,6 +521,13 @@ impl Lexer {
         if IGNORED.contains(&name.as_str()) {
             return Ok(());
         }
+        // `\quadx_2`: spacing glued to the next letters.
+        for spacing in ["qquad", "quad"] {
+            if name.len() > spacing.len() && name.starts_with(spacing) && !self.known(&name) {
+                self.pos = start + spacing.len();
+                return Ok(());
+            }
+        }
         if WRAPPERS.contains(&name.as_str()) {
             return self.wrapper();
         }
@@ -512,10 +547,15 @@ impl Lexer {
             "div" => self.push(Tok::Sym('/')),
             "colon" => self.push(Tok::Sym(':')),
             // An approximate value is the answer given (`x \approx 2.5`).
-            "approx" | "simeq" | "doteq" => self.push(Tok::Sym('=')),
+            "approx" | "simeq" | "doteq" => self.push(Tok::Approx),
             "lfloor" | "rfloor" | "lceil" | "rceil" => Err(Failure::Unsupported("floor/ceiling")),
             _ => self.push(Tok::Cmd(name)),
         }
+    }
+
+    /// Is `name` a command the lexer or parser knows (so `\quadrant` is not read as `\quad rant`)?
+    fn known(&self, name: &str) -> bool {
+        WRAPPERS.contains(&name) || FUNCS.contains(&name)
     }
 
     /// `{name}` after `\begin`/`\end` (`pmatrix*` keeps its star).

@@ -209,13 +209,18 @@ impl Parser {
     }
 
     fn union(&mut self) -> Result<Node, Failure> {
-        let first = self.relation()?;
+        self.relation()
+    }
+
+    /// A side of a relation: `\cup` binds tighter than `\in` (`z \in [1, 2] \cup [3, 4]`).
+    fn cup(&mut self) -> Result<Node, Failure> {
+        let first = self.sum()?;
         if !self.at(&Tok::Cmd("cup".into())) {
             return Ok(first);
         }
         let mut parts = vec![first];
         while self.eat(&Tok::Cmd("cup".into())) {
-            parts.push(self.relation()?);
+            parts.push(self.sum()?);
         }
         self.node(Node::Union(parts))
     }
@@ -236,12 +241,27 @@ impl Parser {
     }
 
     fn relation(&mut self) -> Result<Node, Failure> {
-        let first = self.sum()?;
+        let first = self.cup()?;
         let mut sides = vec![first];
         let mut ops = Vec::new();
-        while let Some(op) = self.rel_op() {
+        loop {
+            if self.eat(&Tok::Approx) {
+                let approx = self.cup()?;
+                if ops.is_empty() {
+                    // `x \approx 11`: the value given.
+                    ops.push(Rel::Eq);
+                    sides.push(approx);
+                } else {
+                    // `x = 1/3 \approx 0.33`: the exact value before it; approximations after it are dropped.
+                    while self.rel_op().is_some() || self.eat(&Tok::Approx) {
+                        self.cup()?;
+                    }
+                    break;
+                }
+            }
+            let Some(op) = self.rel_op() else { break };
             ops.push(op);
-            sides.push(self.sum()?);
+            sides.push(self.cup()?);
         }
         if ops.is_empty() {
             return Ok(sides.pop().unwrap_or(Node::List(Vec::new())));
@@ -447,6 +467,25 @@ impl Parser {
         };
         self.pos += 1;
         match tok {
+            Tok::Num(n) if self.at(&Tok::Sym('_')) => {
+                // `204_5`, a numeral in another base: compared as written.
+                self.pos += 1;
+                let base = match self.peek().cloned() {
+                    Some(Tok::Num(b)) => {
+                        self.pos += 1;
+                        b
+                    }
+                    Some(Tok::Sym('{')) => match (self.toks.get(self.pos + 1).cloned(), self.toks.get(self.pos + 2)) {
+                        (Some(Tok::Num(b)), Some(Tok::Sym('}'))) => {
+                            self.pos += 3;
+                            b
+                        }
+                        _ => return Err(Failure::Syntax("bad base subscript".into())),
+                    },
+                    _ => return Err(Failure::Syntax("bad base subscript".into())),
+                };
+                self.node(Node::Text(format!("{n}_{base}")))
+            }
             Tok::Num(n) => {
                 let v = decimal(&n)?;
                 self.node(if n.contains(['.', 'e']) { Node::Decimal(v) } else { Node::Num(v) })

@@ -64,7 +64,8 @@ fn number(t: &str) -> Option<(usize, String)> {
     len = lead;
     // Thousands: 1,234,567 or 1 234 567 (a first group of one to three digits, not starting with 0).
     let mut grouped = false;
-    if lead <= 3 && !body.starts_with('0') {
+    let groupable = lead <= 3 && !body.starts_with('0');
+    if groupable {
         while let Some(sep @ (b',' | b' ')) = body.as_bytes().get(len).copied() {
             let next = &body[len + 1..];
             if digits_len(next) != 3 {
@@ -79,7 +80,7 @@ fn number(t: &str) -> Option<(usize, String)> {
     // A decimal part: `.5`, or after a comma `12,5` (not a group of three, which was a separator).
     if let Some(sep @ (b'.' | b',')) = body.as_bytes().get(len).copied() {
         let frac = digits_len(&body[len + 1..]);
-        if frac > 0 && !(sep == b',' && (grouped || frac == 3)) {
+        if frac > 0 && !(sep == b',' && (grouped || groupable && frac == 3)) {
             text.push('.');
             text.push_str(&body[len + 1..len + 1 + frac]);
             len += 1 + frac;
