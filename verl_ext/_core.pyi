@@ -52,6 +52,8 @@ def math_verify_batch(
     float_rounding: int | None = None,
     strict: bool = True,
     allow_set_relation_comp: bool = False,
+    extraction: list[str] = ...,
+    choices: str = "ABCDE",
 ) -> list[tuple[float, str | None, str]]: ...
 def sandbox_run_many(
     requests: list[tuple[list[str], list[tuple[str, str]], bytes, bytes]],

@@ -22,7 +22,7 @@ from typing import Any, TypedDict
 from verl_ext import _core
 from verl_ext.exceptions import InputTypeError, InvalidInputError
 
-__all__ = ["MAX_FLOAT_ROUNDING", "Verification", "math_equal", "math_equal_batch", "verify", "verify_batch"]
+__all__ = ["EXTRACTION_TARGETS", "MAX_FLOAT_ROUNDING", "Verification", "math_equal", "math_equal_batch", "verify", "verify_batch"]
 
 
 class Verification(TypedDict):
@@ -59,6 +59,21 @@ def _threads(num_threads: int) -> int:
 
 #: Largest ``float_rounding`` accepted (decimal places).
 MAX_FLOAT_ROUNDING = 100
+
+
+#: What :func:`verify` can read (Math-Verify's extraction configurations): LaTeX (boxes, math blocks, bare
+#: answers), expressions and numbers in prose, choice letters A-E in prose.
+EXTRACTION_TARGETS = ("latex", "expr", "string")
+
+
+def _extraction(extraction: Sequence[str]) -> list[str]:
+    if isinstance(extraction, str):
+        raise InputTypeError("extraction must be a sequence of str, got a str")
+    chosen = list(extraction)
+    unknown = [e for e in chosen if e not in EXTRACTION_TARGETS]
+    if unknown or not chosen:
+        raise InvalidInputError(f"extraction must be a non-empty subset of {EXTRACTION_TARGETS}, got {chosen!r}")
+    return chosen
 
 
 def _options(float_rounding: int | None, strict: bool, allow_set_relation_comp: bool) -> dict[str, Any]:
@@ -112,7 +127,8 @@ def _verification(score: float, pred: str | None, reason: str) -> Verification:
 
 
 def verify(solution_str: str, ground_truth: str, *, float_rounding: int | None = None, strict: bool = True,
-           allow_set_relation_comp: bool = False) -> Verification:
+           allow_set_relation_comp: bool = False, extraction: Sequence[str] = ("latex", "expr"),
+           choices: str = "ABCDE") -> Verification:
     """Find the answer in ``solution_str`` and in ``ground_truth`` alike, and judge them.
 
     Read as Math-Verify's ``parse`` reads (first that parses, by priority): "The final answer is X. I hope
@@ -121,18 +137,28 @@ def verify(solution_str: str, ground_truth: str, *, float_rounding: int | None =
     when it has no ``$``-block and parses, e.g. ``-5``); the last ``$…$``/``$$…$$``/``\\(…\\)``/``\\[…\\]``
     block (blocks joined by "and"/"or"/"," are one answer), or the last number or expression in prose.
     Returns ``score`` (1.0 or 0.0), ``acc``, ``pred`` (the prediction's answer, ``""`` when none) and ``reason``.
+
+    ``extraction`` chooses what is read, as Math-Verify's ``extraction_config`` does: ``"latex"`` (the forms
+    above that are LaTeX), ``"expr"`` (numbers and expressions in prose) and ``"string"`` (a choice letter
+    after "answer", at the start, or standing alone: for multiple-choice ground truths; ``choices`` are the
+    letters, Math-Verify's ``StringExtractionConfig.strings``, A-E by default).
     """
     return verify_batch([solution_str], [ground_truth], num_threads=1, float_rounding=float_rounding,
-                        strict=strict, allow_set_relation_comp=allow_set_relation_comp)[0]
+                        strict=strict, allow_set_relation_comp=allow_set_relation_comp, extraction=extraction,
+                        choices=choices)[0]
 
 
 def verify_batch(solution_strs: Sequence[str], ground_truths: Sequence[str], *, num_threads: int = 0,
-                 float_rounding: int | None = None, strict: bool = True,
-                 allow_set_relation_comp: bool = False) -> list[Verification]:
+                 float_rounding: int | None = None, strict: bool = True, allow_set_relation_comp: bool = False,
+                 extraction: Sequence[str] = ("latex", "expr"), choices: str = "ABCDE") -> list[Verification]:
     """:func:`verify` over a batch, on Rust threads with the GIL released (``num_threads=0``: all cores)."""
     left, right = _pairs("solution_strs", solution_strs, "ground_truths", ground_truths)
     options = _options(float_rounding, strict, allow_set_relation_comp)
-    return [_verification(*r) for r in _core.math_verify_batch(left, right, _threads(num_threads), **options)]
+    targets = _extraction(extraction)
+    if not isinstance(choices, str) or not choices or not all("A" <= c <= "Z" for c in choices):
+        raise InvalidInputError(f"choices must be a non-empty str of capital letters A-Z, got {choices!r}")
+    return [_verification(*r) for r in _core.math_verify_batch(left, right, _threads(num_threads),
+                                                               extraction=targets, choices=choices, **options)]
 
 
 for _f in (math_equal, verify):

@@ -11,7 +11,7 @@
 //! | 50 | the last `\boxed{}`/`\fbox{}`, with boxes just before it joined by `and`/`,`; `final answer … is X` |
 //! | 100 | `answer:` and, within 50 characters, X |
 //! | 200 | `answer` and, within 50 characters, X (or X after the last `=` within 100) |
-//! | 250 | the whole text, when it holds no math block and parses as an answer |
+//! | 250 | the whole text, when it holds no math block and parses as an answer (or is LaTeX) |
 //! | 300 | the last math block (several joined by `and`/`or`/`,` are one answer), or the last number or expression |
 //!
 //! X is a math block (joined ones included) or a number or expression in prose ([`super::prose`]). Every
@@ -22,6 +22,7 @@ use super::lexer::lex;
 use super::limits::MAX_ANSWER_BYTES;
 use super::parser::parse;
 use super::prose;
+use super::{letters, Targets};
 
 /// Candidates parsed at most per text.
 pub const MAX_TRIES: usize = 24;
@@ -43,6 +44,8 @@ pub enum Source {
     Whole,
     Block,
     Prose,
+    /// A choice letter (`string` target) found by one of the anchors, at the start, or standing alone.
+    Letter(u16),
 }
 
 impl Source {
@@ -56,10 +59,11 @@ impl Source {
             Source::Whole => "whole text",
             Source::Block => "math block",
             Source::Prose => "number in text",
+            Source::Letter(_) => "choice letter",
         }
     }
 
-    fn priority(self) -> u16 {
+    pub(super) fn priority(self) -> u16 {
         match self {
             Source::Minerva => 0,
             Source::Boxed | Source::FinalAnswer => 50,
@@ -67,6 +71,7 @@ impl Source {
             Source::AnswerWord => 200,
             Source::Whole => 250,
             Source::Block | Source::Prose => 300,
+            Source::Letter(priority) => priority,
         }
     }
 }
@@ -133,15 +138,41 @@ fn boxed_arg<'a>(
     None
 }
 
-/// Do the words between two boxes join them into one answer? Close boxes do; boxes a little further apart
-/// do when a separator (`and`, `or`, `,`, `;`) stands between them and they differ.
+/// Words after which a later box replaces an earlier one (`\\boxed{10} and then \\boxed{42}`).
+const SUPERSEDING: &[&str] = &[
+    "then",
+    "but",
+    "so",
+    "thus",
+    "hence",
+    "therefore",
+    "instead",
+    "actually",
+    "wait",
+    "correct",
+    "corrected",
+    "final",
+];
+
+/// Does the text between two boxes join them into one answer (as Math-Verify's box extraction does)? Close
+/// boxes do (under 10 characters apart); boxes under 70 characters apart do when a separator (`and`, `or`,
+/// `,`, `;`) stands between them and they differ (`\\boxed{(3, 3)} \\text{ for part (a) and } \\boxed{(1, 1)}`).
+/// Unlike Math-Verify, a word that revises (`and then`, `but`, `so`) makes the later box the answer.
 fn boxes_join(between: &str, earlier: &str, later: &str) -> bool {
-    if between.chars().count() < 10 {
+    let words: Vec<String> = between
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    if words.iter().any(|w| SUPERSEDING.contains(&w.as_str())) {
+        return false;
+    }
+    let chars = between.chars().count();
+    if chars < 10 {
         return true;
     }
-    let separator = between.contains([',', ';'])
-        || between.split(|c: char| !c.is_ascii_alphabetic()).any(|w| w == "and" || w == "or");
-    earlier != later && between.chars().count() < 70 && separator
+    let separator = between.contains([',', ';']) || words.iter().any(|w| w == "and" || w == "or");
+    earlier != later && chars < 70 && separator
 }
 
 /// The last box, with the boxes just before it that join it (in order, repeated contents once).
@@ -193,6 +224,7 @@ fn advance(s: &str, from: usize, chars: usize) -> usize {
 struct Text<'a> {
     s: &'a str,
     blocks: Vec<Block>,
+    targets: Targets,
 }
 
 impl<'a> Text<'a> {
@@ -203,13 +235,28 @@ impl<'a> Text<'a> {
         (b.start <= to).then(|| blocks::group_from(self.s, &self.blocks, k))
     }
 
+    /// Numbers and expressions in `s[from..to]` outside math blocks (a block that does not parse is not
+    /// read again as the numbers inside it: `$F_n = \\sum_{k=0}^{n}$` holds no answer 0).
+    fn prose(&self, from: usize, to: usize) -> Vec<prose::Found> {
+        let inside = |at: usize| {
+            let k = self.blocks.partition_point(|b| b.end <= at);
+            self.blocks.get(k).is_some_and(|b| b.start <= at)
+        };
+        prose::scan(self.s, from, to).into_iter().filter(|f| !inside(f.start)).collect()
+    }
+
     /// X of the anchors: a block starting in `[from, to]`, else the first number or expression starting
     /// there.
     fn math_in(&self, from: usize, to: usize) -> Vec<(usize, usize, String)> {
         if let Some(g) = self.block_in(from, to) {
-            return vec![(g.start, g.end, g.text)];
+            if self.targets.latex {
+                return vec![(g.start, g.end, g.text)];
+            }
         }
-        let found = prose::scan(self.s, from, to + 1);
+        if !self.targets.expr {
+            return Vec::new();
+        }
+        let found = self.prose(from, to + 1);
         let Some(first) = found.first().map(|f| f.start) else { return Vec::new() };
         found.into_iter().filter(|f| f.start == first).map(|f| (f.start, f.end, f.text)).collect()
     }
@@ -265,8 +312,8 @@ impl<'a> Text<'a> {
             let mut found = self.math_in(from, advance(self.s, from, ANSWER_WINDOW));
             if let Some(eq) = after_eq {
                 let blockless = self.block_in(from, eq).is_none();
-                let value = prose::scan(self.s, eq - 1, advance(self.s, eq, 4) + 1);
-                if blockless {
+                let value = self.prose(eq - 1, advance(self.s, eq, 4) + 1);
+                if blockless && self.targets.expr {
                     if let Some(v) = value.into_iter().find(|v| !self.s[v.end..].trim_start().starts_with('=')) {
                         found = vec![(v.start, v.end, v.text)];
                     }
@@ -277,10 +324,13 @@ impl<'a> Text<'a> {
     }
 
     fn plain(&self, out: &mut Vec<Candidate>) {
-        if let Some(g) = blocks::groups(self.s, &self.blocks).pop() {
+        if let Some(g) = blocks::groups(self.s, &self.blocks).pop().filter(|_| self.targets.latex) {
             out.push(Candidate { text: g.text, source: Source::Block, start: g.start, end: g.end });
         }
-        let found = prose::scan(self.s, 0, self.s.len());
+        if !self.targets.expr {
+            return;
+        }
+        let found = self.prose(0, self.s.len());
         let Some(last_end) = found.iter().map(|f| f.end).max() else { return };
         // The last expression and the number it starts with (the number if the expression does not parse).
         let last_start = found.iter().filter(|f| f.end == last_end).map(|f| f.start).min().unwrap_or(0);
@@ -291,21 +341,34 @@ impl<'a> Text<'a> {
 }
 
 /// Every candidate answer of `text`, in the order they are tried.
-pub fn candidates(text: &str) -> Vec<Candidate> {
-    let t = Text { s: text, blocks: blocks::blocks(text) };
+pub fn candidates(text: &str, targets: Targets) -> Vec<Candidate> {
+    let t = Text { s: text, blocks: blocks::blocks(text), targets };
     let mut out = Vec::new();
-    t.minerva(&mut out);
-    out.extend(last_boxes(text));
-    t.final_answer(&mut out);
-    t.answer(&mut out);
+    if targets.latex || targets.expr {
+        t.minerva(&mut out);
+        t.final_answer(&mut out);
+        t.answer(&mut out);
+    }
+    if targets.latex {
+        out.extend(last_boxes(text));
+    }
     let whole = text.trim();
     if t.blocks.is_empty() && !whole.is_empty() && whole.len() <= MAX_ANSWER_BYTES {
         // A text that is one number in prose reads as prose does (`1000,99` has a decimal comma).
         let number = prose::scan(whole, 0, whole.len()).into_iter().find(|f| f.start == 0 && f.end == whole.len());
-        let answer = number.map_or_else(|| whole.to_owned(), |f| f.text);
-        out.push(Candidate { text: answer, source: Source::Whole, start: 0, end: text.len() });
+        // Otherwise the whole text is an answer when it parses, or when it is LaTeX (kept for a textual
+        // comparison); prose that does not parse is no answer.
+        let answer = match number {
+            Some(n) if targets.expr => Some(n.text),
+            _ if targets.latex && (whole.contains('\\') || parses(whole)) => Some(whole.to_owned()),
+            _ => None,
+        };
+        out.extend(answer.map(|a| Candidate { text: a, source: Source::Whole, start: 0, end: text.len() }));
     }
     t.plain(&mut out);
+    if targets.string {
+        letters::candidates(text, targets.choices, &mut out);
+    }
     out.sort_by_key(|c| (c.source.priority(), std::cmp::Reverse(c.end), c.start, c.source));
     out.dedup_by(|a, b| a.text == b.text);
     out
@@ -317,8 +380,8 @@ pub fn parses(answer: &str) -> bool {
 }
 
 /// The answer of `text` (the first candidate that parses, else the first candidate) and where it came from.
-pub fn extract(text: &str) -> Option<(String, Source)> {
-    let all = candidates(text);
+pub fn extract(text: &str, targets: Targets) -> Option<(String, Source)> {
+    let all = candidates(text, targets);
     let parsed = all.iter().take(MAX_TRIES).find(|c| parses(&c.text));
     parsed.or(all.first()).map(|c| (c.text.clone(), c.source))
 }
@@ -328,7 +391,7 @@ mod tests {
     use super::*;
 
     fn answer(s: &str) -> Option<String> {
-        extract(s).map(|(a, _)| a)
+        extract(s, Targets::default()).map(|(a, _)| a)
     }
 
     #[test]
@@ -339,9 +402,12 @@ mod tests {
         );
         // Boxes a little apart, with a separator between them, are one answer (`x = 1` or `x = 2`).
         assert_eq!(answer("\\boxed{1}, or after some words, \\boxed{2}"), Some("1, 2".into()));
+        assert_eq!(answer("\\boxed{1}, but after checking, \\boxed{2}"), Some("2".into()));
         assert_eq!(answer("$\\boxed 5$ done"), Some("5".into()));
         assert_eq!(answer("\\boxed{7} \\boxed{unclosed"), Some("7".into()));
         assert_eq!(answer("\\boxed{(2, 2)} \\text{ and } \\boxed{(6, 2)}"), Some("(2, 2), (6, 2)".into()));
+        assert_eq!(answer("$\\boxed{1}$, $\\boxed{2}$ or $\\boxed{3}$"), Some("1, 2, 3".into()));
+        assert_eq!(answer("\\boxed{10} and then \\boxed{42}"), Some("42".into()));
         assert_eq!(answer("\\boxed{\\boxed{3}}"), Some("\\boxed{3}".into()));
         assert_eq!(answer("\\boxedx{1}"), Some("\\boxedx{1}".into()));
     }
@@ -364,8 +430,13 @@ mod tests {
         assert_eq!(answer("Therefore $x \\geq 5$ is the solution."), Some("x \\geq 5".into()));
         assert_eq!(answer("$19, 46, and 82$"), Some("19, 46, and 82".into()));
         assert_eq!(answer("they are $1$, $2$ and $3$."), Some("1, 2, 3".into()));
-        assert_eq!(answer("no answer here"), Some("no answer here".into()));
+        assert_eq!(answer("no answer here"), None);
         assert_eq!(answer("   "), None);
         assert_eq!(answer("we get 7 apples and then 12 pears"), Some("12".into()));
+        // A block that does not parse is not read as the numbers inside it.
+        assert_eq!(answer("$F_n = \\sum_{k=0}^{n} F_k$"), Some("F_n = \\sum_{k=0}^{n} F_k".into()));
+        let latex = Targets { expr: false, ..Targets::default() };
+        assert_eq!(extract("Answer $ \n 9 \n $", latex), None);
+        assert_eq!(extract("Answer $ 9 $", latex).map(|(a, _)| a), Some("9".into()));
     }
 }

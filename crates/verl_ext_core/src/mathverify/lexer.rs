@@ -350,6 +350,11 @@ impl Lexer {
                     self.push(Tok::Sym(c))?;
                 }
                 '^' if self.degree_mark() => {}
+                // `2**(1/4)`: a power written as in Python.
+                '*' if self.peek(1) == Some('*') => {
+                    self.pos += 2;
+                    self.push(Tok::Sym('^'))?;
+                }
                 '+' | '-' | '*' | '/' | '^' | '_' | ',' | '=' | '<' | '>' | '!' | '|' | ';' | ':' | '.' => {
                     self.pos += 1;
                     self.push(Tok::Sym(c))?;
@@ -602,7 +607,9 @@ impl Lexer {
         // A words-only `\text{}` ending an answer that has something before it is a unit or a label too
         // (`5\text{ dozen}`, `12 \text{ outfits}`).
         let last = self.chars[end + 1..].iter().all(|c| c.is_whitespace() || matches!(c, '$' | '.'));
-        let label = last && !self.out.is_empty() && inner.chars().all(|c| c.is_alphabetic() || c.is_whitespace());
+        let percent = ["percent", "percentage", "pct"].contains(&inner.trim());
+        let label =
+            last && !percent && !self.out.is_empty() && inner.chars().all(|c| c.is_alphabetic() || c.is_whitespace());
         if label || !words.is_empty() && words.iter().all(|w| *w == "per" || is_unit(w.trim_matches(['.', ',']))) {
             self.pos = end + 1;
             return self.skip_unit_power();

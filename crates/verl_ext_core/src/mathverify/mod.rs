@@ -10,6 +10,7 @@ pub mod blocks;
 pub mod equiv;
 pub mod exact;
 pub mod extract;
+pub mod letters;
 pub mod lexer;
 pub mod numeric;
 pub mod parser;
@@ -17,7 +18,32 @@ pub mod prose;
 
 pub use extract::{extract, Source};
 
-/// How answers are compared; the fields are named and mean what Math-Verify's `verify` options do.
+/// What [`extract`] reads, as Math-Verify's extraction configurations: `latex` (boxes, math blocks, a bare
+/// answer), `expr` (numbers and expressions in prose), `string` (choice letters in prose, those of
+/// `choices`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Targets {
+    pub latex: bool,
+    pub expr: bool,
+    pub string: bool,
+    /// The choice letters, a bit per capital letter (bit 0: `A`).
+    pub choices: u32,
+}
+
+impl Targets {
+    /// The bit set of the capital letters in `letters` (others are ignored).
+    pub fn letters(letters: &str) -> u32 {
+        letters.bytes().filter(u8::is_ascii_uppercase).fold(0, |acc, b| acc | 1 << (b - b'A'))
+    }
+}
+
+impl Default for Targets {
+    fn default() -> Self {
+        Targets { latex: true, expr: true, string: false, choices: Targets::letters("ABCDE") }
+    }
+}
+
+/// How answers are found and compared; the fields are named and mean what Math-Verify's options do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
     /// Decimal places to which an answer written as a decimal, and the value it is compared with, are rounded
@@ -29,11 +55,13 @@ pub struct Options {
     /// A relation in the prediction may equal a set in the reference (`x > 1` against `(1, \infty)`). A
     /// relation in the reference always may.
     pub allow_set_relation_comp: bool,
+    /// What [`verify`] reads in the solution and the ground truth.
+    pub targets: Targets,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { float_rounding: None, strict: true, allow_set_relation_comp: false }
+        Options { float_rounding: None, strict: true, allow_set_relation_comp: false, targets: Targets::default() }
     }
 }
 
@@ -126,10 +154,10 @@ pub fn verify(solution: &str, ground_truth: &str) -> Verification {
 /// [`verify`] with comparison options.
 pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Verification {
     let guarded = std::panic::catch_unwind(|| {
-        let Some((answer, source)) = extract(solution) else {
+        let Some((answer, source)) = extract(solution, options.targets) else {
             return Verification { score: 0.0, prediction: None, reason: "no answer found".into() };
         };
-        let Some((reference, _)) = extract(ground_truth) else {
+        let Some((reference, _)) = extract(ground_truth, options.targets) else {
             return Verification { score: 0.0, prediction: Some(answer), reason: "no reference answer found".into() };
         };
         let verdict = math_equal_with(&answer, &reference, options);

@@ -25,7 +25,7 @@ impl C {
         // 0.0 - x, not -x: a -0.0 imaginary part would put √(-1) on the other branch cut side.
         C { re: 0.0 - self.re, im: 0.0 - self.im }
     }
-    pub fn div(self, o: C) -> Option<C> {
+    pub fn checked_div(self, o: C) -> Option<C> {
         let d = o.re * o.re + o.im * o.im;
         (d != 0.0).then(|| C { re: (self.re * o.re + self.im * o.im) / d, im: (self.im * o.re - self.re * o.im) / d })
     }
@@ -103,7 +103,7 @@ pub fn eval(node: &Node, var: &dyn Fn(&str) -> Option<f64>) -> Option<C> {
         Node::Neg(x) => eval(x, var)?.neg(),
         Node::Add(xs) => xs.iter().try_fold(C::real(0.0), |acc, x| Some(acc.add(eval(x, var)?)))?,
         Node::Mul(xs) => xs.iter().try_fold(C::real(1.0), |acc, x| Some(acc.mul(eval(x, var)?)))?,
-        Node::Div(a, b) => eval(a, var)?.div(eval(b, var)?)?,
+        Node::Div(a, b) => eval(a, var)?.checked_div(eval(b, var)?)?,
         Node::Pow(b, e) => {
             let (base, exponent) = (eval(b, var)?, eval(e, var)?);
             match real_branch(base, e) {
@@ -116,7 +116,7 @@ pub fn eval(node: &Node, var: &dyn Fn(&str) -> Option<f64>) -> Option<C> {
             if x.is_real() && x.re < 0.0 && k.is_real() && k.re.fract() == 0.0 && k.re as i64 % 2 != 0 {
                 C::real(-(-x.re).powf(1.0 / k.re)) // the real odd root
             } else {
-                x.powc(C::real(1.0).div(k)?)
+                x.powc(C::real(1.0).checked_div(k)?)
             }
         }
         Node::Func(Func::Exp, x) => eval(x, var)?.exp(),
@@ -129,7 +129,7 @@ pub fn eval(node: &Node, var: &dyn Fn(&str) -> Option<f64>) -> Option<C> {
             }
             C::real(real_fn(*f, x.re))
         }
-        Node::Log(b, x) => eval(x, var)?.ln().div(eval(b, var)?.ln())?,
+        Node::Log(b, x) => eval(x, var)?.ln().checked_div(eval(b, var)?.ln())?,
         Node::Factorial(x) => {
             let x = eval(x, var)?;
             if !x.is_real() || x.re < 0.0 || x.re.fract() != 0.0 || x.re > 170.0 {

@@ -247,7 +247,7 @@ impl Parser {
         loop {
             if self.eat(&Tok::Approx) {
                 let approx = self.cup()?;
-                if ops.is_empty() {
+                if ops.is_empty() && names_only(&sides[0]) {
                     // `x \approx 11`: the value given.
                     ops.push(Rel::Eq);
                     sides.push(approx);
@@ -340,6 +340,10 @@ impl Parser {
                     (_, None) => factors.push(next),
                 }
             } else {
+                // A word is an answer by itself (`odd`, `yes`), never a factor (`Answer 9` is not a product).
+                if factors.len() > 1 && factors.iter().any(|f| matches!(f, Node::Text(_))) {
+                    return Err(Failure::Syntax("a word inside an expression".into()));
+                }
                 return self.node(product(factors));
             }
         }
@@ -641,8 +645,22 @@ impl Parser {
             | "rho" | "epsilon" | "varepsilon" | "varphi" | "psi" | "eta" | "kappa" | "nu" | "xi" | "zeta" | "chi" => {
                 self.node(Node::Var(name.to_owned()))
             }
+            // An unknown command standing alone is a symbol (`1 = \zzz = x = 0`); one taking scripts or
+            // arguments (`\sum_{k=0}^{n}`, `\int`) is an operation this verifier does not compute.
+            _ if !matches!(self.peek(), Some(Tok::Sym('_' | '^' | '{' | '(' | '['))) && name.len() <= 12 => {
+                self.node(Node::Var(format!("\\{name}")))
+            }
             _ => Err(Failure::Unsupported("LaTeX command")),
         }
+    }
+}
+
+/// Variables only (`x`, `AB`, `x_1`): the side of `x \approx 11` that names the value.
+fn names_only(n: &Node) -> bool {
+    match n {
+        Node::Var(_) => true,
+        Node::Mul(xs) => xs.iter().all(names_only),
+        _ => false,
     }
 }
 

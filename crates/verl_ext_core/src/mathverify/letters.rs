@@ -1,0 +1,115 @@
+//! Choice letters in prose (the `string` target, as Math-Verify's `StringExtractionConfig` reads them): a
+//! letter of the choices (A-E by default) standing alone (after the start, a space or `**`; before `.`, `,`, `:`, a space, `**` or the
+//! end), found after `final answer is`, after `answer:`/`answer`, at the very start, or anywhere (the last).
+
+use super::extract::{Candidate, Source};
+
+/// Characters between `answer` and its letter.
+const WINDOW: usize = 50;
+/// Characters between `final answer` and its ` is`.
+const FINAL_WINDOW: usize = 100;
+
+/// Is there a standalone letter at byte `i`? Returns its end (after any closing `**`).
+fn letter_at(b: &[u8], i: usize, choices: u32) -> Option<usize> {
+    let c = *b.get(i)?;
+    if !c.is_ascii_uppercase() || choices & (1 << (c - b'A')) == 0 {
+        return None;
+    }
+    let before = &b[..i];
+    let before = before.strip_suffix(b"**").unwrap_or(before);
+    if !(before.is_empty() || before.last().is_some_and(u8::is_ascii_whitespace)) {
+        return None;
+    }
+    let after = &b[i + 1..];
+    let bold = usize::from(after.starts_with(b"**")) * 2;
+    match after.get(bold) {
+        None => Some(i + 1 + bold),
+        Some(c) if matches!(c, b'.' | b',' | b':') || c.is_ascii_whitespace() => Some(i + 1 + bold),
+        _ => None,
+    }
+}
+
+/// The first standalone letter starting in `[from, to]`.
+fn first_in(b: &[u8], from: usize, to: usize, choices: u32) -> Option<(usize, usize)> {
+    (from..=to.min(b.len().saturating_sub(1))).find_map(|i| letter_at(b, i, choices).map(|end| (i, end)))
+}
+
+fn push(out: &mut Vec<Candidate>, b: &[u8], (start, end): (usize, usize), priority: u16) {
+    let text = char::from(b[start]).to_string();
+    out.push(Candidate { text, source: Source::Letter(priority), start, end });
+}
+
+fn find_all_ci<'a>(h: &'a [u8], n: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    (0..h.len().saturating_sub(n.len() - 1)).filter(move |&i| h[i..i + n.len()].eq_ignore_ascii_case(n))
+}
+
+/// Add the letter candidates of `s` (priorities as Math-Verify's: 0, 50, 100, 200, 250, 300).
+pub fn candidates(s: &str, choices: u32, out: &mut Vec<Candidate>) {
+    let b = s.as_bytes();
+    let skip_space = |mut i: usize| {
+        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i
+    };
+    for at in find_all_ci(b, b"final answer is") {
+        let from = skip_space(at + 15 + usize::from(b.get(at + 15) == Some(&b':')));
+        if let Some(found @ (_, end)) = letter_at(b, from, choices).map(|end| (from, end)) {
+            let rest = s[end..].trim_start_matches('.').trim_start();
+            if rest.starts_with("I hope") {
+                push(out, b, found, 0);
+            }
+        }
+    }
+    for at in find_all_ci(b, b"final answer") {
+        let from = at + 12;
+        let window = &b[from..(from + FINAL_WINDOW + 4).min(b.len())];
+        let is = (1..window.len().saturating_sub(1))
+            .find(|&i| window[i - 1].is_ascii_whitespace() && window[i..].starts_with(b"is"));
+        if let Some(i) = is {
+            let start = skip_space(from + i + 2 + usize::from(b.get(from + i + 2) == Some(&b':')));
+            if let Some(end) = letter_at(b, start, choices) {
+                push(out, b, (start, end), 50);
+            }
+        }
+    }
+    for at in find_all_ci(b, b"answer") {
+        let colon = b.get(at + 6) == Some(&b':');
+        let from = at + 6 + usize::from(colon);
+        if let Some(found) = first_in(b, from, from + WINDOW, choices) {
+            push(out, b, found, if colon { 100 } else { 200 });
+        }
+    }
+    let start = if b.starts_with(b"**") { 2 } else { 0 };
+    if let Some(end) = letter_at(b, start, choices) {
+        push(out, b, (start, end), 250);
+    }
+    if let Some(found) = (0..b.len()).rev().find_map(|i| letter_at(b, i, choices).map(|end| (i, end))) {
+        push(out, b, found, 300);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn best(s: &str) -> Option<String> {
+        let mut out = Vec::new();
+        candidates(s, super::super::Targets::letters("ABCDE"), &mut out);
+        out.sort_by_key(|c| (c.source.priority(), std::cmp::Reverse(c.end)));
+        out.first().map(|c| c.text.clone())
+    }
+
+    #[test]
+    fn letters() {
+        assert_eq!(best("The answer is A."), Some("A".into()));
+        assert_eq!(best("A. Because B is not valid"), Some("A".into()));
+        assert_eq!(best("Final answer is B"), Some("B".into()));
+        assert_eq!(best("No valid answer here"), None);
+        assert_eq!(best("I think **C** is right"), Some("C".into()));
+        assert_eq!(best("XDY"), None);
+        let mut out = Vec::new();
+        candidates("The answer is U.", super::super::Targets::letters("U"), &mut out);
+        assert_eq!(out.first().map(|c| c.text.as_str()), Some("U"));
+    }
+}
