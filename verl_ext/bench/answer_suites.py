@@ -1,0 +1,186 @@
+"""Answer-checking test suites written by other projects (``tests/data``, sources and commits in its README):
+Math-Verify's own suite and three held-out ones (NeMo-Skills, inspect_ai, hendrycks/math). Each case is
+run the way its project's test runs it, by verl-ext, by Math-Verify and by verl's prime_math.
+
+A judge returns its verdict on a case: for a (gold, pred) case whether the two are equal; for a
+Math-Verify ``string_parse`` case whether the letter read is the one the test expects (``expected`` is
+true). ``config_parse`` cases test Math-Verify's own parser switches (``boxed_match_priority=-1``, its
+normalisation flags), which verl-ext does not have: they are listed, not run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verl_ext.reward.math_verify import verify
+
+#: The data directory of the repository checkout.
+DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
+#: Suite name -> file in ``DATA``.
+SUITES = {
+    "math-verify": "math_verify_suite.jsonl",
+    "nemo-skills": "heldout_nemo_skills.jsonl",
+    "inspect-ai": "heldout_inspect_ai.jsonl",
+    "hendrycks-math": "heldout_hendrycks_math.jsonl",
+}
+#: The suites not used while building verl-ext's rules.
+HELD_OUT = ("nemo-skills", "inspect-ai", "hendrycks-math")
+
+#: Cases whose label verl-ext is right to contradict, with the reason (suite, id) -> why.
+MISLABELLED: dict[tuple[str, str], str] = {
+    ("math-verify", "test_yujianll.py::test_string_extraction[9]"):
+        "labels 1 - 1/e equal to 1 + 1/e (a sign differs; Math-Verify agrees with the wrong label)",
+    ("hendrycks-math", "modeling/math_equivalence_test.py::TestIsEquiv::test_order"):
+        "MATH's is_equiv compares strings, so its test makes '10, 4, -2' differ from '4, 10, -2'; a list of "
+        "solutions is order-free in MATH's answers (\"enter all solutions\"), as Math-Verify also judges",
+    ("hendrycks-math", "modeling/math_equivalence_test.py::TestIsEquiv::test_decimals"):
+        "the same order convention as test_order ('0.1, 4, 2' vs '4, .1, 2')",
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    suite: str
+    id: str
+    gold: str | None
+    pred: str
+    expected: bool
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def harness(self) -> str:
+        return str(self.options.get("harness", "parse_verify_defaults"))
+
+    @property
+    def runnable(self) -> bool:
+        """False for Math-Verify's parser-switch tests (``config_parse``)."""
+        return self.harness != "config_parse"
+
+    @property
+    def mislabelled(self) -> str | None:
+        return MISLABELLED.get((self.suite, self.id))
+
+
+def load(suite: str, data: Path = DATA) -> list[Case]:
+    """The cases of one suite (see ``SUITES``)."""
+    path = data / SUITES[suite]
+    if not path.is_file():
+        raise FileNotFoundError(f"no suite file at {path} (it ships in the repository: tests/data/)")
+    cases = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            cases.append(Case(suite, row["id"], row["gold"], row["pred"], bool(row["expected"]),
+                              row.get("options") or {}))
+    return cases
+
+
+def _letters(case: Case) -> str:
+    return "".join(case.options.get("string_config", {}).get("strings", ("A", "B", "C", "D")))
+
+
+def verl_ext_verdict(case: Case) -> bool:
+    """verl-ext's verdict, with the case's options under Math-Verify's names (``precision`` is
+    ``float_rounding``; its ``match_types`` are the extraction targets)."""
+    o = case.options
+    if case.harness == "string_parse":
+        expected = o["expected_parse"]
+        letters = _letters(case)
+        if expected:
+            return verify(case.pred, expected[-1], extraction=["string"], choices=letters)["acc"]
+        return not any(verify(case.pred, c, extraction=["string"], choices=letters)["acc"] for c in letters)
+    assert case.gold is not None
+    return verify(case.pred, case.gold, float_rounding=o.get("precision"), strict=o.get("strict", True),
+                  allow_set_relation_comp=o.get("allow_set_relation_comp", False),
+                  extraction=o.get("match_types", ("latex", "expr")))["acc"]
+
+
+def math_verify_judge() -> Callable[[Case], bool]:
+    """Math-Verify's verdict, its test harness reproduced (requires the ``bench`` extra)."""
+    from math_verify import ExprExtractionConfig, LatexExtractionConfig, StringExtractionConfig, parse
+    from math_verify import verify as mv_verify
+
+    def configs(o: Mapping[str, Any]) -> list[Any]:
+        out: list[Any] = []
+        for m in o.get("match_types", ("latex", "expr")):
+            if m == "latex":
+                out.append(LatexExtractionConfig(boxed_match_priority=o.get("boxed_match_priority", 50)))
+            elif m == "expr":
+                out.append(ExprExtractionConfig())
+        return out
+
+    def judge(case: Case) -> bool:
+        o = case.options
+        try:
+            if case.harness == "string_parse":
+                config = dict(o["string_config"])
+                if "strings" in config:
+                    config["strings"] = tuple(config["strings"])
+                return parse(case.pred, [StringExtractionConfig(**config)]) == o["expected_parse"]
+            if o:
+                c = configs(o)
+                return bool(mv_verify(parse(case.gold, c), parse(case.pred, c), float_rounding=o.get("precision", 6),
+                                      strict=o.get("strict", True),
+                                      allow_set_relation_comp=o.get("allow_set_relation_comp", False)))
+            return bool(mv_verify(parse(case.gold), parse(case.pred)))
+        except Exception:  # noqa: BLE001 - Math-Verify's own failures count as "not equal"
+            return False
+
+    return judge
+
+
+def prime_math_judge() -> Callable[[Case], bool]:
+    """verl's prime_math ``compute_score(pred, gold)`` (it finds the answer in the prediction itself)."""
+    from verl.utils.reward_score import prime_math
+
+    def judge(case: Case) -> bool:
+        if case.harness == "string_parse" or case.gold is None:
+            return False
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                result = prime_math.compute_score(case.pred, case.gold)
+                return bool(result[0] if isinstance(result, tuple) else result)
+            except Exception:  # noqa: BLE001 - a crash of the baseline is "not equal"
+                return False
+
+    return judge
+
+
+@dataclass(frozen=True)
+class Tally:
+    """One judge on one suite: passes, false positives and negatives (mislabelled cases apart)."""
+
+    cases: int
+    #: Verdicts equal to the suite's labels, as written.
+    agree_with_labels: int
+    #: The same, with the mislabelled cases' labels corrected.
+    passed: int
+    false_positives: list[str]
+    false_negatives: list[str]
+    mislabelled_agreed: list[str]
+
+
+def tally(cases: list[Case], verdicts: list[bool]) -> Tally:
+    """Score verdicts on the runnable cases; a mislabelled case counts as passed when the verdict contradicts
+    its label."""
+    passed, fps, fns, agreed = 0, [], [], []
+    for case, verdict in zip(cases, verdicts, strict=True):
+        if case.mislabelled:
+            if verdict == case.expected:
+                agreed.append(case.id)
+            else:
+                passed += 1
+        elif verdict == case.expected:
+            passed += 1
+        elif verdict:
+            fps.append(case.id)
+        else:
+            fns.append(case.id)
+    as_written = sum(v == c.expected for c, v in zip(cases, verdicts, strict=True))
+    return Tally(len(cases), as_written, passed, fps, fns, agreed)
