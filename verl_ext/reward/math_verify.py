@@ -22,7 +22,8 @@ from typing import Any, TypedDict
 from verl_ext import _core
 from verl_ext.exceptions import InputTypeError, InvalidInputError
 
-__all__ = ["EXTRACTION_TARGETS", "MAX_FLOAT_ROUNDING", "Verification", "math_equal", "math_equal_batch", "verify", "verify_batch"]
+__all__ = ["EXTRACTION_TARGETS", "MAX_FLOAT_ROUNDING", "Verification", "math_equal", "math_equal_batch", "verify",
+           "verify_batch"]
 
 
 class Verification(TypedDict):
