@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from verl_ext.exceptions import InputTypeError, InvalidInputError
@@ -76,6 +76,54 @@ def test_bad_arguments_raise_clear_errors() -> None:
         verify_batch(["\\boxed{1}"], [])
     with pytest.raises(InvalidInputError, match="num_threads"):
         math_equal_batch(["1"], ["1"], num_threads=-1)
+    for bad in (-1, 101, 2.5, True, "6"):
+        with pytest.raises(InvalidInputError, match="float_rounding"):
+            verify("1", "1", float_rounding=bad)  # type: ignore[arg-type]
+    with pytest.raises(InputTypeError, match="strict"):
+        math_equal("1", "1", strict=1)  # type: ignore[arg-type]
+    for extraction in ((), ("latex", "sympy"), ["LaTeX"]):
+        with pytest.raises(InvalidInputError, match="extraction"):
+            verify("1", "1", extraction=extraction)
+    with pytest.raises(InputTypeError, match="extraction"):
+        verify("1", "1", extraction="latex")
+    for choices in ("", "abc", "A1", 3):
+        with pytest.raises(InvalidInputError, match="choices"):
+            verify("A", "A", extraction=["string"], choices=choices)  # type: ignore[arg-type]
+
+
+# Issue 14, class 1 and 2: verify reads what Math-Verify's parse reads, on both sides.
+READ_LIKE_MATH_VERIFY = [
+    ("-5", "-5"),
+    ("$\\frac{1}{2}$", "0.5"),
+    ("\\[ \\frac12 \\]", "\\(0.5\\)"),
+    ("Therefore $x \\geq 5$ is the solution.", "$x \\ge 5$"),
+    ("$\\boxed{(2, 2)} \\text{ and } \\boxed{(6, 2)}$", "$(2, 2), (6, 2)$"),
+    ("$\\boxed{200}$ then $10,200. Final Answer: The final answer is $10,455$. I hope it is correct.", "10455"),
+    ("Final Answer: The largest $n$ is 34.", "$34$"),
+    ("The answer is 7 apples.", "7"),
+    ("so it is 1,000.99€", "1000.99"),
+    ("$19, 46, and 82$", "$19, 46, \\text{ and } 82$"),
+]
+
+
+@pytest.mark.parametrize(("solution", "ground_truth"), READ_LIKE_MATH_VERIFY)
+def test_verify_reads_what_math_verify_parse_reads(solution: str, ground_truth: str) -> None:
+    assert verify(solution, ground_truth)["score"] == 1.0
+    assert verify(ground_truth, solution)["score"] == 1.0
+
+
+def test_options_named_as_math_verify() -> None:
+    assert not math_equal("0.333333", "\\frac13")  # exact decimals by default
+    assert math_equal("0.333333", "\\frac13", float_rounding=6)
+    assert not math_equal("0.33", "\\frac13", float_rounding=6)
+    assert not math_equal("f(y) = y^2", "f(x) = x^2")
+    assert math_equal("f(y) = y^2", "f(x) = x^2", strict=False)
+    assert not math_equal("x > 1", "(1, \\infty)") and math_equal("(1, \\infty)", "x > 1")
+    assert math_equal("x > 1", "(1, \\infty)", allow_set_relation_comp=True)
+    assert verify("The answer is (C).", "C", extraction=["string"])["score"] == 1.0
+    assert verify("The answer is U.", "U", extraction=["string"], choices="UVW")["score"] == 1.0
+    assert verify("Answer $ \n 9 \n $", "9", extraction=["latex"])["score"] == 0.0
+    assert verify("Answer $ \n 9 \n $", "9")["score"] == 1.0
 
 
 def test_math_verify_data_source() -> None:
@@ -143,6 +191,52 @@ def _sum(parts: list[tuple[Fraction, str]], style: int, spacing: bool) -> str:
         op = "-" if c < 0 else "+"
         out.append((op if i else ("-" if c < 0 else "")) + ("{" + body + "}" if spacing else body))
     return (" " if spacing else "").join(out)
+
+
+# Issue 14's new rules as properties: equations up to a nonzero factor, real-branch rational powers, lists
+# written with "and"/"or".
+
+coefficient = st.integers(-9, 9)
+
+
+def _linear(a: int, b: int, c: int, k: Fraction) -> str:
+    """`k·(a x + b y + c) = 0` written out."""
+    terms = [(k * a, "x"), (k * b, "y"), (k * c, "")]
+    text = " ".join(("-" if v < 0 else "+") + " " + (_render(abs(v), 0) + atom if abs(v) != 1 or not atom else atom)
+                    for v, atom in terms if v != 0)
+    return text.lstrip("+ ") if not text.startswith("-") else "-" + text[1:].lstrip()
+
+
+@given(a=coefficient, b=coefficient, c=coefficient, k=st.fractions(-20, 20, max_denominator=7),
+       move=st.booleans())
+@example(a=2, b=4, c=-3, k=Fraction(2), move=False)
+def test_equations_are_equal_up_to_a_nonzero_factor(a: int, b: int, c: int, k: Fraction, move: bool) -> None:
+    assume(a != 0 and b != 0 and k != 0)
+    original = f"{_linear(a, b, c, Fraction(1))} = 0"
+    scaled = _linear(a, b, 0, k) + f" = {_render(-k * c, 0)}" if move else f"{_linear(a, b, c, k)} = 0"
+    assert math_equal(scaled, original), (scaled, original)
+    changed = f"{_linear(a + 1, b, c, Fraction(1))} = 0"  # a different line: (a+1, b, c) is no multiple
+    assert not math_equal(changed, original), (changed, original)
+
+
+@given(p=st.integers(-5, 5).filter(bool), q=st.sampled_from([3, 5, 7]))
+def test_odd_roots_are_real_powers(p: int, q: int) -> None:
+    root = f"\\sqrt[{q}]{{x^{{{p}}}}}"
+    power = f"x^{{{_render(Fraction(p, q), 0)}}}" if Fraction(p, q).denominator != 1 else f"x^{{{p // q}}}"
+    assert math_equal(root, power) and math_equal(power, root), (root, power)
+    other = f"x^{{{_render(Fraction(p + 1, q), 0)}}}"
+    assert not math_equal(root, other), (root, other)
+
+
+@given(values=st.lists(st.integers(-50, 50), min_size=2, max_size=6, unique=True),
+       joiner=st.sampled_from([", and ", ", or ", " and ", ", \\text{ and } ", " \\text{or} "]), seed=st.integers(0, 99))
+def test_lists_written_with_conjunctions(values: list[int], joiner: str, seed: int) -> None:
+    text = ", ".join(map(str, values[:-1])) + joiner + str(values[-1])
+    shuffled = values[:]
+    random.Random(seed).shuffle(shuffled)
+    assert math_equal(text, "\\{" + ", ".join(map(str, shuffled)) + "\\}"), text
+    assert verify(f"The solutions are ${text}$.", ", ".join(map(str, shuffled)))["score"] == 1.0
+    assert not math_equal(text, "\\{" + ", ".join(map(str, values[1:])) + "\\}"), text
 
 
 @given(parts=terms, style=st.integers(0, 3))

@@ -1,5 +1,7 @@
 """``verl-ext bench math-verify``: verl-ext's symbolic verifier, HuggingFace Math-Verify and verl's prime_math
-judged on one labelled corpus in one run: accuracy, disagreements by category, answers/s on one core."""
+judged in one run on other projects' answer-checking suites (Math-Verify's own, three held out; see
+:mod:`verl_ext.bench.answer_suites`) and on this project's labelled corpus: accuracy, false positives,
+disagreements by category, answers/s on one core."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from verl_ext.bench import answer_suites
 from verl_ext.bench.report import add_json_argument, write_results
 from verl_ext.reward.math_verify import math_equal_batch
 
@@ -56,6 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=0, help="judge only the first N pairs (0: all)")
     p.add_argument("--skip-prime", action="store_true", help="skip verl's prime_math (a process per answer)")
     p.add_argument("--skip-math-verify", action="store_true", help="skip HuggingFace Math-Verify")
+    p.add_argument("--skip-suites", action="store_true", help="skip the other projects' answer-checking suites")
     add_json_argument(p, "math-verify")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
@@ -120,17 +124,67 @@ def _summary(name: str, pairs: list[Pair], verdicts: list[bool], seconds: float)
     }
 
 
+def _suites(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Each suite judged by each contender, as its project's test runs it."""
+    judges: list[tuple[str, Callable[[answer_suites.Case], bool]]] = [("verl-ext", answer_suites.verl_ext_verdict)]
+    if not args.skip_math_verify:
+        judges.append(("math-verify", answer_suites.math_verify_judge()))
+    if not args.skip_prime:
+        judges.append(("prime_math", answer_suites.prime_math_judge()))
+    out = []
+    for suite in answer_suites.SUITES:
+        cases = [c for c in answer_suites.load(suite) if c.runnable]
+        row: dict[str, Any] = {"suite": suite, "held_out": suite in answer_suites.HELD_OUT, "cases": len(cases),
+                               "judges": {}}
+        for name, judge in judges:
+            progress = tqdm(cases, desc=f"{suite}: {name}", disable=args.no_progress, leave=False)
+            verdicts, secs = _timed(lambda j=judge, p=progress: [j(c) for c in p])
+            t = answer_suites.tally(cases, verdicts)
+            row["judges"][name] = {
+                "passed": t.passed, "agree_with_labels": t.agree_with_labels, "accuracy": t.passed / len(cases),
+                "false_positives": t.false_positives, "false_negatives": t.false_negatives,
+                "agrees_with_mislabelled": t.mislabelled_agreed,
+                "answers_per_s": len(cases) / secs if secs > 0 else float("inf"),
+            }
+        out.append(row)
+    return out
+
+
+def _print_suites(rows: list[dict[str, Any]]) -> None:
+    names = list(rows[0]["judges"])
+    print("other projects' answer-checking suites (tests/data/README.md), each case run as its project's test "
+          "runs it; right = label agreed with (mislabelled cases corrected), false + = equal where the label "
+          "says not")
+    print(f"{'suite':<16} {'cases':>5}" + "".join(f" {n + ' right':>18} {'false +':>7} {'answers/s':>9}"
+                                             for n in names))
+    for r in rows:
+        cells = "".join(f" {j['passed']:>11} ({j['accuracy']:>4.0%}) {len(j['false_positives']):>7} "
+                        f"{j['answers_per_s']:>9.0f}" for j in r["judges"].values())
+        print(f"{r['suite'] + (' *' if r['held_out'] else ''):<16} {r['cases']:>5}{cells}")
+    print("* held out: not used while writing verl-ext's rules")
+    for n in names:
+        total = sum(r["judges"][n]["passed"] for r in rows)
+        held = sum(r["judges"][n]["passed"] for r in rows if r["held_out"])
+        print(f"  {n}: {total}/{sum(r['cases'] for r in rows)} right in all, "
+              f"{held}/{sum(r['cases'] for r in rows if r['held_out'])} held out")
+    print()
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         pairs = load_corpus(args.corpus)[: args.limit or None]
     except (OSError, ValueError) as e:
         print(f"verl-ext bench math-verify: {e}", file=sys.stderr)
         return 2
+    suites = [] if args.skip_suites else _suites(args)
+    if suites:
+        _print_suites(suites)
     quiet = args.no_progress
     contenders: list[tuple[str, list[bool], float]] = []
     preds, refs = [p.prediction for p in pairs], [p.reference for p in pairs]
-    math_equal_batch(preds[:64], refs[:64], num_threads=1)  # warm-up
-    verdicts, secs = _timed(lambda: math_equal_batch(preds, refs, num_threads=1))
+    # The corpus's policy counts an inequality equal to its interval either way round.
+    math_equal_batch(preds[:64], refs[:64], num_threads=1, allow_set_relation_comp=True)  # warm-up
+    verdicts, secs = _timed(lambda: math_equal_batch(preds, refs, num_threads=1, allow_set_relation_comp=True))
     contenders.append(("verl-ext", verdicts, secs))
     if not args.skip_math_verify:
         judge = _math_verify_judge()
@@ -143,8 +197,8 @@ def run(args: argparse.Namespace) -> int:
 
     summaries = [_summary(name, pairs, v, s) for name, v, s in contenders]
     categories = sorted({p.category for p in pairs})
-    print(f"corpus: {args.corpus} ({len(pairs)} pairs, {len(categories)} categories, "
-          f"{sum(p.equal for p in pairs)} equivalent); one core each")
+    print(f"this project's corpus: {_portable(args.corpus)} ({len(pairs)} pairs, {len(categories)} categories, "
+          f"{sum(p.equal for p in pairs)} equivalent; labels by its own policy); one core each")
     print(f"{'judge':<12} {'accuracy':>9} {'false +':>8} {'false -':>8} {'answers/s':>11}")
     for s in summaries:
         print(f"{s['name']:<12} {s['accuracy']:>9.2%} {s['false_positives']:>8} {s['false_negatives']:>8} "
@@ -170,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
         for i, p in enumerate(pairs) if len({v[i] for _, v, _ in contenders}) > 1
     ]
     write_results(args.json, "math-verify", {
-        "corpus": _portable(args.corpus), "pairs": len(pairs), "judges": summaries, "speed_ratios": ratios,
-        "disagreements": disagreements,
+        "suites": suites, "corpus": _portable(args.corpus), "pairs": len(pairs), "judges": summaries,
+        "speed_ratios": ratios, "disagreements": disagreements,
     })
     return 0

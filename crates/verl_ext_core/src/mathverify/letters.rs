@@ -1,6 +1,7 @@
 //! Choice letters in prose (the `string` target, as Math-Verify's `StringExtractionConfig` reads them): a
-//! letter of the choices (A-E by default) standing alone (after the start, a space or `**`; before `.`, `,`, `:`, a space, `**` or the
-//! end), found after `final answer is`, after `answer:`/`answer`, at the very start, or anywhere (the last).
+//! letter of the choices (A-E by default) standing alone (after the start, a space or `**`; before `.`, `,`,
+//! `:`, a space, `**` or the end; or as `(C)`), found after `final answer is`, after `answer:`/`answer`, at
+//! the very start, or anywhere (the last).
 
 use super::extract::{Candidate, Source};
 
@@ -16,11 +17,16 @@ fn letter_at(b: &[u8], i: usize, choices: u32) -> Option<usize> {
         return None;
     }
     let before = &b[..i];
+    let after = &b[i + 1..];
+    // `(C)`, as choices are often written.
+    if before.ends_with(b"(") && after.starts_with(b")") {
+        let open = &before[..before.len() - 1];
+        return (open.is_empty() || open.last().is_some_and(u8::is_ascii_whitespace)).then_some(i + 2);
+    }
     let before = before.strip_suffix(b"**").unwrap_or(before);
     if !(before.is_empty() || before.last().is_some_and(u8::is_ascii_whitespace)) {
         return None;
     }
-    let after = &b[i + 1..];
     let bold = usize::from(after.starts_with(b"**")) * 2;
     match after.get(bold) {
         None => Some(i + 1 + bold),
@@ -108,6 +114,8 @@ mod tests {
         assert_eq!(best("No valid answer here"), None);
         assert_eq!(best("I think **C** is right"), Some("C".into()));
         assert_eq!(best("XDY"), None);
+        assert_eq!(best("The answer is (C)."), Some("C".into()));
+        assert_eq!(best("f(C)"), None);
         let mut out = Vec::new();
         candidates("The answer is U.", super::super::Targets::letters("U"), &mut out);
         assert_eq!(out.first().map(|c| c.text.as_str()), Some("U"));
