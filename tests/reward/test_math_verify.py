@@ -229,7 +229,8 @@ def test_odd_roots_are_real_powers(p: int, q: int) -> None:
 
 
 @given(values=st.lists(st.integers(-50, 50), min_size=2, max_size=6, unique=True),
-       joiner=st.sampled_from([", and ", ", or ", " and ", ", \\text{ and } ", " \\text{or} "]), seed=st.integers(0, 99))
+       joiner=st.sampled_from([", and ", ", or ", " and ", ", \\text{ and } ", " \\text{or} "]),
+       seed=st.integers(0, 99))
 def test_lists_written_with_conjunctions(values: list[int], joiner: str, seed: int) -> None:
     text = ", ".join(map(str, values[:-1])) + joiner + str(values[-1])
     shuffled = values[:]
