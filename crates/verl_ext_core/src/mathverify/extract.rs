@@ -216,6 +216,14 @@ fn find_all_ci<'a>(s: &'a str, needle: &'a str) -> impl Iterator<Item = usize> +
     (0..h.len().saturating_sub(n.len() - 1)).filter(move |&i| h[i..i + n.len()].eq_ignore_ascii_case(n))
 }
 
+/// Occurrences of an anchor, last first: within a priority the candidate ending last is tried first and no
+/// more than [`MAX_TRIES`] are tried, so each anchor stops after that many candidates.
+fn last_first(s: &str, needle: &str) -> impl Iterator<Item = usize> {
+    let mut all: Vec<usize> = find_all_ci(s, needle).collect();
+    all.reverse();
+    all.into_iter()
+}
+
 /// The byte offset `chars` characters after `from` (or the end).
 fn advance(s: &str, from: usize, chars: usize) -> usize {
     s[from..].char_indices().nth(chars).map_or(s.len(), |(i, _)| from + i)
@@ -238,11 +246,12 @@ impl<'a> Text<'a> {
     /// Numbers and expressions in `s[from..to]` outside math blocks (a block that does not parse is not
     /// read again as the numbers inside it: `$F_n = \\sum_{k=0}^{n}$` holds no answer 0).
     fn prose(&self, from: usize, to: usize) -> Vec<prose::Found> {
-        let inside = |at: usize| {
-            let k = self.blocks.partition_point(|b| b.end <= at);
-            self.blocks.get(k).is_some_and(|b| b.start <= at)
-        };
-        prose::scan(self.s, from, to).into_iter().filter(|f| !inside(f.start)).collect()
+        prose::scan(self.s, from, to).into_iter().filter(|f| !self.inside_block(f.start)).collect()
+    }
+
+    fn inside_block(&self, at: usize) -> bool {
+        let k = self.blocks.partition_point(|b| b.end <= at);
+        self.blocks.get(k).is_some_and(|b| b.start <= at)
     }
 
     /// X of the anchors: a block starting in `[from, to]`, else the first number or expression starting
@@ -273,7 +282,11 @@ impl<'a> Text<'a> {
     }
 
     fn minerva(&self, out: &mut Vec<Candidate>) {
-        for at in find_all_ci(self.s, "final answer is") {
+        let before = out.len();
+        for at in last_first(self.s, "final answer is") {
+            if out.len() - before >= MAX_TRIES {
+                break;
+            }
             for (start, end, text) in self.math_right_after(at + "final answer is".len()) {
                 let tail = self.s[end..].trim_start_matches('.').trim_start();
                 if tail.starts_with("I hope") {
@@ -284,7 +297,11 @@ impl<'a> Text<'a> {
     }
 
     fn final_answer(&self, out: &mut Vec<Candidate>) {
-        for at in find_all_ci(self.s, "final answer") {
+        let before = out.len();
+        for at in last_first(self.s, "final answer") {
+            if out.len() - before >= MAX_TRIES {
+                break;
+            }
             let from = at + "final answer".len();
             let window = &self.s[from..advance(self.s, from, FINAL_WINDOW + 4)];
             // The first ` is` (after at least one space) within the window.
@@ -301,10 +318,18 @@ impl<'a> Text<'a> {
     }
 
     fn answer(&self, out: &mut Vec<Candidate>) {
-        for at in find_all_ci(self.s, "answer") {
+        let (mut colons, mut words) = (0, 0);
+        for at in last_first(self.s, "answer") {
+            if colons >= MAX_TRIES && words >= MAX_TRIES {
+                break;
+            }
             let from = at + "answer".len();
             let colon = self.s[from..].starts_with(':');
             let source = if colon { Source::AnswerColon } else { Source::AnswerWord };
+            let count = if colon { &mut colons } else { &mut words };
+            if *count >= MAX_TRIES {
+                continue;
+            }
             let from = from + usize::from(colon);
             // In prose, the value after the last `=` within the window (`answer: x = 5 + 1 = 6`).
             let eq_window = &self.s[from..advance(self.s, from, EQUALS_WINDOW)];
@@ -319,6 +344,7 @@ impl<'a> Text<'a> {
                     }
                 }
             }
+            *count += found.len();
             out.extend(found.into_iter().map(|(start, end, text)| Candidate { text, source, start, end }));
         }
     }
@@ -330,11 +356,15 @@ impl<'a> Text<'a> {
         if !self.targets.expr {
             return;
         }
-        let found = self.prose(0, self.s.len());
-        let Some(last_end) = found.iter().map(|f| f.end).max() else { return };
-        // The last expression and the number it starts with (the number if the expression does not parse).
-        let last_start = found.iter().filter(|f| f.end == last_end).map(|f| f.start).min().unwrap_or(0);
-        for f in found.into_iter().filter(|f| f.start == last_start) {
+        // The last expression and the number it starts with (the number if the expression does not parse);
+        // matches are kept one start at a time, so a long text costs no memory per number.
+        let mut last: Vec<prose::Found> = Vec::new();
+        prose::scan_each(self.s, 0, self.s.len(), |found| {
+            if found.first().is_some_and(|f| !self.inside_block(f.start)) {
+                last = found;
+            }
+        });
+        for f in last {
             out.push(Candidate { text: f.text, source: Source::Prose, start: f.start, end: f.end });
         }
     }

@@ -322,6 +322,11 @@ impl Parser {
                 let den = self.unary()?;
                 factors = vec![self.node(Node::Div(Box::new(num), Box::new(den)))?];
             } else if self.starts_factor() {
+                // `2 3` is two numbers, not a product (a product of numbers is written with an operator).
+                let number_follows = matches!(self.peek(), Some(Tok::Num(_)));
+                if number_follows && matches!(factors.last(), Some(Node::Num(_) | Node::Decimal(_))) {
+                    return Err(Failure::Syntax("two numbers side by side".into()));
+                }
                 let mixed = factors.len() == 1 && self.at(&Tok::Cmd("frac".into()));
                 let next = self.power()?;
                 match (mixed, factors.pop()) {

@@ -151,6 +151,12 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
 /// Every number and expression in `s[from..to]`, left to right; after a match the scan goes on at its end.
 pub fn scan(s: &str, from: usize, to: usize) -> Vec<Found> {
     let mut out = Vec::new();
+    scan_each(s, from, to, |found| out.extend(found));
+    out
+}
+
+/// [`scan`], handing each start's matches to `f` instead of collecting them all.
+pub fn scan_each(s: &str, from: usize, to: usize, mut f: impl FnMut(Vec<Found>)) {
     let mut i = from;
     let mut plain_until = 0;
     while i < to.min(s.len()) {
@@ -160,14 +166,13 @@ pub fn scan(s: &str, from: usize, to: usize) -> Vec<Found> {
             let (found, plain) = at(s, i, i >= plain_until);
             plain_until = plain_until.max(plain);
             if let Some(end) = found.iter().map(|f| f.end).max() {
-                out.extend(found);
+                f(found);
                 i = end.max(i + c.len_utf8());
                 continue;
             }
         }
         i += c.len_utf8();
     }
-    out
 }
 
 #[cfg(test)]
