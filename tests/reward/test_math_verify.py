@@ -360,6 +360,27 @@ def test_hostile_input_is_bounded(junk: str, other: str) -> None:
     assert time.perf_counter() - start < 2.0, "a judgement took too long (limits are not enforced)"
 
 
+# Whole solutions: the extraction reads any text (anchors, boxes, math blocks, prose numbers, letters).
+solution_text = st.lists(st.sampled_from([
+    "answer", "Answer:", "final answer is", "The final answer is", "I hope it is correct.", "\\boxed{", "}", "{",
+    "\\fbox", "$", "$$", "\\(", "\\)", "\\[", "\\]", " and ", " or ", " then ", ", ", ". ", "\n", "=", "1,000",
+    "12,5", "-3", ".5", "40 percent", "%", "(C)", " A ", "**B**", "x", "\\frac12", "2**3", "\\approx", ":", ";",
+    "\\text{ and }", "é", "\x00", "\\\\",
+]), max_size=300).map("".join)
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None, max_examples=150)
+@given(solution=solution_text, truth=st.one_of(solution_text, st.sampled_from(["1", "C", "\\frac12", "x=1"])),
+       extraction=st.sampled_from([("latex", "expr"), ("latex",), ("expr",), ("string",), ("latex", "expr", "string")]))
+def test_any_solution_is_read_in_bounded_time_without_error(solution: str, truth: str, extraction: tuple[str, ...]
+                                                            ) -> None:
+    start = time.perf_counter()
+    for s, t in ((solution, truth), (truth, solution), (solution * 50, truth)):
+        result = verify(s, t, extraction=extraction)
+        assert result["score"] in (0.0, 1.0) and isinstance(result["pred"], str)
+    assert time.perf_counter() - start < 2.0, "reading a solution took too long"
+
+
 # ---------------------------------------------------------------------------------------------------------
 # The labelled corpus (tests/data/, written for this project; labels checked independently with sympy).
 
