@@ -24,7 +24,7 @@ use super::exact::{self, Surd};
 use super::lexer::{lex, WRAPPERS};
 use super::limits::{MAX_ANSWER_BYTES, REL_TOL, SAMPLE_POINTS};
 use super::numeric::{self, C};
-use super::parser::{int, parse, Constant, Func, Node, Rel};
+use super::parser::{int, parse, substitute, Constant, Func, Node, Rel};
 use super::{Failure, Options, Verdict};
 
 /// Names read as functions in `f(x) = ...`.
@@ -174,6 +174,12 @@ fn map_vars(n: &Node, f: &dyn Fn(&str) -> Option<String>) -> Node {
         Node::Root(x, y) => Node::Root(b(x), b(y)),
         Node::Log(x, y) => Node::Log(b(x), b(y)),
         Node::PlusMinus(x, y) => Node::PlusMinus(b(x), b(y)),
+        Node::Big { product, index, bounds, body } => Node::Big {
+            product: *product,
+            index: index.clone(),
+            bounds: Box::new((m(&bounds.0), m(&bounds.1))),
+            body: if f(index).is_some() { body.clone() } else { b(body) },
+        },
         Node::Num(_) | Node::Decimal(_) | Node::Const(_) | Node::Text(_) => n.clone(),
     }
 }
@@ -229,7 +235,7 @@ fn linear(lhs: &Node, rhs: &Node) -> Option<(String, Surd, Node)> {
     numeric::variables(rhs, &mut vars);
     let [v] = vars.as_slice() else { return None };
     let diff = difference(lhs, rhs);
-    let at = |t: i64| exact::eval(&substitute(&diff, v, &int(t)));
+    let at = |t: i64| exact::eval(&substitute(&diff, &|name| (name == v).then(|| int(t))));
     let (f0, f1) = (at(0)?, at(1)?);
     let m = f1.add(&f0.neg())?;
     if m.is_zero() {
@@ -244,25 +250,6 @@ fn linear(lhs: &Node, rhs: &Node) -> Option<(String, Surd, Node)> {
     }
     let root = f0.neg().mul(&m.inv()?)?.to_node();
     Some((v.clone(), m, root))
-}
-
-fn substitute(n: &Node, var: &str, value: &Node) -> Node {
-    let sub = |x: &Node| substitute(x, var, value);
-    let boxed = |x: &Node| Box::new(sub(x));
-    match n {
-        Node::Var(name) if name == var => value.clone(),
-        Node::Add(xs) => Node::Add(xs.iter().map(sub).collect()),
-        Node::Mul(xs) => Node::Mul(xs.iter().map(sub).collect()),
-        Node::Neg(x) => Node::Neg(boxed(x)),
-        Node::Div(a, b) => Node::Div(boxed(a), boxed(b)),
-        Node::Pow(a, b) => Node::Pow(boxed(a), boxed(b)),
-        Node::Root(a, b) => Node::Root(boxed(a), boxed(b)),
-        Node::Func(f, x) => Node::Func(*f, boxed(x)),
-        Node::Log(a, b) => Node::Log(boxed(a), boxed(b)),
-        Node::Factorial(x) => Node::Factorial(boxed(x)),
-        Node::Percent(x) => Node::Percent(boxed(x)),
-        other => other.clone(),
-    }
 }
 
 /// The two ends of an equation, a chain of equalities included (`x = 5+5+1 = 11` is `x = 11`).
@@ -651,6 +638,16 @@ pub fn eq(a: &Node, b: &Node, o: &Options) -> bool {
             ra.len() == rb.len() && ra.iter().zip(rb).all(|(x, y)| ordered_eq(x, y, o))
         }
         (Node::Text(x), Node::Text(y)) => x == y,
+        (
+            Node::Big { product: pa, index: ia, bounds: ba, body: xa },
+            Node::Big { product: pb, index: ib, bounds: bb, body: xb },
+        ) if pa == pb => {
+            // Same operator, bounds and body (the index renamed): `\sum_{k=0}^{n-1} F_k F_{n-k-1}` in any order
+            // of factors. Sums with numbers for bounds are also compared by value below.
+            let renamed = map_vars(xb, &|v| (v == ib).then(|| ia.clone()));
+            (scalar_eq(&ba.0, &bb.0, o) && scalar_eq(&ba.1, &bb.1, o) && value_eq(xa, &renamed, o))
+                || scalar_eq(a, b, o)
+        }
         _ => match (members(a), members(b)) {
             (Some(x), Some(y)) => unordered_eq(&x, &y, o),
             (Some(x), None) if x.len() == 1 => eq(&x[0], b, o),
@@ -710,12 +707,18 @@ fn sample(name: &str, k: usize) -> f64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^= z >> 31;
-    let magnitude = 0.35 + 2.3 * ((z >> 11) as f64 / (1u64 << 53) as f64);
+    // A multiple of 1/1024, so the exact comparison and the floating-point one use the same point.
+    let magnitude = ((0.35 + 2.3 * ((z >> 11) as f64 / (1u64 << 53) as f64)) * 1024.0).round() / 1024.0;
     if k % 2 == 1 {
         -magnitude
     } else {
         magnitude
     }
+}
+
+/// [`sample`] as an exact rational (a multiple of 1/1024; the float it stands for is exactly this value).
+fn sample_rational(name: &str, k: usize) -> BigRational {
+    BigRational::new(BigInt::from((sample(name, k) * 1024.0).round() as i64), BigInt::from(1024))
 }
 
 /// The rational with denominator <= [`SNAP_DENOMINATOR`] within 1e-12 of `x`, if any (continued fractions).
@@ -812,6 +815,16 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
     }
     let mut defined = 0;
     for k in 0..SAMPLE_POINTS {
+        // Exactly at a rational point where both sides allow it (so `10^8 x + 1` differs from `10^8 x`
+        // however large the values), else in floating point.
+        let point = |name: &str| vars.iter().any(|v| v == name).then(|| Node::Num(sample_rational(name, k)));
+        if let (Some(x), Some(y)) = (exact::eval(&substitute(a, &point)), exact::eval(&substitute(b, &point))) {
+            if x != y {
+                return false;
+            }
+            defined += 1;
+            continue;
+        }
         let at = |name: &str| Some(sample(name, k));
         match (numeric::eval(a, &at), numeric::eval(b, &at)) {
             (Some(x), Some(y)) if x.finite() && y.finite() => {
@@ -897,6 +910,14 @@ mod tests {
         yes("x \\approx 5", "5");
         yes("x = 5+5+1 = 11", "11");
         yes("\\\\frac{1}{2}", "0.5");
+        // Sums and products: by value with numbers for bounds, else by bounds and body.
+        yes("\\sum_{k=1}^{10} k", "55");
+        yes("\\prod_{k=1}^{5} k", "5!");
+        yes("\\sum_{k=0}^{n-1} F_k F_{n-k-1}", "\\sum_{k=0}^{n-1} F_{n-k-1} F_k");
+        yes("\\sum_{j=1}^{n} j^2", "\\sum_{k=1}^{n} k^2");
+        no("\\sum_{k=0}^{n-2} F_k F_{n-k-2}", "\\sum_{k=0}^{n-1} F_k F_{n-k-1}");
+        no("\\sum_{k=1}^{n} k^2", "\\sum_{k=1}^{n} k");
+        assert!(parsed("\\sum_{k=1}^{99} \\sum_{j=1}^{99} jk").is_err());
         // Named groups against tuples.
         yes("p=5,q=2;p=7,q=2", "(5,2),(7,2)");
         no("p=5,q=2;p=7,q=3", "(5,2),(7,2)");

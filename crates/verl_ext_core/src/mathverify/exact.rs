@@ -9,8 +9,8 @@ use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
-use super::limits::{MAX_BITS, MAX_EXPONENT, MAX_FACTORIAL, MAX_RADICAND, MAX_SURD_TERMS};
-use super::parser::Node;
+use super::limits::{MAX_BIG_TERMS, MAX_BIG_WORK, MAX_BITS, MAX_EXPONENT, MAX_FACTORIAL, MAX_RADICAND, MAX_SURD_TERMS};
+use super::parser::{int, size, substitute, Node};
 
 /// A rational plus square roots: radicand (1 for the rational part) -> coefficient, no zero coefficients.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -236,6 +236,24 @@ pub fn eval(node: &Node) -> Option<Surd> {
         Node::Root(k, x) => Surd::root(&eval(x)?.as_rational()?, &eval(k)?.as_rational()?),
         Node::Percent(x) => eval(x)?.mul(&Surd::rational(BigRational::new(BigInt::one(), BigInt::from(100)))),
         Node::Factorial(x) => factorial(&eval(x)?.as_rational()?).map(Surd::rational),
+        Node::Big { product, index, bounds, body } => {
+            // Integer bounds at most MAX_BIG_TERMS apart: the terms, exactly.
+            let (lo, hi) = (eval(&bounds.0)?.as_rational()?, eval(&bounds.1)?.as_rational()?);
+            if !lo.is_integer() || !hi.is_integer() {
+                return None;
+            }
+            let (lo, hi) = (lo.to_integer().to_i64()?, hi.to_integer().to_i64()?);
+            let terms = usize::try_from(hi.checked_sub(lo)?.checked_add(1)?).ok()?;
+            if terms > MAX_BIG_TERMS || terms * size(body, MAX_BIG_WORK + 1) > MAX_BIG_WORK {
+                return None;
+            }
+            let mut acc = Surd::rational(BigRational::from_integer(BigInt::from(i64::from(*product))));
+            for k in lo..=hi {
+                let term = eval(&substitute(body, &|name| (name == index).then(|| int(k))))?;
+                acc = if *product { acc.mul(&term)? } else { acc.add(&term)? };
+            }
+            Some(acc)
+        }
         _ => None,
     }
 }

@@ -98,6 +98,10 @@ pub mod limits {
     pub const REL_TOL: f64 = 1e-9;
     /// Points at which expressions with variables are compared.
     pub const SAMPLE_POINTS: usize = 6;
+    /// Most terms of a `\sum`/`\prod` computed, and most nodes visited computing one (terms × body size);
+    /// sums do not nest and an answer has at most 4, so one evaluation visits at most 4 × `MAX_BIG_WORK`.
+    pub const MAX_BIG_TERMS: usize = 100;
+    pub const MAX_BIG_WORK: usize = 1000;
 }
 
 /// Why an answer could not be judged.

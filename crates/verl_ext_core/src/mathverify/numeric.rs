@@ -3,7 +3,8 @@
 
 use num_traits::{One, ToPrimitive, Zero};
 
-use super::parser::{Constant, Func, Node};
+use super::limits::{MAX_BIG_TERMS, MAX_BIG_WORK};
+use super::parser::{size, Constant, Func, Node};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct C {
@@ -138,6 +139,28 @@ pub fn eval(node: &Node, var: &dyn Fn(&str) -> Option<f64>) -> Option<C> {
             C::real((1..=x.re as u32).map(f64::from).product())
         }
         Node::Percent(x) => eval(x, var)?.mul(C::real(0.01)),
+        Node::Big { product, index, bounds, body } => {
+            // Computed when both bounds are integers at most MAX_BIG_TERMS apart.
+            let (lo, hi) = (eval(&bounds.0, var)?, eval(&bounds.1, var)?);
+            if !lo.is_real() || !hi.is_real() || lo.re.fract() != 0.0 || hi.re.fract() != 0.0 {
+                return None;
+            }
+            let terms = hi.re - lo.re + 1.0;
+            if !(0.0..=MAX_BIG_TERMS as f64).contains(&terms)
+                || terms as usize * size(body, MAX_BIG_WORK + 1) > MAX_BIG_WORK
+            {
+                return None;
+            }
+            let mut acc = C::real(if *product { 1.0 } else { 0.0 });
+            let mut k = lo.re;
+            while k <= hi.re {
+                let at = |name: &str| if name == index { Some(k) } else { var(name) };
+                let term = eval(body, &at)?;
+                acc = if *product { acc.mul(term) } else { acc.add(term) };
+                k += 1.0;
+            }
+            acc
+        }
         _ => return None,
     };
     // Only `\infty` (and its negation) may be infinite: an overflow of finite operands is undefined here.
@@ -164,6 +187,17 @@ pub fn variables(node: &Node, out: &mut Vec<String>) {
             xs.iter().for_each(|x| variables(x, out))
         }
         Node::Relation(xs, _) => xs.iter().for_each(|x| variables(x, out)),
+        Node::Big { index, bounds, body, .. } => {
+            variables(&bounds.0, out);
+            variables(&bounds.1, out);
+            let mut inner = Vec::new();
+            variables(body, &mut inner);
+            for v in inner {
+                if v != *index && !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
         Node::Matrix(rows) => rows.iter().flatten().for_each(|x| variables(x, out)),
     }
 }

@@ -92,6 +92,13 @@ pub enum Node {
     /// A chain `e0 r1 e1 r2 e2 ...`.
     Relation(Vec<Node>, Vec<Rel>),
     Text(String),
+    /// `\sum_{k=lo}^{hi} body` (`product`: `\prod`), with its bound index.
+    Big {
+        product: bool,
+        index: String,
+        bounds: Box<(Node, Node)>,
+        body: Box<Node>,
+    },
 }
 
 struct Parser {
@@ -99,14 +106,21 @@ struct Parser {
     pos: usize,
     depth: usize,
     nodes: usize,
+    /// `\\sum`/`\\prod` operators so far.
+    bigs: usize,
 }
+
+/// Most `\\sum`/`\\prod` operators in one answer, and most nodes in the body of one: with
+/// [`super::limits::MAX_BIG_TERMS`] terms each, an evaluation visits at most 4 × 100 × 256 nodes.
+const MAX_BIGS: usize = 4;
+const MAX_BIG_BODY_NODES: usize = 256;
 
 /// Parse a whole answer.
 pub fn parse(toks: Vec<Tok>) -> Result<Node, Failure> {
     if toks.is_empty() {
         return Err(Failure::Syntax("empty answer".into()));
     }
-    let mut p = Parser { toks, pos: 0, depth: 0, nodes: 0 };
+    let mut p = Parser { toks, pos: 0, depth: 0, nodes: 0, bigs: 0 };
     let node = p.list()?;
     if p.pos < p.toks.len() {
         return Err(Failure::Syntax(format!("unexpected {:?}", p.toks[p.pos])));
@@ -635,6 +649,7 @@ impl Parser {
                 let arg = self.func_arg()?;
                 self.node(Node::Log(Box::new(base), Box::new(arg)))
             }
+            "sum" | "prod" => self.big_operator(name == "prod"),
             "pi" => self.node(Node::Const(Constant::Pi)),
             "infty" | "infin" => self.node(Node::Const(Constant::Infinity)),
             "emptyset" | "varnothing" => self.node(Node::Set(Vec::new())),
@@ -669,6 +684,56 @@ fn names_only(n: &Node) -> bool {
     }
 }
 
+impl Parser {
+    /// `\sum_{k=lo}^{hi} body`: the body is the product that follows (up to the next `+`/`-`).
+    fn big_operator(&mut self, product: bool) -> Result<Node, Failure> {
+        if !self.eat(&Tok::Sym('_')) {
+            return Err(Failure::Unsupported("a sum without bounds"));
+        }
+        let (index, lo) = match self.arg()? {
+            Node::Relation(mut sides, ops) if ops.as_slice() == [Rel::Eq] && sides.len() == 2 => {
+                let lo = sides.pop().unwrap_or(Node::List(Vec::new()));
+                match sides.pop() {
+                    Some(Node::Var(v)) => (v, lo),
+                    _ => return Err(Failure::Unsupported("a sum over something other than a variable")),
+                }
+            }
+            _ => return Err(Failure::Unsupported("a sum without a starting index")),
+        };
+        if !self.eat(&Tok::Sym('^')) {
+            return Err(Failure::Unsupported("a sum without an upper bound"));
+        }
+        let hi = self.script()?;
+        let before = self.nodes;
+        let body = self.nested(Self::term)?;
+        self.bigs += 1;
+        if self.bigs > MAX_BIGS || self.nodes - before > MAX_BIG_BODY_NODES {
+            return Err(Failure::TooLarge("sums too many or too large"));
+        }
+        if contains_big(&body) || contains_big(&lo) || contains_big(&hi) {
+            return Err(Failure::Unsupported("nested sums"));
+        }
+        self.node(Node::Big { product, index, bounds: Box::new((lo, hi)), body: Box::new(body) })
+    }
+}
+
+/// Does `n` hold a `\sum`/`\prod`? (Sums are not nested, which bounds the work of computing them.)
+fn contains_big(n: &Node) -> bool {
+    match n {
+        Node::Big { .. } => true,
+        Node::Neg(x) | Node::Func(_, x) | Node::Factorial(x) | Node::Percent(x) => contains_big(x),
+        Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) | Node::PlusMinus(a, b) => {
+            contains_big(a) || contains_big(b)
+        }
+        Node::Add(xs) | Node::Mul(xs) | Node::Set(xs) | Node::List(xs) | Node::Union(xs) | Node::Bracket(_, xs, _) => {
+            xs.iter().any(contains_big)
+        }
+        Node::Relation(xs, _) => xs.iter().any(contains_big),
+        Node::Matrix(rows) => rows.iter().flatten().any(contains_big),
+        Node::Num(_) | Node::Decimal(_) | Node::Const(_) | Node::Var(_) | Node::Text(_) => false,
+    }
+}
+
 fn is_integer_literal(n: &Node) -> bool {
     matches!(n, Node::Num(q) if q.is_integer())
 }
@@ -695,6 +760,66 @@ fn sum_of(mut terms: Vec<Node>) -> Node {
         terms.pop().unwrap_or(Node::List(Vec::new()))
     } else {
         Node::Add(terms)
+    }
+}
+
+/// The number of nodes of `n`, counting up to `cap` (and returning `cap` beyond).
+pub fn size(n: &Node, cap: usize) -> usize {
+    fn walk(n: &Node, left: &mut usize) {
+        if *left == 0 {
+            return;
+        }
+        *left -= 1;
+        match n {
+            Node::Neg(x) | Node::Func(_, x) | Node::Factorial(x) | Node::Percent(x) => walk(x, left),
+            Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) | Node::PlusMinus(a, b) => {
+                walk(a, left);
+                walk(b, left);
+            }
+            Node::Add(xs)
+            | Node::Mul(xs)
+            | Node::Set(xs)
+            | Node::List(xs)
+            | Node::Union(xs)
+            | Node::Bracket(_, xs, _) => xs.iter().for_each(|x| walk(x, left)),
+            Node::Relation(xs, _) => xs.iter().for_each(|x| walk(x, left)),
+            Node::Matrix(rows) => rows.iter().flatten().for_each(|x| walk(x, left)),
+            Node::Big { bounds, body, .. } => {
+                walk(&bounds.0, left);
+                walk(&bounds.1, left);
+                walk(body, left);
+            }
+            Node::Num(_) | Node::Decimal(_) | Node::Const(_) | Node::Var(_) | Node::Text(_) => {}
+        }
+    }
+    let mut left = cap;
+    walk(n, &mut left);
+    cap - left
+}
+
+/// `n` with each variable for which `value` gives a node replaced by it (a `\\sum`'s index is bound).
+pub fn substitute(n: &Node, value: &dyn Fn(&str) -> Option<Node>) -> Node {
+    let sub = |x: &Node| substitute(x, value);
+    let boxed = |x: &Node| Box::new(sub(x));
+    match n {
+        Node::Var(name) => value(name).unwrap_or_else(|| n.clone()),
+        Node::Add(xs) => Node::Add(xs.iter().map(sub).collect()),
+        Node::Mul(xs) => Node::Mul(xs.iter().map(sub).collect()),
+        Node::Neg(x) => Node::Neg(boxed(x)),
+        Node::Div(a, b) => Node::Div(boxed(a), boxed(b)),
+        Node::Pow(a, b) => Node::Pow(boxed(a), boxed(b)),
+        Node::Root(a, b) => Node::Root(boxed(a), boxed(b)),
+        Node::Func(f, x) => Node::Func(*f, boxed(x)),
+        Node::Log(a, b) => Node::Log(boxed(a), boxed(b)),
+        Node::Factorial(x) => Node::Factorial(boxed(x)),
+        Node::Percent(x) => Node::Percent(boxed(x)),
+        Node::Big { product, index, bounds, body } => Node::Big {
+            product: *product,
+            index: index.clone(),
+            bounds: Box::new((sub(&bounds.0), sub(&bounds.1))),
+            body: Box::new(substitute(body, &|name| if name == index { None } else { value(name) })),
+        },
+        other => other.clone(),
     }
 }
 
