@@ -125,7 +125,7 @@ def test_async_custom_function_handles_unknown_sources(tiny_tokenizer: Any) -> N
         seen.append(extra_info)
         return {"score": 0.25, "acc": False, "pred": solution_str, "note": "custom"}
 
-    m = manager(tiny_tokenizer, compute_score=custom, extra_info_keys=["note"])
+    m = manager(tiny_tokenizer, compute_score=custom, extra_info_keys=["note"], native_sources=["openai/gsm8k"])
     rows = [("my_source", "xyz", "1"), ("openai/gsm8k", "#### 1", "1")]
     out = asyncio.run(run_all(m, items(tiny_tokenizer, rows)))
     assert out[0]["reward_score"] == 0.25
@@ -135,9 +135,37 @@ def test_async_custom_function_handles_unknown_sources(tiny_tokenizer: Any) -> N
     assert seen[0]["num_turns"] is None and seen[0]["index"] == 0
 
 
+def test_a_configured_custom_function_scores_every_sample(tiny_tokenizer: Any, caplog: Any) -> None:
+    """verl's meaning: with custom_reward_function set, naive calls it for every sample; so does verl_ext unless
+    reward_kwargs.native_sources opts sources into native scoring."""
+    calls: list[str] = []
+
+    def custom(data_source: str, solution_str: str, ground_truth: str, extra_info: dict[str, Any]) -> float:
+        calls.append(data_source)
+        return 0.5
+
+    def scores(rows: list[tuple[str, str, Any]], **kwargs: Any) -> list[float]:
+        async def go() -> list[dict[str, Any]]:  # the manager binds the running loop for sync functions
+            return await run_all(manager(tiny_tokenizer, **kwargs), items(tiny_tokenizer, rows))
+        return [o["reward_score"] for o in asyncio.run(go())]
+
+    rows = [("openai/gsm8k", "#### 1", "1"), ("lighteval/MATH", "\\boxed{1}", "1"), ("other", "x", "1")]
+    with caplog.at_level("INFO", logger="verl_ext.reward.manager"):
+        assert scores(rows, compute_score=custom) == [0.5, 0.5, 0.5]
+    assert sorted(calls) == sorted(r[0] for r in rows)
+    assert "nothing natively: custom_reward_function is configured" in caplog.text
+    calls.clear()
+    assert scores(rows, compute_score=custom, native_sources="all") == [1.0, 1.0, 0.5] and calls == ["other"]
+    # Without a custom function, verl's default scorer is verl-ext's to replace: everything native it can.
+    assert scores(rows[:2]) == [1.0, 1.0]
+
+
 def test_options_are_validated() -> None:
     with pytest.raises(InvalidInputError):
         ManagerOptions.from_reward_kwargs({"on_error": "ignore"})
+    with pytest.raises(InvalidInputError, match="native_sources"):
+        ManagerOptions.from_reward_kwargs({"native_sources": 3})
+    assert ManagerOptions.from_reward_kwargs({"native_sources": "a, b"}).native_sources == frozenset({"a", "b"})
     with pytest.raises(InvalidInputError):
         ManagerOptions.from_reward_kwargs({"format_weight": 1.0, "format_tags": ["bad tag"]})
     with pytest.raises(InvalidInputError):

@@ -15,6 +15,11 @@ Options, all under ``reward.reward_kwargs`` (add them with ``+reward.reward_kwar
 ``on_error`` (``zero`` | ``raise``, ``zero``)
     What a sample verl-ext cannot score (e.g. a non-string math_dapo ground truth) gets: a reward of
     0.0 and a logged warning, or the exception (which stops training, as verl's managers do).
+``native_sources`` (list, comma-separated str or ``all``; unset)
+    Which data sources verl-ext scores natively (in Rust). Unset: every source it knows, unless a
+    ``custom_reward_function`` is configured, in which case the user's function scores every sample (verl's
+    meaning of that setting) and nothing is native. Set it to keep native scoring for some sources (or
+    ``all``) beside a custom function; the other sources go to the configured function.
 ``numina_math_verify`` (bool, false)
     Score the ``numina_*`` data sources with verl-ext's symbolic verifier (data source ``math_verify``)
     instead of verl's prime_math (sympy in a process per answer). Off by default: prime_math stays the
@@ -30,11 +35,12 @@ Options, all under ``reward.reward_kwargs`` (add them with ``+reward.reward_kwar
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
@@ -74,6 +80,10 @@ class ManagerOptions:
     extra_info_keys: tuple[str, ...] = ()
     code_limits: Limits = field(default_factory=Limits)
     numina_math_verify: bool = False
+    #: ``None``: unset; ``"all"``; or the data sources scored natively.
+    native_sources: frozenset[str] | str | None = None
+    #: A user's ``custom_reward_function`` is configured (then it scores what ``native_sources`` leaves).
+    custom_function: bool = False
 
     @classmethod
     def from_reward_kwargs(cls, reward_kwargs: Mapping[str, Any] | None) -> ManagerOptions:
@@ -91,11 +101,23 @@ class ManagerOptions:
             extra_info_keys=tuple(str(k) for k in kwargs.get("extra_info_keys", ()) or ()),
             code_limits=Limits(memory_mb=int(kwargs.get("code_memory_mb", 1024))),
             numina_math_verify=_flag(kwargs.get("numina_math_verify", False), "numina_math_verify"),
+            native_sources=_native_sources(kwargs.get("native_sources")),
         )
 
+    def with_custom_function(self, custom: bool) -> ManagerOptions:
+        return replace(self, custom_function=custom)
+
+    def is_native(self, data_source: str) -> bool:
+        """Does verl-ext score this source itself (if it can), rather than the configured function?"""
+        if self.native_sources == "all":
+            return True
+        if isinstance(self.native_sources, frozenset):
+            return data_source in self.native_sources
+        return not self.custom_function
+
     def native_source(self, data_source: Any) -> str:
-        """The data source name handed to the Rust core ("" routes a non-string source to the fallback)."""
-        if not isinstance(data_source, str):
+        """The data source name handed to the Rust core ("" routes a source to the Python function)."""
+        if not isinstance(data_source, str) or not self.is_native(data_source):
             return ""
         if self.numina_math_verify and data_source.startswith("numina_"):
             return "math_verify"
@@ -113,6 +135,45 @@ def _flag(value: Any, name: str) -> bool:
     if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
         return value.lower() in ("true", "1")
     raise InvalidInputError(f"reward_kwargs.{name} must be true or false, got {value!r}")
+
+
+def _native_sources(value: Any) -> frozenset[str] | str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value.strip() == "all":
+            return "all"
+        value = [v for v in (p.strip() for p in value.split(",")) if v]
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return frozenset(value)
+    raise InvalidInputError(f"reward_kwargs.native_sources must be 'all' or a list of data source names, got {value!r}")
+
+
+def _is_default(compute_score: Any) -> bool:
+    """verl's own scorer (what it passes when no custom_reward_function is configured)?"""
+    fn = compute_score.func if isinstance(compute_score, functools.partial) else compute_score
+    return compute_score is None or fn is default_compute_score
+
+
+def _custom_configured(config: Any, compute_score: Any) -> bool:
+    reward = config.get("reward", None) if hasattr(config, "get") else None
+    custom = reward.get("custom_reward_function", None) if reward is not None else None
+    return bool(custom and custom.get("path")) or not _is_default(compute_score)
+
+
+def _log_routing(options: ManagerOptions) -> None:
+    """Say once which data sources verl-ext scores natively and which go to Python."""
+    if options.native_sources == "all":
+        where = "every data source verl-ext can score natively; the rest go to the Python function"
+    elif isinstance(options.native_sources, frozenset):
+        where = (f"natively: {sorted(options.native_sources)} (where verl-ext can); every other source goes to "
+                 "the Python function")
+    elif options.custom_function:
+        where = ("nothing natively: custom_reward_function is configured and scores every sample "
+                 "(set reward_kwargs.native_sources to score some sources in Rust)")
+    else:
+        where = "every data source verl-ext can score natively; the rest go to verl's default_compute_score"
+    logger.info("verl_ext reward manager scores %s", where)
 
 
 def _reward_kwargs(config: Any) -> Mapping[str, Any]:
@@ -222,7 +283,9 @@ class VerlExtRewardManager(RewardManagerBase):
         self.is_async_reward_score = inspect.iscoroutinefunction(self.compute_score)
         self.reward_router_address = reward_router_address
         self.reward_model_tokenizer = reward_model_tokenizer
-        self.options = ManagerOptions.from_reward_kwargs(_reward_kwargs(config))
+        self.options = ManagerOptions.from_reward_kwargs(_reward_kwargs(config)).with_custom_function(
+            _custom_configured(config, compute_score))
+        _log_routing(self.options)
         sandbox_fusion = config.get("reward", {}).get("sandbox_fusion", None) if hasattr(config, "get") else None
         # With a SandboxFusion URL configured, code sources keep verl's SandboxFusion path.
         self._scorer = _Scorer(tokenizer, self.options, sandboxed_code=not (sandbox_fusion or {}).get("url"))
@@ -276,7 +339,9 @@ class VerlExtBatchRewardManager(AbstractRewardManager):
         self.num_examine = num_examine
         self.compute_score = compute_score or default_compute_score
         self.reward_fn_key = reward_fn_key
-        self.options = ManagerOptions.from_reward_kwargs(reward_kwargs)
+        self.options = ManagerOptions.from_reward_kwargs(reward_kwargs).with_custom_function(
+            not _is_default(compute_score))
+        _log_routing(self.options)
         self._scorer = _Scorer(tokenizer, self.options)
 
     def __call__(self, data: DataProto, return_dict: bool = False) -> torch.Tensor | dict[str, Any]:
