@@ -53,7 +53,7 @@ def math_verify_batch(
     strict: bool = True,
     allow_set_relation_comp: bool = False,
     extraction: list[str] = ...,
-    choices: str = "ABCDE",
+    choices: str = ...,
 ) -> list[tuple[float, str | None, str]]: ...
 def sandbox_run_many(
     requests: list[tuple[list[str], list[tuple[str, str]], bytes, bytes]],
