@@ -9,16 +9,23 @@ byte-identically.  Only the standard library is used (``fractions`` / ``decimal`
 Every row is one JSON object::
 
     {"id": "frac-0001", "category": "fraction", "reference": "\\frac{1}{2}", "prediction": "0.5",
-     "equal": true, "why": "1/2 = 0.5 exactly"}
+     "equal": true, "why": "1/2 = 0.5 exactly", "label_source": "verl-ext policy"}
 
 * ``reference``: the ground-truth answer as a dataset stores it (LaTeX or plain, no ``$`` / ``\\boxed``).
 * ``prediction``: what a model wrote inside ``\\boxed{...}``.
-* ``equal``: the verdict under the policy below; ``why``: a few words.
+* ``equal``: the verdict under the rules named by ``label_source``; ``why``: a few words (for the
+  convention categories, the rule it follows, quoted from the source).
+* ``label_source``: where the label comes from.  ``"verl-ext policy"``: this project's own policy
+  below (24 categories, 2400 rows).  ``"Math-Verify README/grader @5d148cf"`` and
+  ``"hendrycks/math is_equiv @985bdc1"``: another project's published convention (the two
+  ``convention_*`` categories at the end of the file, see "Categories labelled by other projects"
+  below).  Accuracy on the first kind is agreement with this project's own rules; only the second
+  kind is graded by someone else's rules.
 
 Every category holds the same number of true and false rows (at least 50 of each).
 
-Labelling policy
-----------------
+Labelling policy (rows with ``label_source`` ``"verl-ext policy"``)
+-------------------------------------------------------------------
 * Exact numbers compare with exact rational arithmetic: ``0.333`` != ``1/3``, ``0.5`` == ``1/2``,
   ``0.1+0.2`` == ``0.3``, ``10^{20}`` != ``10^{20}+1``.  A numeric tolerance (relative 1e-9) is only
   for two forms of the same irrational value (``\\frac{\\sqrt2}{2}`` vs ``\\frac{1}{\\sqrt2}``); a
@@ -60,6 +67,47 @@ Labelling policy
 * Left out on purpose (debatable): mixed numbers (``1\\frac{1}{2}``), bare ``\\log`` without a base,
   degrees inside trig functions, unit conversions, plain-text ``inf``/``oo``, ``\\pm`` against a set
   in another order, repeating-decimal notation, nested ``\\boxed``.
+
+Categories labelled by other projects (NOT by the policy above)
+---------------------------------------------------------------
+Their labels follow another project's published rules, even where this project's policy says
+otherwise; a verifier built to the policy above is expected to disagree with some of them.  A pair
+that already occurs elsewhere in the file is never repeated (the generator skips it), so no pair
+carries two labels.
+
+* ``convention_math_verify`` (ids ``cmv-``, ``label_source`` ``"Math-Verify README/grader @5d148cf"``):
+  huggingface/Math-Verify at commit 5d148cfaaf99214c2e4ffb4bc497ab042c592a7a (v0.8.0), files
+  ``README.md`` and ``src/math_verify/grader.py``, at ``verify``'s defaults (``strict=True``,
+  ``allow_set_relation_comp=False``), gold = ``reference``.  Rules used: assignment resolution
+  (``x = 1`` vs ``1`` true either way; two assignments ``x = 1`` vs ``y = 1`` false; a gold equation
+  that is not an assignment, ``2x + z = 1``, is not unwrapped); percentage conversion (``10\\%`` is
+  0.1, so ``10\\%`` vs ``0.1`` true and ``20\\%`` vs ``20`` false: the grader says "X%" is
+  X*Rational(1,100) -- the opposite of this project's "p% also equals p"); units in text (``10 \\text{ cm}``
+  vs ``10``); relation flips (``a < 2`` vs ``2 > a``); the FAQ's representation asymmetry (gold
+  ``1 < x < 2`` vs predicted ``(1,2)`` true, gold ``(1,2)`` vs predicted ``1 < x < 2`` false -- this
+  project scores its corpus with ``allow_set_relation_comp=True``, which makes both true) and solution
+  context asymmetry (gold ``101`` vs predicted ``a+2z = 2z + a = 101`` true, the reverse false); sets
+  (``\\{1,3\\} \\cup \\{2,4\\}`` vs ``\\{1,2,3,4\\}``, order-free), intervals (ends and openness must
+  match; a gold open interval ``(a,b)`` accepts the list ``a,b``), unions; matrices element-wise with
+  shape validation; the ``frac13`` fix; Unicode symbol substitution (``\\beta`` vs ``\u03b2``);
+  structural and symbolic equality; strict variables (``x + 1`` vs ``y + 1`` false).  No row depends
+  on Math-Verify's float rounding (6 decimals by default, where this project compares exact
+  decimals): every decimal in these rows is exact and false pairs differ by far more than 1e-6.
+  Rules the two files do not state are not used.
+* ``convention_hendrycks_math`` (ids ``chm-``, ``label_source`` ``"hendrycks/math is_equiv @985bdc1"``):
+  the MATH dataset's checker ``is_equiv`` in hendrycks/math ``modeling/math_equivalence.py`` (snapshot
+  commit 985bdc1696e88e8643f081a0ff4719da39f2ae2a; the file last changed in
+  940d1bf8d976b7e2afa9059a52350ffcdc880c1c).
+  It normalises both strings (drops ``\\left``/``\\right``, ``^\\circ``/``^{\\circ}``, ``\\$``, ``\\%``,
+  ``\\!``, spaces, a right-hand unit ``\\text{ ...}`` and a prefix ``k =`` of at most 2 characters;
+  rewrites ``dfrac``/``tfrac`` as ``frac``, ``\\frac12`` as ``\\frac{1}{2}``, an answer ``a/b`` of two
+  integers as ``\\frac{a}{b}``, ``\\sqrt3`` as ``\\sqrt{3}``, a leading ``.`` as ``0.``, the answer ``0.5``
+  as ``\\frac{1}{2}``) and then compares the strings exactly.  True rows differ only by what that
+  normalisation removes or rewrites -- the MATH answer conventions, e.g. ``10\\%`` vs ``10`` (the percent
+  sign is dropped, whatever the number), ``\\$7`` vs ``7``, ``5^\\circ`` vs ``5``, ``x=5`` vs ``5``,
+  ``.5`` vs ``\\frac12``; false rows are different answers written in those forms (``\\frac12`` vs
+  ``\\frac13``, ``10\\%`` vs ``1``).  Pairs that only its string comparison decides (list order,
+  unreduced fractions, ``0.1`` vs ``10\\%``) are left out.
 """
 
 from __future__ import annotations
@@ -2747,6 +2795,545 @@ def malformed_stream(rng: random.Random):
 
 
 # ---------------------------------------------------------------------------------------------
+# convention_math_verify: labels from Math-Verify's README and grader, NOT from this project's policy
+# ---------------------------------------------------------------------------------------------
+# Source: https://github.com/huggingface/Math-Verify, commit 5d148cfaaf99214c2e4ffb4bc497ab042c592a7a
+# (README.md, src/math_verify/grader.py), at verify()'s defaults (strict=True,
+# allow_set_relation_comp=False).  Every label follows a rule those two files state; each row's
+# ``why`` quotes it.  No row depends on float_rounding (every decimal here is exact, and false pairs
+# differ by far more than 1e-6), because this project compares exact decimals.
+
+MV_SOURCE = "Math-Verify README/grader @5d148cf"
+
+MV_ASSIGN = "README Key Features: 'symbol assignment resolution (e.g. x = 1 -> 1)'"
+MV_ASSIGN_PRED = ("grader sympy_expr_eq: a predicted equation is unwrapped to its last right side when the gold "
+                  "is not an equation ('1 and 9=1 -> 1,1')")
+MV_ASSIGN_GOLD = ("grader sympy_expr_eq: a gold assignment is unwrapped when the prediction is not an equation "
+                  "('x=1 and 1 -> 1,1')")
+MV_BOTH_ASSIGN = "grader sympy_expr_eq: two assignments are not unwrapped, 'so that x=1 != y=1'"
+MV_EQ_NOT_ASSIGN = ("grader sympy_expr_eq: a gold equation that is not an assignment is not unwrapped "
+                    "('not 2x + z = 1 and 1 -> 1,1')")
+MV_PCT = "README Key Features: 'Percentage best effort conversion (e.g. 10% -> 0.1)'"
+MV_PCT_VALUE = ("grader is_atomic_or_pct_atomic: latex2sympy_extended converts 'X%' into X*Rational(1,100), "
+                "so p% is p/100, not p")
+MV_UNITS = "README Key Features: 'Units in text handling (e.g. 10 cm -> 10)'"
+MV_FLIP = "README: 'Relation evaluation with flip support (e.g., a < 2 == 2 > a)'; 'a <= b equals b >= a'"
+MV_REL_DIFF = ("grader sympy_compare_relational: equal only for the same relation with equal lhs-rhs, the "
+               "inverse relation flipped, or equal solutions; none holds")
+MV_ASYM_T = ("README FAQ Representation Asymmetry: gold inequality (1 < x < 2) vs predicted interval ((1,2)) "
+             "is True")
+MV_ASYM_F = ("README FAQ Representation Asymmetry: gold interval ((1,2)) vs predicted inequality (1 < x < 2) "
+             "is False at the default allow_set_relation_comp=False")
+MV_ASYM_SET = ("README FAQ Representation Asymmetry: a gold inequality is compared as its set with a predicted "
+               "interval; grader sympy_compare_interval: the sets differ")
+MV_CHAIN_T = ("README FAQ Solution Context Asymmetry: gold number (101) vs predicted chain "
+              "(a+2z = 2z + a = 101) is True")
+MV_CHAIN_F = ("README FAQ Solution Context Asymmetry: gold chain (a+2z = 2z + a = 101) vs predicted final "
+              "number (101) is False")
+MV_CHAIN_VALUE = ("README FAQ Solution Context Asymmetry: a predicted chain counts by its final value, which "
+                  "differs from the gold number")
+MV_SET = "README: '{1,3} \\cup {2,4}' vs '{1,2,3,4}' is True; sets: 'Direct set equality and symmetric difference'"
+MV_SET_F = "README sets: 'Direct set equality and symmetric difference'; the sets differ"
+MV_INTERVAL_F = "grader sympy_compare_interval: both ends' openness and both endpoints must match"
+MV_INTERVAL_LIST = ("grader sympy_compare_sets: '(1,2) is parsed as Interval(1,2,left_open=True,right_open=True), "
+                    "it could have that the correct is (1,2) and predicted is 1,2' (compared as a tuple)")
+MV_MATRIX = "README Gold Comparison: 'Matrices and vectors: Element-wise comparison, Shape validation'"
+MV_MATRIX_F = "README Gold Comparison: matrices compare element-wise with shape validation; %s"
+MV_MALFORMED = "README Key Features: 'Applies Latex fixes for common malformations (e.g. frac13 -> 1/3)'"
+MV_UNICODE = "README Key Features: 'Unicode symbol substitution support (e.g. \u03b2 -> beta)'"
+MV_STRUCT = "README Gold Comparison: 'Basic SymPy structural equality (e.g., a + b vs b + a)'"
+MV_SIMPLIFY = "README Gold Comparison: 'Symbolic equality by simplifying the difference (a - b = 0)'"
+MV_SIMPLIFY_F = "README Gold Comparison: symbolic equality needs the difference to simplify to 0; it does not"
+MV_STRICT = "grader verify docstring: strict=True (the default) - 'Variables matter'"
+
+CONVENTION_MV_SEEDS = [
+    # assignment resolution
+    T("1", "x = 1", MV_ASSIGN + "; " + MV_ASSIGN_PRED),
+    T("x = 1", "1", MV_ASSIGN + "; " + MV_ASSIGN_GOLD),
+    T(r"\frac{1}{2}", r"y=\frac{1}{2}", MV_ASSIGN_PRED),
+    T("k = 7", "7", MV_ASSIGN_GOLD),
+    T("x = 4", "4 = x", "flipped equality; " + MV_FLIP),
+    N("x = 1", "y = 1", MV_BOTH_ASSIGN),
+    N("2x + z = 1", "1", MV_EQ_NOT_ASSIGN),
+    N("x = 1", "2", MV_ASSIGN_GOLD + "; 1 != 2"),
+    N("1", "x = 2", MV_ASSIGN_PRED + "; 1 != 2"),
+    # percentage conversion
+    T("0.1", r"10\%", MV_PCT),
+    T(r"10\%", "0.1", MV_PCT),
+    T(r"\frac{1}{4}", r"25\%", MV_PCT + "; 25% = 1/4"),
+    T("0.125", r"12.5\%", MV_PCT + "; 12.5% = 0.125"),
+    N("20", r"20\%", MV_PCT_VALUE),
+    N(r"40\%", "40", MV_PCT_VALUE),
+    N("0.1", r"1\%", MV_PCT + "; 1% = 0.01"),
+    # units in text
+    T("10", r"10 \text{ cm}", MV_UNITS),
+    T(r"10 \text{ cm}", "10", MV_UNITS),
+    T("5", r"5\text{ meters}", MV_UNITS),
+    N("10", r"12 \text{ cm}", MV_UNITS + "; 10 != 12"),
+    # relation flip
+    T("a < 2", "2 > a", MV_FLIP),
+    T(r"a \le b", r"b \ge a", MV_FLIP),
+    T("x > 3", "3 < x", MV_FLIP),
+    N("a < 2", "2 < a", MV_REL_DIFF + " (a < 2 vs a > 2)"),
+    N("a < 2", r"a \le 2", MV_REL_DIFF + " (strict vs non-strict)"),
+    # representation asymmetry (inequality vs interval)
+    T("1 < x < 2", "(1,2)", MV_ASYM_T),
+    T(r"x \le 3", r"(-\infty, 3]", MV_ASYM_T),
+    T("x > 0", r"(0, \infty)", MV_ASYM_T),
+    N("(1,2)", "1 < x < 2", MV_ASYM_F),
+    N(r"(-\infty, 3]", r"x \le 3", MV_ASYM_F),
+    N(r"(0, \infty)", "x > 0", MV_ASYM_F),
+    N("1 < x < 2", "[1,2]", MV_ASYM_SET),
+    N(r"x \le 3", r"(-\infty, 3)", MV_ASYM_SET),
+    # solution chain
+    T("101", "a+2z = 2z + a = 101", MV_CHAIN_T),
+    N("a+2z = 2z + a = 101", "101", MV_CHAIN_F),
+    N("101", "a+2z = 2z + a = 102", MV_CHAIN_VALUE),
+    # sets and intervals
+    T(r"\{1,3\} \cup \{2,4\}", r"\{1,2,3,4\}", MV_SET),
+    T(r"\{1,2,3\}", r"\{3,1,2\}", MV_SET),
+    T(r"(-\infty, 1) \cup (2, \infty)", r"(2, \infty) \cup (-\infty, 1)", MV_SET),
+    T("(3,7)", "3,7", MV_INTERVAL_LIST),
+    N(r"\{1,3\} \cup \{2,4\}", r"\{1,2,3\}", MV_SET_F),
+    N(r"\{1,2,3\}", r"\{1,3\}", MV_SET_F),
+    N("(1,2)", "(1,2]", MV_INTERVAL_F),
+    N("[1,2]", "(1,2)", MV_INTERVAL_F),
+    N(r"(-\infty, 1) \cup (2, \infty)", r"(-\infty, 1] \cup [2, \infty)", MV_INTERVAL_F),
+    # matrices
+    T(r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}", MV_MATRIX),
+    T(r"\begin{pmatrix} \frac{1}{2} & 0 \\ 0 & 1 \end{pmatrix}", r"\begin{pmatrix} 0.5 & 0 \\ 0 & 1 \end{pmatrix}",
+      MV_MATRIX + "; 1/2 = 0.5"),
+    N(r"\begin{pmatrix} 1 & 2 \end{pmatrix}", r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}", MV_MATRIX_F % "1x2 vs 2x1"),
+    N(r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", r"\begin{pmatrix} 1 & 3 \\ 2 & 4 \end{pmatrix}",
+      MV_MATRIX_F % "transposed"),
+    # malformed-operator fixes, unicode, structural / symbolic equality, strict variables
+    T(r"\frac{1}{3}", r"\frac13", MV_MALFORMED),
+    N(r"\frac{1}{3}", r"\frac14", MV_MALFORMED + "; 1/3 != 1/4"),
+    T(r"\beta", "\u03b2", MV_UNICODE),
+    N(r"\beta", "\u03b1", MV_UNICODE + "; alpha != beta"),
+    T("a + b", "b + a", MV_STRUCT),
+    T("(x+1)^2", "x^2 + 2x + 1", MV_SIMPLIFY),
+    N("(x+1)^2", "x^2 + 1", MV_SIMPLIFY_F),
+    N("x + 1", "y + 1", MV_STRICT),
+]
+
+MV_VARS = ["x", "y", "z", "k", "n", "a", "t", "m"]
+MV_UNITS_TEXT = ["cm", "meters", "inches", "feet", "kg", "seconds", "hours", "miles"]
+MV_GREEK = [("alpha", "\u03b1"), ("beta", "\u03b2"), ("gamma", "\u03b3"), ("theta", "\u03b8"), ("lambda", "\u03bb"),
+            ("mu", "\u03bc"), ("sigma", "\u03c3"), ("omega", "\u03c9")]
+MV_REL = {"<": ("<", ">"), ">": (">", "<"), "le": (r"\le", r"\ge"), "ge": (r"\ge", r"\le")}
+MV_PERCENTS = ["5", "10", "12.5", "15", "20", "25", "30", "37.5", "40", "45", "50", "60", "62.5", "70", "75", "80",
+               "90", "120", "150", "200", "2.5", "7.5"]
+
+
+def mv_value(rng: random.Random) -> F:
+    if rng.random() < 0.7:
+        return F(rng.randint(-30, 60))
+    return F(rng.randint(1, 9), rng.choice([2, 3, 4, 5, 7, 8]))
+
+
+def mv_matrix(rows, env: str) -> str:
+    body = r" \\ ".join(" & ".join(c for c in r) for r in rows)
+    return r"\begin{%s} %s \end{%s}" % (env, body, env)
+
+
+def mv_interval(lo, hi, lo_closed: bool, hi_closed: bool) -> str:
+    return "%s%s, %s%s" % ("[" if lo_closed else "(", lo, hi, "]" if hi_closed else ")")
+
+
+def convention_math_verify_stream(rng: random.Random):
+    while True:
+        kind = rng.randrange(12)
+        if kind == 0:  # assignment resolution
+            v, val = rng.choice(MV_VARS), mv_value(rng)
+            other = val + rng.choice([1, -1, 2, 3])
+            sp = rng.choice([" = ", "="])
+            k = rng.randrange(5)
+            if k == 0:
+                yield num_tex(val), v + sp + num_tex(val), True, MV_ASSIGN_PRED
+            elif k == 1:
+                yield v + sp + num_tex(val), num_tex(val), True, MV_ASSIGN_GOLD
+            elif k == 2:
+                yield num_tex(val), v + sp + num_tex(other), False, MV_ASSIGN_PRED + "; values differ"
+            elif k == 3:
+                yield v + sp + num_tex(val), num_tex(other), False, MV_ASSIGN_GOLD + "; values differ"
+            else:
+                w = rng.choice([u for u in MV_VARS if u != v])
+                yield v + " = " + num_tex(val), w + " = " + num_tex(val), False, MV_BOTH_ASSIGN
+        elif kind == 1:  # percentage conversion
+            p = F(rng.choice(MV_PERCENTS))
+            pct = num_tex(p) + r"\%"
+            k = rng.randrange(4)
+            if k == 0:
+                yield num_tex(p / 100), pct, True, MV_PCT + "; %s%% = %s" % (num_tex(p), num_tex(p / 100))
+            elif k == 1:
+                yield pct, rng.choice([num_tex(p / 100), frac_tex(p / 100)]), True, MV_PCT
+            elif k == 2:
+                if rng.random() < 0.5:
+                    yield num_tex(p), pct, False, MV_PCT_VALUE
+                else:
+                    yield pct, num_tex(p), False, MV_PCT_VALUE
+            else:
+                q = p * rng.choice([2, 10, F(1, 10)])
+                why = MV_PCT + "; %s%% != %s" % (num_tex(q), num_tex(p / 100))
+                yield num_tex(p / 100), num_tex(q) + r"\%", False, why
+        elif kind == 2:  # units in text
+            n = rng.randint(2, 500)
+            u = rng.choice(MV_UNITS_TEXT)
+            with_unit = "%d%s\\text{ %s}" % (n, rng.choice(["", " "]), u)
+            k = rng.randrange(3)
+            if k == 0:
+                yield str(n), with_unit, True, MV_UNITS
+            elif k == 1:
+                yield with_unit, str(n), True, MV_UNITS
+            else:
+                m = n + rng.choice([1, 2, 10, -1])
+                yield str(m), with_unit, False, MV_UNITS + "; %d != %d" % (m, n)
+        elif kind == 3:  # relation flip
+            v, c = rng.choice(["a", "b", "x", "y", "t"]), rng.randint(-20, 20)
+            op = rng.choice(list(MV_REL))
+            sym, mirror = MV_REL[op]
+            k = rng.randrange(4)
+            if k <= 1:
+                yield "%s %s %d" % (v, sym, c), "%d %s %s" % (c, mirror, v), True, MV_FLIP
+            elif k == 2:
+                yield "%s %s %d" % (v, sym, c), "%d %s %s" % (c, sym, v), False, MV_REL_DIFF + " (not flipped)"
+            else:
+                strictness = {"<": r"\le", ">": r"\ge", "le": "<", "ge": ">"}[op]
+                why = MV_REL_DIFF + " (strictness differs)"
+                yield "%s %s %d" % (v, sym, c), "%s %s %d" % (v, strictness, c), False, why
+        elif kind == 4:  # representation asymmetry
+            lo = rng.randint(-15, 10)
+            hi = lo + rng.randint(1, 12)
+            lc, hc = rng.random() < 0.5, rng.random() < 0.5
+            ineq = "%d %s x %s %d" % (lo, r"\le" if lc else "<", r"\le" if hc else "<", hi)
+            iv = mv_interval(lo, hi, lc, hc)
+            k = rng.randrange(4)
+            if k == 0:
+                yield ineq, iv, True, MV_ASYM_T
+            elif k == 1:
+                yield iv, ineq, False, MV_ASYM_F
+            elif k == 2:
+                if rng.random() < 0.5:
+                    yield "x > %d" % lo, r"(%d, \infty)" % lo, True, MV_ASYM_T
+                else:
+                    yield r"(-\infty, %d]" % hi, r"x \le %d" % hi, False, MV_ASYM_F
+            else:
+                yield ineq, mv_interval(lo, hi, not lc, hc), False, MV_ASYM_SET
+        elif kind == 5:  # solution chain
+            a, b = rng.sample(["a", "b", "c", "p", "q", "z"], 2)
+            c = rng.randint(2, 9)
+            n = rng.randint(10, 999)
+            chain = "%s+%d%s = %d%s + %s = %d" % (a, c, b, c, b, a, n)
+            k = rng.randrange(3)
+            if k == 0:
+                yield str(n), chain, True, MV_CHAIN_T
+            elif k == 1:
+                yield chain, str(n), False, MV_CHAIN_F
+            else:
+                yield str(n + rng.choice([1, -1, 10])), chain, False, MV_CHAIN_VALUE
+        elif kind == 6:  # finite sets
+            vals = rng.sample(range(-9, 20), rng.randint(3, 5))
+            perm = vals[:]
+            while perm == vals:
+                rng.shuffle(perm)
+            whole = r"\{%s\}" % ",".join(map(str, vals))
+            k = rng.randrange(4)
+            if k == 0:
+                yield whole, r"\{%s\}" % ",".join(map(str, perm)), True, MV_SET
+            elif k == 1:
+                cut = rng.randint(1, len(vals) - 1)
+                union = r"\{%s\} \cup \{%s\}" % (",".join(map(str, vals[:cut])), ",".join(map(str, vals[cut:])))
+                yield union, r"\{%s\}" % ",".join(map(str, perm)), True, MV_SET
+            elif k == 2:
+                yield whole, r"\{%s\}" % ",".join(map(str, perm[1:])), False, MV_SET_F + " (an element is missing)"
+            else:
+                new = perm[:]
+                new[rng.randrange(len(new))] = max(vals) + rng.randint(1, 5)
+                yield whole, r"\{%s\}" % ",".join(map(str, new)), False, MV_SET_F + " (an element differs)"
+        elif kind == 7:  # intervals and unions
+            a = rng.randint(-20, 5)
+            b = a + rng.randint(1, 6)
+            c = b + rng.randint(1, 6)
+            d = c + rng.randint(1, 6)
+            i1 = mv_interval(a, b, rng.random() < 0.5, rng.random() < 0.5)
+            i2 = mv_interval(c, d, rng.random() < 0.5, rng.random() < 0.5)
+            k = rng.randrange(3)
+            if k == 0:
+                yield r"%s \cup %s" % (i1, i2), r"%s \cup %s" % (i2, i1), True, MV_SET
+            elif k == 1:
+                flipped = ("[" if i1[0] == "(" else "(") + i1[1:]
+                yield i1, flipped, False, MV_INTERVAL_F
+            else:
+                shifted = mv_interval(a, b + 1, i1[0] == "[", i1[-1] == "]")
+                yield i1, shifted, False, MV_INTERVAL_F
+        elif kind == 8:  # matrices
+            m = [[rng.randint(-9, 9) for _ in range(2)] for _ in range(2)]
+            if m[0][1] == m[1][0]:
+                m[0][1] += 1
+            s = [[str(x) for x in r] for r in m]
+            k = rng.randrange(4)
+            if k == 0:
+                yield mv_matrix(s, "pmatrix"), mv_matrix(s, "bmatrix"), True, MV_MATRIX
+            elif k == 1:
+                h = [r[:] for r in s]
+                i, j = rng.randrange(2), rng.randrange(2)
+                num = rng.choice([1, 3, 5, 7])
+                s2 = [r[:] for r in s]
+                h[i][j] = r"\frac{%d}{2}" % num
+                s2[i][j] = "%d.5" % (num // 2)
+                why = MV_MATRIX + "; %d/2 = %s" % (num, s2[i][j])
+                yield mv_matrix(h, "pmatrix"), mv_matrix(s2, "pmatrix"), True, why
+            elif k == 2:
+                t = [[s[0][0], s[1][0]], [s[0][1], s[1][1]]]
+                yield mv_matrix(s, "pmatrix"), mv_matrix(t, "pmatrix"), False, MV_MATRIX_F % "transposed"
+            else:
+                t = [r[:] for r in s]
+                i, j = rng.randrange(2), rng.randrange(2)
+                t[i][j] = str(m[i][j] + rng.choice([1, -1, 2]))
+                yield mv_matrix(s, "pmatrix"), mv_matrix(t, "bmatrix"), False, MV_MATRIX_F % "one element differs"
+        elif kind == 9:  # unicode substitution
+            (name, ch), (name2, ch2) = rng.sample(MV_GREEK, 2)
+            c = rng.randint(1, 9)
+            k = rng.randrange(3)
+            if k == 0:
+                yield r"\%s + %d" % (name, c), "%s + %d" % (ch, c), True, MV_UNICODE
+            elif k == 1:
+                yield r"%d\%s" % (c, name), "%d%s" % (c, ch), True, MV_UNICODE
+            else:
+                yield r"\%s + %d" % (name, c), "%s + %d" % (ch2, c), False, MV_UNICODE + "; %s != %s" % (name, name2)
+        elif kind == 10:  # structural / symbolic equality
+            a, b = rng.randint(1, 9), rng.randint(1, 9)
+            k = rng.randrange(4)
+            if k == 0:
+                yield "(x+%d)(x+%d)" % (a, b), "x^2 + %dx + %d" % (a + b, a * b), True, MV_SIMPLIFY
+            elif k == 1:
+                yield "%dx + %d" % (a, b), "%d + %dx" % (b, a), True, MV_STRUCT
+            elif k == 2:
+                if a + b == a * b:
+                    continue
+                yield "(x+%d)(x+%d)" % (a, b), "x^2 + %dx + %d" % (a * b, a + b), False, MV_SIMPLIFY_F
+            else:
+                yield "(x+%d)^2" % a, "x^2 + %d" % (a * a), False, MV_SIMPLIFY_F
+        else:  # strict variables and the frac13 fix
+            a, b = rng.randint(1, 9), rng.randint(2, 9)
+            k = rng.randrange(3)
+            if k == 0:
+                v, w = rng.sample(["x", "y", "t", "n", "s"], 2)
+                yield "%d%s + %d" % (a, v, b), "%d%s + %d" % (a, w, b), False, MV_STRICT
+            elif k == 1:
+                q = F(a, b)
+                if q.denominator == 1 or q.numerator > 9:
+                    continue
+                yield frac_tex(q), r"\frac%d%d" % (q.numerator, q.denominator), True, MV_MALFORMED
+            else:
+                q, r = F(a, b), F(a + 1, b)
+                if q.denominator != b or r.denominator != b or r.numerator > 9:
+                    continue
+                yield frac_tex(q), r"\frac%d%d" % (r.numerator, r.denominator), False, MV_MALFORMED + "; values differ"
+
+
+# ---------------------------------------------------------------------------------------------
+# convention_hendrycks_math: labels from the MATH dataset's published checker, NOT this project's policy
+# ---------------------------------------------------------------------------------------------
+# Source: https://github.com/hendrycks/math, snapshot commit 985bdc1696e88e8643f081a0ff4719da39f2ae2a
+# (file modeling/math_equivalence.py, last changed in 940d1bf8d976b7e2afa9059a52350ffcdc880c1c).
+# is_equiv(str1, str2) normalises both strings with _strip_string and compares them exactly.  Rows
+# are chosen where that verdict is the MATH answer convention itself (a true row differs only by
+# what _strip_string removes or rewrites) and false rows are different answers written in those
+# forms.  Pairs decided only by its string comparison (list order, unreduced fractions, 0.1 vs 10%)
+# are left out.
+
+HM_SOURCE = "hendrycks/math is_equiv @985bdc1"
+
+HM_PCT = "is_equiv/_strip_string removes '\\%' (a MATH answer is compared without its percent sign)"
+HM_DOLLAR = "is_equiv/_strip_string removes '\\$'"
+HM_DEG = "is_equiv/_strip_string removes '^{\\circ}' and '^\\circ' (degrees)"
+HM_PREFIX = "is_equiv/_strip_string drops a prefix 'k =' whose left side has at most 2 characters"
+HM_DOT = "is_equiv/_strip_string puts a 0 before a leading '.'"
+HM_HALF = "is_equiv/_strip_string rewrites the answer '0.5' as \\frac{1}{2}"
+HM_FRAC = "is_equiv/_fix_fracs: \\frac12 -> \\frac{1}{2}, \\frac1{72} -> \\frac{1}{72}"
+HM_SLASH = "is_equiv/_fix_a_slash_b: an answer a/b of two integers -> \\frac{a}{b}"
+HM_DFRAC = "is_equiv/_strip_string: tfrac and dfrac -> frac"
+HM_SQRT = "is_equiv/_fix_sqrt: \\sqrt3 -> \\sqrt{3}"
+HM_LR = "is_equiv/_strip_string removes \\left and \\right"
+HM_UNITS = "is_equiv/_remove_right_units drops a unit written '\\text{ ...}' on the right"
+HM_BANG = "is_equiv/_strip_string removes '\\!' (as in 10,\\!000)"
+HM_SPACE = "is_equiv/_strip_string removes spaces"
+HM_DIFF = "is_equiv: different answers stay different after _strip_string (%s vs %s)"
+
+CONVENTION_HM_SEEDS = [
+    T("10", r"10\%", HM_PCT),
+    T(r"10\%", "10", HM_PCT),
+    T(r"2.5\%", "2.5", HM_PCT),
+    T("7", r"\$7", HM_DOLLAR),
+    T(r"\$18.90", "18.90", HM_DOLLAR),
+    T("5", r"5^\circ", HM_DEG),
+    T(r"45^{\circ}", "45", HM_DEG),
+    T("5", "x=5", HM_PREFIX),
+    T("x = 5", "5", HM_PREFIX),
+    T(r"\frac{1}{2}", r"k = \frac{1}{2}", HM_PREFIX),
+    T(r"\frac12", ".5", HM_DOT + "; " + HM_HALF + "; " + HM_FRAC),
+    T(r"\frac12", "0.5", HM_HALF + "; " + HM_FRAC),
+    T("0.25", ".25", HM_DOT),
+    T(r"\frac{1}{5}", r"\frac15", HM_FRAC),
+    T(r"\frac{1}{12}", r"\frac1{12}", HM_FRAC),
+    T(r"\frac{3}{4}", "3/4", HM_SLASH),
+    T(r"\frac{3}{4}", r"\dfrac{3}{4}", HM_DFRAC),
+    T(r"\tfrac{2}{3}", r"\frac{2}{3}", HM_DFRAC),
+    T(r"\sqrt{3}", r"\sqrt3", HM_SQRT),
+    T(r"2\sqrt{5}", r"2\sqrt5", HM_SQRT),
+    T(r"\frac{\sqrt{3}}{2}", r"\frac{\sqrt3}{2}", HM_SQRT),
+    T("(1,2)", r"\left(1,2\right)", HM_LR),
+    T(r"\left[ -3, 4 \right]", "[-3,4]", HM_LR + "; " + HM_SPACE),
+    T("10", r"10\text{ cm}", HM_UNITS),
+    T(r"36 \text{ square units}", "36", HM_UNITS),
+    T("10,000", r"10,\!000", HM_BANG),
+    T(r"2 \sqrt{3}", r"2\sqrt{3}", HM_SPACE),
+    N(r"\frac12", r"\frac13", HM_DIFF % (r"\frac{1}{2}", r"\frac{1}{3}")),
+    N(r"10\%", "1", HM_DIFF % ("10", "1")),
+    N(r"\$5", "50", HM_DIFF % ("5", "50")),
+    N(r"5^\circ", "50", HM_DIFF % ("5", "50")),
+    N("x=5", "6", HM_DIFF % ("5", "6")),
+    N(".5", r"\frac{1}{4}", HM_DIFF % (r"\frac{1}{2}", r"\frac{1}{4}")),
+    N("3/4", r"\frac{4}{3}", HM_DIFF % (r"\frac{3}{4}", r"\frac{4}{3}")),
+    N(r"\sqrt3", r"\sqrt{2}", HM_DIFF % (r"\sqrt{3}", r"\sqrt{2}")),
+    N(r"\sqrt3", "3", HM_DIFF % (r"\sqrt{3}", "3")),
+    N(r"10\text{ cm}", "100", HM_DIFF % ("10", "100")),
+    N("(1,2)", r"\left[1,2\right]", HM_DIFF % ("(1,2)", "[1,2]")),
+    N("10,000", r"1,\!000", HM_DIFF % ("10,000", "1,000")),
+    N(r"\dfrac{2}{3}", r"\frac{3}{2}", HM_DIFF % (r"\frac{2}{3}", r"\frac{3}{2}")),
+]
+
+HM_UNIT_WORDS = ["cm", "inches", "feet", "meters", "square units", "square feet", "cubic inches", "units", "miles",
+                 "hours", "minutes", "seconds", "cents", "degrees", "pounds"]
+HM_SQRT_RADS = [2, 3, 5, 6, 7]
+
+
+def hm_fraction(rng: random.Random) -> F:
+    while True:
+        q = F(rng.randint(1, 9), rng.randint(2, 9))
+        if q.denominator != 1:
+            return q
+
+
+def hm_frac_forms(q: F) -> list[str]:
+    """Forms of the reduced fraction q (single-digit terms) that _strip_string makes \\frac{a}{b}."""
+    a, b = q.numerator, q.denominator
+    return [r"\frac{%d}{%d}" % (a, b), r"\frac%d%d" % (a, b), "%d/%d" % (a, b), r"\dfrac{%d}{%d}" % (a, b),
+            r"\tfrac{%d}{%d}" % (a, b)]
+
+
+HM_FRAC_RULES = [None, HM_FRAC, HM_SLASH, HM_DFRAC, HM_DFRAC]
+
+
+def convention_hendrycks_math_stream(rng: random.Random):
+    def pair(canon_a: str, forms_a: list[tuple[str, str]], canon_b: str, forms_b: list[tuple[str, str]]):
+        """(ref, pred, equal, why) from two values, each a canonical string and (written form, rule) options."""
+        (fa, ra), (fb, rb) = rng.choice(forms_a), rng.choice(forms_b)
+        if rng.random() < 0.5:
+            fa, ra, fb, rb, canon_a, canon_b = fb, rb, fa, ra, canon_b, canon_a
+        if canon_a == canon_b:
+            rules = [r for r in (ra, rb) if r]
+            return fa, fb, True, "; ".join(dict.fromkeys(rules)) or HM_SPACE
+        return fa, fb, False, HM_DIFF % (canon_a, canon_b)
+
+    while True:
+        kind = rng.randrange(10)
+        same = rng.random() < 0.5
+        if kind == 0:  # percent sign dropped
+            p = rng.choice(["5", "8", "10", "12", "15", "20", "25", "30", "40", "45", "60", "75", "80", "95",
+                            "12.5", "2.5", "37.5", "150", "200", "1", "3"])
+            q = p if same else rng.choice([str(int(float(p) * 10)) if "." not in p else p.replace(".", ""),
+                                           str(int(float(p)) + 1)])
+            yield pair(p, [(p, None), (p + r"\%", HM_PCT)],
+                       q, [(q + r"\%", HM_PCT), (q + r" \%", HM_PCT + "; " + HM_SPACE)])
+        elif kind == 1:  # dollars
+            n = rng.randint(1, 500)
+            cents = rng.choice(["", ".50", ".25", ".75", ".99"])
+            v = str(n) + cents
+            w = v if same else str(n + rng.choice([1, 10, 100])) + cents
+            yield pair(v, [(v, None)], w, [(r"\$" + w, HM_DOLLAR), (r"\$ " + w, HM_DOLLAR + "; " + HM_SPACE)])
+        elif kind == 2:  # degrees
+            n = rng.randint(1, 359)
+            m = n if same else n + rng.choice([1, 10, 90])
+            yield pair(str(n), [(str(n), None)], str(m), [("%d^\\circ" % m, HM_DEG), ("%d^{\\circ}" % m, HM_DEG)])
+        elif kind == 3:  # short "k =" prefix
+            v = rng.choice(["x", "y", "k", "n", "a", "t", "r", "m"])
+            if rng.random() < 0.6:
+                val = str(rng.randint(-20, 99))
+                other = str(int(val) + rng.choice([1, 2, -1]))
+            else:
+                q = hm_fraction(rng)
+                val = r"\frac{%d}{%d}" % (q.numerator, q.denominator)
+                q2 = q + 1
+                other = r"\frac{%d}{%d}" % (q2.numerator, q2.denominator)
+            w = val if same else other
+            yield pair(val, [(val, None)],
+                       w, [("%s=%s" % (v, w), HM_PREFIX), ("%s = %s" % (v, w), HM_PREFIX + "; " + HM_SPACE)])
+        elif kind == 4:  # fraction forms
+            q = hm_fraction(rng)
+            r = q
+            while not same and r == q:
+                r = hm_fraction(rng)
+            fa = list(zip(hm_frac_forms(q), HM_FRAC_RULES, strict=True))
+            fb = list(zip(hm_frac_forms(r), HM_FRAC_RULES, strict=True))
+            a_i = rng.randrange(5)
+            b_i = rng.choice([i for i in range(5) if i != a_i])
+            yield pair(r"\frac{%d}{%d}" % (q.numerator, q.denominator), [fa[a_i]],
+                       r"\frac{%d}{%d}" % (r.numerator, r.denominator), [fb[b_i]])
+        elif kind == 5:  # leading-dot decimals
+            d = "%d" % rng.randint(1, 99)
+            d = d.rjust(2, "0") if rng.random() < 0.5 else d
+            if d.rstrip("0") != d or d == "5":
+                continue
+            e = d if same else str(int(d) + rng.choice([1, 2, 11])).rjust(len(d), "0")
+            if e.rstrip("0") != e or e == "5":
+                continue
+            yield pair("0." + d, [("0." + d, None)], "0." + e, [("." + e, HM_DOT)])
+        elif kind == 6:  # sqrt without braces
+            r = rng.choice(HM_SQRT_RADS)
+            k = rng.choice(["", "2", "3", "5", "7"])
+            s = r if same else rng.choice([x for x in HM_SQRT_RADS if x != r])
+            j = k if same or rng.random() < 0.5 else ""
+            if not same and s == r and j == k:
+                continue
+            if rng.random() < 0.5:
+                canon_a, form_a = "%s\\sqrt{%d}" % (k, r), "%s\\sqrt{%d}" % (k, r)
+                canon_b, form_b = "%s\\sqrt{%d}" % (j, s), "%s\\sqrt%d" % (j, s)
+            else:
+                canon_a, form_a = "\\frac{\\sqrt{%d}}{%d}" % (r, 2), "\\frac{\\sqrt{%d}}{2}" % r
+                canon_b, form_b = "\\frac{\\sqrt{%d}}{%d}" % (s, 2), "\\frac{\\sqrt%d}{2}" % s
+            yield pair(canon_a, [(form_a, None)], canon_b, [(form_b, HM_SQRT)])
+        elif kind == 7:  # \left \right around intervals and points
+            a = rng.randint(-20, 20)
+            b = a + rng.randint(1, 15)
+            lo, hi = rng.choice(["(", "["]), rng.choice([")", "]"])
+            lo2, hi2, b2 = lo, hi, b
+            if not same:
+                if rng.random() < 0.5:
+                    lo2 = "[" if lo == "(" else "("
+                else:
+                    b2 = b + rng.randint(1, 5)
+            canon = "%s%d,%d%s" % (lo, a, b, hi)
+            canon2 = "%s%d,%d%s" % (lo2, a, b2, hi2)
+            form2 = "\\left%s %d, %d \\right%s" % (lo2, a, b2, hi2)
+            yield pair(canon, [(canon, None), ("%s%d, %d%s" % (lo, a, b, hi), HM_SPACE)],
+                       canon2, [(form2, HM_LR + "; " + HM_SPACE)])
+        elif kind == 8:  # units as \text{ ...}
+            n = rng.randint(2, 999)
+            m = n if same else n + rng.choice([1, 10, 100])
+            u = rng.choice(HM_UNIT_WORDS)
+            yield pair(str(n), [(str(n), None)], str(m),
+                       [("%d\\text{ %s}" % (m, u), HM_UNITS), ("%d \\text{ %s}" % (m, u), HM_UNITS + "; " + HM_SPACE)])
+        else:  # 10,\!000 thousands separators
+            n = rng.randint(1000, 999999)
+            m = n if same else n + rng.choice([1, 9, 1000, 10000])
+            canon_n, canon_m = group3(str(n), ","), group3(str(m), ",")
+            yield pair(canon_n, [(canon_n, None)], canon_m, [(group3(str(m), ",\\!"), HM_BANG)])
+
+
+# ---------------------------------------------------------------------------------------------
 # driver
 # ---------------------------------------------------------------------------------------------
 
@@ -2775,7 +3362,14 @@ CATEGORIES = [
     ("negative_sign", "neg", NEGATIVE_SEEDS, negative_stream),
     ("traps", "trap", TRAP_SEEDS, trap_stream),
     ("malformed", "mal", MALFORMED_SEEDS, malformed_stream),
+    # labelled by other projects' published conventions (see the docstring), not by this project's policy
+    ("convention_math_verify", "cmv", CONVENTION_MV_SEEDS, convention_math_verify_stream),
+    ("convention_hendrycks_math", "chm", CONVENTION_HM_SEEDS, convention_hendrycks_math_stream),
 ]
+
+#: Where each category's labels come from; every category not listed follows this project's policy.
+OWN_POLICY = "verl-ext policy"
+LABEL_SOURCES = {"convention_math_verify": MV_SOURCE, "convention_hendrycks_math": HM_SOURCE}
 
 
 def build() -> list[dict]:
@@ -2810,7 +3404,7 @@ def build() -> list[dict]:
         for i, (ref, pred, eq, why) in enumerate(cat_rows, 1):
             assert "$" not in ref.replace("\\$", "") and "\\boxed" not in ref, (name, ref)
             rows.append({"id": "%s-%04d" % (prefix, i), "category": name, "reference": ref, "prediction": pred,
-                         "equal": eq, "why": why})
+                         "equal": eq, "why": why, "label_source": LABEL_SOURCES.get(name, OWN_POLICY)})
     return rows
 
 
