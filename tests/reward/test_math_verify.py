@@ -405,18 +405,33 @@ def test_corpus_is_large_balanced_and_reproducible(tmp_path: Path) -> None:
     assert (tmp_path / "math_equivalence.jsonl").read_bytes() == CORPUS.read_bytes()
 
 
+#: Corpus rows where verl-ext deliberately differs from the external convention that labels them.
+KNOWN_DIFFERENCES = {
+    "cmv-0014": "p% also equals p in verl-ext (as in Math-Verify 0.9.0 for integers); Math-Verify @5d148cf: 20 != 20%",
+    "cmv-0015": "the same rule: 40% = 40",
+}
+
+
 def test_corpus_accuracy() -> None:
     """A regression guard: `verl-ext bench math-verify` reports the accuracy against Math-Verify and prime_math.
 
-    The corpus's policy counts an inequality equal to its interval either way round (Math-Verify's
-    ``allow_set_relation_comp``)."""
+    Rows labelled by verl-ext's own policy count an inequality equal to its interval either way round
+    (``allow_set_relation_comp``); rows labelled by other projects' published conventions are judged at
+    verl-ext's defaults, and may only differ where listed in ``KNOWN_DIFFERENCES``."""
     rows = _corpus()
-    verdicts = math_equal_batch([r["prediction"] for r in rows], [r["reference"] for r in rows],
-                                allow_set_relation_comp=True)
-    wrong = [(r["id"], r["prediction"], r["reference"], r["equal"]) for r, v in zip(rows, verdicts, strict=True)
-             if v != r["equal"]]
-    assert len(wrong) <= len(rows) // 500, wrong  # >= 99.8% right
-    assert not any(v and not r["equal"] for r, v in zip(rows, verdicts, strict=True)), "a false positive on the corpus"
+    own = [r for r in rows if r["label_source"] == "verl-ext policy"]
+    external = [r for r in rows if r["label_source"] != "verl-ext policy"]
+    assert len(own) >= 2400 and len(external) >= 200
+    for subset, allow in ((own, True), (external, False)):
+        verdicts = math_equal_batch([r["prediction"] for r in subset], [r["reference"] for r in subset],
+                                    allow_set_relation_comp=allow)
+        wrong = {r["id"]: (r["prediction"], r["reference"], r["equal"])
+                 for r, v in zip(subset, verdicts, strict=True) if v != r["equal"]}
+        if subset is own:
+            assert len(wrong) <= len(subset) // 500, wrong  # >= 99.8% right
+            assert not any(equal is False for _, _, equal in wrong.values()), "a false positive on the corpus"
+        else:
+            assert set(wrong) <= set(KNOWN_DIFFERENCES), {k: v for k, v in wrong.items() if k not in KNOWN_DIFFERENCES}
 
 
 def test_batches_release_the_gil() -> None:

@@ -36,6 +36,8 @@ class Pair:
     reference: str
     prediction: str
     equal: bool
+    #: Who labelled the pair: "verl-ext policy", or another project's published convention.
+    label_source: str = "verl-ext policy"
 
 
 def load_corpus(path: Path) -> list[Pair]:
@@ -48,7 +50,8 @@ def load_corpus(path: Path) -> list[Pair]:
             row = json.loads(line)
             try:
                 pairs.append(Pair(str(row["id"]), str(row["category"]), str(row["reference"]),
-                                  str(row["prediction"]), bool(row["equal"])))
+                                  str(row["prediction"]), bool(row["equal"]),
+                                  str(row.get("label_source", "verl-ext policy"))))
             except KeyError as e:
                 raise ValueError(f"{path}:{n}: missing key {e}") from None
     return pairs
@@ -185,9 +188,19 @@ def run(args: argparse.Namespace) -> int:
     quiet = args.no_progress
     contenders: list[tuple[str, list[bool], float]] = []
     preds, refs = [p.prediction for p in pairs], [p.reference for p in pairs]
-    # The corpus's policy counts an inequality equal to its interval either way round.
+    # The corpus's own policy counts an inequality equal to its interval either way round; rows labelled by
+    # other projects' conventions are judged at the defaults.
+    own = [p.label_source == "verl-ext policy" for p in pairs]
     math_equal_batch(preds[:64], refs[:64], num_threads=1, allow_set_relation_comp=True)  # warm-up
-    verdicts, secs = _timed(lambda: math_equal_batch(preds, refs, num_threads=1, allow_set_relation_comp=True))
+
+    def verl_ext_verdicts() -> list[bool]:
+        by_own = {flag: math_equal_batch([x for x, o in zip(preds, own, strict=True) if o == flag],
+                                         [x for x, o in zip(refs, own, strict=True) if o == flag],
+                                         num_threads=1, allow_set_relation_comp=flag) for flag in (True, False)}
+        iters = {flag: iter(v) for flag, v in by_own.items()}
+        return [next(iters[o]) for o in own]
+
+    verdicts, secs = _timed(verl_ext_verdicts)
     contenders.append(("verl-ext", verdicts, secs))
     if not args.skip_math_verify:
         judge = _math_verify_judge()
@@ -201,11 +214,17 @@ def run(args: argparse.Namespace) -> int:
     summaries = [_summary(name, pairs, v, s) for name, v, s in contenders]
     categories = sorted({p.category for p in pairs})
     print(f"this project's corpus: {_portable(args.corpus)} ({len(pairs)} pairs, {len(categories)} categories, "
-          f"{sum(p.equal for p in pairs)} equivalent; labels by its own policy); one core each")
+          f"{sum(p.equal for p in pairs)} equivalent; {sum(own)} labelled by its own policy, the rest by other "
+          "projects' published conventions); one core each")
     print(f"{'judge':<12} {'accuracy':>9} {'false +':>8} {'false -':>8} {'answers/s':>11}")
     for s in summaries:
         print(f"{s['name']:<12} {s['accuracy']:>9.2%} {s['false_positives']:>8} {s['false_negatives']:>8} "
               f"{s['answers_per_s']:>11.0f}")
+    print("\naccuracy by who labelled the pairs:")
+    for source in sorted({p.label_source for p in pairs}):
+        idx = [i for i, p in enumerate(pairs) if p.label_source == source]
+        cells = "".join(f"{sum(v[i] == pairs[i].equal for i in idx) / len(idx):>13.2%}" for _, v, _ in contenders)
+        print(f"{source:<36}{cells}{len(idx):>7}")
     print("\nwrong verdicts by category:")
     print(f"{'category':<22}" + "".join(f"{s['name']:>13}" for s in summaries) + f"{'pairs':>7}")
     for c in categories:

@@ -92,8 +92,19 @@ fn predicted_choice(s: &str) -> Option<char> {
     (!another).then_some(c)
 }
 
+/// The answer's tree; when it does not parse, the part after its last `=` (Math-Verify's fallback:
+/// `1 = \zzz = x = 0` is 0), unless that splits a list (`a=1, b=\zzz`).
 fn parsed(s: &str) -> Result<Node, Failure> {
-    parse(lex(s)?)
+    let whole = lex(s).and_then(parse);
+    if whole.is_err() && !s.contains([',', ';']) {
+        let last = s.rfind('=').filter(|&i| !s[..i].ends_with(['\\', '<', '>', '!']));
+        if let Some(i) = last.filter(|&i| i > 0) {
+            if let Ok(n) = lex(&s[i + 1..]).and_then(parse) {
+                return Ok(n);
+            }
+        }
+    }
+    whole
 }
 
 /// Compare a prediction with a reference (both raw answer strings).
@@ -272,14 +283,8 @@ fn solution(n: &Node) -> Option<(Option<String>, Node)> {
             return Some((Some(name_of(name)), value.clone()));
         }
     }
-    if let Some((v, _, root)) = linear(lhs, rhs) {
-        return Some((Some(name_of(&Node::Var(v))), root));
-    }
-    // A chain that derives a value (`1 = \zzz = x = 0`): its last side.
-    match n {
-        Node::Relation(sides, _) if sides.len() >= 3 => Some((None, rhs.clone())),
-        _ => None,
-    }
+    let (v, _, root) = linear(lhs, rhs)?;
+    Some((Some(name_of(&Node::Var(v))), root))
 }
 
 /// The value a predicted equation gives: its solution, else its last side (`5+5+1 = 11` gives 11).
@@ -484,6 +489,17 @@ fn named_values(n: &Node) -> Option<Vec<(String, Node)>> {
     Some(out)
 }
 
+/// A union of finite sets as one set (`\{1,3\} \cup \{2,4\}` is `\{1,2,3,4\}`).
+fn set_union(n: &Node) -> Option<Node> {
+    let Node::Union(parts) = n else { return None };
+    let mut members = Vec::new();
+    for p in parts {
+        let Node::Set(xs) = p else { return None };
+        members.extend(xs.iter().cloned());
+    }
+    Some(Node::Set(members))
+}
+
 /// `x \in S` stands for S.
 fn membership(n: &Node) -> Option<&Node> {
     match n {
@@ -622,6 +638,14 @@ pub fn eq(a: &Node, b: &Node, o: &Options) -> bool {
                 return eq(a, &v, o);
             }
             matches!((intervals(a), relation_intervals(b)), (Some(x), Some(y)) if intervals_eq(&x, &y, o))
+        }
+        (Node::Union(_), _) | (_, Node::Union(_)) if set_union(a).is_some() || set_union(b).is_some() => {
+            match (set_union(a), set_union(b)) {
+                (Some(x), Some(y)) => eq(&x, &y, o),
+                (Some(x), None) => eq(&x, b, o),
+                (None, Some(y)) => eq(a, &y, o),
+                (None, None) => false,
+            }
         }
         (Node::Union(_), _) | (_, Node::Union(_)) => match (intervals(a), intervals(b)) {
             (Some(x), Some(y)) => intervals_eq(&x, &y, o),
@@ -910,6 +934,12 @@ mod tests {
         yes("x \\approx 5", "5");
         yes("x = 5+5+1 = 11", "11");
         yes("\\\\frac{1}{2}", "0.5");
+        // A reference that does not parse is read after its last `=`; a parsed chain stays an equation.
+        yes("0", "1 = \\zzz = x = 0");
+        no("101", "a+2z = 2z + a = 101");
+        yes("a+2z = 2z + a = 101", "101");
+        yes("\\{1,2,3,4\\}", "\\{1,3\\} \\cup \\{2,4\\}");
+        yes("β + 3", "\\beta + 3");
         // Sums and products: by value with numbers for bounds, else by bounds and body.
         yes("\\sum_{k=1}^{10} k", "55");
         yes("\\prod_{k=1}^{5} k", "5!");

@@ -665,11 +665,6 @@ impl Parser {
             | "rho" | "epsilon" | "varepsilon" | "varphi" | "psi" | "eta" | "kappa" | "nu" | "xi" | "zeta" | "chi" => {
                 self.node(Node::Var(name.to_owned()))
             }
-            // An unknown command standing alone is a symbol (`1 = \zzz = x = 0`); one taking scripts or
-            // arguments (`\sum_{k=0}^{n}`, `\int`) is an operation this verifier does not compute.
-            _ if !matches!(self.peek(), Some(Tok::Sym('_' | '^' | '{' | '(' | '['))) && name.len() <= 12 => {
-                self.node(Node::Var(format!("\\{name}")))
-            }
             _ => Err(Failure::Unsupported("LaTeX command")),
         }
     }
