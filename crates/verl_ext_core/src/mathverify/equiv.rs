@@ -24,7 +24,7 @@ use super::exact::{self, Surd};
 use super::lexer::{lex, WRAPPERS};
 use super::limits::{MAX_ANSWER_BYTES, REL_TOL, SAMPLE_POINTS};
 use super::numeric::{self, C};
-use super::parser::{int, parse, substitute, Constant, Func, Node, Rel};
+use super::parser::{int, parse, size, substitute, Constant, Func, Node, Rel};
 use super::{Failure, Options, Verdict};
 
 /// Names read as functions in `f(x) = ...`.
@@ -740,6 +740,28 @@ fn sample(name: &str, k: usize) -> f64 {
     }
 }
 
+/// Most nodes (both sides) compared exactly at the sample points.
+const EXACT_SAMPLING_NODES: usize = 160;
+/// Largest integer power computed exactly at the sample points.
+const EXACT_SAMPLING_POWER: u64 = 64;
+
+/// Are all powers in `n` small integers or not integers at all (`x^{9999}` is left to floating point)?
+fn small_powers(n: &Node) -> bool {
+    let ok = |x: &Node| small_powers(x);
+    match n {
+        Node::Pow(b, e) => {
+            let big = exact::eval(e)
+                .and_then(|v| v.as_rational())
+                .is_some_and(|q| q.is_integer() && q.to_integer().magnitude() > &EXACT_SAMPLING_POWER.into());
+            !big && ok(b) && ok(e)
+        }
+        Node::Neg(x) | Node::Func(_, x) | Node::Factorial(x) | Node::Percent(x) => ok(x),
+        Node::Div(x, y) | Node::Root(x, y) | Node::Log(x, y) | Node::PlusMinus(x, y) => ok(x) && ok(y),
+        Node::Add(xs) | Node::Mul(xs) => xs.iter().all(ok),
+        _ => true,
+    }
+}
+
 /// [`sample`] as an exact rational (a multiple of 1/1024; the float it stands for is exactly this value).
 fn sample_rational(name: &str, k: usize) -> BigRational {
     BigRational::new(BigInt::from((sample(name, k) * 1024.0).round() as i64), BigInt::from(1024))
@@ -837,12 +859,17 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
             _ => true,
         };
     }
+    // Exact arithmetic at the points only for small trees with small powers (its numbers grow with both).
+    let cheap = size(a, EXACT_SAMPLING_NODES) + size(b, EXACT_SAMPLING_NODES) < EXACT_SAMPLING_NODES
+        && small_powers(a)
+        && small_powers(b);
     let mut defined = 0;
     for k in 0..SAMPLE_POINTS {
         // Exactly at a rational point where both sides allow it (so `10^8 x + 1` differs from `10^8 x`
         // however large the values), else in floating point.
         let point = |name: &str| vars.iter().any(|v| v == name).then(|| Node::Num(sample_rational(name, k)));
-        if let (Some(x), Some(y)) = (exact::eval(&substitute(a, &point)), exact::eval(&substitute(b, &point))) {
+        let exactly = || Some((exact::eval(&substitute(a, &point))?, exact::eval(&substitute(b, &point))?));
+        if let Some((x, y)) = cheap.then(exactly).flatten() {
             if x != y {
                 return false;
             }
