@@ -112,6 +112,16 @@ def test_verify_reads_what_math_verify_parse_reads(solution: str, ground_truth: 
     assert verify(ground_truth, solution)["score"] == 1.0
 
 
+def test_red_team_findings() -> None:
+    """A lone surrogate scores 0 instead of failing its batch; exact radicals under a large power finish fast."""
+    assert [r["score"] for r in verify_batch(["\ud800", "\\boxed{5}"], ["5", "5"])] == [0.0, 1.0]
+    assert not math_equal("\\boxed{\ud83d}", "5")
+    power = "(1+\\sqrt2+\\sqrt3+\\sqrt5+\\sqrt7+\\sqrt{11}+\\sqrt{13})^{1000}"
+    start = time.perf_counter()
+    assert verify("\\boxed{" + "+".join([power] * 60) + "}", "1")["score"] == 0.0  # took 176 s before
+    assert time.perf_counter() - start < 5.0
+
+
 def test_options_named_as_math_verify() -> None:
     assert not math_equal("0.333333", "\\frac13")  # exact decimals by default
     assert math_equal("0.333333", "\\frac13", float_rounding=6)

@@ -42,6 +42,9 @@ def _texts(name: str, values: Sequence[Any]) -> list[str]:
     for i, v in enumerate(out):
         if not isinstance(v, str):
             raise InputTypeError(f"{name}[{i}] must be a str, got {type(v).__name__}")
+        if not v.isascii():
+            # A lone surrogate cannot cross into Rust: it becomes U+FFFD (and scores 0), not a failed batch.
+            out[i] = v.encode("utf-8", "replace").decode("utf-8")
     return out
 
 

@@ -208,6 +208,17 @@ fn only_names(n: &Node) -> bool {
     }
 }
 
+/// A variable an inequality bounds: `x`, or function notation `f(x)` (not `|x|`, `xy` or `x/y`, whose
+/// solution sets differ from the bounds written).
+fn interval_variable(n: &Node) -> bool {
+    match n {
+        Node::Var(_) => true,
+        Node::Mul(factors) => matches!(factors.as_slice(),
+            [Node::Var(f), Node::Var(_) | Node::Bracket('(', ..)] if FUNCTION_NAMES.contains(&f.as_str())),
+        _ => false,
+    }
+}
+
 /// Does `side` only name the answer given by `other`? Names none of whose variables `other` uses
 /// (`y = 2x+1`, `|AB| = 4`, `(x, y) = (1, 2)`), or function notation (`f(x) = x^2`).
 fn names_answer(side: &Node, other: &Node) -> bool {
@@ -333,14 +344,17 @@ fn relation_intervals(n: &Node) -> Option<Vec<Interval>> {
         (2, [op]) if !matches!(op, Rel::Eq | Rel::In) => {
             // A name on one side and a constant on the other (`f(x) > 0`), or m·v + c (op) 0.
             for (k, op) in [(0, *op), (1, op.flipped())] {
-                if only_names(&sides[k]) && vars_of(&sides[1 - k]).is_empty() {
+                if interval_variable(&sides[k]) && vars_of(&sides[1 - k]).is_empty() {
                     return half_line(sides[1 - k].clone(), op);
                 }
             }
             let (_, m, root) = linear(&sides[0], &sides[1])?;
             half_line(root, if m.to_f64() < 0.0 { op.flipped() } else { *op })
         }
-        (3, [a, b]) if only_names(&sides[1]) => {
+        (3, [a, b])
+            if interval_variable(&sides[1])
+                || matches!(&sides[1], Node::Func(Func::Abs, x) if matches!(**x, Node::Var(_))) =>
+        {
             let lower = |r: Rel| matches!(r, Rel::Lt | Rel::Le);
             let upper = |r: Rel| matches!(r, Rel::Gt | Rel::Ge);
             let (lo, lo_op, hi, hi_op) = if lower(*a) && lower(*b) {
@@ -961,6 +975,12 @@ mod tests {
         yes("x \\approx 5", "5");
         yes("x = 5+5+1 = 11", "11");
         yes("\\\\frac{1}{2}", "0.5");
+        // Found by the red team: |x| bounds are not x bounds, ratios of three parts are not numbers.
+        no("x < 3", "|x| < 3");
+        no("(-\\infty, 3)", "|x| < 3");
+        no("6:4:10", "3:4:5");
+        no("3:20", "3:4:5");
+        yes("3:4:5", "3:4:5");
         // A reference that does not parse is read after its last `=`; a parsed chain stays an equation.
         yes("0", "1 = \\zzz = x = 0");
         no("101", "a+2z = 2z + a = 101");

@@ -12,6 +12,9 @@ use num_traits::{One, Signed, ToPrimitive, Zero};
 use super::limits::{MAX_BIG_TERMS, MAX_BIG_WORK, MAX_BITS, MAX_EXPONENT, MAX_FACTORIAL, MAX_RADICAND, MAX_SURD_TERMS};
 use super::parser::{int, size, substitute, Node};
 
+/// Most term pairs × coefficient bits in one exact product.
+const MAX_PRODUCT_WORK: u64 = 1 << 18;
+
 /// A rational plus square roots: radicand (1 for the rational part) -> coefficient, no zero coefficients.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Surd(BTreeMap<u64, BigRational>);
@@ -113,6 +116,13 @@ impl Surd {
     }
 
     pub fn mul(&self, other: &Surd) -> Option<Surd> {
+        // Bounded work per product (term pairs × coefficient bits): `(1+\sqrt2+…+\sqrt{13})^{1000}` has 64
+        // terms of thousands of bits and took seconds; beyond this, floating point decides.
+        let bits = |s: &Surd| s.0.values().map(|q| q.numer().bits() + q.denom().bits()).max().unwrap_or(0);
+        let work = (self.0.len() * other.0.len()) as u64 * (bits(self) + bits(other) + 64);
+        if work > MAX_PRODUCT_WORK {
+            return None;
+        }
         let mut out = Surd(BTreeMap::new());
         for (r1, q1) in &self.0 {
             for (r2, q2) in &other.0 {

@@ -323,11 +323,16 @@ impl Parser {
     fn term(&mut self) -> Result<Node, Failure> {
         let mut factors = vec![self.unary()?];
         let mut divisions = 0usize;
+        let mut ratio = false;
         loop {
             if self.eat(&Tok::Sym('*')) {
                 factors.push(self.unary()?);
+            } else if self.at(&Tok::Sym(':')) && ratio {
+                // `3:4:5` is no single number (read as 3/4/5 it would equal 3:20).
+                return Err(Failure::Unsupported("a ratio of three or more parts"));
             } else if self.eat(&Tok::Sym('/')) || self.eat(&Tok::Sym(':')) {
                 // `a:b` is the ratio a/b.
+                ratio |= self.toks.get(self.pos - 1) == Some(&Tok::Sym(':'));
                 divisions += 1;
                 if self.depth + divisions > MAX_DEPTH {
                     return Err(Failure::TooLarge("nesting too deep"));
