@@ -471,7 +471,9 @@ fn proportional(a: &Node, b: &Node) -> bool {
 
 fn relations_eq(a: &Node, b: &Node, o: &Options) -> bool {
     if let (Some(x), Some(y)) = (relation_intervals(a), relation_intervals(b)) {
-        return intervals_eq(&x, &y, o);
+        // Strict: the same variable is bounded (`t > 3` is not `x > 3`).
+        let same_variable = !o.strict || vars_of(a) == vars_of(b);
+        return same_variable && intervals_eq(&x, &y, o);
     }
     if let (Some((la, ra)), Some((lb, rb))) = (equation(a), equation(b)) {
         if let (Some((na, va)), Some((nb, vb))) = (solution(a), solution(b)) {
@@ -979,6 +981,9 @@ mod tests {
         no("x < 3", "|x| < 3");
         no("(-\\infty, 3)", "|x| < 3");
         no("6:4:10", "3:4:5");
+        no("t > 3", "x > 3");
+        no("1 < y < 2", "1 < x < 2");
+        yes("3 < x", "x > 3");
         no("3:20", "3:4:5");
         yes("3:4:5", "3:4:5");
         // A reference that does not parse is read after its last `=`; a parsed chain stays an equation.
