@@ -1,6 +1,7 @@
 """Exceptions raised by verl-ext. Every error of the Rust core maps to one of these classes."""
 
 __all__ = [
+    "ConfigError",
     "InputTypeError",
     "InternalError",
     "InvalidInputError",
@@ -17,6 +18,14 @@ class VerlExtError(Exception):
 
 class InvalidInputError(VerlExtError, ValueError):
     """An argument has the right type but an unusable value."""
+
+
+class ConfigError(InvalidInputError):
+    """A configuration key is unknown or has an unusable value; the message names the key and what it accepts."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
 
 
 class InputTypeError(VerlExtError, TypeError):

@@ -130,7 +130,8 @@ def test_async_custom_function_handles_unknown_sources(tiny_tokenizer: Any) -> N
     out = asyncio.run(run_all(m, items(tiny_tokenizer, rows)))
     assert out[0]["reward_score"] == 0.25
     assert out[0]["reward_extra_info"] == {"score": 0.25, "acc": False, "pred": "xyz", "tests_passed": 0,
-                                           "tests_failed": 0, "tests_timeout": 0, "tests_error": 0, "note": "custom"}
+                                           "tests_failed": 0, "tests_timeout": 0, "tests_error": 0, "unscorable": 0,
+                                           "note": "custom"}
     assert out[1]["reward_score"] == 1.0 and out[1]["reward_extra_info"]["note"] is None
     assert seen[0]["num_turns"] is None and seen[0]["index"] == 0
 

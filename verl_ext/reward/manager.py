@@ -40,7 +40,7 @@ import inspect
 import logging
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -52,101 +52,18 @@ from verl.workers.reward_manager import register as register_legacy
 from verl.workers.reward_manager.abstract import AbstractRewardManager
 
 from verl_ext import _core
-from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError, VerlExtError
+from verl_ext.exceptions import SandboxUnavailableError, VerlExtError
 from verl_ext.reward.batcher import MicroBatcher
 from verl_ext.reward.code import CODE_SOURCES, CodeScore, score_code
-from verl_ext.reward.format import FormatReward
-from verl_ext.sandbox import Limits
+from verl_ext.reward.options import BASE_EXTRA_KEYS, CODE_KEYS, ManagerOptions
 
-__all__ = ["ManagerOptions", "VerlExtBatchRewardManager", "VerlExtRewardManager"]
+__all__ = ["BASE_EXTRA_KEYS", "CODE_KEYS", "ManagerOptions", "VerlExtBatchRewardManager", "VerlExtRewardManager"]
 
 logger = logging.getLogger(__name__)
 
 NAME = "verl_ext"
-#: Per-test counts of code samples (0 for other samples, so every sample has the same keys).
-CODE_KEYS = ("tests_passed", "tests_failed", "tests_timeout", "tests_error")
-BASE_EXTRA_KEYS = ("score", "acc", "pred", *CODE_KEYS)
 #: Warnings logged per manager for samples that could not be scored (then they are only counted).
 MAX_ERROR_WARNINGS = 10
-
-
-@dataclass(frozen=True)
-class ManagerOptions:
-    """The ``reward.reward_kwargs`` options of the verl-ext managers (see the module docstring)."""
-
-    format: FormatReward
-    num_threads: int = 0
-    on_error: str = "zero"
-    extra_info_keys: tuple[str, ...] = ()
-    code_limits: Limits = field(default_factory=Limits)
-    numina_math_verify: bool = False
-    #: ``None``: unset; ``"all"``; or the data sources scored natively.
-    native_sources: frozenset[str] | str | None = None
-    #: A user's ``custom_reward_function`` is configured (then it scores what ``native_sources`` leaves).
-    custom_function: bool = False
-
-    @classmethod
-    def from_reward_kwargs(cls, reward_kwargs: Mapping[str, Any] | None) -> ManagerOptions:
-        kwargs = dict(reward_kwargs or {})
-        on_error = str(kwargs.get("on_error", "zero"))
-        if on_error not in ("zero", "raise"):
-            raise InvalidInputError(f"reward_kwargs.on_error must be 'zero' or 'raise', got {on_error!r}")
-        num_threads = int(kwargs.get("num_threads", 0))
-        if num_threads < 0:
-            raise InvalidInputError(f"reward_kwargs.num_threads must be >= 0, got {num_threads}")
-        return cls(
-            format=FormatReward.from_reward_kwargs(kwargs),
-            num_threads=num_threads,
-            on_error=on_error,
-            extra_info_keys=tuple(str(k) for k in kwargs.get("extra_info_keys", ()) or ()),
-            code_limits=Limits(memory_mb=int(kwargs.get("code_memory_mb", 1024))),
-            numina_math_verify=_flag(kwargs.get("numina_math_verify", False), "numina_math_verify"),
-            native_sources=_native_sources(kwargs.get("native_sources")),
-        )
-
-    def with_custom_function(self, custom: bool) -> ManagerOptions:
-        return replace(self, custom_function=custom)
-
-    def is_native(self, data_source: str) -> bool:
-        """Does verl-ext score this source itself (if it can), rather than the configured function?"""
-        if self.native_sources == "all":
-            return True
-        if isinstance(self.native_sources, frozenset):
-            return data_source in self.native_sources
-        return not self.custom_function
-
-    def native_source(self, data_source: Any) -> str:
-        """The data source name handed to the Rust core ("" routes a source to the Python function)."""
-        if not isinstance(data_source, str) or not self.is_native(data_source):
-            return ""
-        if self.numina_math_verify and data_source.startswith("numina_"):
-            return "math_verify"
-        return data_source
-
-    @property
-    def extra_keys(self) -> tuple[str, ...]:
-        fmt = ("format_score",) if self.format.enabled else ()
-        return BASE_EXTRA_KEYS + fmt + tuple(k for k in self.extra_info_keys if k not in BASE_EXTRA_KEYS + fmt)
-
-
-def _flag(value: Any, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
-        return value.lower() in ("true", "1")
-    raise InvalidInputError(f"reward_kwargs.{name} must be true or false, got {value!r}")
-
-
-def _native_sources(value: Any) -> frozenset[str] | str | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        if value.strip() == "all":
-            return "all"
-        value = [v for v in (p.strip() for p in value.split(",")) if v]
-    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
-        return frozenset(value)
-    raise InvalidInputError(f"reward_kwargs.native_sources must be 'all' or a list of data source names, got {value!r}")
 
 
 def _is_default(compute_score: Any) -> bool:
@@ -241,13 +158,14 @@ class _Scorer:
     def outcome(self, result: Any, fmt: float | None, data_source: Any, code: CodeScore | None = None
                 ) -> tuple[float, dict[str, Any]]:
         """(reward, reward_extra_info) of one sample from its verl result, with fixed extra keys."""
+        unscorable = 0
         if isinstance(result, VerlExtError):
             if self.options.on_error == "raise":
                 raise result
             self._errors += 1
             if self._errors <= MAX_ERROR_WARNINGS:
                 logger.warning("verl_ext: sample of data source %r scored 0.0: %s", data_source, result)
-            result = 0.0
+            result, unscorable = 0.0, 1
         # verl's naive manager reports a scalar result as `acc` too; the format bonus is not accuracy.
         acc = result.get("acc", result.get("score")) if isinstance(result, dict) else float(result)
         if fmt is not None:
@@ -256,7 +174,8 @@ class _Scorer:
         score = float(result["score"]) if isinstance(result, dict) else float(result)
         info = {"score": score, "acc": acc, "pred": fields.get("pred", ""),
                 "tests_passed": code.passed if code else 0, "tests_failed": code.failed if code else 0,
-                "tests_timeout": code.timeout if code else 0, "tests_error": code.error if code else 0}
+                "tests_timeout": code.timeout if code else 0, "tests_error": code.error if code else 0,
+                "unscorable": unscorable}
         info.update({k: fields.get(k) for k in self.options.extra_keys[len(BASE_EXTRA_KEYS):]})
         return score, info
 
