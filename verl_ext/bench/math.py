@@ -13,8 +13,9 @@ from typing import Any
 from tqdm import tqdm
 
 from verl_ext import _core
+from verl_ext.bench.args import add_common_arguments, non_negative_int, positive_int
 from verl_ext.bench.corpus import Sample, make_batch, pathological
-from verl_ext.bench.report import add_json_argument, median_seconds, write_results
+from verl_ext.bench.report import median_seconds, write_results
 from verl_ext.reward.scoring import compute_score, compute_scores
 
 #: Goals from the foundation issue: >= 10x verl's loop on all cores; 1 MB inputs under 50 ms.
@@ -25,12 +26,13 @@ CHUNK = 256
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=int, default=4096, help="answers in the batch (default 4096)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the generated batch")
-    p.add_argument("--repeats", type=int, default=5, help="timed repetitions per contender; the median counts")
-    p.add_argument("--threads", type=int, default=0, help="threads of the multi-threaded run (0: all cores)")
-    add_json_argument(p, "math")
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    p.add_argument("--n", type=positive_int, default=4096, help="answers in the batch")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the generated batch")
+    p.add_argument("--repeats", type=positive_int, default=5,
+                   help="timed repetitions per contender; the median counts")
+    p.add_argument("--threads", type=non_negative_int, default=0,
+                   help="threads of the multi-threaded run (0: all cores)")
+    add_common_arguments(p, "math")
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -20,7 +20,8 @@ from typing import Any
 from tqdm import tqdm
 
 from verl_ext.bench import answer_suites
-from verl_ext.bench.report import add_json_argument, write_results
+from verl_ext.bench.args import add_common_arguments, non_negative_int
+from verl_ext.bench.report import write_results
 from verl_ext.reward.math_verify import math_equal_batch
 
 #: The corpus written for this project (checked out next to the package).
@@ -59,12 +60,11 @@ def load_corpus(path: Path) -> list[Pair]:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="labelled JSONL corpus")
-    p.add_argument("--limit", type=int, default=0, help="judge only the first N pairs (0: all)")
+    p.add_argument("--limit", type=non_negative_int, default=0, help="judge only the first N pairs (0: all)")
     p.add_argument("--skip-prime", action="store_true", help="skip verl's prime_math (a process per answer)")
     p.add_argument("--skip-math-verify", action="store_true", help="skip HuggingFace Math-Verify")
     p.add_argument("--skip-suites", action="store_true", help="skip the other projects' answer-checking suites")
-    add_json_argument(p, "math-verify")
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    add_common_arguments(p, "math-verify")
 
 
 def _portable(path: Path) -> str:

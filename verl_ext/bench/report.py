@@ -1,19 +1,33 @@
-"""Shared benchmark plumbing: timing, device and commit facts, JSON results."""
+"""Shared benchmark plumbing: timing, device and version facts, JSON results.
+
+Result files (``--json``) are one JSON object: ``schema_version`` (:data:`SCHEMA_VERSION`), ``benchmark``,
+``device``, ``versions`` (verl-ext, verl, torch, Python: what produced the figures), then the benchmark's own
+keys. Without a path they go to :data:`RUNS_DIR` (ignored by git); the published figures in
+``benchmarks/results/`` are written by passing that path explicitly.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import statistics
-import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-RESULTS_DIR = Path("benchmarks") / "results"
+#: Version of the result files' layout. 1: the files of before this key (a ``commit`` key holding the git HEAD
+#: of the directory the bench ran in). 2: ``schema_version`` and ``versions`` (verl_ext, verl, torch,
+#: python) instead of ``commit``. Bump it when a key is renamed, removed or changes meaning.
+SCHEMA_VERSION = 2
+#: Where ``--json`` with no path writes, relative to the working directory (``.gitignore``d in the repo).
+RUNS_DIR = Path("benchmarks") / "runs"
+#: ``--json -``: the stream the JSON goes to while :func:`json_to_stdout` sends the report to stderr.
+_json_stream: TextIO | None = None
 
 
 def median_seconds(fn: Callable[[], Any], repeats: int) -> float:
@@ -42,19 +56,43 @@ def cpu_device() -> str:
     return f"cpu-{os.cpu_count()}c-{slug}"[:80]
 
 
-def git_commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                               text=True, timeout=10).stdout.strip()
-        return out.stdout.strip() + ("-dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
+def versions() -> dict[str, str | None]:
+    """The versions of what produced a result: verl-ext, verl, torch (``None`` when not installed), Python."""
+    from importlib import metadata
+
+    from verl_ext import __version__
+
+    out: dict[str, str | None] = {"verl_ext": __version__}
+    for dist in ("verl", "torch"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    out["python"] = platform.python_version()
+    return out
 
 
 def add_json_argument(parser: argparse.ArgumentParser, benchmark: str) -> None:
-    parser.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
-                        help=f"write the figures as JSON (default {RESULTS_DIR}/{benchmark}-<device>.json)")
+    """``--json [PATH]`` alone (kept for existing callers; new code: ``verl_ext.bench.args.add_common_arguments``,
+    which adds ``--no-progress`` too)."""
+    from verl_ext.bench.args import add_json_flag
+
+    add_json_flag(parser, benchmark)
+
+
+@contextlib.contextmanager
+def json_to_stdout(json_arg: str | None) -> Iterator[None]:
+    """With ``--json -``, keep stdout for the JSON alone: what the benchmark prints goes to stderr meanwhile."""
+    global _json_stream
+    if json_arg != "-":
+        yield
+        return
+    _json_stream = sys.stdout
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        _json_stream = None
 
 
 def cuda_median_ms(fn: Callable[[], Any], repeats: int) -> float:
@@ -86,12 +124,25 @@ def gpu_device() -> str:
 
 def write_results(json_arg: str | None, benchmark: str, payload: dict[str, Any], device: str | None = None
                   ) -> Path | None:
-    """Write ``payload`` (plus benchmark, device and commit) where ``--json`` asked, if it did."""
+    """Write ``payload`` where ``--json`` asked, if it did, with ``schema_version``, ``benchmark``, ``device``
+    (default: :func:`cpu_device`) and ``versions`` first.
+
+    ``json_arg`` is ``args.json``: ``None`` writes nothing, ``""`` writes
+    ``benchmarks/runs/<benchmark>-<device>.json``, ``"-"`` writes to stdout (returns ``None``), anything
+    else is the path. Returns the path written.
+    """
     if json_arg is None:
         return None
     device = device or cpu_device()
-    path = Path(json_arg) if json_arg else RESULTS_DIR / f"{benchmark}-{device}.json"
-    write_json(path, {"benchmark": benchmark, "device": device, "commit": git_commit(), **payload})
+    result = {"schema_version": SCHEMA_VERSION, "benchmark": benchmark, "device": device, "versions": versions(),
+              **payload}
+    if json_arg == "-":
+        stream = _json_stream or sys.stdout
+        stream.write(json.dumps(result, indent=2) + "\n")
+        stream.flush()
+        return None
+    path = Path(json_arg) if json_arg else RUNS_DIR / f"{benchmark}-{device}.json"
+    write_json(path, result)
     print(f"wrote {path}")
     return path
 

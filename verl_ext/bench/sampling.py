@@ -13,7 +13,10 @@ import argparse
 import functools
 from typing import TYPE_CHECKING, Any
 
-from verl_ext.bench.report import add_json_argument, cuda_median_ms, gpu_device, write_results
+from tqdm import tqdm
+
+from verl_ext.bench.args import UsageError, add_common_arguments, float_in, positive_int
+from verl_ext.bench.report import cuda_median_ms, gpu_device, write_results
 
 if TYPE_CHECKING:
     import torch
@@ -28,12 +31,15 @@ TRITON_OVER_FLASHINFER = 1.5
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--batch", type=int, nargs="+", default=None, help="rows (GPU default 64 128 256; CPU 64)")
-    p.add_argument("--vocab", type=int, default=None, help="vocabulary (GPU default 128256; CPU 1000)")
-    p.add_argument("--top-k", type=int, default=50)
-    p.add_argument("--top-p", type=float, default=0.9)
-    p.add_argument("--repeats", type=int, default=50)
-    add_json_argument(p, "sampling")
+    p.add_argument("--batch", type=positive_int, nargs="+", default=None,
+                   help="rows, one or more sizes (default: 64 128 256 on a GPU; 64 on CPU, first size only)")
+    p.add_argument("--vocab", type=positive_int, default=None,
+                   help="vocabulary (default: 128256 on a GPU; 1000 on CPU)")
+    p.add_argument("--top-k", type=positive_int, default=50, help="tokens kept by top-k (at most --vocab)")
+    p.add_argument("--top-p", type=float_in(0.0, 1.0, low_open=True), default=0.9,
+                   help="probability mass kept by top-p, in (0, 1]")
+    p.add_argument("--repeats", type=positive_int, default=50, help="timed repetitions (GPU); the median counts")
+    add_common_arguments(p, "sampling")
 
 
 def _logits(batch: int, vocab: int, device: str) -> torch.Tensor:
@@ -94,7 +100,7 @@ def _gpu(args: argparse.Namespace) -> dict[str, Any]:
 
     vocab = args.vocab or 128256
     rows = []
-    for batch in args.batch or [64, 128, 256]:
+    for batch in tqdm(args.batch or [64, 128, 256], desc="batch sizes", disable=args.no_progress, leave=False):
         logits = _logits(batch, vocab, "cuda")
         k = torch.full((batch,), args.top_k, dtype=torch.int32, device="cuda")
         p = torch.full((batch,), args.top_p, device="cuda")
@@ -151,6 +157,9 @@ def run(args: argparse.Namespace) -> int:
 
     from verl_ext.ops._backend import interpreting
 
+    vocab = args.vocab or (128256 if torch.cuda.is_available() else 1000)
+    if args.top_k > vocab:
+        raise UsageError(f"argument --top-k: must be at most the vocabulary ({vocab}), got {args.top_k}")
     if not torch.cuda.is_available():
         batch, vocab = (args.batch or [64])[0], args.vocab or 1000
         print(f"verl-ext bench sampling: no GPU; correctness only at B={batch}, V={vocab}, top-k {args.top_k}, "
