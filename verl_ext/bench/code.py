@@ -35,8 +35,8 @@ CORRECT_PER_CORE_GOAL = 150.0
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--problems", type=int_in(1, PROBLEMS), default=40,
-                   help=f"HumanEval problems read (of {PROBLEMS}; those whose tests are all call-based asserts are "
-                        "used, 154 of them in all): three completions each (correct, wrong, crashing)")
+                   help=f"HumanEval problems read, of {PROBLEMS} (those with asserts of the form candidate(...) == "
+                        "<literal> are used, 154 in all): three completions each (correct, wrong, crashing)")
     p.add_argument("--slow", type=int_in(0, PROBLEMS), default=1,
                    help="slow completions, one per problem from the first (each costs verl ~15 s or more)")
     p.add_argument("--adversarial", type=int_in(0, PROBLEMS), default=4,
