@@ -59,11 +59,10 @@
         "pyproject.toml"
         "README.md"
         "verl_ext"
-        "configs"
+        "hydra_plugins"
       ];
       testSource = sourceOf [
         "pyproject.toml"
-        "configs"
         "tests"
       ];
 
@@ -185,10 +184,6 @@
         dontFixup = true;
       };
 
-      configs = pkgs.runCommand "verl-ext-configs" { } ''
-        mkdir -p "$out/opt/verl-ext"
-        cp -r ${./configs} "$out/opt/verl-ext/configs"
-      '';
 
       # An OCI image with the same layout and default command as Dockerfile.cuda / Dockerfile.rocm.
       imageFor =
@@ -199,6 +194,12 @@
             set.verl-ext
             set.ps.vllm
           ]);
+          # verl-ext's configs ship in the package (verl_ext/configs); the image keeps them at /opt/verl-ext/configs
+          # too, for --config-path and VERL_EXT_CONFIGS (python312Packages: lib/python3.12/site-packages).
+          configs = pkgs.runCommand "verl-ext-configs" { } ''
+            mkdir -p "$out/opt/verl-ext"
+            cp -r ${set.verl-ext}/lib/python3.12/site-packages/verl_ext/configs "$out/opt/verl-ext/configs"
+          '';
         in
         pkgs.dockerTools.buildLayeredImage {
           name = "verl-ext-${name}";
@@ -296,7 +297,7 @@
         cargo-test = cargoCheck "cargo-test" "cargo test -p verl_ext_core -p verl_ext_sandbox --locked --offline";
         clippy = cargoCheck "clippy" "cargo clippy --workspace --all-targets --locked --offline -- -D warnings";
         pytest = pkgs.runCommand "verl-ext-pytest" { nativeBuildInputs = [ testPython ]; } ''
-          export HOME="$TMPDIR" VERL_EXT_CONFIGS=${./configs} VERL_EXT_REQUIRE_SANDBOX=0
+          export HOME="$TMPDIR" VERL_EXT_REQUIRE_SANDBOX=0
           cp -r ${testSource} src && chmod -R u+w src && cd src
           # tests/packaging checks the repository itself (git, nix, Dockerfiles): ci/check-packaging's job.
           python -m pytest -q -p no:cacheprovider -m "not gpu and not docker" --ignore=tests/packaging tests

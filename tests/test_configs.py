@@ -1,4 +1,5 @@
-"""Every config in configs/ composes with verl's main_ppo (`--cfg job` needs no GPU)."""
+"""Every config in verl_ext/configs/ composes with verl's main_ppo (`--cfg job` needs no GPU), found by name
+through verl-ext's Hydra search-path plugin, and from a user's own config through its defaults list."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
+from omegaconf import OmegaConf
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+import verl_ext.configs
+
+#: The configs of the installed package (in a checkout: the source tree).
+CONFIGS = Path(verl_ext.configs.__file__).resolve().parent
 
 
 @pytest.mark.parametrize("config", sorted(p.stem for p in CONFIGS.glob("*.yaml")))
@@ -23,15 +27,58 @@ def test_main_ppo_composes_config(config: str) -> None:
     assert job["reward"]["reward_kwargs"]["on_error"] in ("zero", "raise")
 
 
-def compose(config: str) -> dict:
-    """The job config verl's main_ppo composes from ``configs/<config>.yaml``."""
+def compose(config: str, *overrides: str, config_path: Path | None = None) -> dict:
+    """The job config verl's main_ppo composes from ``config`` (by name: no ``--config-path``, so it is
+    found through the search-path plugin, as a user of the installed wheel runs it)."""
+    path = ["--config-path", str(config_path)] if config_path else []
     out = subprocess.run(
-        [sys.executable, "-m", "verl.trainer.main_ppo", "--config-path", str(CONFIGS), "--config-name", config,
-         "--cfg", "job"],
+        [sys.executable, "-m", "verl.trainer.main_ppo", *path, "--config-name", config, "--cfg", "job", *overrides],
         capture_output=True, text=True, timeout=300,
     )
     assert out.returncode == 0, out.stderr[-3000:]
-    return yaml.safe_load(out.stdout)
+    job = OmegaConf.to_container(OmegaConf.create(out.stdout))
+    assert isinstance(job, dict)
+    return job
+
+
+def test_the_search_path_plugin_is_registered_with_hydra() -> None:
+    from hydra.core.plugins import Plugins
+    from hydra.plugins.search_path_plugin import SearchPathPlugin
+
+    from hydra_plugins.verl_ext_searchpath import VerlExtSearchPathPlugin
+
+    assert VerlExtSearchPathPlugin in Plugins.instance().discover(SearchPathPlugin)
+
+
+def test_a_users_config_composes_a_verl_ext_config_from_its_defaults(tmp_path: Path) -> None:
+    # Hydra reads hydra.searchpath only from the primary config: this works because of the plugin.
+    (tmp_path / "my_run.yaml").write_text(
+        "defaults:\n  - grpo_math_verl_ext\n  - _self_\n\n"
+        "trainer:\n  project_name: mine\n"
+        "reward:\n  reward_kwargs:\n    format_weight: 0.25\n"
+    )
+    job = compose("my_run", "actor_rollout_ref.rollout.n=4", config_path=tmp_path)
+    assert job["reward"]["reward_manager"]["name"] == "verl_ext"
+    assert job["reward"]["reward_kwargs"]["format_weight"] == 0.25  # the user's _self_ wins
+    assert job["reward"]["reward_kwargs"]["on_error"] == "zero"  # verl-ext's base/grpo_math
+    assert job["algorithm"]["adv_estimator"] == "grpo"
+    assert job["trainer"]["project_name"] == "mine"
+    assert job["actor_rollout_ref"]["rollout"]["n"] == 4
+    assert "critic" in job  # verl's ppo_trainer, through grpo_math_verl_ext
+
+
+def test_a_users_config_on_ppo_trainer_adds_verl_exts_settings(tmp_path: Path) -> None:
+    # ppo_trainer may appear only once in a defaults tree: with it listed first, take base/grpo_math.
+    (tmp_path / "mine.yaml").write_text("defaults:\n  - ppo_trainer\n  - base/grpo_math\n  - _self_\n")
+    job = compose("mine", config_path=tmp_path)
+    assert job["reward"]["reward_manager"]["name"] == "verl_ext"
+    assert job["algorithm"]["adv_estimator"] == "grpo"
+
+
+def test_no_packaged_config_sets_a_search_path() -> None:
+    # hydra.searchpath in a config that a user's defaults list includes fails the composition.
+    for path in CONFIGS.rglob("*.yaml"):
+        assert "hydra" not in OmegaConf.load(path), path
 
 
 def test_fused_config_names_the_patch_module() -> None:

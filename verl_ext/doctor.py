@@ -107,9 +107,9 @@ def compose(config: str) -> Any:
 
 
 def configs_dir() -> Path:
-    """verl-ext's configs: next to the package in a checkout, or ``$VERL_EXT_CONFIGS`` (images set it)."""
+    """verl-ext's configs: ``$VERL_EXT_CONFIGS`` when set, else the package's own (``verl_ext/configs``)."""
     env = os.environ.get("VERL_EXT_CONFIGS")
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "configs"
+    return Path(env) if env else Path(__file__).resolve().parent / "configs"
 
 
 def needs(cfg: Any, accelerator: str, sandbox_ok: bool) -> list[Need]:

@@ -15,7 +15,7 @@ from verl_ext.reward.manager import BASE_EXTRA_KEYS
 
 ray = pytest.importorskip("ray")
 
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+CONFIGS = Path(pytest.importorskip("verl_ext.configs").__file__).resolve().parent
 
 pytestmark = pytest.mark.slow
 
