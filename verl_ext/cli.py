@@ -70,7 +70,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                                  formatter_class=HelpFormatter)
     doctor.add_argument("--no-sandbox", action="store_true", help="do not fail when the sandbox is unavailable")
     doctor.add_argument("--config", default=None, metavar="NAME_OR_YAML",
-                        help="also check what this main_ppo config needs (a name in configs/ or a YAML path)")
+                        help="also check what this main_ppo config needs (a name of a verl-ext config or a YAML path)")
     doctor.set_defaults(func=_run_doctor)
     return parser
 
