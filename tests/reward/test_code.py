@@ -13,7 +13,17 @@ from hypothesis import strategies as st
 
 from verl_ext import sandbox
 from verl_ext.reward import compute_score
-from verl_ext.reward.code import score_prime_code
+from verl_ext.reward.code import (
+    ASSERT_TIMEOUT_S,
+    DEFAULT_TIMEOUTS,
+    FIRST_PASS_ALARM_S,
+    PER_TEST_ALARM_S,
+    CodeTimeouts,
+    score_assert_tests,
+    score_code,
+    score_prime_code,
+)
+from verl_ext.reward.options import ManagerOptions
 
 if not sandbox.capabilities()["full_isolation"]:
     if os.environ.get("VERL_EXT_REQUIRE_SANDBOX") == "1":
@@ -177,3 +187,52 @@ HUMANEVAL_TEST = {"entry_point": "add",
 def test_humaneval_assert_tests(solution: str, score: float) -> None:
     assert compute_score("humaneval", solution, HUMANEVAL_TEST) == score
     assert compute_score("humaneval", solution, json.dumps(HUMANEVAL_TEST)) == score
+
+
+# ---- configurable timeouts (reward_kwargs.code_timeout_s, code_test_timeout_s, code_assert_timeout_s) ----------
+
+#: Sleeps SLEEP_S seconds, well under prime_code's 5 s alarm and well over the short limits below (whose runs
+#: are killed at most 1 s + PROCESS_SLACK_S after they start).
+SLEEP_S = 3.0
+SLEEPY_STDIN = f"import time\ntime.sleep({SLEEP_S})\nprint(input())"
+SLEEPY_TESTS = {"inputs": ["7\n"], "outputs": ["7\n"]}
+SLEEPY_ADD = f"import time\ntime.sleep({SLEEP_S})\ndef add(a, b):\n    return a + b"
+#: Fractional on purpose: prime_code's alarm is whole seconds (rounded up to 1), the kill comes at 1.5 s.
+SHORT = CodeTimeouts(first_pass_s=0.5, per_test_s=0.5, assert_s=1.0)
+
+
+def test_default_timeouts_are_prime_codes() -> None:
+    constants = CodeTimeouts(FIRST_PASS_ALARM_S, PER_TEST_ALARM_S, ASSERT_TIMEOUT_S)
+    assert constants == DEFAULT_TIMEOUTS == CodeTimeouts() == ManagerOptions.from_reward_kwargs({}).code_timeouts
+    assert (FIRST_PASS_ALARM_S, PER_TEST_ALARM_S) == (5, 10)
+
+
+def test_a_short_prime_code_timeout_times_out_a_program_the_default_lets_finish() -> None:
+    slow = score_prime_code([SLEEPY_STDIN], [SLEEPY_TESTS])[0]
+    assert (slow.score, slow.passed) == (1.0, 1)
+    short = score_prime_code([SLEEPY_STDIN], [SLEEPY_TESTS], timeouts=SHORT)[0]
+    assert (short.score, short.passed, short.timeout) == (0.0, 0, 1)
+
+
+def test_the_first_pass_and_per_test_timeouts_are_separate() -> None:
+    # The first run (all tests) times out; the re-run of the test alone has the default 10 s and passes.
+    got = score_prime_code([SLEEPY_STDIN], [SLEEPY_TESTS], timeouts=CodeTimeouts(first_pass_s=1.0))[0]
+    assert (got.score, got.passed) == (1.0, 1)
+
+
+def test_a_short_assert_timeout_times_out_a_program_the_default_lets_finish() -> None:
+    assert score_assert_tests([SLEEPY_ADD], [HUMANEVAL_TEST])[0].score == 1.0
+    short = score_assert_tests([SLEEPY_ADD], [HUMANEVAL_TEST], timeouts=SHORT)[0]
+    assert (short.score, short.timeout) == (0.0, 1)
+
+
+def test_score_code_passes_the_timeouts_to_both_families() -> None:
+    sources, codes, truths = ["apps", "humaneval"], [SLEEPY_STDIN, SLEEPY_ADD], [SLEEPY_TESTS, HUMANEVAL_TEST]
+    assert [s.score for s in score_code(sources, codes, truths)] == [1.0, 1.0]
+    assert [s.timeout for s in score_code(sources, codes, truths, timeouts=SHORT)] == [1, 1]
+
+
+def test_the_reward_kwargs_reach_the_timeouts() -> None:
+    options = ManagerOptions.from_reward_kwargs(
+        {"code_timeout_s": 0.5, "code_test_timeout_s": 2, "code_assert_timeout_s": 1.5})
+    assert options.code_timeouts == CodeTimeouts(first_pass_s=0.5, per_test_s=2.0, assert_s=1.5)

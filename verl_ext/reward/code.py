@@ -3,7 +3,9 @@
 verl's procedure, reproduced step for step: the solution is the text after the last ```` ```python ````
 fence; all tests run in one process (per-test alarm 5 s, process limit 6 s); if every test passes the
 score is 1.0, otherwise the first 10 tests run again one per process (alarm 10 s, limit 11 s) and the
-score is the fraction that passed. Programs are wrapped, imported and guarded inside the sandbox exactly
+score is the fraction that passed. The alarms (and the assert-based sources' limit) can be changed with
+``timeouts`` (``reward_kwargs.code_timeout_s``, ``code_test_timeout_s``, ``code_assert_timeout_s``);
+rewards equal verl's only at the defaults. Programs are wrapped, imported and guarded inside the sandbox exactly
 as prime_code does (``harness.py``), so they behave the same.
 
 What differs is where the verdict is made: the sandboxed program only reports its outputs (return
@@ -40,9 +42,11 @@ from typing import Any
 
 from verl_ext import sandbox
 from verl_ext.exceptions import InputTypeError, SandboxUnavailableError
+from verl_ext.reward.options import CodeTimeouts
 from verl_ext.sandbox import protocol
 
-__all__ = ["CODE_SOURCES", "CodeScore", "extract_solution", "score_assert_tests", "score_code", "score_prime_code"]
+__all__ = ["CODE_SOURCES", "CodeScore", "CodeTimeouts", "extract_solution", "score_assert_tests", "score_code",
+           "score_prime_code"]
 
 #: verl's data sources that prime_code scores.
 PRIME_CODE_SOURCES = frozenset({"codecontests", "apps", "codeforces", "taco"})
@@ -58,6 +62,8 @@ PER_TEST_ALARM_S = 10
 PROCESS_SLACK_S = 1
 #: prime_code re-runs at most this many tests one by one.
 PER_TEST_MAX = 10
+#: The limits used when a scorer is given no ``timeouts`` (prime_code's).
+DEFAULT_TIMEOUTS = CodeTimeouts(first_pass_s=FIRST_PASS_ALARM_S, per_test_s=PER_TEST_ALARM_S, assert_s=ASSERT_TIMEOUT_S)
 
 _log = logging.getLogger(__name__)
 
@@ -234,22 +240,29 @@ def _require_text(completions: Sequence[Any]) -> None:
             raise InputTypeError(f"solution_str[{i}] must be a str, got {type(c).__name__}")
 
 
+def _alarm_s(seconds: float) -> int:
+    """The harness's alarm for a limit of ``seconds``: prime_code's ``signal.alarm`` takes whole seconds, so a
+    fractional limit is rounded up (at least 1 s; the run's wall-clock limit keeps the fraction)."""
+    return max(1, math.ceil(seconds))
+
+
 def _payload(code: str, tests: dict[str, Any], indices: Sequence[int], alarm_s: int) -> bytes:
     request = {"code": code, "fn_name": tests.get("fn_name"), "inputs": [tests["inputs"][i] for i in indices],
                "alarm_s": alarm_s}
     return b"prime\n" + json.dumps(request).encode("utf-8", "surrogatepass")
 
 
-def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits) -> CodeScore:
+def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits, timeouts: CodeTimeouts) -> CodeScore:
     """prime_code's procedure for one completion: all tests in one run; if any fails, each of the first
     few again in a run of its own (those in parallel: each is a separate process in verl too). Each run
     may write only its byte budget on the result channel (``protocol.prime_budget``), each output only
     its test's (``protocol.record_budget``)."""
     n = len(tests["inputs"])
     budget = protocol.prime_budget(tests["outputs"][:n], call_based=tests.get("fn_name") is not None)
-    first_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": FIRST_PASS_ALARM_S + PROCESS_SLACK_S,
+    first_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": timeouts.first_pass_s + PROCESS_SLACK_S,
                                      "channel_limit": budget})
-    run = sandbox.run_payloads([_payload(code, tests, range(n), FIRST_PASS_ALARM_S)], [b""], first_limits, 1)[0]
+    first = _payload(code, tests, range(n), _alarm_s(timeouts.first_pass_s))
+    run = sandbox.run_payloads([first], [b""], first_limits, 1)[0]
     verdicts = _verdicts(run, tests, list(range(n)), budget)
     if n == 0 or (len(verdicts) == n and all(v is True for v in verdicts)):
         return CodeScore(1.0, n, 0, 0, 0)
@@ -257,18 +270,19 @@ def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits) -> 
     # problems are re-run as stdin programs here, exactly as verl does.
     singles = [{"inputs": [tests["inputs"][t]], "outputs": [tests["outputs"][t]]} for t in range(min(n, PER_TEST_MAX))]
     budgets = [protocol.prime_budget(single["outputs"], call_based=False) for single in singles]
-    per_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": PER_TEST_ALARM_S + PROCESS_SLACK_S,
+    per_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": timeouts.per_test_s + PROCESS_SLACK_S,
                                    "channel_limit": max(budgets)})
-    runs = sandbox.run_payloads([_payload(code, single, [0], PER_TEST_ALARM_S) for single in singles],
+    alarm = _alarm_s(timeouts.per_test_s)
+    runs = sandbox.run_payloads([_payload(code, single, [0], alarm) for single in singles],
                                 [b""] * len(singles), per_limits, len(singles))
     results: list[Any] = []
     for single, run, single_budget in zip(singles, runs, budgets, strict=True):
         results.extend(_verdicts(run, single, [0], single_budget) or [-1])
     passed = sum(v is True for v in results)
-    timeouts = sum(v == "timeout" for v in results)
+    timed_out = sum(v == "timeout" for v in results)
     errors = sum(v in (-1, -2) for v in results)  # bools never equal -1/-2
-    failed = len(results) - passed - timeouts - errors
-    return CodeScore(passed / max(len(results), 1), passed, failed, timeouts, errors)
+    failed = len(results) - passed - timed_out - errors
+    return CodeScore(passed / max(len(results), 1), passed, failed, timed_out, errors)
 
 
 def _isolated(score_one: Callable[[], CodeScore]) -> CodeScore:
@@ -290,17 +304,23 @@ def score_prime_code(
     *,
     limits: sandbox.Limits | None = None,
     num_threads: int = 0,
+    timeouts: CodeTimeouts | None = None,
 ) -> list[CodeScore]:
     """Score completions against prime_code test JSON (``{"inputs", "outputs", "fn_name"?}``).
 
     Completions are scored concurrently, each through prime_code's stages as soon as the previous one
     ended (a slow first run holds up nothing else); the sandbox bounds the executions running at once.
     ``limits`` sets memory and output caps (its ``timeout_s`` is replaced by prime_code's budgets);
-    ``num_threads`` bounds the completions in flight (0: the sandbox's default).
+    ``num_threads`` bounds the completions in flight (0: the sandbox's default). ``timeouts`` replaces
+    prime_code's alarms (``first_pass_s``: each test of the run with all tests, default
+    :data:`FIRST_PASS_ALARM_S`; ``per_test_s``: each test re-run alone, default :data:`PER_TEST_ALARM_S`);
+    a run is killed :data:`PROCESS_SLACK_S` after its alarm, and a fractional alarm is rounded up to
+    whole seconds (prime_code's ``signal.alarm``). Scores equal verl's only at the defaults.
     """
     from concurrent.futures import ThreadPoolExecutor
 
     base = limits or sandbox.Limits()
+    limit = timeouts or DEFAULT_TIMEOUTS
     _require_text(completions)
     parsed = [_parse_tests(gt) for gt in ground_truths]
     codes = [extract_solution(c) for c in completions]
@@ -312,8 +332,8 @@ def score_prime_code(
     sandbox.require_isolation()  # once, before any thread starts
     workers = min(len(todo), num_threads or sandbox.default_concurrency())
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verl-ext-code") as pool:
-        for i, score in zip(todo, pool.map(lambda i: _isolated(partial(_score_prime_one, codes[i], tests_of[i], base)),
-                                           todo), strict=True):
+        for i, score in zip(todo, pool.map(lambda i: _isolated(partial(_score_prime_one, codes[i], tests_of[i], base,
+                                                                       limit)), todo), strict=True):
             scores[i] = score
     return scores
 
@@ -347,8 +367,11 @@ def score_assert_tests(
     *,
     limits: sandbox.Limits | None = None,
     num_threads: int = 0,
+    timeouts: CodeTimeouts | None = None,
 ) -> list[CodeScore]:
     """HumanEval-style scoring: 1.0 when ``check(<entry_point>)`` of the ground truth's test code returns.
+
+    Each execution's wall-clock limit is ``timeouts.assert_s`` (default :data:`ASSERT_TIMEOUT_S`).
 
     The program runs in a process of its own, forked before the harness reads the test code and the
     nonce (``protocol.assert_request``: they come after the program on the request pipe, whose end that
@@ -381,7 +404,7 @@ def score_assert_tests(
     if not valid:
         return scores
     # A passing run writes exactly header, pass(nonce), done: nothing longer is read.
-    lim = sandbox.Limits(**{**base.__dict__, "timeout_s": ASSERT_TIMEOUT_S,
+    lim = sandbox.Limits(**{**base.__dict__, "timeout_s": (timeouts or DEFAULT_TIMEOUTS).assert_s,
                             "channel_limit": protocol.assert_budget(nonces[0])})
     try:
         runs = sandbox.run_payloads([r for _, r in valid], [b""] * len(valid), lim, num_threads)
@@ -406,14 +429,16 @@ def score_code(
     *,
     limits: sandbox.Limits | None = None,
     num_threads: int = 0,
+    timeouts: CodeTimeouts | None = None,
 ) -> list[CodeScore]:
-    """Score code samples of any of :data:`CODE_SOURCES`, each family in one parallel batch."""
+    """Score code samples of any of :data:`CODE_SOURCES`, each family in one parallel batch (``timeouts``:
+    see :func:`score_prime_code` and :func:`score_assert_tests`; default prime_code's)."""
     out: list[CodeScore | None] = [None] * len(completions)
     for family, scorer in ((PRIME_CODE_SOURCES, score_prime_code), (ASSERT_SOURCES, score_assert_tests)):
         idx = [i for i, ds in enumerate(data_sources) if ds in family]
         if idx:
             got = scorer([completions[i] for i in idx], [ground_truths[i] for i in idx], limits=limits,
-                         num_threads=num_threads)
+                         num_threads=num_threads, timeouts=timeouts)
             for i, g in zip(idx, got, strict=True):
                 out[i] = g
     missing = [ds for ds, o in zip(data_sources, out, strict=True) if o is None]
