@@ -5,6 +5,7 @@ __all__ = [
     "InputTypeError",
     "InternalError",
     "InvalidInputError",
+    "RewardFunctionError",
     "SandboxError",
     "SandboxUnavailableError",
     "UnknownDataSourceError",
@@ -50,3 +51,7 @@ class SandboxError(VerlExtError, RuntimeError):
 
 class SandboxUnavailableError(SandboxError):
     """This host cannot provide the isolation verl-ext requires (the message says what is missing)."""
+
+
+class RewardFunctionError(VerlExtError, RuntimeError):
+    """A user's reward function raised (with ``on_error: raise``); the message has its exception and traceback."""

@@ -40,7 +40,7 @@ import inspect
 import logging
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -52,10 +52,11 @@ from verl.workers.reward_manager import register as register_legacy
 from verl.workers.reward_manager.abstract import AbstractRewardManager
 
 from verl_ext import _core
-from verl_ext.exceptions import SandboxUnavailableError, VerlExtError
+from verl_ext.exceptions import RewardFunctionError, SandboxUnavailableError, VerlExtError
 from verl_ext.reward.batcher import MicroBatcher
 from verl_ext.reward.code import CODE_SOURCES, CodeScore, score_code
 from verl_ext.reward.options import BASE_EXTRA_KEYS, CODE_KEYS, ManagerOptions
+from verl_ext.reward.runner import FunctionRunner, Scored, bind
 
 __all__ = ["BASE_EXTRA_KEYS", "CODE_KEYS", "ManagerOptions", "VerlExtBatchRewardManager", "VerlExtRewardManager"]
 
@@ -78,8 +79,14 @@ def _custom_configured(config: Any, compute_score: Any) -> bool:
     return bool(custom and custom.get("path")) or not _is_default(compute_score)
 
 
-def _log_routing(options: ManagerOptions) -> None:
-    """Say once which data sources verl-ext scores natively and which go to Python."""
+def _log_routing(options: ManagerOptions, runner: FunctionRunner | None = None) -> None:
+    """Say once which data sources verl-ext scores natively and which go to Python, and where each function
+    runs."""
+    if runner is not None:
+        for f in runner.functions:
+            logger.info("verl_ext reward function %r (%s:%s, weight %g, timeout %g s) runs in %s", f.spec.label,
+                        f.spec.path or "<in-process>", f.spec.name, f.spec.weight, f.spec.timeout_s,
+                        {"process": "a process pool", "thread": "threads", "async": "the event loop"}[f.kind])
     if options.native_sources == "all":
         where = "every data source verl-ext can score natively; the rest go to the Python function"
     elif isinstance(options.native_sources, frozenset):
@@ -91,6 +98,32 @@ def _log_routing(options: ManagerOptions) -> None:
     else:
         where = "every data source verl-ext can score natively; the rest go to verl's default_compute_score"
     logger.info("verl_ext reward manager scores %s", where)
+
+
+def _runner(compute_score: Any, options: ManagerOptions, custom: bool, *, router: bool = False,
+            reward_workers: int = 1) -> FunctionRunner | None:
+    """The runner of the user's Python reward functions, or None when none is configured (then
+    non-native samples go to verl's ``default_compute_score`` as in verl's naive manager)."""
+    bound = bind(compute_score, options.functions, custom=custom and not _is_default(compute_score), router=router)
+    if not bound:
+        return None
+    return FunctionRunner(bound, processes=options.process_count(reward_workers), threads=options.thread_count(),
+                          concurrency=options.function_concurrency, dedup=options.dedup)
+
+
+def _labels(runner: FunctionRunner) -> tuple[str, ...]:
+    """Per-function keys in reward_extra_info: only when the result is combined from several (or weighted)."""
+    specs = runner.specs
+    return () if len(specs) == 1 and specs[0].weight == 1.0 else tuple(s.label for s in specs)
+
+
+def _settle(scored: Scored, options: ManagerOptions) -> tuple[Any, bool]:
+    """(result, failed) of a sample scored by the functions; with ``on_error=raise`` a function that raised
+    stops training with its error, as in verl's naive manager (timeouts and crashes always score 0.0)."""
+    raised = [f for f in scored.failures if f.raised]
+    if raised and options.on_error == "raise":
+        raise RewardFunctionError(f"reward function {raised[0].label!r} raised: {raised[0].message}")
+    return scored.result, bool(scored.failures)
 
 
 def _reward_kwargs(config: Any) -> Mapping[str, Any]:
@@ -155,10 +188,11 @@ class _Scorer:
                     natives[i].result = cs
         return natives
 
-    def outcome(self, result: Any, fmt: float | None, data_source: Any, code: CodeScore | None = None
-                ) -> tuple[float, dict[str, Any]]:
-        """(reward, reward_extra_info) of one sample from its verl result, with fixed extra keys."""
-        unscorable = 0
+    def outcome(self, result: Any, fmt: float | None, data_source: Any, code: CodeScore | None = None,
+                failed: bool = False) -> tuple[float, dict[str, Any]]:
+        """(reward, reward_extra_info) of one sample from its verl result, with fixed extra keys; ``failed``:
+        a reward function of the sample failed (its score counted 0.0)."""
+        unscorable = int(failed)
         if isinstance(result, VerlExtError):
             if self.options.on_error == "raise":
                 raise result
@@ -202,9 +236,14 @@ class VerlExtRewardManager(RewardManagerBase):
         self.is_async_reward_score = inspect.iscoroutinefunction(self.compute_score)
         self.reward_router_address = reward_router_address
         self.reward_model_tokenizer = reward_model_tokenizer
-        self.options = ManagerOptions.from_reward_kwargs(_reward_kwargs(config)).with_custom_function(
-            _custom_configured(config, compute_score))
-        _log_routing(self.options)
+        custom = _custom_configured(config, compute_score)
+        self.options = ManagerOptions.from_reward_kwargs(_reward_kwargs(config)).with_custom_function(custom)
+        reward = config.get("reward", {}) if hasattr(config, "get") else {}
+        self._runner = _runner(compute_score, self.options, custom, router=reward_router_address is not None,
+                               reward_workers=int(reward.get("num_workers", 1) or 1))
+        if self._runner is not None:
+            self.options = replace(self.options, function_labels=_labels(self._runner))
+        _log_routing(self.options, self._runner)
         sandbox_fusion = config.get("reward", {}).get("sandbox_fusion", None) if hasattr(config, "get") else None
         # With a SandboxFusion URL configured, code sources keep verl's SandboxFusion path.
         self._scorer = _Scorer(tokenizer, self.options, sandboxed_code=not (sandbox_fusion or {}).get("url"))
@@ -218,14 +257,15 @@ class VerlExtRewardManager(RewardManagerBase):
         ground_truth = item.non_tensor_batch["reward_model"]["ground_truth"]
 
         native = await self._batcher.submit(_Sample(response_ids[:valid_length].tolist(), data_source, ground_truth))
-        result = native.result
+        result, failed = native.result, False
         if result is None:
-            result = await self._fallback(item, native.text, data_source, ground_truth)
-        score, info = self._scorer.outcome(result, native.format_score, data_source, native.code)
+            result, failed = await self._fallback(item, native.text, data_source, ground_truth)
+        score, info = self._scorer.outcome(result, native.format_score, data_source, native.code, failed)
         return {"reward_score": score, "reward_extra_info": info}
 
-    async def _fallback(self, item: Any, text: str, data_source: Any, ground_truth: Any) -> Any:
-        """Score a non-native sample exactly as verl's naive manager calls its reward function."""
+    async def _fallback(self, item: Any, text: str, data_source: Any, ground_truth: Any) -> tuple[Any, bool]:
+        """Score a non-native sample with the arguments verl's naive manager gives its reward function:
+        (result, whether a reward function failed)."""
         extra_info = dict(item.non_tensor_batch.get("extra_info", None) or {})
         tool_extra_fields = item.non_tensor_batch.get("tool_extra_fields", None)
         if tool_extra_fields is not None:
@@ -237,9 +277,11 @@ class VerlExtRewardManager(RewardManagerBase):
         if self.reward_router_address is not None:
             kwargs.update(reward_router_address=self.reward_router_address,
                           reward_model_tokenizer=self.reward_model_tokenizer)
+        if self._runner is not None:
+            return _settle(await self._runner.score(**kwargs), self.options)
         if self.is_async_reward_score:
-            return await self.compute_score(**kwargs)
-        return await self.loop.run_in_executor(None, lambda: self.compute_score(**kwargs))
+            return await self.compute_score(**kwargs), False
+        return await self.loop.run_in_executor(None, lambda: self.compute_score(**kwargs)), False
 
 
 @register_legacy(NAME)
@@ -258,9 +300,12 @@ class VerlExtBatchRewardManager(AbstractRewardManager):
         self.num_examine = num_examine
         self.compute_score = compute_score or default_compute_score
         self.reward_fn_key = reward_fn_key
-        self.options = ManagerOptions.from_reward_kwargs(reward_kwargs).with_custom_function(
-            not _is_default(compute_score))
-        _log_routing(self.options)
+        custom = not _is_default(compute_score)
+        self.options = ManagerOptions.from_reward_kwargs(reward_kwargs).with_custom_function(custom)
+        self._runner = _runner(compute_score, self.options, custom)
+        if self._runner is not None:
+            self.options = replace(self.options, function_labels=_labels(self._runner))
+        _log_routing(self.options, self._runner)
         self._scorer = _Scorer(tokenizer, self.options)
 
     def __call__(self, data: DataProto, return_dict: bool = False) -> torch.Tensor | dict[str, Any]:
@@ -281,17 +326,18 @@ class VerlExtBatchRewardManager(AbstractRewardManager):
         reward_extra_info: dict[str, list[Any]] = defaultdict(list)
         examined: dict[Any, int] = defaultdict(int)
         extra_infos = data.non_tensor_batch.get("extra_info", None)
+        python = [i for i, native in enumerate(natives) if native.result is None]
+        calls = [{"data_source": samples[i].data_source, "solution_str": natives[i].text,
+                  "ground_truth": samples[i].ground_truth, "extra_info": self._extra_info(data, extra_infos, i)}
+                 for i in python]
+        if self._runner is not None:
+            settled = [_settle(s, self.options) for s in self._runner.score_batch(calls)]
+        else:
+            settled = [(self.compute_score(**call), False) for call in calls]
+        from_python = dict(zip(python, settled, strict=True))
         for i, (sample, native) in enumerate(zip(samples, natives, strict=True)):
-            result = native.result
-            if result is None:
-                extra_info = dict(extra_infos[i] or {}) if extra_infos is not None else {}
-                extra_info["num_turns"] = data.non_tensor_batch["__num_turns__"][i] \
-                    if "__num_turns__" in data.non_tensor_batch else None
-                extra_info["rollout_reward_scores"] = data.non_tensor_batch["reward_scores"][i] \
-                    if "reward_scores" in data.non_tensor_batch else {}
-                result = self.compute_score(data_source=sample.data_source, solution_str=native.text,
-                                            ground_truth=sample.ground_truth, extra_info=extra_info)
-            score, info = self._scorer.outcome(result, native.format_score, sample.data_source, native.code)
+            result, failed = from_python.get(i, (native.result, False))
+            score, info = self._scorer.outcome(result, native.format_score, sample.data_source, native.code, failed)
             reward_tensor[i, valid_lengths[i] - 1] = score
             for key, value in info.items():
                 reward_extra_info[key].append(value)
@@ -304,3 +350,13 @@ class VerlExtBatchRewardManager(AbstractRewardManager):
         if return_dict:
             return {"reward_tensor": reward_tensor, "reward_extra_info": reward_extra_info}
         return reward_tensor
+
+    @staticmethod
+    def _extra_info(data: DataProto, extra_infos: Any, i: int) -> dict[str, Any]:
+        """Sample ``i``'s ``extra_info`` as verl's naive manager builds it."""
+        extra_info = dict(extra_infos[i] or {}) if extra_infos is not None else {}
+        extra_info["num_turns"] = data.non_tensor_batch["__num_turns__"][i] \
+            if "__num_turns__" in data.non_tensor_batch else None
+        extra_info["rollout_reward_scores"] = data.non_tensor_batch["reward_scores"][i] \
+            if "reward_scores" in data.non_tensor_batch else {}
+        return extra_info

@@ -92,6 +92,8 @@ class ManagerOptions:
     dedup: bool = True
     #: Python reward functions are configured (then they score what ``native_sources`` leaves).
     custom_function: bool = False
+    #: ``reward_extra_info`` keys of the functions' own scores (set by the manager when there are several).
+    function_labels: tuple[str, ...] = ()
 
     @classmethod
     def from_reward_kwargs(cls, reward_kwargs: Mapping[str, Any] | None) -> ManagerOptions:
@@ -142,9 +144,8 @@ class ManagerOptions:
     @property
     def extra_keys(self) -> tuple[str, ...]:
         fmt = ("format_score",) if self.format.enabled else ()
-        labels = tuple(f.label for f in self.functions)
         own = BASE_EXTRA_KEYS + fmt
-        return own + tuple(dict.fromkeys(k for k in (*labels, *self.extra_info_keys) if k not in own))
+        return own + tuple(dict.fromkeys(k for k in (*self.function_labels, *self.extra_info_keys) if k not in own))
 
     def process_count(self, reward_workers: int = 1) -> int:
         """Processes of this worker's function pool: the option, else the cores shared by the reward workers."""

@@ -1,0 +1,242 @@
+"""A pool of forkserver processes calling the user's synchronous reward functions in parallel.
+
+Each process imports the functions once (by ``path`` and ``name``) and serves calls one at a time. A
+dispatcher thread per process sends it a call and waits for the answer with the call's timeout: a call
+that times out, kills its process or answers with more than ``max_result_bytes`` gets a
+:class:`CallFailed` result and its process is replaced; an exception raised by the function comes back
+as :class:`CallFailed` too (``raised=True``), and the process serves on. Processes start on first use and
+are reused; they exit when the pool closes or this process exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import concurrent.futures
+import multiprocessing
+import multiprocessing.connection
+import os
+import pickle
+import queue
+import signal
+import sys
+import threading
+import traceback
+import types
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from verl_ext.reward.functions import FunctionSpec
+
+__all__ = ["CallFailed", "FunctionPool"]
+
+#: Largest pickled answer read back from a call (a reward is a number or a small dict).
+MAX_RESULT_BYTES = 1 << 20
+#: Seconds a process may take to start and import the functions before it is considered broken.
+START_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class CallFailed:
+    """A call that returned no result: it raised (``raised``), timed out, crashed its process or answered
+    too much. ``message`` says which, with the function's exception and traceback where it raised."""
+
+    label: str
+    message: str
+    raised: bool = False
+
+
+def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[FunctionSpec]) -> None:
+    """A worker process: import the functions, then answer ``(index, kwargs)`` calls until the pipe closes."""
+    from verl_ext.reward.functions import load_function
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the trainer, which then closes the pool
+    # Import every function now, so that no call's timeout pays for an import.
+    functions: dict[int, Callable[..., Any]] = {}
+    broken: dict[int, str] = {}
+    for index, spec in enumerate(specs):
+        try:
+            functions[index] = load_function(spec)
+        except Exception as e:  # noqa: BLE001 - reported by each call of this function
+            broken[index] = f"{type(e).__name__}: {e}"
+    try:
+        conn.send_bytes(pickle.dumps(("ready", os.getpid())))
+        while True:
+            try:
+                index, kwargs = pickle.loads(conn.recv_bytes())
+            except EOFError:
+                return
+            try:
+                if index in broken:
+                    raise ImportError(broken[index])
+                answer = pickle.dumps(("ok", functions[index](**kwargs)))
+            except BaseException as e:  # noqa: BLE001 - the user's function may raise anything, even SystemExit
+                answer = pickle.dumps(("raised", f"{type(e).__name__}: {e}", traceback.format_exc(limit=8)[-4000:]))
+            conn.send_bytes(answer)
+    except (BrokenPipeError, ConnectionResetError, EOFError):
+        return
+
+
+_MAIN_LOCK = threading.Lock()
+
+
+@contextmanager
+def _main_hidden() -> Iterator[None]:
+    """Start processes without the trainer's ``__main__``: multiprocessing would re-import it (a script, or
+    ``verl.trainer.main_ppo`` with torch and Ray) in every worker; the workers need only this module."""
+    with _MAIN_LOCK:
+        main = sys.modules["__main__"]
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            sys.modules["__main__"] = main
+
+
+class _Worker:
+    """One process and the pipe to it."""
+
+    def __init__(self, context: Any, specs: Sequence[FunctionSpec]) -> None:
+        self._lock = threading.Lock()
+        self._dead = False
+        self.conn, child = context.Pipe(duplex=True)
+        self.process = context.Process(target=_serve, args=(child, tuple(specs)), name="verl-ext-reward-fn",
+                                       daemon=False)
+        with _main_hidden():
+            self.process.start()
+        child.close()
+        if not self.conn.poll(START_TIMEOUT_S):
+            self.kill()
+            raise RuntimeError(f"a reward function process did not start within {START_TIMEOUT_S:.0f} s")
+        self.conn.recv_bytes(MAX_RESULT_BYTES)
+
+    def kill(self) -> None:
+        """Idempotent: the dispatcher and the pool's shutdown may both call it."""
+        with self._lock:
+            if self._dead:
+                return
+            self._dead = True
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(timeout=10)
+        self.conn.close()
+
+
+@dataclass
+class _Call:
+    index: int
+    label: str
+    kwargs: dict[str, Any]
+    timeout_s: float
+    future: concurrent.futures.Future[Any]
+
+
+class FunctionPool:
+    """Calls ``specs[index](**kwargs)`` in one of ``processes`` worker processes; see the module docstring."""
+
+    def __init__(self, specs: Sequence[FunctionSpec], processes: int, *,
+                 max_result_bytes: int = MAX_RESULT_BYTES) -> None:
+        if processes < 1:
+            raise ValueError(f"processes must be >= 1, got {processes}")
+        self._specs = tuple(specs)
+        self._processes = processes
+        self._max_result_bytes = max_result_bytes
+        self._calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._workers: set[_Worker] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+        self.replaced = 0  # processes replaced after a timeout or crash (for logs and tests)
+        self._finalizer = weakref.finalize(self, FunctionPool._shutdown, self._calls, self._workers,
+                                           self._threads)
+        atexit.register(self._finalizer)
+
+    def submit(self, index: int, kwargs: dict[str, Any], timeout_s: float) -> concurrent.futures.Future[Any]:
+        """A future of the function's result, or of a :class:`CallFailed`; it never raises."""
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the reward function pool is closed")
+            if not self._threads:
+                self._start()
+        self._calls.put(_Call(index, self._specs[index].label, kwargs, timeout_s, future))
+        return future
+
+    def _start(self) -> None:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["verl_ext.reward.process_pool"])
+        for i in range(self._processes):
+            thread = threading.Thread(target=self._dispatch, args=(context,), name=f"verl-ext-reward-fn-{i}",
+                                      daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _dispatch(self, context: Any) -> None:
+        worker: _Worker | None = None
+        while True:
+            call = self._calls.get()
+            if call is None:
+                if worker is not None:
+                    worker.kill()
+                return
+            if not call.future.set_running_or_notify_cancel():
+                continue
+            try:
+                if worker is None:
+                    worker = _Worker(context, self._specs)
+                    self._workers.add(worker)
+                result, broken = self._run(worker, call)
+            except Exception as e:  # noqa: BLE001 - a process that fails to start or a closed pipe: this call fails
+                result, broken = CallFailed(call.label, f"could not run the call: {type(e).__name__}: {e}"), True
+            if broken and worker is not None:
+                worker.kill()
+                self._workers.discard(worker)
+                worker = None
+                self.replaced += 1
+            call.future.set_result(result)
+
+    def _run(self, worker: _Worker, call: _Call) -> tuple[Any, bool]:
+        """(result or CallFailed, whether the process must be replaced)."""
+        try:
+            payload = pickle.dumps((call.index, call.kwargs))
+        except Exception as e:  # noqa: BLE001 - an argument that does not pickle fails this call only
+            return CallFailed(call.label, f"arguments do not pickle: {type(e).__name__}: {e}"), False
+        worker.conn.send_bytes(payload)
+        if not worker.conn.poll(call.timeout_s):
+            return CallFailed(call.label, f"timed out after {call.timeout_s:g} s"), True
+        try:
+            answer = pickle.loads(worker.conn.recv_bytes(self._max_result_bytes))
+        except EOFError:
+            worker.process.join(timeout=5)
+            return CallFailed(call.label, f"its process died (exit code {worker.process.exitcode})"), True
+        except OSError:  # recv_bytes: the message is longer than the limit
+            return CallFailed(call.label, f"answered more than {self._max_result_bytes} bytes"), True
+        except Exception as e:  # noqa: BLE001 - a result class the parent cannot unpickle
+            return CallFailed(call.label, f"its result does not unpickle here: {type(e).__name__}: {e}"), False
+        if answer[0] == "ok":
+            return answer[1], False
+        return CallFailed(call.label, f"{answer[1]}\n{answer[2]}", raised=True), False
+
+    def close(self) -> None:
+        """Stop the dispatchers and processes (pending calls are cancelled)."""
+        with self._lock:
+            self._closed = True
+        self._finalizer()
+
+    @staticmethod
+    def _shutdown(calls: queue.SimpleQueue[_Call | None], workers: set[_Worker],
+                  threads: list[threading.Thread]) -> None:
+        while True:
+            try:
+                pending = calls.get_nowait()
+            except queue.Empty:
+                break
+            if pending is not None:
+                pending.future.cancel()
+        for _ in threads:
+            calls.put(None)
+        for worker in list(workers):
+            worker.kill()
+        workers.clear()

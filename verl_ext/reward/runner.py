@@ -1,0 +1,240 @@
+"""Run a sample through the user's reward functions: all of them at once, each where its ``kind`` says.
+
+``process`` functions go to a :class:`~verl_ext.reward.process_pool.FunctionPool`, ``thread`` functions
+to a thread pool, ``async`` functions are awaited on the caller's event loop (at most
+``function_concurrency`` calls in flight per loop). Every call has its function's timeout. Samples with
+the same ``(data_source, solution_str, ground_truth)`` in flight at the same time are scored once (GRPO
+groups repeat answers); the first one's ``extra_info`` is the one the functions see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import logging
+import pickle
+import threading
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from verl_ext.reward.functions import FunctionSpec, combine, score_of
+from verl_ext.reward.process_pool import CallFailed, FunctionPool
+
+__all__ = ["BoundFunction", "FunctionRunner", "Scored", "bind"]
+
+logger = logging.getLogger(__name__)
+
+#: Failures logged per runner (then they are only counted in ``unscorable``).
+MAX_FAILURE_WARNINGS = 10
+
+
+@dataclass(frozen=True)
+class BoundFunction:
+    """A function, its spec, and where it runs (``process``, ``thread`` or ``async``)."""
+
+    spec: FunctionSpec
+    fn: Callable[..., Any]
+    kind: str
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One sample's combined result, and the calls that failed (their scores count as 0.0)."""
+
+    result: Any
+    failures: tuple[CallFailed, ...] = ()
+
+
+class FunctionRunner:
+    """Scores samples with a list of reward functions; see the module docstring.
+
+    ``processes`` and ``threads`` size the pools (started on first use), ``concurrency`` bounds async
+    calls per event loop, ``dedup`` turns on scoring repeated samples once.
+    """
+
+    def __init__(self, functions: Sequence[BoundFunction], *, processes: int = 1, threads: int = 4,
+                 concurrency: int = 64, dedup: bool = True) -> None:
+        if not functions:
+            raise ValueError("FunctionRunner needs at least one function")
+        self.functions = tuple(functions)
+        self.specs = tuple(f.spec for f in functions)
+        self._processes = processes
+        self._threads = threads
+        self._concurrency = concurrency
+        self._dedup = dedup
+        self._pool: FunctionPool | None = None
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = \
+            weakref.WeakKeyDictionary()
+        self._inflight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, asyncio.Future[Scored]]] = \
+            weakref.WeakKeyDictionary()
+        self._warned = 0
+
+    async def score(self, data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any,
+                    **extra: Any) -> Scored:
+        """All functions on one sample, combined (:func:`~verl_ext.reward.functions.combine`)."""
+        kwargs = {"data_source": data_source, "solution_str": solution_str, "ground_truth": ground_truth,
+                  "extra_info": extra_info, **extra}
+        key = _dedup_key(data_source, solution_str, ground_truth) if self._dedup else None
+        if key is None:
+            return await self._score(kwargs)
+        loop = asyncio.get_running_loop()
+        inflight = self._inflight.setdefault(loop, {})
+        shared = inflight.get(key)
+        if shared is not None:
+            return await asyncio.shield(shared)
+        task = loop.create_task(self._score(kwargs))
+        inflight[key] = task
+        task.add_done_callback(lambda _: inflight.pop(key, None))
+        return await asyncio.shield(task)
+
+    def score_batch(self, calls: Sequence[Mapping[str, Any]]) -> list[Scored]:
+        """:meth:`score` on each mapping of keyword arguments, all concurrently, from synchronous code."""
+        async def gather() -> list[Scored]:
+            return list(await asyncio.gather(*(self.score(**c) for c in calls)))
+
+        # A private loop on a private thread: the caller may itself be inside a running loop.
+        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="verl-ext-reward-fn-loop") as one:
+            return one.submit(asyncio.run, gather()).result()
+
+    async def _score(self, kwargs: dict[str, Any]) -> Scored:
+        results = await asyncio.gather(*(self._call(i, bound, kwargs) for i, bound in enumerate(self.functions)))
+        failures = tuple(r for r in results if isinstance(r, CallFailed))
+        for failure in failures:
+            self._warn(failure)
+        scores = [0.0 if isinstance(r, CallFailed) else r for r in results]
+        return Scored(combine(self.specs, scores), failures)
+
+    async def _call(self, index: int, bound: BoundFunction, kwargs: dict[str, Any]) -> Any:
+        spec = bound.spec
+        call = {**kwargs, **spec.kwargs}
+        try:
+            if bound.kind == "process":
+                result = await asyncio.wrap_future(self._ensure_pool().submit(index, call, spec.timeout_s))
+            elif bound.kind == "thread":
+                loop = asyncio.get_running_loop()
+                result = await asyncio.wait_for(
+                    loop.run_in_executor(self._ensure_executor(), functools.partial(bound.fn, **call)),
+                    spec.timeout_s)
+            else:
+                async with self._semaphore():
+                    result = await asyncio.wait_for(bound.fn(**call), spec.timeout_s)
+        except asyncio.TimeoutError:
+            return CallFailed(spec.label, f"timed out after {spec.timeout_s:g} s")
+        except Exception as e:  # noqa: BLE001 - the user's function raised: reported, scored 0 or re-raised
+            return CallFailed(spec.label, f"{type(e).__name__}: {e}", raised=True)
+        if isinstance(result, CallFailed):
+            return result
+        try:
+            score_of(result)
+        except TypeError as e:
+            return CallFailed(spec.label, str(e), raised=True)
+        return result
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        sem = self._semaphores.get(loop)
+        if sem is None:
+            sem = self._semaphores[loop] = asyncio.Semaphore(self._concurrency)
+        return sem
+
+    def _ensure_pool(self) -> FunctionPool:
+        with self._lock:
+            if self._pool is None:
+                self._pool = FunctionPool(self.specs, self._processes)
+            return self._pool
+
+    def _ensure_executor(self) -> concurrent.futures.ThreadPoolExecutor:
+        with self._lock:
+            if self._executor is None:
+                self._executor = concurrent.futures.ThreadPoolExecutor(self._threads,
+                                                                       thread_name_prefix="verl-ext-reward-fn")
+            return self._executor
+
+    def _warn(self, failure: CallFailed) -> None:
+        self._warned += 1
+        if self._warned <= MAX_FAILURE_WARNINGS:
+            logger.warning("verl_ext: reward function %r failed (its score counts as 0.0): %s", failure.label,
+                           failure.message[:2000])
+
+    @property
+    def replaced_processes(self) -> int:
+        return self._pool.replaced if self._pool is not None else 0
+
+    def close(self) -> None:
+        """Stop the process and thread pools (a runner is otherwise reused for the life of its worker)."""
+        if self._pool is not None:
+            self._pool.close()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _dedup_key(data_source: Any, solution_str: str, ground_truth: Any) -> Any:
+    """The sample's identity, compared in full (no hash-only matching); None when it cannot be formed."""
+    try:
+        return (pickle.dumps(data_source), solution_str, pickle.dumps(ground_truth))
+    except Exception:  # noqa: BLE001 - an odd ground truth is simply not deduplicated
+        return None
+
+
+def bind(compute_score: Any, functions: Sequence[FunctionSpec], *, custom: bool,
+         router: bool = False) -> list[BoundFunction]:
+    """The functions a manager runs: the ``compute_score`` verl hands it when it is the user's
+    ``custom_reward_function`` (``custom``), then ``reward_kwargs.functions``, each loaded and checked.
+
+    verl wraps a custom function as ``partial(_call_with_kwargs, raw_fn, reward_kwargs)``: its file and name
+    let worker processes import it. Any other callable runs in this process (threads, or the event loop when
+    it is a coroutine function). With a reward-model router (``router``), synchronous functions of kind
+    ``auto`` run in threads: they receive the tokenizer object, which is not sent to processes.
+    """
+    from verl_ext.exceptions import ConfigError
+    from verl_ext.reward.functions import load_function, resolve_kind
+
+    bound: list[BoundFunction] = []
+    if custom and compute_score is not None:
+        raw, kwargs = _unwrap(compute_score)
+        path = _source_file(raw) if raw is not compute_score else None
+        name = getattr(raw, "__name__", "compute_score")
+        spec = FunctionSpec(path=path or "", name=name if name.isidentifier() else "compute_score", kwargs=kwargs)
+        kind = resolve_kind(spec, raw, "reward.custom_reward_function")
+        if kind == "process" and (path is None or router):
+            kind = "thread"  # importable only here, or needs the tokenizer
+        bound.append(BoundFunction(spec, raw, kind))
+    for i, spec in enumerate(functions):
+        where = f"reward.reward_kwargs.functions[{i}]"
+        fn = load_function(spec, where)
+        kind = resolve_kind(spec, fn, where)
+        if router and kind == "process":
+            if spec.kind == "process":
+                raise ConfigError(f"{where}.kind", "kind=process cannot receive reward_model_tokenizer (a reward "
+                                  "model router is configured); use thread, async or auto")
+            kind = "thread"
+        bound.append(BoundFunction(spec, fn, kind))
+    labels = [b.spec.label for b in bound]
+    if len(set(labels)) != len(labels):
+        raise ConfigError("reward.reward_kwargs.functions", f"labels {labels} repeat; give each function a distinct "
+                          "label (the custom_reward_function is labelled by its name)")
+    return bound
+
+
+def _unwrap(compute_score: Any) -> tuple[Any, dict[str, Any]]:
+    """(raw function, its configured kwargs) of verl's custom-function wrapper, else (compute_score, {})."""
+    if isinstance(compute_score, functools.partial) and len(compute_score.args) == 2 \
+            and getattr(compute_score.func, "__name__", "") in ("_call_with_kwargs", "_call_with_kwargs_async") \
+            and isinstance(compute_score.args[1], Mapping):
+        return compute_score.args[0], dict(compute_score.args[1])
+    return compute_score, {}
+
+
+def _source_file(fn: Any) -> str | None:
+    import inspect
+
+    try:
+        path = inspect.getsourcefile(fn)
+    except TypeError:
+        return None
+    return path if path and path.endswith(".py") else None
