@@ -215,3 +215,70 @@ def test_code_samples_are_sandboxed_and_report_test_counts(tiny_tokenizer: Any) 
     counts = [tuple(o["reward_extra_info"][k] for k in ("tests_passed", "tests_failed", "tests_timeout",
                                                         "tests_error")) for o in out]
     assert counts == [(2, 0, 0, 0), (0, 2, 0, 0), (0, 0, 0, 0)]
+
+
+FNS = str(__import__("pathlib").Path(__file__).parent / "fixtures" / "reward_fns.py")
+
+
+def custom_config_manager(tokenizer: Any, name: str, **reward_kwargs: Any) -> VerlExtRewardManager:
+    """The loop manager as verl builds it for a configured custom_reward_function."""
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+
+    config = OmegaConf.create({"reward": {"reward_kwargs": reward_kwargs, "num_workers": 1,
+                                          "custom_reward_function": {"path": FNS, "name": name,
+                                                                     "reward_kwargs": {}}}})
+    return VerlExtRewardManager(config, tokenizer, get_custom_reward_fn(config))
+
+
+def test_reward_functions_combine_with_per_function_scores(tiny_tokenizer: Any) -> None:
+    m = custom_config_manager(tiny_tokenizer, "match", function_processes=1, functions=[
+        {"path": FNS, "name": "judge", "weight": 0.5}])
+    rows = [("my_source", "12", "12"), ("my_source", "7", "12"), ("openai/gsm8k", "#### 12", "12")]
+    out = asyncio.run(run_all(m, items(tiny_tokenizer, rows)))
+    assert [o["reward_score"] for o in out] == [1.5, 0.125, 0.5]  # the custom function scores gsm8k too
+    info = out[0]["reward_extra_info"]
+    assert (info["match"], info["judge"], info["acc"], info["unscorable"]) == (1.0, 1.0, True, 0)
+    assert len({tuple(o["reward_extra_info"]) for o in out}) == 1  # same keys for every sample
+
+
+def test_a_failing_function_scores_zero_and_is_counted(tiny_tokenizer: Any) -> None:
+    m = custom_config_manager(tiny_tokenizer, "length_score", function_processes=1)
+    out = asyncio.run(run_all(m, items(tiny_tokenizer, [("s", "bad!", "1"), ("s", "ok", "1")])))
+    assert out[0]["reward_score"] == 0.0 and out[0]["reward_extra_info"]["unscorable"] == 1
+    assert out[1]["reward_extra_info"]["unscorable"] == 0
+    strict = custom_config_manager(tiny_tokenizer, "length_score", function_processes=1, on_error="raise")
+    from verl_ext.exceptions import RewardFunctionError
+
+    with pytest.raises(RewardFunctionError, match="cannot score"):
+        asyncio.run(run_all(strict, items(tiny_tokenizer, [("s", "bad!", "1")])))
+
+
+def test_legacy_manager_runs_the_functions_as_the_loop_manager_does(tiny_tokenizer: Any) -> None:
+    from functools import partial
+
+    from verl.trainer.ppo.reward import _call_with_kwargs
+
+    from verl_ext.reward.functions import FunctionSpec, load_function
+
+    raw = load_function(FunctionSpec(FNS, "match"))
+    rows = [("my_source", "12", "12"), ("openai/gsm8k", "#### 3", "4"), ("my_source", "12", "12")]
+    legacy = VerlExtBatchRewardManager(tiny_tokenizer, 0, partial(_call_with_kwargs, raw, {}),
+                                       functions=[{"path": FNS, "name": "judge", "weight": 2}],
+                                       function_processes=1)
+    data = make_dataproto(tiny_tokenizer, [{"prompt": "q", "response": r, "data_source": d, "ground_truth": g}
+                                           for d, r, g in rows])
+    out = legacy(data, return_dict=True)
+    assert isinstance(out, dict)
+    assert out["reward_extra_info"]["match"] == [1.0, 0.0, 1.0]
+    assert out["reward_extra_info"]["judge"] == [1.0, 0.25, 1.0]
+    loop = custom_config_manager(tiny_tokenizer, "match", function_processes=1,
+                                 functions=[{"path": FNS, "name": "judge", "weight": 2}])
+    looped = asyncio.run(run_all(loop, items(tiny_tokenizer, rows)))
+    assert out["reward_tensor"].sum(-1).tolist() == [o["reward_score"] for o in looped] == [3.0, 0.5, 3.0]
+
+
+def test_a_bad_functions_entry_fails_when_the_manager_is_built(tiny_tokenizer: Any) -> None:
+    from verl_ext.exceptions import ConfigError
+
+    with pytest.raises(ConfigError, match=r"functions\[0\].name"):
+        manager(tiny_tokenizer, functions=[{"path": FNS, "name": "wrong_signature"}])

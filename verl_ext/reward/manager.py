@@ -175,7 +175,8 @@ class _Scorer:
             try:
                 scored: list[Any] = score_code([sources[i] for i in code], [texts[i] for i in code],
                                                [samples[i].ground_truth for i in code],
-                                               limits=self.options.code_limits, num_threads=self.options.num_threads)
+                                               limits=self.options.code_limits, num_threads=self.options.num_threads,
+                                               timeouts=self.options.code_timeouts)
             except SandboxUnavailableError:
                 raise
             except Exception as e:  # noqa: BLE001 - reported per sample by `outcome`

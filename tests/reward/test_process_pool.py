@@ -1,0 +1,79 @@
+"""The process pool of synchronous reward functions: every way a call can fail gives a defined result, and
+the pool keeps serving (a broken process is replaced)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from verl_ext.reward.functions import FunctionSpec
+from verl_ext.reward.process_pool import CallFailed, FunctionPool
+
+FNS = str(Path(__file__).parent / "fixtures" / "reward_fns.py")
+ARGS = {"data_source": "d", "ground_truth": "1", "extra_info": None}
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[FunctionPool]:
+    p = FunctionPool([FunctionSpec(FNS, "hostile"), FunctionSpec(FNS, "pid")], processes=1)
+    yield p
+    p.close()
+
+
+def call(pool: FunctionPool, text: str, timeout_s: float = 60.0, index: int = 0) -> object:
+    return pool.submit(index, {**ARGS, "solution_str": text}, timeout_s).result(timeout=300)
+
+
+@pytest.mark.parametrize(("text", "message", "replaced"), [
+    ("exit", "its process died (exit code 7)", True),
+    ("hang", "timed out after 1 s", True),
+    ("huge", "answered more than", True),
+    ("systemexit", "SystemExit: 3", False),
+    ("unpicklable", "TypeError", False),
+])
+def test_a_failing_call_gets_a_defined_result_and_the_pool_goes_on(pool: FunctionPool, text: str, message: str,
+                                                                  replaced: bool) -> None:
+    before = pool.replaced
+    got = call(pool, text, timeout_s=1.0)
+    assert isinstance(got, CallFailed) and message in got.message and got.label == "hostile"
+    assert pool.replaced == before + int(replaced)
+    assert call(pool, "fine") == 0.5  # the next call is served (by a new process where needed)
+
+
+def test_a_bad_return_value_is_passed_back_for_the_runner_to_judge(pool: FunctionPool) -> None:
+    assert call(pool, "none") is None
+
+
+def test_functions_are_imported_once_per_process_and_the_process_is_reused(pool: FunctionPool) -> None:
+    first = call(pool, "a", index=1)
+    second = call(pool, "b", index=1)
+    assert isinstance(first, dict) and isinstance(second, dict)
+    assert first["pid"] == second["pid"] and second["calls"] == first["calls"] + 1
+
+
+def test_arguments_that_do_not_pickle_fail_that_call_only(pool: FunctionPool) -> None:
+    import threading
+
+    got = pool.submit(0, {**ARGS, "solution_str": "x", "extra_info": threading.Lock()}, 10).result(timeout=300)
+    assert isinstance(got, CallFailed) and "do not pickle" in got.message
+    assert call(pool, "fine") == 0.5
+
+
+def test_a_module_that_does_not_import_fails_each_call_with_the_reason(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("raise RuntimeError('broken module')\n")
+    p = FunctionPool([FunctionSpec(str(bad), "compute_score")], processes=1)
+    try:
+        got = p.submit(0, {**ARGS, "solution_str": "x"}, 30).result(timeout=300)
+        assert isinstance(got, CallFailed) and "broken module" in got.message and got.raised
+    finally:
+        p.close()
+
+
+def test_closed_pool_refuses_calls() -> None:
+    p = FunctionPool([FunctionSpec(FNS, "pid")], processes=1)
+    p.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        p.submit(0, {**ARGS, "solution_str": "x"}, 1)

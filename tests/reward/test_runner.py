@@ -1,0 +1,150 @@
+"""Running a sample through several reward functions at once equals calling them one by one."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verl_ext.reward.functions import FunctionSpec, combine, load_function, resolve_kind
+from verl_ext.reward.runner import BoundFunction, FunctionRunner, bind
+
+FNS = str(Path(__file__).parent / "fixtures" / "reward_fns.py")
+
+#: (name, kind) of the fixture functions a runner may combine: sync in processes or threads, async.
+VARIANTS = [("length_score", "process"), ("length_score", "thread"), ("match", "process"), ("match", "thread"),
+            ("judge", "async"), ("judge", "auto")]
+
+
+def bound(name: str, kind: str, weight: float, label: str, timeout_s: float = 60.0) -> BoundFunction:
+    spec = FunctionSpec(FNS, name, weight=weight, kind=kind, label=label, timeout_s=timeout_s)
+    fn = load_function(spec)
+    return BoundFunction(spec, fn, resolve_kind(spec, fn))
+
+
+def one_by_one(functions: list[BoundFunction], call: dict[str, Any]) -> tuple[Any, list[str]]:
+    """The reference: each function called directly, a raising one counted as 0.0."""
+    results, failed = [], []
+    for f in functions:
+        try:
+            r = f.fn(**call)
+            results.append(asyncio.run(r) if inspect.iscoroutine(r) else r)
+        except Exception:  # noqa: BLE001 - the reference scores a raising function 0.0 too
+            results.append(0.0)
+            failed.append(f.spec.label)
+    return combine([f.spec for f in functions], results), failed
+
+
+texts = st.sampled_from(["1", "2", " 1 ", "12", "x!", "~1", "1?", "", "é😀", "~!", "\\boxed{1}"])
+samples = st.lists(st.tuples(st.sampled_from(["d", "e"]), texts, st.sampled_from(["1", "2"])), min_size=1,
+                   max_size=12)
+mixes = st.lists(st.tuples(st.sampled_from(range(len(VARIANTS))), st.sampled_from([1.0, 0.5, -1.0, 2.0])),
+                 min_size=1, max_size=4)
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@given(mix=mixes, batch=samples, dedup=st.booleans())
+def test_results_equal_calling_the_functions_one_by_one(mix: list[tuple[int, float]],
+                                                         batch: list[tuple[str, str, str]], dedup: bool) -> None:
+    functions = [bound(VARIANTS[v][0], VARIANTS[v][1], w, f"f{i}") for i, (v, w) in enumerate(mix)]
+    runner = FunctionRunner(functions, processes=2, threads=2, concurrency=3, dedup=dedup)
+    try:
+        calls = [{"data_source": d, "solution_str": t, "ground_truth": g, "extra_info": {"i": i}}
+                 for i, (d, t, g) in enumerate(batch)]
+        got = runner.score_batch(calls)
+    finally:
+        runner.close()
+    for call, scored in zip(calls, got, strict=True):
+        expected, failed = one_by_one(functions, call)
+        assert scored.result == expected
+        assert sorted(f.label for f in scored.failures) == sorted(failed)
+        assert all(f.raised for f in scored.failures)
+
+
+def test_duplicates_in_flight_are_scored_once() -> None:
+    functions = [bound("pid", "process", 1.0, "pid")]
+    runner = FunctionRunner(functions, processes=2, dedup=True)
+    try:
+        calls = [{"data_source": "d", "solution_str": "same", "ground_truth": "1", "extra_info": {"i": i}}
+                 for i in range(16)]
+        got = runner.score_batch(calls)
+        assert len({id(s) for s in got}) == 1  # one call, its result shared
+        calls[3] = {**calls[3], "ground_truth": "2"}
+        assert len({(s.result["pid"], s.result["calls"]) for s in runner.score_batch(calls)}) == 2
+    finally:
+        runner.close()
+
+
+def test_timeouts_give_a_defined_score_for_every_kind() -> None:
+    slow = FunctionSpec(FNS, "hostile", kind="process", timeout_s=0.5, label="p")
+    runner = FunctionRunner([BoundFunction(slow, load_function(slow), "process"),
+                             BoundFunction(FunctionSpec("", "sleepy", kind="async", timeout_s=0.2, label="a"),
+                                           _sleepy, "async")], processes=1)
+    try:
+        scored = runner.score_batch([{"data_source": "d", "solution_str": "hang", "ground_truth": "1",
+                                      "extra_info": None}])[0]
+    finally:
+        runner.close()
+    assert scored.result == {"p": 0.0, "a": 0.0, "score": 0.0}
+    assert {f.label for f in scored.failures} == {"p", "a"} and not any(f.raised for f in scored.failures)
+
+
+async def _sleepy(**_: Any) -> float:
+    await asyncio.sleep(60)
+    return 1.0
+
+
+def test_a_result_that_is_not_a_number_fails_the_call() -> None:
+    runner = FunctionRunner([bound("hostile", "process", 1.0, "h")], processes=1)
+    try:
+        scored = runner.score_batch([{"data_source": "d", "solution_str": "none", "ground_truth": "1",
+                                      "extra_info": None}])[0]
+    finally:
+        runner.close()
+    assert scored.result == 0.0 and "expected a number" in scored.failures[0].message
+
+
+def test_async_calls_in_flight_stay_within_the_concurrency_limit() -> None:
+    live, peak = 0, 0
+
+    async def counted(**_: Any) -> float:
+        nonlocal live, peak
+        live += 1
+        peak = max(peak, live)
+        await asyncio.sleep(0.01)
+        live -= 1
+        return 1.0
+
+    runner = FunctionRunner([BoundFunction(FunctionSpec("", "counted", kind="async"), counted, "async")],
+                            concurrency=4, dedup=False)
+    runner.score_batch([{"data_source": "d", "solution_str": str(i), "ground_truth": "1", "extra_info": None}
+                        for i in range(40)])
+    assert peak == 4
+
+
+def test_verls_custom_function_wrapper_is_unwrapped_to_its_file() -> None:
+    from functools import partial
+
+    from verl.trainer.ppo.reward import _call_with_kwargs
+
+    raw = load_function(FunctionSpec(FNS, "length_score"))
+    [b] = bind(partial(_call_with_kwargs, raw, {"scale": 2.0}), (), custom=True)
+    assert (b.spec.path, b.spec.name, dict(b.spec.kwargs), b.kind) == (FNS, "length_score", {"scale": 2.0},
+                                                                       "process")
+    [closure] = bind(lambda **kw: 1.0, (), custom=True)
+    assert closure.kind == "thread"  # not importable elsewhere: it runs in this process
+    [routed] = bind(partial(_call_with_kwargs, raw, {}), (), custom=True, router=True)
+    assert routed.kind == "thread"  # it receives the tokenizer object
+
+
+def test_repeated_labels_are_a_config_error() -> None:
+    from verl_ext.exceptions import ConfigError
+
+    raw = load_function(FunctionSpec(FNS, "match"))
+    with pytest.raises(ConfigError, match="distinct"):
+        bind(raw, (FunctionSpec(FNS, "match"),), custom=True)
