@@ -23,6 +23,7 @@ BENCHMARKS: tuple[tuple[str, str, str], ...] = (
     ("code", "verl_ext.bench.code", "code rewards: verl's managers vs verl-ext's sandbox"),
     ("logprob", "verl_ext.bench.logprob", "fused log-prob/entropy ops: torch, verl, verl-ext"),
     ("sampling", "verl_ext.bench.sampling", "top-k/top-p sampling: torch sort, FlashInfer, verl-ext"),
+    ("udf", "verl_ext.bench.udf", "Python reward functions: verl's naive manager vs verl-ext's process pool"),
     ("math-verify", "verl_ext.bench.math_verify",
      "math answer equivalence: verl-ext's verifier vs Math-Verify vs verl's prime_math"),
 )
@@ -66,12 +67,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             importlib.import_module(module).add_arguments(p)
             add_common_arguments(p, name)  # adds only what the module did not
 
-    doctor = commands.add_parser("doctor", help="report versions, accelerator and sandbox capabilities",
-                                 formatter_class=HelpFormatter)
-    doctor.add_argument("--no-sandbox", action="store_true", help="do not fail when the sandbox is unavailable")
-    doctor.add_argument("--config", default=None, metavar="NAME_OR_YAML",
-                        help="also check what this main_ppo config needs (a name of a verl-ext config or a YAML path)")
-    doctor.set_defaults(func=_run_doctor)
+    from verl_ext import doctor
+
+    p = commands.add_parser("doctor", help="report versions, accelerator and sandbox capabilities; with --config, "
+                            "check a main_ppo config (with its Hydra overrides)", formatter_class=HelpFormatter)
+    doctor.add_arguments(p)
+    p.set_defaults(func=doctor.main)
     return parser
 
 
@@ -85,12 +86,6 @@ def _run_benchmark(module: str, parser: argparse.ArgumentParser, args: argparse.
             return int(bench.run(args))
     except UsageError as e:
         parser.error(str(e))  # exits with status 2
-
-
-def _run_doctor(args: argparse.Namespace) -> int:
-    from verl_ext import doctor
-
-    return doctor.run(require_sandbox=not args.no_sandbox, config=args.config)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
