@@ -45,8 +45,8 @@ from verl_ext.exceptions import InputTypeError, SandboxUnavailableError
 from verl_ext.reward.options import CodeTimeouts
 from verl_ext.sandbox import protocol
 
-__all__ = ["CODE_SOURCES", "CodeScore", "CodeTimeouts", "extract_solution", "score_assert_tests", "score_code",
-           "score_prime_code"]
+__all__ = ["CODE_SOURCES", "CodeScore", "CodeTimeouts", "extract_solution", "ground_truth_problem",
+           "score_assert_tests", "score_code", "score_prime_code"]
 
 #: verl's data sources that prime_code scores.
 PRIME_CODE_SOURCES = frozenset({"codecontests", "apps", "codeforces", "taco"})
@@ -100,6 +100,34 @@ def _parse_tests(ground_truth: Any) -> dict[str, Any] | None:
             or len(tests["outputs"]) < len(tests["inputs"]):
         return None  # prime_code ends in an exception it catches: score 0
     return tests
+
+
+def ground_truth_problem(data_source: str, ground_truth: Any) -> str | None:
+    """Why ``ground_truth`` cannot be scored for the code source ``data_source`` (every sample of it would
+    score 0), or None when it has the shape the scorer reads. ``verl-ext doctor --config`` reports these.
+
+    prime_code sources need ``{"inputs": [...], "outputs": [...], "fn_name"?}`` as a JSON string or a dict,
+    with at least as many outputs as inputs; assert-based sources ``{"test": str, "entry_point": str}``.
+    """
+    kind = type(ground_truth).__name__
+    if not isinstance(ground_truth, (str, dict)):
+        return f"a {kind}, not a JSON string or a dict"
+    if data_source in ASSERT_SOURCES:
+        try:
+            spec = ground_truth if isinstance(ground_truth, dict) else json.loads(ground_truth)
+        except (ValueError, RecursionError):
+            return "a string that is not JSON"
+        if not isinstance(spec, dict) or not all(isinstance(spec.get(k), str) for k in ("test", "entry_point")):
+            return 'not an object with string "test" and "entry_point"'
+        return None
+    if isinstance(ground_truth, str):
+        try:
+            json.loads(ground_truth)
+        except (ValueError, RecursionError):
+            return "a string that is not JSON"
+    if _parse_tests(ground_truth) is None:
+        return 'not an object with "inputs" and "outputs" lists (at least as many outputs as inputs)'
+    return None
 
 
 # ---- prime_code's comparison rules -------------------------------------------------------------
