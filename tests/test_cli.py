@@ -192,3 +192,13 @@ def test_bench_math_verify_compares_the_judges(tmp_path: Path, capsys: pytest.Ca
 def test_bench_math_verify_needs_a_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "math-verify", "--corpus", str(tmp_path / "none.jsonl")]) == 2
     assert "no corpus at" in capsys.readouterr().err
+
+
+def test_bench_udf_scores_like_verls_naive_manager(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "udf.json"
+    assert main(["bench", "udf", "--samples", "48", "--work-ms", "1", "--latency-ms", "5", "--native-repeats", "1",
+                 "--no-progress", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["cpu_bound"]["agreement"] == result["async"]["agreement"] == 48
+    assert {"cpu_met", "async_met", "native_met"} <= set(result["goals"])
+    assert "goal cpu-bound >=" in capsys.readouterr().out

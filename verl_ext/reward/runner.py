@@ -86,11 +86,19 @@ class FunctionRunner:
         inflight = self._inflight.setdefault(loop, {})
         shared = inflight.get(key)
         if shared is not None:
-            return await asyncio.shield(shared)
-        task = loop.create_task(self._score(kwargs))
-        inflight[key] = task
-        task.add_done_callback(lambda _: inflight.pop(key, None))
-        return await asyncio.shield(task)
+            return await asyncio.shield(shared)  # a cancelled duplicate leaves the shared result alone
+        # The first caller scores; duplicates arriving meanwhile wait on its future.
+        future: asyncio.Future[Scored] = loop.create_future()
+        inflight[key] = future
+        try:
+            scored = await self._score(kwargs)
+        except BaseException:
+            future.cancel()  # duplicates see CancelledError; their own awaiting tasks decide what that means
+            raise
+        finally:
+            inflight.pop(key, None)
+        future.set_result(scored)
+        return scored
 
     def score_batch(self, calls: Sequence[Mapping[str, Any]]) -> list[Scored]:
         """:meth:`score` on each mapping of keyword arguments, all concurrently, from synchronous code."""
@@ -102,7 +110,10 @@ class FunctionRunner:
             return one.submit(asyncio.run, gather()).result()
 
     async def _score(self, kwargs: dict[str, Any]) -> Scored:
-        results = await asyncio.gather(*(self._call(i, bound, kwargs) for i, bound in enumerate(self.functions)))
+        if len(self.functions) == 1:  # the common case: no gather (a task per call) on the hot path
+            results = [await self._call(0, self.functions[0], kwargs)]
+        else:
+            results = await asyncio.gather(*(self._call(i, f, kwargs) for i, f in enumerate(self.functions)))
         failures = tuple(r for r in results if isinstance(r, CallFailed))
         for failure in failures:
             self._warn(failure)
@@ -122,7 +133,7 @@ class FunctionRunner:
                     spec.timeout_s)
             else:
                 async with self._semaphore():
-                    result = await asyncio.wait_for(bound.fn(**call), spec.timeout_s)
+                    result = await _within(bound.fn(**call), spec.timeout_s)
         except asyncio.TimeoutError:
             return CallFailed(spec.label, f"timed out after {spec.timeout_s:g} s")
         except Exception as e:  # noqa: BLE001 - the user's function raised: reported, scored 0 or re-raised
@@ -171,6 +182,15 @@ class FunctionRunner:
             self._pool.close()
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+async def _within(awaitable: Any, timeout_s: float) -> Any:
+    """``await awaitable`` with a timeout, without the extra task ``wait_for`` creates on Python 3.11+."""
+    timeout = getattr(asyncio, "timeout", None)
+    if timeout is None:  # Python 3.10
+        return await asyncio.wait_for(awaitable, timeout_s)
+    async with timeout(timeout_s):
+        return await awaitable
 
 
 def _dedup_key(data_source: Any, solution_str: str, ground_truth: Any) -> Any:
