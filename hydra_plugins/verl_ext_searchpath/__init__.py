@@ -1,5 +1,3 @@
-"""verl-ext's Hydra search-path plugin (found by Hydra in the ``hydra_plugins`` namespace package)."""
-
-from hydra_plugins.verl_ext_searchpath.verl_ext_searchpath import VerlExtSearchPathPlugin
-
-__all__ = ["VerlExtSearchPathPlugin"]
+"""verl-ext's Hydra search-path plugin (``verl_ext_searchpath.VerlExtSearchPathPlugin``), found by Hydra in the
+``hydra_plugins`` namespace package. Nothing is re-exported here: Hydra registers every plugin class it finds in
+each module it scans, so a re-export would register it twice."""
