@@ -251,6 +251,20 @@ def test_a_bad_sandbox_mode_fails_the_doctor_with_the_fix(monkeypatch: pytest.Mo
     assert got["ok"] is False and got["environment"][0]["key"] == "VERL_EXT_SANDBOX_MODE"
 
 
+def test_other_environment_variables_are_checked(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("VERL_EXT_SAMPLER_BACKEND", "cuda")
+    monkeypatch.setenv("VERL_EXT_NUM_THREADS", "many")
+    assert main(["doctor", "--no-sandbox", "--json"]) == 1
+    got = {f["key"]: f for f in json.loads(capsys.readouterr().out)["environment"]}
+    assert got["VERL_EXT_SAMPLER_BACKEND"]["level"] == "error"
+    assert "one of auto, triton, flashinfer, torch" in got["VERL_EXT_SAMPLER_BACKEND"]["message"]
+    assert got["VERL_EXT_NUM_THREADS"]["level"] == "warning"
+    monkeypatch.delenv("VERL_EXT_SAMPLER_BACKEND")
+    assert main(["doctor", "--no-sandbox"]) == 0  # a warning does not fail the doctor
+    assert "  WARNING VERL_EXT_NUM_THREADS: 'many' is not a positive integer" in capsys.readouterr().out
+
+
 def test_json_is_one_object_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fn = tmp_path / "noisy.py"  # what a user module prints on import must not corrupt the JSON
     fn.write_text("print('importing noisy')\ndef compute_score(data_source, solution_str, ground_truth, "

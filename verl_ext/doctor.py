@@ -520,6 +520,13 @@ def _environment(sandbox: Any) -> list[Finding]:
         sandbox.mode()
     except InvalidInputError as e:
         found.append(Finding(ERROR, "VERL_EXT_SANDBOX_MODE", f"{e}; {_mode_fix(sandbox)}"))
+    backend = os.environ.get("VERL_EXT_SAMPLER_BACKEND")
+    if backend is not None:
+        from verl_ext.ops.sampling import BACKENDS
+
+        if backend not in BACKENDS:
+            found.append(Finding(ERROR, "VERL_EXT_SAMPLER_BACKEND", f"{backend!r} is not a sampler backend (the fused "
+                                 f"vLLM sampler raises); set it to one of {', '.join(BACKENDS)}, or unset it (auto)"))
     threads = os.environ.get("VERL_EXT_NUM_THREADS")
     if threads is not None and not (threads.strip().isdigit() and int(threads) > 0):
         found.append(Finding(WARNING, "VERL_EXT_NUM_THREADS", f"{threads!r} is not a positive integer: ignored "
