@@ -119,3 +119,25 @@ def test_reward_loop_routes_unknown_sources_to_custom_function(
     ours = rm_scores(compose(tiny_tokenizer_dir, "verl_ext", *custom), data)
     torch.testing.assert_close(ours[0].batch["rm_scores"], naive[0].batch["rm_scores"], rtol=0, atol=0)
     assert sorted(ours[0].batch["rm_scores"].sum(-1).tolist()) == [0.5, 1.5, 1.5]
+
+
+def test_reward_loop_runs_a_list_of_python_functions_in_parallel(
+    ray_cluster: None, tiny_tokenizer_dir: Path, tiny_tokenizer: Any, tmp_path: Path
+) -> None:
+    """The custom function (in each worker's process pool) plus an async judge from reward_kwargs.functions,
+    with a sample that kills its process: per-function scores and the failure count reach the batch."""
+    fns = Path(__file__).parent / "fixtures" / "reward_fns.py"
+    rows = [("my_source", "12", "12"), ("my_source", "7", "12"), ("openai/gsm8k", "#### 12", "12"),
+            ("my_source", "12", "12"), ("my_source", "exit", "12")]
+    overrides = [f"reward.custom_reward_function.path={fns}", "reward.custom_reward_function.name=match",
+                 f"+reward.reward_kwargs.functions=[{{path: '{fns}', name: judge, weight: 0.5}},"
+                 f"{{path: '{fns}', name: hostile, weight: 0, timeout_s: 20}}]",
+                 "+reward.reward_kwargs.function_processes=1"]
+    [out] = rm_scores(compose(tiny_tokenizer_dir, "verl_ext", *overrides), [batch(tiny_tokenizer, rows)])
+    # match + 0.5 * judge (+ 0 * hostile); the "exit" sample's hostile call dies: counted, scored 0.0.
+    assert out.batch["rm_scores"].sum(-1).tolist() == [1.5, 0.125, 0.5, 1.5, 0.125]
+    keys = out.meta_info["reward_extra_keys"]
+    assert keys == [*BASE_EXTRA_KEYS, "match", "judge", "hostile"]
+    extra = out.non_tensor_batch
+    assert list(extra["unscorable"]) == [0, 0, 0, 0, 1]
+    assert list(extra["judge"]) == [1.0, 0.25, 1.0, 1.0, 0.25] and list(extra["hostile"]) == [0.5] * 4 + [0.0]
