@@ -183,6 +183,18 @@ def test_an_unregistered_manager_lists_the_registered_ones(capsys: pytest.Captur
     assert "verl_ext" in finding["message"].split("registered: ")[1]
 
 
+def test_a_manager_loaded_by_import_path_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    source = ["reward.reward_manager.source=importlib", "reward.reward_manager.module.path=pkg://verl_ext.reward.manager"]
+    got = check(capsys, *source, "reward.reward_manager.name=VerlExtRewardManager")
+    assert got["by_key"]["reward.reward_manager.module.path"] == {
+        "level": "ok", "key": "reward.reward_manager.module.path",
+        "message": "pkg://verl_ext.reward.manager has VerlExtRewardManager"}
+    got = check(capsys, *source, "reward.reward_manager.name=VerlExtRewardManager", "reward.reward_kwargs.on_error=x")
+    assert got["by_key"]["reward.reward_kwargs.on_error"]["level"] == "error"  # verl-ext's options are checked
+    got = check(capsys, *source, "reward.reward_manager.name=Nope")
+    assert got["by_key"]["reward.reward_manager.name"]["level"] == "error"
+
+
 def test_an_override_that_does_not_apply_is_a_finding_not_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
     got = check(capsys, "reward.reward_kwargs.nope=1")
     finding = got["by_key"]["reward.reward_kwargs.nope"]

@@ -244,9 +244,16 @@ def _check_manager(source: str, name: str, module: Mapping[str, Any] | None) -> 
         where = "reward.reward_manager.module.path"
         if not path:
             return Finding(ERROR, where, "required with reward.reward_manager.source=importlib")
-        found = Path(path).expanduser().is_file() if path.endswith(".py") or "/" in path else \
-            importlib.util.find_spec(path) is not None
-        return Finding(OK if found else ERROR, where, f"{path} {'found' if found else 'not found'}")
+        if not path.startswith("pkg://"):  # a file, as verl's load_extern_object reads it
+            found = Path(path).expanduser().is_file()
+            return Finding(OK if found else ERROR, where, f"{path} {'exists' if found else 'does not exist'}")
+        try:
+            cls = getattr(importlib.import_module(path[len("pkg://"):]), name, None)
+        except Exception as e:  # noqa: BLE001 - whatever the module raises on import is the finding
+            return Finding(ERROR, where, f"{path} does not import: {type(e).__name__}: {e}")
+        if cls is None:
+            return Finding(ERROR, "reward.reward_manager.name", f"{path} has no {name!r}")
+        return Finding(OK, where, f"{path} has {name}")
     key = "reward.reward_manager.name"
     if source != "register":
         return Finding(ERROR, "reward.reward_manager.source", f"expected register or importlib, got {source!r}")
@@ -495,11 +502,13 @@ def check_config(cfg: Any) -> list[Finding]:
     found.append(_check_manager(source, name, _get(cfg, "reward.reward_manager.module", found)))
     options: ManagerOptions | None = None
     functions: Sequence[Any] = ()
-    if source == "register" and name == "verl_ext":
+    # verl-ext's manager by name, or by import path (VERL_USE_EXTERNAL_PLUGINS without verl_ext).
+    if name in (("verl_ext",) if source == "register" else ("VerlExtRewardManager", "VerlExtBatchRewardManager")):
         try:
             options = ManagerOptions.from_reward_kwargs(_get(cfg, "reward.reward_kwargs", found))
         except ConfigError as e:
             found.append(_config_error(e))
+            options = ManagerOptions()  # the data are still checked, routed as by default
         else:
             functions = options.functions
             found.append(Finding(OK, "reward.reward_kwargs", "valid options of the verl_ext manager"))
