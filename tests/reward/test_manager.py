@@ -282,3 +282,27 @@ def test_a_bad_functions_entry_fails_when_the_manager_is_built(tiny_tokenizer: A
 
     with pytest.raises(ConfigError, match=r"functions\[0\].name"):
         manager(tiny_tokenizer, functions=[{"path": FNS, "name": "wrong_signature"}])
+
+
+def test_the_trl_example_of_the_docs_scores_as_trl_weighs_it(tiny_tokenizer: Any) -> None:
+    """docs/reward-functions.md: a TRL reward_funcs/reward_weights list, moved with per-sample adapters."""
+    from pathlib import Path
+
+    example = str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "trl_rewards.py")
+    m = manager(tiny_tokenizer, function_processes=1, functions=[
+        {"path": example, "name": "answer_accuracy", "weight": 1.0},
+        {"path": example, "name": "think_format", "weight": 0.2}])
+    rows = [("s", "<think>2+2</think><answer>4</answer>", "4"), ("s", "<answer>4</answer>", "4"),
+            ("s", "<think>x</think> <answer>5</answer>", "4"), ("s", "4", "4")]
+    out = asyncio.run(run_all(m, items(tiny_tokenizer, rows)))
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("trl_rewards_example", example)
+    assert spec is not None and spec.loader is not None
+    trl = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trl)
+    completions = [r for _, r, _ in rows]
+    weighted = [1.0 * a + 0.2 * f for a, f in zip(trl.accuracy_reward(completions, solution=[g for *_, g in rows]),
+                                                   trl.format_reward(completions), strict=True)]
+    assert [o["reward_score"] for o in out] == weighted == [1.2, 1.0, 0.2, 0.0]
+    assert [o["reward_extra_info"]["think_format"] for o in out] == [1.0, 0.0, 1.0, 0.0]
