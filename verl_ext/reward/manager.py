@@ -1,36 +1,13 @@
 """verl reward managers named ``verl_ext``: the reward-loop one ``main_ppo`` uses, and a legacy batch one.
 
-Both decode responses in batches, score native data sources in Rust threads with the GIL released,
-and send other data sources to the ``compute_score`` verl hands them (the user's
-``custom_reward_function`` if configured, else verl's ``default_compute_score``).
+Both decode responses in batches and score native data sources in Rust threads with the GIL released.
+The user's Python reward functions (``custom_reward_function`` and ``reward_kwargs.functions``) run in
+parallel in a :class:`~verl_ext.reward.runner.FunctionRunner` (processes, threads or the event loop);
+without any, other data sources go to verl's ``default_compute_score`` as in verl's naive manager.
 
-Options, all under ``reward.reward_kwargs`` (add them with ``+reward.reward_kwargs.<key>=...``):
-
-``format_weight`` (float, 0)
-    Weight of the format reward added to every score (0 disables it).
-``format_tags`` (list or comma-separated str, ``think,answer``)
-    Tag structure the format reward checks.
-``num_threads`` (int, 0)
-    Rust worker threads per manager; 0 means ``VERL_EXT_NUM_THREADS`` or all cores.
-``on_error`` (``zero`` | ``raise``, ``zero``)
-    What a sample verl-ext cannot score (e.g. a non-string math_dapo ground truth) gets: a reward of
-    0.0 and a logged warning, or the exception (which stops training, as verl's managers do).
-``native_sources`` (list, comma-separated str or ``all``; unset)
-    Which data sources verl-ext scores natively (in Rust). Unset: every source it knows, unless a
-    ``custom_reward_function`` is configured, in which case the user's function scores every sample (verl's
-    meaning of that setting) and nothing is native. Set it to keep native scoring for some sources (or
-    ``all``) beside a custom function; the other sources go to the configured function.
-``numina_math_verify`` (bool, false)
-    Score the ``numina_*`` data sources with verl-ext's symbolic verifier (data source ``math_verify``)
-    instead of verl's prime_math (sympy in a process per answer). Off by default: prime_math stays the
-    reference for exact parity; the README lists where the two judge differently.
-``code_memory_mb`` (int, 1024)
-    Address-space limit of each sandboxed code execution (code data sources).
-``extra_info_keys`` (list, [])
-    Extra keys of a dict-returning custom reward function to keep in ``reward_extra_info`` (None where
-    a sample lacks them). Every sample reports the same keys: ``score``, ``acc``, ``pred``,
-    ``tests_passed``, ``tests_failed``, ``tests_timeout``, ``tests_error`` (0 outside code), then
-    ``format_score`` when the format reward is on, then these.
+Options are ``reward.reward_kwargs``, a typed config (:class:`~verl_ext.reward.options.RewardKwargs`;
+reference in docs/configuration.md): an unknown key or a bad value fails when the manager is built.
+Every sample reports the same ``reward_extra_info`` keys (:attr:`ManagerOptions.extra_keys`).
 """
 
 from __future__ import annotations
