@@ -641,9 +641,9 @@ def collect(require_sandbox: bool = True, config: str | None = None, overrides: 
     config_report = _report_config(config, overrides, accelerator, sandbox_ok, require_sandbox) if config else None
     problems = []
     if broken is not None:
-        problems.append("verl cannot use verl-ext (the reward manager is not registered, see above)")
+        problems.append("verl cannot use verl-ext (the reward manager is not registered)")
     if require_sandbox and not sandbox_ok:
-        problems.append("the sandbox is unavailable, so code rewards will refuse to run (see above)")
+        problems.append("the sandbox is unavailable, so code rewards will refuse to run")
     for f in environment:
         if f.level == ERROR:
             problems.append(f.message)
@@ -652,7 +652,7 @@ def collect(require_sandbox: bool = True, config: str | None = None, overrides: 
         missing = not all(n.present or w for n, w in zip(config_report.needs, config_report.waived, strict=True))
         what = [*(["cannot run on this host"] if missing else []),
                 *([f"has {errors} error{'s' * (errors != 1)}"] if errors else [])]
-        problems.append(f"config {config} {' and '.join(what)} (see above)")
+        problems.append(f"config {config} {' and '.join(what)}")
     return Report(versions, system, accelerator, broken, {"triton": triton_available(), "flashinfer":
                   flashinfer_available()}, caps, _mode(sandbox), warm, environment, config_report, problems)
 
@@ -718,7 +718,7 @@ def print_report(report: Report) -> None:
         print(f"config {c.name} checks{with_overrides}:")
         _print_findings(c.findings)
     for problem in report.problems:
-        print(f"doctor: {problem}")
+        print(f"doctor: {problem} (see above)")
 
 
 def run(require_sandbox: bool = True, config: str | None = None, overrides: Sequence[str] = (),
