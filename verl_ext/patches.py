@@ -1,7 +1,7 @@
 """Route verl's log-prob and entropy computations to verl-ext's fused ops.
 
 Name this module in ``actor_rollout_ref.model.external_lib=verl_ext.patches`` (see
-``configs/grpo_math_verl_ext_fused.yaml``): verl imports it in every worker before it builds the model,
+``verl_ext/configs/grpo_math_verl_ext_fused.yaml``): verl imports it in every worker before it builds the model,
 and importing it applies the patches. What is routed:
 
 - ``verl.utils.torch_functional.logprobs_from_logits`` (and the copies other verl modules imported by

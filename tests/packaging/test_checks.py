@@ -122,7 +122,6 @@ def _flake_copy(tmp_path: Path) -> Path:
     for name in ("flake.nix", "flake.lock", "Cargo.toml", "Cargo.lock", "Dockerfile.cuda", "Dockerfile.rocm"):
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "ci" / "nix", tmp_path / "ci" / "nix")
-    shutil.copytree(ROOT / "configs", tmp_path / "configs")
     return tmp_path
 
 

@@ -256,7 +256,6 @@ def image(request: pytest.FixtureRequest, engine: Engine, standin: str, wheel: P
     log: list[str] = []
     context = tmp_path_factory.mktemp(f"context-{vendor}")
     shutil.copytree(ROOT / "docker", context / "docker")
-    shutil.copytree(ROOT / "configs", context / "configs")
     (context / WHEEL_DIR).mkdir()
     shutil.copy(wheel, context / WHEEL_DIR / wheel.name)
     (context / "Dockerfile").write_text(dockerfile_for_test(vendor))

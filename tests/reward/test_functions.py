@@ -48,3 +48,8 @@ def test_one_function_of_weight_one_passes_its_result_through() -> None:
     two = [FunctionSpec(FNS, "match"), FunctionSpec(FNS, "judge", weight=0.5)]
     assert combine(two, [{"score": 1.0, "acc": True}, 0.5]) == {"match": 1.0, "acc": True, "judge": 0.5,
                                                                "score": 1.25}
+
+
+def test_a_custom_function_named_like_a_manager_key_gets_its_own_label() -> None:
+    [spec] = specs_from_config({"path": FNS, "name": "score"}, ())
+    assert spec.label == "custom_reward_function"

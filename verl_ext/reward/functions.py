@@ -136,12 +136,18 @@ def specs_from_config(custom_reward_function: Mapping[str, Any] | None, function
     specs: list[FunctionSpec] = []
     custom = custom_reward_function or {}
     if custom.get("path"):
-        entry = {"path": custom["path"], "name": custom.get("name") or "compute_score",
+        name = custom.get("name") or "compute_score"
+        entry = {"path": custom["path"], "name": name, "label": custom_label(name),
                  "kwargs": custom.get("reward_kwargs") or {}}
         specs.append(FunctionSpec.from_mapping(entry, "reward.custom_reward_function"))
     specs.extend(functions)
     _check_labels(specs, "reward.reward_kwargs.functions")
     return tuple(specs)
+
+
+def custom_label(name: str) -> str:
+    """The ``reward_extra_info`` key of verl's ``custom_reward_function``: its name, unless the manager uses it."""
+    return "custom_reward_function" if name in RESERVED_LABELS else name
 
 
 def _load_module(path: str) -> Any:

@@ -212,14 +212,15 @@ def bind(compute_score: Any, functions: Sequence[FunctionSpec], *, custom: bool,
     ``auto`` run in threads: they receive the tokenizer object, which is not sent to processes.
     """
     from verl_ext.exceptions import ConfigError
-    from verl_ext.reward.functions import load_function, resolve_kind
+    from verl_ext.reward.functions import custom_label, load_function, resolve_kind
 
     bound: list[BoundFunction] = []
     if custom and compute_score is not None:
         raw, kwargs = _unwrap(compute_score)
         path = _source_file(raw) if raw is not compute_score else None
         name = getattr(raw, "__name__", "compute_score")
-        spec = FunctionSpec(path=path or "", name=name if name.isidentifier() else "compute_score", kwargs=kwargs)
+        name = name if name.isidentifier() else "compute_score"
+        spec = FunctionSpec(path=path or "", name=name, label=custom_label(name), kwargs=kwargs)
         kind = resolve_kind(spec, raw, "reward.custom_reward_function")
         if kind == "process" and (path is None or router):
             kind = "thread"  # importable only here, or needs the tokenizer

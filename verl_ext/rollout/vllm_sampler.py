@@ -95,7 +95,7 @@ def install_fused_sampler(model_runner: Any, backend: Backend | None = None) -> 
         raise RuntimeError(
             f"{type(model_runner).__name__} has no sampler.topk_topp_sampler: this is vLLM's V2 model runner "
             "(vLLM's default for some architectures), which verl-ext's sampler cannot be installed into. Set "
-            "VLLM_USE_V2_MODEL_RUNNER=0 for the rollout workers (configs/grpo_math_verl_ext_sampling.yaml does) "
+            "VLLM_USE_V2_MODEL_RUNNER=0 for the rollout workers (the config grpo_math_verl_ext_sampling does) "
             "or drop actor_rollout_ref.rollout.engine_kwargs.vllm.worker_extension_cls.")
     backend = backend or _backend_from_env()
     current = target.forward

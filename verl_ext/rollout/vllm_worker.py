@@ -1,7 +1,7 @@
 """The worker extension verl's vLLM servers mix into vLLM's GPU worker.
 
 Select it with ``+actor_rollout_ref.rollout.engine_kwargs.vllm.worker_extension_cls=
-verl_ext.rollout.VLLMWorkerExtension`` (``configs/grpo_math_verl_ext_sampling.yaml`` does). It keeps all
+verl_ext.rollout.VLLMWorkerExtension`` (``verl_ext/configs/grpo_math_verl_ext_sampling.yaml`` does). It keeps all
 of verl's behaviour (``__new__`` patches, weight updates over IPC, LoRA) and, once verl has patched the
 model, installs verl-ext's fused sampler into vLLM's sampler.
 """
