@@ -228,7 +228,7 @@ class VerlExtRewardManager(RewardManagerBase):
         self._batcher: MicroBatcher[_Sample, _Native] = MicroBatcher(lambda samples: self._scorer.score_native(samples))
 
     async def run_single(self, data: DataProto) -> dict[str, Any]:
-        item = data[-1:][0]  # multi-sequence outputs: verl scores the last sequence
+        item = data[len(data) - 1]  # multi-sequence outputs: verl scores the last sequence (one index, no slice)
         response_ids = item.batch["responses"]
         valid_length = int(item.batch["attention_mask"][-response_ids.shape[-1]:].sum())
         data_source = item.non_tensor_batch["data_source"]
