@@ -77,3 +77,39 @@ def test_closed_pool_refuses_calls() -> None:
     p.close()
     with pytest.raises(RuntimeError, match="closed"):
         p.submit(0, {**ARGS, "solution_str": "x"}, 1)
+
+
+def test_a_forked_child_never_answers_for_the_worker() -> None:
+    p = FunctionPool([FunctionSpec(FNS, "forker")], processes=1)
+    try:
+        got = [p.submit(0, {**ARGS, "solution_str": text}, 30).result(timeout=300)
+               for text in ["fork", "ab", "abc", "fork", "abcd"]]
+    finally:
+        p.close()
+    assert got == [4.0, 2.0, 3.0, 4.0, 4.0]
+
+
+def test_a_timeout_kills_the_functions_children_too(tmp_path: Path) -> None:
+    import os
+    import time
+
+    pid_file = tmp_path / "child.pid"
+    p = FunctionPool([FunctionSpec(FNS, "spawner", kwargs={"pid_file": str(pid_file)})], processes=1)
+    try:
+        got = p.submit(0, {**ARGS, "solution_str": "x", "pid_file": str(pid_file)}, 2.0).result(timeout=300)
+        assert isinstance(got, CallFailed) and "timed out" in got.message
+        child = int(pid_file.read_text())
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                break
+            with open(f"/proc/{child}/stat") as stat:  # reaped by init soon; a zombie counts as gone
+                if stat.read().split(")")[-1].split()[0] == "Z":
+                    break
+            time.sleep(0.1)
+        else:
+            pytest.fail(f"the function's child {child} outlived the timeout")
+    finally:
+        p.close()

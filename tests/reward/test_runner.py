@@ -70,12 +70,13 @@ def test_duplicates_in_flight_are_scored_once() -> None:
     functions = [bound("pid", "process", 1.0, "pid")]
     runner = FunctionRunner(functions, processes=2, dedup=True)
     try:
-        calls = [{"data_source": "d", "solution_str": "same", "ground_truth": "1", "extra_info": {"i": i}}
+        calls = [{"data_source": "d", "solution_str": "same", "ground_truth": "1", "extra_info": {"row": 7}}
                  for i in range(16)]
         got = runner.score_batch(calls)
         assert len({id(s) for s in got}) == 1  # one call, its result shared
         calls[3] = {**calls[3], "ground_truth": "2"}
-        assert len({(s.result["pid"], s.result["calls"]) for s in runner.score_batch(calls)}) == 2
+        calls[5] = {**calls[5], "extra_info": {"row": 8}}  # the functions may read it: not the same sample
+        assert len({(s.result["pid"], s.result["calls"]) for s in runner.score_batch(calls)}) == 3
     finally:
         runner.close()
 
@@ -148,3 +149,45 @@ def test_repeated_labels_are_a_config_error() -> None:
     raw = load_function(FunctionSpec(FNS, "match"))
     with pytest.raises(ConfigError, match="distinct"):
         bind(raw, (FunctionSpec(FNS, "match"),), custom=True)
+
+
+@pytest.mark.parametrize("text", ["huge", "str", "nan", "inf", "decimal", "dict_str"])
+@pytest.mark.parametrize("kind", ["process", "thread"])
+def test_a_result_that_is_not_a_finite_number_scores_zero(kind: str, text: str) -> None:
+    runner = FunctionRunner([bound("odd_result", kind, 1.0, "odd")], processes=1, threads=2)
+    try:
+        scored = runner.score_batch([{"data_source": "d", "solution_str": text, "ground_truth": "1",
+                                      "extra_info": None}] * 2 + [{"data_source": "d", "solution_str": "ok",
+                                                                     "ground_truth": "1", "extra_info": None}])
+    finally:
+        runner.close()
+    assert [s.result for s in scored] == [0.0, 0.0, 0.25]
+    assert scored[0].failures and scored[0].failures[0].raised
+
+
+@pytest.mark.parametrize(("name", "kind"), [("sys_exit", "thread"), ("async_exit", "async"), ("sys_exit", "process")])
+def test_system_exit_in_a_function_is_its_failure(name: str, kind: str) -> None:
+    runner = FunctionRunner([bound(name, kind, 1.0, "x")], processes=1)
+    try:
+        [scored] = runner.score_batch([{"data_source": "d", "solution_str": "a", "ground_truth": "1",
+                                        "extra_info": None}])
+    finally:
+        runner.close()
+    assert scored.result == 0.0 and "SystemExit" in scored.failures[0].message
+
+
+@pytest.mark.parametrize("text", ["swallow", "block"])
+def test_an_async_function_cannot_defeat_its_timeout(text: str) -> None:
+    runner = FunctionRunner([bound("stubborn", "async", 1.0, "s", timeout_s=0.5)])
+    [scored] = runner.score_batch([{"data_source": "d", "solution_str": text, "ground_truth": "1",
+                                    "extra_info": None}])
+    assert scored.result == 0.0 and "timed out" in scored.failures[0].message
+
+
+def test_hung_threads_are_abandoned_without_starving_later_calls() -> None:
+    runner = FunctionRunner([bound("blocking_sleep", "thread", 1.0, "b", timeout_s=0.5)], threads=2, dedup=False)
+    hung = runner.score_batch([{"data_source": "d", "solution_str": "30", "ground_truth": "1", "extra_info": None}] * 2)
+    assert all("timed out" in s.failures[0].message for s in hung)
+    # The two slots are free again: quick calls still score (each within its own timeout, not queued behind).
+    quick = runner.score_batch([{"data_source": "d", "solution_str": "0", "ground_truth": "1", "extra_info": None}] * 4)
+    assert [s.result for s in quick] == [1.0] * 4

@@ -17,6 +17,7 @@ import importlib
 import importlib.util
 import inspect
 import math
+import numbers
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,8 @@ from typing import Any
 
 from verl_ext.exceptions import ConfigError
 
-__all__ = ["KINDS", "FunctionSpec", "combine", "load_function", "resolve_kind", "specs_from_config"]
+__all__ = ["KINDS", "FunctionSpec", "combine", "load_function", "normalized", "resolve_kind", "score_of",
+           "specs_from_config"]
 
 KINDS = ("auto", "process", "thread", "async")
 #: The arguments verl passes to every reward function.
@@ -242,12 +244,24 @@ def combine(specs: Sequence[FunctionSpec], results: Sequence[Any]) -> Any:
 
 
 def score_of(result: Any) -> float:
-    """The number a reward function's result stands for (``result["score"]`` of a dict)."""
+    """The finite float a reward function's result stands for (``result["score"]`` of a dict).
+
+    Numbers, bools and numpy scalars count; strings, ``Decimal``, NaN, infinities and anything else raise
+    ``TypeError`` or ``ValueError`` (a huge int ``OverflowError``)."""
     value: Any = result.get("score") if isinstance(result, Mapping) else result
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        try:
-            value = float(value)  # numpy scalars, 0-d tensors
-        except (TypeError, ValueError):
-            raise TypeError(f"a reward function returned {type(result).__name__} {str(result)[:80]!r}; expected a "
-                            "number or a dict with a numeric 'score'") from None
-    return float(value)
+    if not (isinstance(value, numbers.Real) or type(value).__module__ == "numpy"):
+        raise TypeError(f"a reward function returned {type(result).__name__} {str(result)[:80]!r}; expected a "
+                        "number or a dict with a numeric 'score'")
+    score = float(value)
+    if not math.isfinite(score):
+        raise ValueError(f"a reward function returned the score {score}; expected a finite number")
+    return score
+
+
+def normalized(result: Any) -> Any:
+    """A reward function's result with its score as a plain float: a float, or a new dict (the function's
+    own dict may be reused by its next call)."""
+    score = score_of(result)
+    if isinstance(result, Mapping):
+        return {**result, "score": score}
+    return score

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
+import contextlib
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -53,6 +54,12 @@ def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[Function
     from verl_ext.reward.functions import load_function
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the trainer, which then closes the pool
+    # A session of its own: a timeout or crash kills the function's children with it (one killpg), and a
+    # function that kills "its" process group cannot take the trainer down.
+    with contextlib.suppress(OSError):
+        os.setsid()
+    _exit_with_parent()
+    server = os.getpid()
     # Import every function now, so that no call's timeout pays for an import.
     functions: dict[int, Callable[..., Any]] = {}
     broken: dict[int, str] = {}
@@ -65,18 +72,36 @@ def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[Function
         conn.send_bytes(pickle.dumps(("ready", os.getpid())))
         while True:
             try:
-                index, kwargs = pickle.loads(conn.recv_bytes())
+                seq, index, kwargs = pickle.loads(conn.recv_bytes())
             except EOFError:
                 return
             try:
                 if index in broken:
                     raise ImportError(broken[index])
-                answer = pickle.dumps(("ok", functions[index](**kwargs)))
+                answer = pickle.dumps((seq, "ok", functions[index](**kwargs)))
             except BaseException as e:  # noqa: BLE001 - the user's function may raise anything, even SystemExit
-                answer = pickle.dumps(("raised", f"{type(e).__name__}: {e}", traceback.format_exc(limit=8)[-4000:]))
+                answer = pickle.dumps((seq, "raised", f"{type(e).__name__}: {str(e)[:2000]}",
+                                       traceback.format_exc(limit=8)[-4000:]))
+            if os.getpid() != server:  # a child the function forked came back here: it must not answer
+                os._exit(0)
             conn.send_bytes(answer)
     except (BrokenPipeError, ConnectionResetError, EOFError):
         return
+
+
+def _exit_with_parent() -> None:
+    """End this worker (and its process group) when the trainer process dies, even mid-call."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        with contextlib.suppress(OSError):
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="verl-ext-parent-watch", daemon=True).start()
 
 
 _MAIN_LOCK = threading.Lock()
@@ -101,6 +126,7 @@ class _Worker:
     def __init__(self, context: Any, specs: Sequence[FunctionSpec]) -> None:
         self._lock = threading.Lock()
         self._dead = False
+        self.seq = 0  # number of the call in flight; its answer must carry it
         self.conn, child = context.Pipe(duplex=True)
         self.process = context.Process(target=_serve, args=(child, tuple(specs)), name="verl-ext-reward-fn",
                                        daemon=False)
@@ -119,6 +145,10 @@ class _Worker:
                 return
             self._dead = True
         if self.process.is_alive():
+            pid = self.process.pid
+            if pid is not None:  # the worker leads its own group (setsid): its children go with it
+                with contextlib.suppress(OSError):
+                    os.killpg(pid, signal.SIGKILL)
             self.process.kill()
         self.process.join(timeout=10)
         self.conn.close()
@@ -188,7 +218,7 @@ class FunctionPool:
                     worker = _Worker(context, self._specs)
                     self._workers.add(worker)
                 result, broken = self._run(worker, call)
-            except Exception as e:  # noqa: BLE001 - a process that fails to start or a closed pipe: this call fails
+            except BaseException as e:  # noqa: BLE001 - whatever happens, the call gets an answer and the thread lives
                 result, broken = CallFailed(call.label, f"could not run the call: {type(e).__name__}: {e}"), True
             if broken and worker is not None:
                 worker.kill()
@@ -199,8 +229,9 @@ class FunctionPool:
 
     def _run(self, worker: _Worker, call: _Call) -> tuple[Any, bool]:
         """(result or CallFailed, whether the process must be replaced)."""
+        worker.seq += 1
         try:
-            payload = pickle.dumps((call.index, call.kwargs))
+            payload = pickle.dumps((worker.seq, call.index, call.kwargs))
         except Exception as e:  # noqa: BLE001 - an argument that does not pickle fails this call only
             return CallFailed(call.label, f"arguments do not pickle: {type(e).__name__}: {e}"), False
         worker.conn.send_bytes(payload)
@@ -213,11 +244,13 @@ class FunctionPool:
             return CallFailed(call.label, f"its process died (exit code {worker.process.exitcode})"), True
         except OSError:  # recv_bytes: the message is longer than the limit
             return CallFailed(call.label, f"answered more than {self._max_result_bytes} bytes"), True
-        except Exception as e:  # noqa: BLE001 - a result class the parent cannot unpickle
-            return CallFailed(call.label, f"its result does not unpickle here: {type(e).__name__}: {e}"), False
-        if answer[0] == "ok":
-            return answer[1], False
-        return CallFailed(call.label, f"{answer[1]}\n{answer[2]}", raised=True), False
+        except BaseException as e:  # noqa: BLE001 - unpickling runs the result's code: even SystemExit is its failure
+            return CallFailed(call.label, f"its result does not unpickle here: {type(e).__name__}: {e}"), True
+        if not isinstance(answer, tuple) or len(answer) < 3 or answer[0] != worker.seq:
+            return CallFailed(call.label, "its process answered out of turn (a forked child wrote to the pipe?)"), True
+        if answer[1] == "ok":
+            return answer[2], False
+        return CallFailed(call.label, f"{answer[2]}\n{answer[3]}", raised=True), False
 
     def close(self) -> None:
         """Stop the dispatchers and processes (pending calls are cancelled)."""

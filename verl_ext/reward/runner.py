@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from verl_ext.reward.functions import FunctionSpec, combine, score_of
+from verl_ext.reward.functions import FunctionSpec, combine, normalized
 from verl_ext.reward.process_pool import CallFailed, FunctionPool
 
 __all__ = ["BoundFunction", "FunctionRunner", "Scored", "bind"]
@@ -29,6 +29,8 @@ logger = logging.getLogger(__name__)
 
 #: Failures logged per runner (then they are only counted in ``unscorable``).
 MAX_FAILURE_WARNINGS = 10
+#: Hung ``thread`` calls tolerated per thread slot before new ones fail at once.
+MAX_ABANDONED_PER_SLOT = 4
 
 
 @dataclass(frozen=True)
@@ -66,10 +68,12 @@ class FunctionRunner:
         self._concurrency = concurrency
         self._dedup = dedup
         self._pool: FunctionPool | None = None
-        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = \
             weakref.WeakKeyDictionary()
+        self._thread_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = \
+            weakref.WeakKeyDictionary()
+        self._abandoned = 0
         self._inflight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, asyncio.Future[Scored]]] = \
             weakref.WeakKeyDictionary()
         self._warned = 0
@@ -79,7 +83,7 @@ class FunctionRunner:
         """All functions on one sample, combined (:func:`~verl_ext.reward.functions.combine`)."""
         kwargs = {"data_source": data_source, "solution_str": solution_str, "ground_truth": ground_truth,
                   "extra_info": extra_info, **extra}
-        key = _dedup_key(data_source, solution_str, ground_truth) if self._dedup else None
+        key = _dedup_key(data_source, solution_str, ground_truth, extra_info) if self._dedup else None
         if key is None:
             return await self._score(kwargs)
         loop = asyncio.get_running_loop()
@@ -105,9 +109,11 @@ class FunctionRunner:
         async def gather() -> list[Scored]:
             return list(await asyncio.gather(*(self.score(**c) for c in calls)))
 
-        # A private loop on a private thread: the caller may itself be inside a running loop.
-        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="verl-ext-reward-fn-loop") as one:
-            return one.submit(asyncio.run, gather()).result()
+        # A private loop on a private daemon thread: the caller may itself be inside a running loop, and a
+        # call that never ends must not hold the interpreter at exit.
+        done: concurrent.futures.Future[list[Scored]] = concurrent.futures.Future()
+        _daemon(lambda: _settle_future(done, lambda: asyncio.run(gather())), "verl-ext-reward-fn-loop")
+        return done.result()
 
     async def _score(self, kwargs: dict[str, Any]) -> Scored:
         if len(self.functions) == 1:  # the common case: no gather (a task per call) on the hot path
@@ -127,30 +133,49 @@ class FunctionRunner:
             if bound.kind == "process":
                 result = await asyncio.wrap_future(self._ensure_pool().submit(index, call, spec.timeout_s))
             elif bound.kind == "thread":
-                loop = asyncio.get_running_loop()
-                result = await asyncio.wait_for(
-                    loop.run_in_executor(self._ensure_executor(), functools.partial(bound.fn, **call)),
-                    spec.timeout_s)
+                result = await self._in_thread(bound, call)
             else:
-                async with self._semaphore():
+                async with self._semaphore(self._concurrency):
                     result = await _within(bound.fn(**call), spec.timeout_s)
         except asyncio.TimeoutError:
             return CallFailed(spec.label, f"timed out after {spec.timeout_s:g} s")
-        except Exception as e:  # noqa: BLE001 - the user's function raised: reported, scored 0 or re-raised
-            return CallFailed(spec.label, f"{type(e).__name__}: {e}", raised=True)
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's function raised: scored 0 or re-raised
+            return CallFailed(spec.label, f"{type(e).__name__}: {str(e)[:2000]}", raised=True)
         if isinstance(result, CallFailed):
             return result
         try:
-            score_of(result)
-        except TypeError as e:
-            return CallFailed(spec.label, str(e), raised=True)
-        return result
+            return normalized(result)
+        except Exception as e:  # noqa: BLE001 - any odd result (a huge int, a str, NaN) fails this call only
+            return CallFailed(spec.label, f"{type(e).__name__}: {str(e)[:500]}", raised=True)
 
-    def _semaphore(self) -> asyncio.Semaphore:
+    async def _in_thread(self, bound: BoundFunction, call: dict[str, Any]) -> Any:
+        """Run a ``thread`` function on a daemon thread of its own once one of ``threads`` slots is free; its
+        timeout counts from the start. A thread that times out cannot be stopped: it is abandoned (it holds no
+        slot), and past ``MAX_ABANDONED_PER_SLOT`` x threads abandoned ones new calls fail at once."""
+        if self._abandoned >= MAX_ABANDONED_PER_SLOT * self._threads:
+            return CallFailed(bound.spec.label, f"{self._abandoned} earlier calls still hang in their threads; "
+                              "not starting another")
+        async with self._semaphore(self._threads, threads=True):
+            done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            _daemon(lambda: _settle_future(done, lambda: bound.fn(**call)), "verl-ext-reward-fn")
+            try:
+                return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(done)), bound.spec.timeout_s)
+            except asyncio.TimeoutError:
+                self._abandoned += 1
+                done.add_done_callback(self._reclaim)
+                raise
+
+    def _reclaim(self, _: Any) -> None:
+        with self._lock:
+            self._abandoned -= 1
+
+    def _semaphore(self, size: int, threads: bool = False) -> asyncio.Semaphore:
+        """This event loop's bound of async calls (or of thread calls) in flight."""
+        semaphores = self._thread_slots if threads else self._semaphores
         loop = asyncio.get_running_loop()
-        sem = self._semaphores.get(loop)
+        sem = semaphores.get(loop)
         if sem is None:
-            sem = self._semaphores[loop] = asyncio.Semaphore(self._concurrency)
+            sem = semaphores[loop] = asyncio.Semaphore(size)
         return sem
 
     def _ensure_pool(self) -> FunctionPool:
@@ -158,13 +183,6 @@ class FunctionRunner:
             if self._pool is None:
                 self._pool = FunctionPool(self.specs, self._processes)
             return self._pool
-
-    def _ensure_executor(self) -> concurrent.futures.ThreadPoolExecutor:
-        with self._lock:
-            if self._executor is None:
-                self._executor = concurrent.futures.ThreadPoolExecutor(self._threads,
-                                                                       thread_name_prefix="verl-ext-reward-fn")
-            return self._executor
 
     def _warn(self, failure: CallFailed) -> None:
         self._warned += 1
@@ -180,23 +198,56 @@ class FunctionRunner:
         """Stop the process and thread pools (a runner is otherwise reused for the life of its worker)."""
         if self._pool is not None:
             self._pool.close()
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
 
 
-async def _within(awaitable: Any, timeout_s: float) -> Any:
-    """``await awaitable`` with a timeout, without the extra task ``wait_for`` creates on Python 3.11+."""
-    timeout = getattr(asyncio, "timeout", None)
-    if timeout is None:  # Python 3.10
-        return await asyncio.wait_for(awaitable, timeout_s)
-    async with timeout(timeout_s):
-        return await awaitable
+async def _within(coroutine: Any, timeout_s: float) -> Any:
+    """``await coroutine`` with a timeout the function cannot defeat: it runs as a task that is cancelled and
+    abandoned at the deadline (a function that swallows the cancellation keeps running, unawaited), and a
+    result that comes late (the function blocked the loop) is a timeout too."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    task = loop.create_task(_contained(coroutine))
+    done, _ = await asyncio.wait({task}, timeout=timeout_s)
+    if not done or loop.time() - start > timeout_s:
+        task.cancel()
+        task.add_done_callback(_retrieve)
+        raise asyncio.TimeoutError
+    return task.result()
 
 
-def _dedup_key(data_source: Any, solution_str: str, ground_truth: Any) -> Any:
-    """The sample's identity, compared in full (no hash-only matching); None when it cannot be formed."""
+async def _contained(coroutine: Any) -> Any:
+    """A task that raises SystemExit stops the whole event loop; the function's own one is its failure."""
     try:
-        return (pickle.dumps(data_source), solution_str, pickle.dumps(ground_truth))
+        return await coroutine
+    except SystemExit as e:
+        raise RuntimeError(f"SystemExit: {e}") from None
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Consume an abandoned task's outcome (no 'exception was never retrieved' noise)."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _daemon(target: Callable[[], None], name: str) -> None:
+    threading.Thread(target=target, name=name, daemon=True).start()
+
+
+def _settle_future(future: concurrent.futures.Future[Any], fn: Callable[[], Any]) -> None:
+    """Run ``fn`` and put its result or exception (any, even SystemExit) in ``future``."""
+    try:
+        result = fn()
+    except BaseException as e:  # noqa: BLE001 - handed to whoever awaits the future
+        future.set_exception(e)
+    else:
+        future.set_result(result)
+
+
+def _dedup_key(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any) -> Any:
+    """The sample's identity, compared in full (no hash-only matching); None when it cannot be formed.
+    ``extra_info`` is part of it: the functions may read it (GRPO's samples of one prompt share it)."""
+    try:
+        return (pickle.dumps(data_source), solution_str, pickle.dumps(ground_truth), pickle.dumps(extra_info))
     except Exception:  # noqa: BLE001 - an odd ground truth is simply not deduplicated
         return None
 
