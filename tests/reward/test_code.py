@@ -193,7 +193,7 @@ def test_humaneval_assert_tests(solution: str, score: float) -> None:
 
 #: Sleeps SLEEP_S seconds, well under prime_code's 5 s alarm and well over the short limits below (whose runs
 #: are killed at most 1 s + PROCESS_SLACK_S after they start).
-SLEEP_S = 3.0
+SLEEP_S = 2.0
 SLEEPY_STDIN = f"import time\ntime.sleep({SLEEP_S})\nprint(input())"
 SLEEPY_TESTS = {"inputs": ["7\n"], "outputs": ["7\n"]}
 SLEEPY_ADD = f"import time\ntime.sleep({SLEEP_S})\ndef add(a, b):\n    return a + b"

@@ -191,3 +191,46 @@ def test_hung_threads_are_abandoned_without_starving_later_calls() -> None:
     # The two slots are free again: quick calls still score (each within its own timeout, not queued behind).
     quick = runner.score_batch([{"data_source": "d", "solution_str": "0", "ground_truth": "1", "extra_info": None}] * 4)
     assert [s.result for s in quick] == [1.0] * 4
+
+
+def test_a_custom_function_workers_cannot_import_stays_in_this_process(tmp_path: Path) -> None:
+    """A factory-made function (its __name__ is not the module's attribute) and verl's pkg:// paths."""
+    from functools import partial
+
+    from verl.trainer.ppo.reward import _call_with_kwargs
+
+    module = tmp_path / "factory_rewards.py"
+    module.write_text("def _make(bonus):\n    def inner(data_source, solution_str, ground_truth, extra_info=None):\n"
+                      "        return 1.0 + bonus\n    return inner\n\ncompute_score = _make(0.5)\n")
+    raw = load_function(FunctionSpec(str(module)))
+    [by_callable] = bind(partial(_call_with_kwargs, raw, {}), (), custom=True)
+    assert by_callable.kind == "thread"  # 'inner' is not importable from the file
+    [by_config] = bind(partial(_call_with_kwargs, raw, {}), (), custom=True,
+                       custom_spec=FunctionSpec(str(module), "compute_score"))
+    assert by_config.kind == "process"  # the config names the module attribute: workers import it
+    runner = FunctionRunner([by_config], processes=1)
+    try:
+        [scored] = runner.score_batch([{"data_source": "d", "solution_str": "x", "ground_truth": "1",
+                                        "extra_info": None}])
+    finally:
+        runner.close()
+    assert scored.result == 1.5
+    assert load_function(FunctionSpec("pkg://verl_ext.bench.udf_functions", "regex_reward")).__name__ == "regex_reward"
+
+
+def test_router_keywords_reach_only_functions_that_take_them() -> None:
+    seen: list[str] = []
+
+    def plain(data_source: str, solution_str: str, ground_truth: Any, extra_info: Any = None) -> float:
+        return 1.0
+
+    def routed(data_source: str, solution_str: str, ground_truth: Any, extra_info: Any = None,
+               reward_router_address: str = "", **rest: Any) -> float:
+        seen.append(reward_router_address)
+        return 2.0
+
+    runner = FunctionRunner([BoundFunction(FunctionSpec("", "plain", label="a"), plain, "thread"),
+                             BoundFunction(FunctionSpec("", "routed", label="b"), routed, "thread")])
+    [scored] = runner.score_batch([{"data_source": "d", "solution_str": "x", "ground_truth": "1", "extra_info": None,
+                                    "reward_router_address": "host:1", "reward_model_tokenizer": object()}])
+    assert scored.result == {"a": 1.0, "b": 2.0, "score": 3.0} and not scored.failures and seen == ["host:1"]

@@ -153,6 +153,10 @@ def custom_label(name: str) -> str:
 
 
 def _load_module(path: str) -> Any:
+    """verl's module paths (``pkg://a.b`` or ``pkg://a/b``, ``file://x.py``, a file path) or a module name."""
+    if path.startswith("pkg://"):
+        return importlib.import_module(path[len("pkg://"):].replace("/", "."))
+    path = path.removeprefix("file://")
     if path.endswith(".py") or "/" in path:
         file = Path(path).expanduser()
         if not file.is_file():

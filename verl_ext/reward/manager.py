@@ -61,9 +61,9 @@ def _log_routing(options: ManagerOptions, runner: FunctionRunner | None = None) 
     runs."""
     if runner is not None:
         for f in runner.functions:
-            logger.info("verl_ext reward function %r (%s:%s, weight %g, timeout %g s) runs in %s", f.spec.label,
-                        f.spec.path or "<in-process>", f.spec.name, f.spec.weight, f.spec.timeout_s,
-                        {"process": "a process pool", "thread": "threads", "async": "the event loop"}[f.kind])
+            where = {"process": "a process pool", "thread": "threads", "async": "the event loop"}[f.kind]
+            print(f"[verl_ext] reward function {f.spec.label!r} ({f.spec.path or '<in-process>'}:{f.spec.name}, "
+                  f"weight {f.spec.weight:g}, timeout {f.spec.timeout_s:g} s) runs in {where}", flush=True)
     if options.native_sources == "all":
         where = "every data source verl-ext can score natively; the rest go to the Python function"
     elif isinstance(options.native_sources, frozenset):
@@ -74,14 +74,21 @@ def _log_routing(options: ManagerOptions, runner: FunctionRunner | None = None) 
                  "(set reward_kwargs.native_sources to score some sources in Rust)")
     else:
         where = "every data source verl-ext can score natively; the rest go to verl's default_compute_score"
-    logger.info("verl_ext reward manager scores %s", where)
+    # print, not logger.info: Ray's reward workers leave the root logger at WARNING, and this must be seen once.
+    print(f"[verl_ext] reward manager scores {where}", flush=True)
 
 
 def _runner(compute_score: Any, options: ManagerOptions, custom: bool, *, router: bool = False,
-            reward_workers: int = 1) -> FunctionRunner | None:
+            reward_workers: int = 1, custom_config: Any = None) -> FunctionRunner | None:
     """The runner of the user's Python reward functions, or None when none is configured (then
     non-native samples go to verl's ``default_compute_score`` as in verl's naive manager)."""
-    bound = bind(compute_score, options.functions, custom=custom and not _is_default(compute_score), router=router)
+    custom_spec = None
+    if custom_config and custom_config.get("path"):
+        from verl_ext.reward.functions import specs_from_config
+
+        custom_spec = specs_from_config(custom_config, ())[0]
+    bound = bind(compute_score, options.functions, custom=custom and not _is_default(compute_score), router=router,
+                 custom_spec=custom_spec)
     if not bound:
         return None
     return FunctionRunner(bound, processes=options.process_count(reward_workers), threads=options.thread_count(),
@@ -218,7 +225,8 @@ class VerlExtRewardManager(RewardManagerBase):
         self.options = ManagerOptions.from_reward_kwargs(_reward_kwargs(config)).with_custom_function(custom)
         reward = config.get("reward", {}) if hasattr(config, "get") else {}
         self._runner = _runner(compute_score, self.options, custom, router=reward_router_address is not None,
-                               reward_workers=int(reward.get("num_workers", 1) or 1))
+                               reward_workers=int(reward.get("num_workers", 1) or 1),
+                               custom_config=reward.get("custom_reward_function", None))
         if self._runner is not None:
             self.options = replace(self.options, function_labels=_labels(self._runner))
         _log_routing(self.options, self._runner)

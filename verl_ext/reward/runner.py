@@ -29,6 +29,8 @@ logger = logging.getLogger(__name__)
 
 #: Failures logged per runner (then they are only counted in ``unscorable``).
 MAX_FAILURE_WARNINGS = 10
+#: Keywords verl adds to every reward-function call when a reward model router is configured.
+ROUTER_KEYWORDS = ("reward_router_address", "reward_model_tokenizer")
 #: Hung ``thread`` calls tolerated per thread slot before new ones fail at once.
 MAX_ABANDONED_PER_SLOT = 4
 
@@ -63,6 +65,9 @@ class FunctionRunner:
             raise ValueError("FunctionRunner needs at least one function")
         self.functions = tuple(functions)
         self.specs = tuple(f.spec for f in functions)
+        # verl passes a reward-model router's keywords to every function; one that does not take them would
+        # fail on each call, so they go only where the signature accepts them.
+        self._drop = tuple(frozenset(k for k in ROUTER_KEYWORDS if not _accepts(f.fn, k)) for f in functions)
         self._processes = processes
         self._threads = threads
         self._concurrency = concurrency
@@ -128,7 +133,8 @@ class FunctionRunner:
 
     async def _call(self, index: int, bound: BoundFunction, kwargs: dict[str, Any]) -> Any:
         spec = bound.spec
-        call = {**kwargs, **spec.kwargs}
+        call = {k: v for k, v in kwargs.items() if k not in self._drop[index]}
+        call.update(spec.kwargs)
         try:
             if bound.kind == "process":
                 result = await asyncio.wrap_future(self._ensure_pool().submit(index, call, spec.timeout_s))
@@ -253,13 +259,14 @@ def _dedup_key(data_source: Any, solution_str: str, ground_truth: Any, extra_inf
 
 
 def bind(compute_score: Any, functions: Sequence[FunctionSpec], *, custom: bool,
-         router: bool = False) -> list[BoundFunction]:
+         router: bool = False, custom_spec: FunctionSpec | None = None) -> list[BoundFunction]:
     """The functions a manager runs: the ``compute_score`` verl hands it when it is the user's
     ``custom_reward_function`` (``custom``), then ``reward_kwargs.functions``, each loaded and checked.
 
-    verl wraps a custom function as ``partial(_call_with_kwargs, raw_fn, reward_kwargs)``: its file and name
-    let worker processes import it. Any other callable runs in this process (threads, or the event loop when
-    it is a coroutine function). With a reward-model router (``router``), synchronous functions of kind
+    verl wraps a custom function as ``partial(_call_with_kwargs, raw_fn, reward_kwargs)``; worker processes
+    import it by ``custom_spec`` (the config's path and name), or else by the function's own file and name.
+    A callable they cannot import runs in this process (threads, or the event loop when it is a coroutine
+    function). With a reward-model router (``router``), synchronous functions of kind
     ``auto`` run in threads: they receive the tokenizer object, which is not sent to processes.
     """
     from verl_ext.exceptions import ConfigError
@@ -268,13 +275,15 @@ def bind(compute_score: Any, functions: Sequence[FunctionSpec], *, custom: bool,
     bound: list[BoundFunction] = []
     if custom and compute_score is not None:
         raw, kwargs = _unwrap(compute_score)
-        path = _source_file(raw) if raw is not compute_score else None
-        name = getattr(raw, "__name__", "compute_score")
-        name = name if name.isidentifier() else "compute_score"
-        spec = FunctionSpec(path=path or "", name=name, label=custom_label(name), kwargs=kwargs)
+        spec = custom_spec
+        if spec is None:  # the legacy manager sees only the callable: its file and name, if they import it again
+            path = _source_file(raw) if raw is not compute_score else None
+            name = getattr(raw, "__name__", "compute_score")
+            name = name if name.isidentifier() else "compute_score"
+            spec = FunctionSpec(path=path or "", name=name, label=custom_label(name), kwargs=kwargs)
         kind = resolve_kind(spec, raw, "reward.custom_reward_function")
-        if kind == "process" and (path is None or router):
-            kind = "thread"  # importable only here, or needs the tokenizer
+        if kind == "process" and (router or not _importable(spec)):
+            kind = "thread"  # needs the tokenizer, or cannot be imported in a worker process (a closure)
         bound.append(BoundFunction(spec, raw, kind))
     for i, spec in enumerate(functions):
         where = f"reward.reward_kwargs.functions[{i}]"
@@ -300,6 +309,32 @@ def _unwrap(compute_score: Any) -> tuple[Any, dict[str, Any]]:
             and isinstance(compute_score.args[1], Mapping):
         return compute_score.args[0], dict(compute_score.args[1])
     return compute_score, {}
+
+
+def _accepts(fn: Any, keyword: str) -> bool:
+    """Can ``fn`` be called with ``keyword=...`` (a named parameter or ``**kwargs``)? Unknown: yes."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.kind is p.VAR_KEYWORD or (p.name == keyword and p.kind is not p.POSITIONAL_ONLY) for p in params)
+
+
+def _importable(spec: FunctionSpec) -> bool:
+    """Does ``spec`` import its function here (as a worker process would)? A factory-made function, or one
+    whose module uses relative imports outside its package, does not: it stays in this process."""
+    from verl_ext.exceptions import ConfigError
+    from verl_ext.reward.functions import load_function
+
+    if not spec.path:
+        return False
+    try:
+        load_function(spec)
+    except ConfigError:
+        return False
+    return True
 
 
 def _source_file(fn: Any) -> str | None:
