@@ -234,3 +234,18 @@ def test_router_keywords_reach_only_functions_that_take_them() -> None:
     [scored] = runner.score_batch([{"data_source": "d", "solution_str": "x", "ground_truth": "1", "extra_info": None,
                                     "reward_router_address": "host:1", "reward_model_tokenizer": object()}])
     assert scored.result == {"a": 1.0, "b": 2.0, "score": 3.0} and not scored.failures and seen == ["host:1"]
+
+
+def test_verls_rate_limited_keys_bound_async_calls() -> None:
+    """reward.max_rpm (verl's rate_limited manager's name): 120 requests a minute = 2 a second, bucket of 2."""
+    import time
+
+    from verl_ext.reward.runner import RateLimits
+
+    limits = RateLimits.from_reward_config({"max_rpm": 120})
+    runner = FunctionRunner([bound("judge", "async", 1.0, "j")], rate_limits=limits, dedup=False)
+    start = time.monotonic()
+    runner.score_batch([{"data_source": "d", "solution_str": str(i), "ground_truth": "1", "extra_info": None}
+                        for i in range(4)])
+    assert time.monotonic() - start >= 0.9  # 2 at once, then 2 more after ~1 s of refill
+    assert RateLimits.from_reward_config({}) is None

@@ -33,7 +33,7 @@ from verl_ext.exceptions import RewardFunctionError, SandboxUnavailableError, Ve
 from verl_ext.reward.batcher import MicroBatcher
 from verl_ext.reward.code import CODE_SOURCES, CodeScore, score_code
 from verl_ext.reward.options import BASE_EXTRA_KEYS, CODE_KEYS, ManagerOptions
-from verl_ext.reward.runner import FunctionRunner, Scored, bind
+from verl_ext.reward.runner import FunctionRunner, RateLimits, Scored, bind
 
 __all__ = ["BASE_EXTRA_KEYS", "CODE_KEYS", "ManagerOptions", "VerlExtBatchRewardManager", "VerlExtRewardManager"]
 
@@ -79,7 +79,7 @@ def _log_routing(options: ManagerOptions, runner: FunctionRunner | None = None) 
 
 
 def _runner(compute_score: Any, options: ManagerOptions, custom: bool, *, router: bool = False,
-            reward_workers: int = 1, custom_config: Any = None) -> FunctionRunner | None:
+            reward_workers: int = 1, custom_config: Any = None, reward_config: Any = None) -> FunctionRunner | None:
     """The runner of the user's Python reward functions, or None when none is configured (then
     non-native samples go to verl's ``default_compute_score`` as in verl's naive manager)."""
     custom_spec = None
@@ -91,8 +91,13 @@ def _runner(compute_score: Any, options: ManagerOptions, custom: bool, *, router
                  custom_spec=custom_spec)
     if not bound:
         return None
+    # verl's rate_limited manager's keys keep their meaning for async judges: reward.max_concurrent (when set,
+    # instead of function_concurrency), reward.max_rpm, reward.max_tpm, reward.estimated_tokens_per_request.
+    reward = reward_config if reward_config is not None else {}
+    concurrency = int(reward.get("max_concurrent", None) or options.function_concurrency)
     return FunctionRunner(bound, processes=options.process_count(reward_workers), threads=options.thread_count(),
-                          concurrency=options.function_concurrency, dedup=options.dedup)
+                          concurrency=concurrency, dedup=options.dedup,
+                          rate_limits=RateLimits.from_reward_config(reward))
 
 
 def _labels(runner: FunctionRunner) -> tuple[str, ...]:
@@ -226,7 +231,7 @@ class VerlExtRewardManager(RewardManagerBase):
         reward = config.get("reward", {}) if hasattr(config, "get") else {}
         self._runner = _runner(compute_score, self.options, custom, router=reward_router_address is not None,
                                reward_workers=int(reward.get("num_workers", 1) or 1),
-                               custom_config=reward.get("custom_reward_function", None))
+                               custom_config=reward.get("custom_reward_function", None), reward_config=reward)
         if self._runner is not None:
             self.options = replace(self.options, function_labels=_labels(self._runner))
         _log_routing(self.options, self._runner)

@@ -10,7 +10,6 @@ are reused; they exit when the pool closes or this process exits.
 
 from __future__ import annotations
 
-import atexit
 import concurrent.futures
 import contextlib
 import multiprocessing
@@ -128,6 +127,8 @@ class _Worker:
         self._dead = False
         self.seq = 0  # number of the call in flight; its answer must carry it
         self.conn, child = context.Pipe(duplex=True)
+        # Not daemonic: a daemonic process may not start children, and reward functions do (sympy timeouts,
+        # subprocess checkers); the pool kills its workers itself.
         self.process = context.Process(target=_serve, args=(child, tuple(specs)), name="verl-ext-reward-fn",
                                        daemon=False)
         with _main_hidden():
@@ -179,19 +180,19 @@ class FunctionPool:
         self._lock = threading.Lock()
         self._closed = False
         self.replaced = 0  # processes replaced after a timeout or crash (for logs and tests)
+        # Runs on close(), when the pool is collected, or at exit (weakref.finalize's own atexit hook).
         self._finalizer = weakref.finalize(self, FunctionPool._shutdown, self._calls, self._workers,
                                            self._threads)
-        atexit.register(self._finalizer)
 
     def submit(self, index: int, kwargs: dict[str, Any], timeout_s: float) -> concurrent.futures.Future[Any]:
         """A future of the function's result, or of a :class:`CallFailed`; it never raises."""
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        with self._lock:
+        with self._lock:  # queued under the lock: close() cannot slip its stop sentinels in before this call
             if self._closed:
                 raise RuntimeError("the reward function pool is closed")
             if not self._threads:
                 self._start()
-        self._calls.put(_Call(index, self._specs[index].label, kwargs, timeout_s, future))
+            self._calls.put(_Call(index, self._specs[index].label, kwargs, timeout_s, future))
         return future
 
     def _start(self) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 from verl_ext.reward.functions import FunctionSpec, combine, normalized
 from verl_ext.reward.process_pool import CallFailed, FunctionPool
 
-__all__ = ["BoundFunction", "FunctionRunner", "Scored", "bind"]
+__all__ = ["BoundFunction", "FunctionRunner", "RateLimits", "Scored", "bind"]
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +45,42 @@ class BoundFunction:
 
 
 @dataclass(frozen=True)
+class RateLimits:
+    """verl's ``rate_limited`` manager's limits for remote judges, under its names (``reward.max_rpm``,
+    ``reward.max_tpm``, ``reward.estimated_tokens_per_request``), applied to ``async`` functions."""
+
+    max_rpm: float | None = None
+    max_tpm: float | None = None
+    estimated_tokens_per_request: float = 2000.0
+
+    @classmethod
+    def from_reward_config(cls, reward: Any) -> RateLimits | None:
+        get = reward.get if hasattr(reward, "get") else (lambda _k, d=None: d)
+        rpm, tpm = get("max_rpm", None), get("max_tpm", None)
+        if rpm is None and tpm is None:
+            return None
+        limits = cls(rpm, tpm, float(get("estimated_tokens_per_request", 2000) or 2000))
+        for name, value in (("max_rpm", rpm), ("max_tpm", tpm)):
+            if value is not None and not (isinstance(value, (int, float)) and value > 0):
+                from verl_ext.exceptions import ConfigError
+
+                raise ConfigError(f"reward.{name}", f"expected a number > 0, got {value!r}")
+        return limits
+
+    def buckets(self) -> list[tuple[Any, float]]:
+        """(verl's token bucket, tokens per call) for each limit, for one event loop."""
+        from verl.experimental.reward_loop.reward_manager.limited import AsyncTokenBucket
+
+        out = []
+        if self.max_rpm is not None:
+            out.append((AsyncTokenBucket(rate_limit=self.max_rpm / 60, max_tokens=self.max_rpm / 60), 1.0))
+        if self.max_tpm is not None:
+            out.append((AsyncTokenBucket(rate_limit=self.max_tpm / 60, max_tokens=self.max_tpm / 60),
+                        self.estimated_tokens_per_request))
+        return out
+
+
+@dataclass(frozen=True)
 class Scored:
     """One sample's combined result, and the calls that failed (their scores count as 0.0)."""
 
@@ -60,7 +96,7 @@ class FunctionRunner:
     """
 
     def __init__(self, functions: Sequence[BoundFunction], *, processes: int = 1, threads: int = 4,
-                 concurrency: int = 64, dedup: bool = True) -> None:
+                 concurrency: int = 64, dedup: bool = True, rate_limits: RateLimits | None = None) -> None:
         if not functions:
             raise ValueError("FunctionRunner needs at least one function")
         self.functions = tuple(functions)
@@ -79,6 +115,9 @@ class FunctionRunner:
         self._thread_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = \
             weakref.WeakKeyDictionary()
         self._abandoned = 0
+        self._rate_limits = rate_limits
+        self._buckets: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[tuple[Any, float]]] = \
+            weakref.WeakKeyDictionary()
         self._inflight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, asyncio.Future[Scored]]] = \
             weakref.WeakKeyDictionary()
         self._warned = 0
@@ -141,6 +180,7 @@ class FunctionRunner:
             elif bound.kind == "thread":
                 result = await self._in_thread(bound, call)
             else:
+                await self._rate_limit()
                 async with self._semaphore(self._concurrency):
                     result = await _within(bound.fn(**call), spec.timeout_s)
         except asyncio.TimeoutError:
@@ -174,6 +214,17 @@ class FunctionRunner:
     def _reclaim(self, _: Any) -> None:
         with self._lock:
             self._abandoned -= 1
+
+    async def _rate_limit(self) -> None:
+        """Wait for the request and token buckets, as verl's ``rate_limited`` manager does before each call."""
+        if self._rate_limits is None:
+            return
+        loop = asyncio.get_running_loop()
+        buckets = self._buckets.get(loop)
+        if buckets is None:
+            buckets = self._buckets[loop] = self._rate_limits.buckets()
+        for bucket, tokens in buckets:
+            await bucket.acquire(tokens)
 
     def _semaphore(self, size: int, threads: bool = False) -> asyncio.Semaphore:
         """This event loop's bound of async calls (or of thread calls) in flight."""
