@@ -197,6 +197,7 @@ def test_bench_math_verify_needs_a_corpus(tmp_path: Path, capsys: pytest.Capture
 def test_bench_udf_scores_like_verls_naive_manager(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "udf.json"
     assert main(["bench", "udf", "--samples", "48", "--work-ms", "1", "--latency-ms", "5", "--native-repeats", "1",
+                 "--skip-remote",
                  "--no-progress", "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     assert result["cpu_bound"]["agreement"] == result["async"]["agreement"] == 48
