@@ -50,3 +50,9 @@ def test_defaults_are_verls_behaviour() -> None:
     o = ManagerOptions.from_reward_kwargs(None)
     assert not o.format.enabled and o.on_error == "zero" and not o.custom_function and o.functions == ()
     assert (o.code_timeouts.first_pass_s, o.code_timeouts.per_test_s, o.code_timeouts.assert_s) == (5, 10, 5)
+
+
+def test_native_sources_all_in_a_list_means_all() -> None:
+    assert ManagerOptions.from_reward_kwargs({"native_sources": ["all"]}).native_sources == "all"
+    with pytest.raises(ConfigError, match="not both"):
+        ManagerOptions.from_reward_kwargs({"native_sources": ["all", "openai/gsm8k"]})

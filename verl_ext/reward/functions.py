@@ -101,7 +101,7 @@ def _plain(value: Any) -> Any:
     """OmegaConf containers as plain dicts and lists (they must pickle into worker processes)."""
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)) or type(value).__name__ == "ListConfig":
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):  # lists, tuples, OmegaConf's ListConfig
         return [_plain(v) for v in value]
     return value
 
@@ -110,7 +110,7 @@ def parse_functions(value: Any, key: str = "reward.reward_kwargs.functions") -> 
     """The ``functions`` list: each entry validated, labels distinct."""
     if value is None:
         return ()
-    if not (isinstance(value, (list, tuple)) or type(value).__name__ == "ListConfig"):
+    if not isinstance(value, Sequence) or isinstance(value, (str, bytes)):
         raise ConfigError(key, f"expected a list of {{path, name, ...}} entries, got {value!r}")
     entries = list(value)
     specs = tuple(FunctionSpec.from_mapping(v, f"{key}[{i}]") for i, v in enumerate(entries))

@@ -224,5 +224,9 @@ def _native_sources(value: Any) -> frozenset[str] | str | None:
             return "all"
         value = [v for v in (p.strip() for p in value.split(",")) if v]
     if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        if "all" in value:  # [all] means all; all beside names is a mistake, not a source named "all"
+            if len(value) == 1:
+                return "all"
+            raise ConfigError(f"{PREFIX}.native_sources", f"'all' or a list of data source names, not both: {value!r}")
         return frozenset(value)
     raise ConfigError(f"{PREFIX}.native_sources", f"expected 'all' or a list of data source names, got {value!r}")
