@@ -8,7 +8,6 @@ keys. Without a path they go to :data:`RUNS_DIR` (ignored by git); the published
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -70,14 +69,6 @@ def versions() -> dict[str, str | None]:
             out[dist] = None
     out["python"] = platform.python_version()
     return out
-
-
-def add_json_argument(parser: argparse.ArgumentParser, benchmark: str) -> None:
-    """``--json [PATH]`` alone (kept for existing callers; new code: ``verl_ext.bench.args.add_common_arguments``,
-    which adds ``--no-progress`` too)."""
-    from verl_ext.bench.args import add_json_flag
-
-    add_json_flag(parser, benchmark)
 
 
 @contextlib.contextmanager

@@ -154,6 +154,7 @@ class ManagerOptions:
         return max(1, (os.cpu_count() or 1) // max(1, reward_workers))
 
     def thread_count(self) -> int:
+        """Thread slots for ``thread`` functions: the option, else 4 x cores (they mostly wait on I/O)."""
         return self.function_threads or 4 * (os.cpu_count() or 1)
 
 

@@ -249,6 +249,7 @@ class FunctionRunner:
 
     @property
     def replaced_processes(self) -> int:
+        """Worker processes replaced so far after a timeout or crash (for logs and tests)."""
         return self._pool.replaced if self._pool is not None else 0
 
     def close(self) -> None:
