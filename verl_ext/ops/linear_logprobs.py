@@ -13,15 +13,18 @@ log-prob kernels of :mod:`verl_ext.ops.logprobs` reduce them, and the backward r
 overwrites it in place with its gradient and feeds two matmuls, so the peak is one
 ``chunk_tokens x V`` logits chunk. Rows whose label is ``ignore_index`` give 0 and no gradient, as in
 :func:`verl_ext.ops.logprobs_from_logits`.
+
+Both paths run inside the custom ops ``verl_ext::linear_logprobs`` and ``verl_ext::linear_logprobs_backward``
+(fake implementations and registered autograd), so ``torch.compile`` keeps them whole in its graph.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 
-from verl_ext.ops._backend import resolve_backend
+from verl_ext.ops.logprobs import check_labels, resolved_backend, triton_backward, triton_forward
 
 #: Tokens per chunk of the Triton path (bf16 chunk: 2048 x 128256 x 2 B = 0.5 GiB).
 TRITON_CHUNK_TOKENS = 2048
@@ -72,86 +75,141 @@ def _stats(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, inv
     return logprob, entropy, lse, mean
 
 
-class _LinearLogprobs(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
-                temperature: float, ignore_index: int, chunk_tokens: int, chunk_vocab: int
-                ) -> tuple[torch.Tensor, torch.Tensor]:
-        inv_t = 1.0 / temperature
-        logprob, entropy, lse, mean = _stats(hidden, weight, labels, inv_t, ignore_index, chunk_tokens, chunk_vocab)
-        ctx.save_for_backward(hidden, weight, labels, lse, mean)
-        ctx.args = (inv_t, ignore_index, chunk_tokens, chunk_vocab)
-        return logprob, entropy
-
-    @staticmethod
-    def backward(ctx, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None):
-        hidden, weight, labels, lse, mean = ctx.saved_tensors
-        inv_t, ignore_index, chunk_tokens, chunk_vocab = ctx.args
-        acc = lse.dtype
-        ignored = labels == ignore_index
-        g_lp = torch.zeros_like(lse) if grad_lp is None else grad_lp.to(acc)
-        g_h = torch.zeros_like(lse) if grad_h is None else grad_h.to(acc)
-        g_lp = torch.where(ignored, 0.0, g_lp)
-        g_h = torch.where(ignored, 0.0, g_h)
-        d_hidden = torch.zeros(hidden.shape, dtype=acc, device=hidden.device) if ctx.needs_input_grad[0] else None
-        d_weight = torch.zeros(weight.shape, dtype=acc, device=weight.device) if ctx.needs_input_grad[1] else None
-        n, vocab = hidden.shape[0], weight.shape[0]
-        for t0 in range(0, n, chunk_tokens):
-            sl = slice(t0, t0 + chunk_tokens)
-            h = hidden[sl]
-            for v0 in range(0, vocab, chunk_vocab):
-                w = weight[v0:v0 + chunk_vocab]
-                x = _chunk_logits(h, w, inv_t)
-                p = torch.exp(x - lse[sl, None])
-                onehot = (labels[sl, None] - v0) == torch.arange(x.shape[1], device=x.device)[None, :]
-                d = (g_lp[sl, None] * (onehot.to(acc) - p) + g_h[sl, None] * p * (mean[sl, None] - x)) * inv_t
-                if d_hidden is not None:
-                    d_hidden[sl] += d @ w.to(acc)
-                if d_weight is not None:
-                    d_weight[v0:v0 + chunk_vocab] += d.T @ h.to(acc)
-        return (None if d_hidden is None else d_hidden.to(hidden.dtype),
-                None if d_weight is None else d_weight.to(weight.dtype), None, None, None, None, None)
+def _torch_backward(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, lse: torch.Tensor,
+                    mean: torch.Tensor, grad_lp: torch.Tensor, grad_h: torch.Tensor, inv_t: float, ignore_index: int,
+                    chunk_tokens: int, chunk_vocab: int, need_hidden: bool, need_weight: bool
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
+    """d hidden and d weight, recomputing each ``chunk_tokens x chunk_vocab`` chunk of logits, accumulated
+    in fp32 (fp64 for fp64 inputs); a gradient not asked for comes back as an empty tensor."""
+    acc = lse.dtype
+    keep = labels != ignore_index
+    g_lp = torch.where(keep, grad_lp.to(acc), 0.0)
+    g_h = torch.where(keep, grad_h.to(acc), 0.0)
+    d_hidden = torch.zeros(hidden.shape if need_hidden else (0,), dtype=acc, device=hidden.device)
+    d_weight = torch.zeros(weight.shape if need_weight else (0,), dtype=acc, device=weight.device)
+    n, vocab = hidden.shape[0], weight.shape[0]
+    for t0 in range(0, n, chunk_tokens):
+        sl = slice(t0, t0 + chunk_tokens)
+        h = hidden[sl]
+        for v0 in range(0, vocab, chunk_vocab):
+            w = weight[v0:v0 + chunk_vocab]
+            x = _chunk_logits(h, w, inv_t)
+            p = torch.exp(x - lse[sl, None])
+            onehot = (labels[sl, None] - v0) == torch.arange(x.shape[1], device=x.device)[None, :]
+            d = (g_lp[sl, None] * (onehot.to(acc) - p) + g_h[sl, None] * p * (mean[sl, None] - x)) * inv_t
+            if need_hidden:
+                d_hidden[sl] += d @ w.to(acc)
+            if need_weight:
+                d_weight[v0:v0 + chunk_vocab] += d.T @ h.to(acc)
+    return d_hidden.to(hidden.dtype), d_weight.to(weight.dtype)
 
 
-class _LinearLogprobsTriton(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
-                temperature: float, ignore_index: int, chunk_tokens: int) -> tuple[torch.Tensor, torch.Tensor]:
-        from verl_ext.ops.logprobs import triton_forward
+def _triton_forward(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, temperature: float,
+                    ignore_index: int, chunk_tokens: int) -> tuple[torch.Tensor, ...]:
+    """(log-prob, entropy, lse, E[x]) fp32 ``[N]``: one matmul per token chunk, reduced by the fused kernel."""
+    labels = labels.contiguous()
+    outs = [triton_forward(hidden[t0:t0 + chunk_tokens] @ weight.T, labels[t0:t0 + chunk_tokens], temperature,
+                           ignore_index) for t0 in range(0, hidden.shape[0], chunk_tokens)]
+    if not outs:
+        empty = hidden.new_zeros(0, dtype=torch.float32)
+        outs = [(empty, empty, empty, empty)]
+    return tuple(torch.cat([o[i] for o in outs]) for i in range(4))
 
-        labels = labels.contiguous()
-        outs = [triton_forward(hidden[t0:t0 + chunk_tokens] @ weight.T, labels[t0:t0 + chunk_tokens], temperature,
-                               ignore_index) for t0 in range(0, hidden.shape[0], chunk_tokens)]
-        if not outs:
-            empty = hidden.new_zeros(0, dtype=torch.float32)
-            outs = [(empty, empty, empty, empty)]
-        logprob, entropy, lse, mean = (torch.cat([o[i] for o in outs]) for i in range(4))
-        ctx.save_for_backward(hidden, weight, labels, lse, mean)
-        ctx.args = (temperature, ignore_index, chunk_tokens)
-        return logprob, entropy
 
-    @staticmethod
-    def backward(ctx, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None):
-        from verl_ext.ops.logprobs import triton_backward
+def _triton_backward(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, lse: torch.Tensor,
+                     mean: torch.Tensor, grad_lp: torch.Tensor, grad_h: torch.Tensor, temperature: float,
+                     ignore_index: int, chunk_tokens: int, need_hidden: bool, need_weight: bool
+                     ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per token chunk: recompute the logits, overwrite them in place with their gradient, two matmuls."""
+    labels = labels.contiguous()
+    g_lp = grad_lp.float().contiguous()
+    g_h = grad_h.float().contiguous()
+    d_hidden = torch.empty(hidden.shape if need_hidden else (0,), dtype=hidden.dtype, device=hidden.device)
+    d_weight = torch.zeros(weight.shape if need_weight else (0,), dtype=torch.float32, device=weight.device)
+    for t0 in range(0, hidden.shape[0], chunk_tokens):
+        sl = slice(t0, t0 + chunk_tokens)
+        h = hidden[sl]
+        logits = h @ weight.T
+        grad = triton_backward(logits, labels[sl], lse[sl], mean[sl], g_lp[sl], g_h[sl], temperature,
+                               ignore_index, out=logits)
+        if need_hidden:
+            d_hidden[sl] = grad @ weight
+        if need_weight:
+            d_weight += (grad.T @ h).float()
+    return d_hidden, d_weight.to(weight.dtype)
 
-        hidden, weight, labels, lse, mean = ctx.saved_tensors
-        temperature, ignore_index, chunk_tokens = ctx.args
-        g_lp = torch.zeros_like(lse) if grad_lp is None else grad_lp.float().contiguous()
-        g_h = torch.zeros_like(lse) if grad_h is None else grad_h.float().contiguous()
-        d_hidden = torch.empty_like(hidden) if ctx.needs_input_grad[0] else None
-        d_weight = torch.zeros(weight.shape, dtype=torch.float32, device=weight.device) \
-            if ctx.needs_input_grad[1] else None
-        for t0 in range(0, hidden.shape[0], chunk_tokens):
-            sl = slice(t0, t0 + chunk_tokens)
-            h = hidden[sl]
-            logits = h @ weight.T
-            grad = triton_backward(logits, labels[sl], lse[sl], mean[sl], g_lp[sl], g_h[sl], temperature,
-                                   ignore_index, out=logits)
-            if d_hidden is not None:
-                d_hidden[sl] = grad @ weight
-            if d_weight is not None:
-                d_weight += (grad.T @ h).float()
-        return (d_hidden, None if d_weight is None else d_weight.to(weight.dtype), None, None, None, None)
+
+# ------------------------------------------------------------------------------- custom ops + autograd
+# ``backend`` reaches the ops already resolved ("triton" or "torch"); see verl_ext.ops.logprobs for what
+# composes with torch.compile and CUDA graphs.
+@torch.library.custom_op("verl_ext::linear_logprobs", mutates_args=())
+def _linear_logprobs_op(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, temperature: float,
+                        ignore_index: int, backend: str, chunk_tokens: int, chunk_vocab: int
+                        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(log-prob, entropy, lse, E[x]) ``[N]`` each; the last two are what the backward needs."""
+    if backend == "triton":
+        lp, ent, lse, mean = _triton_forward(hidden, weight, labels, temperature, ignore_index, chunk_tokens)
+        return lp, ent, lse, mean
+    check_labels(labels, weight.shape[0], ignore_index)
+    lp, ent, lse, mean = _stats(hidden, weight, labels, 1.0 / temperature, ignore_index, chunk_tokens, chunk_vocab)
+    return lp, ent, lse, mean
+
+
+@_linear_logprobs_op.register_fake
+def _linear_logprobs_fake(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, temperature: float,
+                          ignore_index: int, backend: str, chunk_tokens: int, chunk_vocab: int
+                          ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    dtype = torch.float64 if backend == "torch" and hidden.dtype == torch.float64 else torch.float32
+
+    def row() -> torch.Tensor:
+        return hidden.new_empty(hidden.shape[:1], dtype=dtype)
+
+    return row(), row(), row(), row()
+
+
+@torch.library.custom_op("verl_ext::linear_logprobs_backward", mutates_args=())
+def _linear_logprobs_backward_op(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, lse: torch.Tensor,
+                                 mean: torch.Tensor, grad_logprob: torch.Tensor, grad_entropy: torch.Tensor,
+                                 temperature: float, ignore_index: int, backend: str, chunk_tokens: int,
+                                 chunk_vocab: int, need_hidden: bool, need_weight: bool
+                                 ) -> tuple[torch.Tensor, torch.Tensor]:
+    """(d hidden, d weight) in the inputs' dtype; one not asked for (``need_*`` false) is an empty ``[0]``."""
+    if backend == "triton":
+        return _triton_backward(hidden, weight, labels, lse, mean, grad_logprob, grad_entropy, temperature,
+                                ignore_index, chunk_tokens, need_hidden, need_weight)
+    return _torch_backward(hidden, weight, labels, lse, mean, grad_logprob, grad_entropy, 1.0 / temperature,
+                           ignore_index, chunk_tokens, chunk_vocab, need_hidden, need_weight)
+
+
+@_linear_logprobs_backward_op.register_fake
+def _linear_logprobs_backward_fake(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
+                                   lse: torch.Tensor, mean: torch.Tensor, grad_logprob: torch.Tensor,
+                                   grad_entropy: torch.Tensor, temperature: float, ignore_index: int, backend: str,
+                                   chunk_tokens: int, chunk_vocab: int, need_hidden: bool, need_weight: bool
+                                   ) -> tuple[torch.Tensor, torch.Tensor]:
+    return (hidden.new_empty(hidden.shape if need_hidden else (0,)),
+            weight.new_empty(weight.shape if need_weight else (0,)))
+
+
+def _setup_context(ctx: Any, inputs: tuple[Any, ...], output: tuple[torch.Tensor, ...]) -> None:
+    hidden, weight, labels, *args = inputs
+    _, _, lse, mean = output
+    ctx.mark_non_differentiable(lse, mean)
+    ctx.save_for_backward(hidden, weight, labels, lse, mean)
+    ctx.args = tuple(args)
+
+
+def _backward(ctx: Any, grad_lp: torch.Tensor, grad_h: torch.Tensor, _lse: Any, _mean: Any) -> tuple[Any, ...]:
+    hidden, weight, labels, lse, mean = ctx.saved_tensors
+    need_hidden, need_weight = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    d_hidden = d_weight = None
+    if need_hidden or need_weight:
+        d_hidden, d_weight = torch.ops.verl_ext.linear_logprobs_backward(
+            hidden, weight, labels, lse, mean, grad_lp, grad_h, *ctx.args, need_hidden, need_weight)
+    return (d_hidden if need_hidden else None, d_weight if need_weight else None, *(None,) * 6)
+
+
+_linear_logprobs_op.register_autograd(_backward, setup_context=_setup_context)
 
 
 def linear_logprobs(
@@ -202,20 +260,14 @@ def linear_logprobs(
         raise ValueError(f"hidden must be a floating dtype, got {hidden.dtype}")
     if not (temperature > 0 and temperature != float("inf")):
         raise ValueError(f"temperature must be positive and finite, got {temperature}")
-    chosen = resolve_backend(backend, hidden.device)
+    chosen = resolved_backend(backend, hidden.device)
     if chunk_tokens is None:
         chunk_tokens = TRITON_CHUNK_TOKENS if chosen == "triton" else CHUNK_TOKENS
     if chunk_tokens < 1 or chunk_vocab < 1:
         raise ValueError("chunk sizes must be >= 1")
-    if chosen == "triton":
-        if hidden.dtype == torch.float64:
-            raise ValueError("the Triton backend takes float32, float16 or bfloat16 inputs")
-        logprob, entropy = _LinearLogprobsTriton.apply(hidden, weight, labels, float(temperature), int(ignore_index),
-                                                       int(chunk_tokens))
-    else:
-        bad = (labels != ignore_index) & ((labels < 0) | (labels >= weight.shape[0]))
-        if bad.any():
-            raise ValueError("labels must be in [0, V) or equal to ignore_index")
-        logprob, entropy = _LinearLogprobs.apply(hidden, weight, labels, float(temperature), int(ignore_index),
-                                                 int(chunk_tokens), int(chunk_vocab))
+    if chosen == "triton" and hidden.dtype == torch.float64:
+        raise ValueError("the Triton backend takes float32, float16 or bfloat16 inputs")
+    logprob, entropy, _, _ = torch.ops.verl_ext.linear_logprobs(hidden, weight, labels, float(temperature),
+                                                                int(ignore_index), chosen, int(chunk_tokens),
+                                                                int(chunk_vocab))
     return (logprob, entropy) if return_entropy else logprob

@@ -6,13 +6,16 @@ The forward keeps two floats per row (``lse`` and ``E[x] = sum softmax(x) * x``)
 pass over the logits and writes ``d logits = (g_lp * (onehot - p) + g_H * p * (E[x] - x)) / temperature``.
 Rows whose label is ``ignore_index`` give log-prob 0 and entropy 0 and get no gradient.
 
-Layout (one file per op): Triton kernels -> launcher -> autograd Function; the torch path (chunked over
-rows, so at most ``chunk_rows x V`` fp32 temporaries) serves CPUs and is the reference of the tests.
+Layout (one file per op): Triton kernels -> launchers -> torch path -> custom ops with autograd. The
+torch path (chunked over rows, so at most ``chunk_rows x V`` fp32 temporaries in the forward and in the
+backward) serves CPUs. Both paths run inside the custom ops ``verl_ext::logprobs_from_logits`` and
+``verl_ext::logprobs_from_logits_backward`` (``torch.library.custom_op``, with fake implementations and
+registered autograd), so ``torch.compile`` keeps them whole in its graph; gradients are first order only.
 """
 
 from __future__ import annotations
 
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 import torch
 
@@ -90,47 +93,6 @@ if triton_available():
             tl.store(out + cols, (d * inv_temperature).to(grad_ptr.dtype.element_ty), mask=inside)
 
 
-def _check(logits: torch.Tensor, labels: torch.Tensor, temperature: float) -> None:
-    if logits.dim() != 2:
-        raise ValueError(f"logits must be [N, V], got shape {tuple(logits.shape)}")
-    if labels.shape != logits.shape[:1]:
-        raise ValueError(f"labels must be [N] = [{logits.shape[0]}], got shape {tuple(labels.shape)}")
-    if logits.dtype not in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
-        raise ValueError(f"logits must be float32, float16 or bfloat16, got {logits.dtype}")
-    if labels.dtype not in (torch.int64, torch.int32):
-        raise ValueError(f"labels must be int64 or int32, got {labels.dtype}")
-    if not (temperature > 0 and temperature == temperature and temperature != float("inf")):
-        raise ValueError(f"temperature must be positive and finite, got {temperature}")
-    if labels.device != logits.device:
-        raise ValueError(f"labels are on {labels.device}, logits on {logits.device}")
-
-
-def _torch_rows(x: torch.Tensor, labels: torch.Tensor, temperature: float, ignore_index: int
-                ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Reference math for a chunk of rows, in fp32 (fp64 for fp64 input), differentiable."""
-    x = x.to(torch.float64 if x.dtype == torch.float64 else torch.float32) / temperature
-    lse = torch.logsumexp(x, dim=-1)
-    ignored = labels == ignore_index
-    safe = torch.where(ignored, torch.zeros_like(labels), labels).long()
-    logprob = x.gather(-1, safe.unsqueeze(-1)).squeeze(-1) - lse
-    # entropy = lse - sum p * x, with -inf logits (p = 0) counted as 0: masking x (not p * log p) keeps
-    # the gradient finite there.
-    finite_x = torch.where(torch.isfinite(x), x, torch.zeros_like(x))
-    entropy = lse - (torch.softmax(x, dim=-1) * finite_x).sum(-1)
-    zero = torch.zeros_like(logprob)
-    return torch.where(ignored, zero, logprob), torch.where(ignored, zero, entropy)
-
-
-def _torch(logits: torch.Tensor, labels: torch.Tensor, temperature: float, ignore_index: int, chunk_rows: int
-           ) -> tuple[torch.Tensor, torch.Tensor]:
-    if logits.shape[0] == 0:  # still connected to the graph, so backward works on empty batches
-        empty = logits.to(torch.float64 if logits.dtype == torch.float64 else torch.float32).sum(-1)
-        return empty, empty.clone()
-    outs = [_torch_rows(logits[i:i + chunk_rows], labels[i:i + chunk_rows], temperature, ignore_index)
-            for i in range(0, logits.shape[0], chunk_rows)]
-    return torch.cat([o[0] for o in outs]), torch.cat([o[1] for o in outs])
-
-
 def _blocks(vocab: int) -> dict[str, int]:
     block = min(BLOCK_V, triton.next_power_of_2(vocab))
     return {"BLOCK": block, "NUM_BLOCKS": triton.cdiv(vocab, block), "num_warps": warps_for(block)}
@@ -160,26 +122,148 @@ def triton_backward(logits: torch.Tensor, labels: torch.Tensor, lse: torch.Tenso
     return out
 
 
-class _TritonLogprobs(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, logits: torch.Tensor, labels: torch.Tensor, temperature: float,
-                ignore_index: int) -> tuple[torch.Tensor, torch.Tensor]:
-        if logits.stride(-1) != 1:
-            logits = logits.contiguous()
-        labels = labels.contiguous()
-        logprob, entropy, lse, mean = triton_forward(logits, labels, temperature, ignore_index)
-        ctx.save_for_backward(logits, labels, lse, mean)
-        ctx.temperature, ctx.ignore_index = temperature, ignore_index
-        return logprob, entropy
+def _check(logits: torch.Tensor, labels: torch.Tensor, temperature: float) -> None:
+    if logits.dim() != 2:
+        raise ValueError(f"logits must be [N, V], got shape {tuple(logits.shape)}")
+    if labels.shape != logits.shape[:1]:
+        raise ValueError(f"labels must be [N] = [{logits.shape[0]}], got shape {tuple(labels.shape)}")
+    if logits.dtype not in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+        raise ValueError(f"logits must be float32, float16 or bfloat16, got {logits.dtype}")
+    if labels.dtype not in (torch.int64, torch.int32):
+        raise ValueError(f"labels must be int64 or int32, got {labels.dtype}")
+    if not (temperature > 0 and temperature == temperature and temperature != float("inf")):
+        raise ValueError(f"temperature must be positive and finite, got {temperature}")
+    if labels.device != logits.device:
+        raise ValueError(f"labels are on {labels.device}, logits on {logits.device}")
 
-    @staticmethod
-    def backward(ctx, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None):
-        logits, labels, lse, mean = ctx.saved_tensors
-        grad_lp = torch.zeros_like(lse) if grad_lp is None else grad_lp.float().contiguous()
-        grad_h = torch.zeros_like(lse) if grad_h is None else grad_h.float().contiguous()
-        grad = triton_backward(logits, labels, lse, mean, grad_lp, grad_h, ctx.temperature, ctx.ignore_index,
-                               torch.empty_like(logits))
-        return grad, None, None, None
+
+@torch.compiler.assume_constant_result
+def resolved_backend(backend: str, device: torch.device) -> str:
+    """:func:`resolve_backend`, taken as a constant by ``torch.compile`` (it imports modules and reads the
+    environment, which Dynamo would not trace: a graph break)."""
+    return resolve_backend(backend, device)
+
+
+def check_labels(labels: torch.Tensor, vocab: int, ignore_index: int) -> None:
+    """Raise for a label outside ``[0, V)`` that is not ``ignore_index`` (reads a flag back to the host)."""
+    bad = (labels != ignore_index) & ((labels < 0) | (labels >= vocab))
+    if bad.any():
+        raise ValueError("labels must be in [0, V) or equal to ignore_index")
+
+
+def _accumulator(dtype: torch.dtype) -> torch.dtype:
+    return torch.float64 if dtype == torch.float64 else torch.float32
+
+
+def _torch_forward(logits: torch.Tensor, labels: torch.Tensor, temperature: float, ignore_index: int,
+                   chunk_rows: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(log-prob, entropy, lse, E[x]) in fp32 (fp64 for fp64 logits), ``chunk_rows`` rows at a time."""
+    n = logits.shape[0]
+    acc = _accumulator(logits.dtype)
+    logprob, entropy, lse, mean = (torch.empty(n, dtype=acc, device=logits.device) for _ in range(4))
+    ignored = labels == ignore_index
+    safe = torch.where(ignored, torch.zeros_like(labels), labels).long()
+    for r0 in range(0, n, chunk_rows):
+        rows = slice(r0, r0 + chunk_rows)
+        x = logits[rows].to(acc) / temperature
+        lse_c = torch.logsumexp(x, dim=-1)
+        # E[x] with -inf logits (p = 0) counted as 0, not as 0 * inf.
+        finite_x = torch.where(torch.isfinite(x), x, torch.zeros_like(x))
+        mean_c = (torch.softmax(x, dim=-1) * finite_x).sum(-1)
+        lse[rows], mean[rows] = lse_c, mean_c
+        logprob[rows] = x.gather(-1, safe[rows, None])[:, 0] - lse_c
+        entropy[rows] = lse_c - mean_c
+    zero = torch.zeros_like(lse)
+    return torch.where(ignored, zero, logprob), torch.where(ignored, zero, entropy), lse, mean
+
+
+def _torch_backward(logits: torch.Tensor, labels: torch.Tensor, lse: torch.Tensor, mean: torch.Tensor,
+                    grad_lp: torch.Tensor, grad_h: torch.Tensor, temperature: float, ignore_index: int,
+                    chunk_rows: int) -> torch.Tensor:
+    """d logits of the torch path, in the logits' dtype, with ``chunk_rows x V`` temporaries."""
+    acc = lse.dtype
+    keep = labels != ignore_index
+    g_lp = torch.where(keep, grad_lp.to(acc), 0.0)
+    g_h = torch.where(keep, grad_h.to(acc), 0.0)
+    grad = torch.empty(logits.shape, dtype=logits.dtype, device=logits.device)
+    cols = torch.arange(logits.shape[1], device=logits.device)
+    for r0 in range(0, logits.shape[0], chunk_rows):
+        rows = slice(r0, r0 + chunk_rows)
+        x = logits[rows].to(acc) / temperature
+        finite = torch.isfinite(x)
+        p = torch.where(finite, torch.exp(x - lse[rows, None]), 0.0)
+        finite_x = torch.where(finite, x, 0.0)
+        onehot = (cols[None, :] == labels[rows, None]).to(acc)
+        d = g_lp[rows, None] * (onehot - p) + g_h[rows, None] * p * (mean[rows, None] - finite_x)
+        grad[rows] = d / temperature
+    return grad
+
+
+# ------------------------------------------------------------------------------- custom ops + autograd
+# ``backend`` reaches the ops already resolved ("triton" or "torch"). The ops are pure functions of their
+# inputs, so torch.compile treats them as opaque nodes (no graph break) and, on the Triton path, CUDA graphs
+# can capture them; the torch path reads a label check back to the host (not capturable).
+@torch.library.custom_op("verl_ext::logprobs_from_logits", mutates_args=())
+def _logprobs_op(logits: torch.Tensor, labels: torch.Tensor, temperature: float, ignore_index: int, backend: str,
+                 chunk_rows: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(log-prob, entropy, lse, E[x]) ``[N]`` each; the last two are what the backward needs."""
+    if backend == "triton":
+        return triton_forward(logits if logits.stride(-1) == 1 else logits.contiguous(), labels.contiguous(),
+                              temperature, ignore_index)
+    check_labels(labels, logits.shape[1], ignore_index)
+    return _torch_forward(logits, labels, temperature, ignore_index, chunk_rows)
+
+
+@_logprobs_op.register_fake
+def _logprobs_fake(logits: torch.Tensor, labels: torch.Tensor, temperature: float, ignore_index: int, backend: str,
+                   chunk_rows: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    dtype = torch.float32 if backend == "triton" else _accumulator(logits.dtype)
+
+    def row() -> torch.Tensor:
+        return logits.new_empty(logits.shape[:1], dtype=dtype)
+
+    return row(), row(), row(), row()
+
+
+@torch.library.custom_op("verl_ext::logprobs_from_logits_backward", mutates_args=())
+def _logprobs_backward_op(logits: torch.Tensor, labels: torch.Tensor, lse: torch.Tensor, mean: torch.Tensor,
+                          grad_logprob: torch.Tensor, grad_entropy: torch.Tensor, temperature: float,
+                          ignore_index: int, backend: str, chunk_rows: int) -> torch.Tensor:
+    """d logits (contiguous, in the logits' dtype) for upstream gradients of log-prob and entropy."""
+    if backend == "triton":
+        return triton_backward(logits if logits.stride(-1) == 1 else logits.contiguous(), labels.contiguous(),
+                               lse, mean, grad_logprob.float().contiguous(), grad_entropy.float().contiguous(),
+                               temperature, ignore_index, torch.empty(logits.shape, dtype=logits.dtype,
+                                                                      device=logits.device))
+    return _torch_backward(logits, labels, lse, mean, grad_logprob, grad_entropy, temperature, ignore_index,
+                           chunk_rows)
+
+
+@_logprobs_backward_op.register_fake
+def _logprobs_backward_fake(logits: torch.Tensor, labels: torch.Tensor, lse: torch.Tensor, mean: torch.Tensor,
+                            grad_logprob: torch.Tensor, grad_entropy: torch.Tensor, temperature: float,
+                            ignore_index: int, backend: str, chunk_rows: int) -> torch.Tensor:
+    return logits.new_empty(logits.shape)
+
+
+def _setup_context(ctx: Any, inputs: tuple[Any, ...], output: tuple[torch.Tensor, ...]) -> None:
+    logits, labels, temperature, ignore_index, backend, chunk_rows = inputs
+    _, _, lse, mean = output
+    ctx.mark_non_differentiable(lse, mean)
+    ctx.save_for_backward(logits, labels, lse, mean)
+    ctx.args = (temperature, ignore_index, backend, chunk_rows)
+
+
+def _backward(ctx: Any, grad_lp: torch.Tensor, grad_h: torch.Tensor, _lse: Any, _mean: Any) -> tuple[Any, ...]:
+    logits, labels, lse, mean = ctx.saved_tensors
+    grad = None
+    if ctx.needs_input_grad[0]:
+        grad = torch.ops.verl_ext.logprobs_from_logits_backward(logits, labels, lse, mean, grad_lp, grad_h,
+                                                                 *ctx.args)
+    return grad, None, None, None, None, None
+
+
+_logprobs_op.register_autograd(_backward, setup_context=_setup_context)
 
 
 @overload
@@ -230,14 +314,9 @@ def logprobs_from_logits(
     _check(logits, labels, temperature)
     if chunk_rows < 1:
         raise ValueError(f"chunk_rows must be >= 1, got {chunk_rows}")
-    chosen = resolve_backend(backend, logits.device)
-    if chosen == "triton":
-        if logits.dtype == torch.float64:
-            raise ValueError("the Triton backend takes float32, float16 or bfloat16 logits")
-        logprob, entropy = _TritonLogprobs.apply(logits, labels, float(temperature), int(ignore_index))
-    else:
-        bad = (labels != ignore_index) & ((labels < 0) | (labels >= logits.shape[1]))
-        if bad.any():
-            raise ValueError("labels must be in [0, V) or equal to ignore_index")
-        logprob, entropy = _torch(logits, labels, float(temperature), int(ignore_index), chunk_rows)
+    chosen = resolved_backend(backend, logits.device)
+    if chosen == "triton" and logits.dtype == torch.float64:
+        raise ValueError("the Triton backend takes float32, float16 or bfloat16 logits")
+    logprob, entropy, _, _ = torch.ops.verl_ext.logprobs_from_logits(logits, labels, float(temperature),
+                                                                     int(ignore_index), chosen, int(chunk_rows))
     return (logprob, entropy) if return_entropy else logprob

@@ -25,6 +25,12 @@ set cannot be bounded that way (e.g. ``top_k`` in the thousands over flat logits
 streamed over the row (~70 passes). A last pass draws the token. FlashInfer (CUDA, optional): its
 sort-free rejection sampler draws the token; log-probs come from the Triton threshold pass. The torch
 reference sorts.
+
+The Triton and torch paths run inside the custom op ``verl_ext::sample`` (``torch.library.custom_op`` with a
+fake implementation), a pure function of the logits, the per-row parameters and the uniforms, so
+``torch.compile`` keeps it in its graph and CUDA graphs can capture the Triton path. Sampling is not
+differentiable (no autograd is registered; the logits are detached). The FlashInfer path stays plain
+Python around FlashInfer's own ops (it takes a ``torch.Generator``, which is not an op input).
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from typing import Literal, NamedTuple, get_args, overload
 
 import torch
 
-from verl_ext.ops._backend import interpreting, is_rocm, resolve_backend, triton_available, warps_for
+from verl_ext.ops._backend import interpreting, is_rocm, resolve_backend, warps_for
 
 try:
     import triton
@@ -308,8 +314,10 @@ def _triton(logits: torch.Tensor, rows: _Rows, sample: bool, cap: int = CANDIDAT
         logits = logits.contiguous()
     n, vocab = logits.shape
     dev = logits.device
-    tok = torch.empty(n, dtype=torch.int64, device=dev)
-    lp, raw, tau, norm = (torch.empty(n, dtype=torch.float32, device=dev) for _ in range(4))
+    drawn = n if sample else 0  # without a draw the kernel never touches these
+    tok = torch.empty(drawn, dtype=torch.int64, device=dev)
+    lp, raw = (torch.empty(drawn, dtype=torch.float32, device=dev) for _ in range(2))
+    tau, norm = (torch.empty(n, dtype=torch.float32, device=dev) for _ in range(2))
     if n:
         shape = _launch_shape(n, vocab, cap)
         cand = torch.empty((n, shape["CAP"]), dtype=torch.float32, device=dev)
@@ -350,7 +358,7 @@ def _torch(logits: torch.Tensor, rows: _Rows, sample: bool) -> _Result:
     log_norm = torch.where(bad, float("nan"), mx + torch.log(kept))
     if not sample:
         empty = torch.empty(0, device=z.device)
-        return _Result(empty.long(), empty, empty, tau, log_norm)
+        return _Result(empty.long(), empty, empty.clone(), tau, log_norm)
     cum = w.cumsum(1)
     first = torch.searchsorted(cum, (rows.uniform * kept)[:, None].contiguous(), right=True)[:, 0]
     last = torch.where(w > 0, torch.arange(vocab, device=z.device), -1).max(1).values if vocab else mx.long()
@@ -392,6 +400,35 @@ def _flashinfer(logits: torch.Tensor, rows: _Rows, seed: int | None, want_logpro
     z_tok = (logits.float() * rows.inv_temperature[:, None]).gather(1, tok[:, None])[:, 0]
     raw = z_tok - torch.logsumexp(logits.float() * rows.inv_temperature[:, None], 1)
     return _Result(tok, z_tok - thr.log_norm, raw, thr.tau, thr.log_norm)
+
+
+# ------------------------------------------------------------------------------------------ custom op
+# A pure function of its inputs (the uniforms are an input), so torch.compile keeps it whole and, on the
+# Triton path, CUDA graphs can capture it. Sampling is not differentiable: no autograd is registered and
+# the public functions pass detached logits.
+@torch.library.custom_op("verl_ext::sample", mutates_args=())
+def _sample_op(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor, top_p: torch.Tensor,
+               min_p: torch.Tensor, uniform: torch.Tensor, backend: str, draw: bool
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(token ids int64, log-probs, raw log-probs, tau, log_norm) ``[B]``; without ``draw`` only the
+    threshold pass runs and the first three are empty (``[0]``)."""
+    rows = _Rows(inv_temperature, top_k, top_p, min_p, uniform)
+    if backend == "triton":  # the kernel indexes the per-row parameters densely
+        res = _triton(logits, _Rows(*(t.contiguous() for t in rows)), draw)
+    else:
+        res = _torch(logits, rows, draw)
+    return res.token_ids, res.logprobs, res.raw_logprobs, res.tau, res.log_norm
+
+
+@_sample_op.register_fake
+def _sample_fake(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor, top_p: torch.Tensor,
+                 min_p: torch.Tensor, uniform: torch.Tensor, backend: str, draw: bool
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    n = logits.shape[0]
+    drawn = n if draw else 0
+    return (logits.new_empty(drawn, dtype=torch.int64), logits.new_empty(drawn, dtype=torch.float32),
+            logits.new_empty(drawn, dtype=torch.float32), logits.new_empty(n, dtype=torch.float32),
+            logits.new_empty(n, dtype=torch.float32))
 
 
 # ------------------------------------------------------------------------------------------ public API
@@ -488,6 +525,9 @@ def _rows(logits: torch.Tensor, temperature: Param, top_k: Param, top_p: Param, 
                  _per_row(min_p, n, 0.0, torch.float32, dev, "min_p", _unit), u)
 
 
+# Taken as a constant by torch.compile: it imports modules and reads the environment, which Dynamo would not
+# trace (a graph break).
+@torch.compiler.assume_constant_result
 def _choose(backend: Backend, device: torch.device, per_row_random: bool) -> str:
     if backend == "flashinfer":
         if device.type != "cuda" or is_rocm() or not flashinfer_available():
@@ -503,12 +543,14 @@ def _choose(backend: Backend, device: torch.device, per_row_random: bool) -> str
     return resolve_backend(backend, device)
 
 
+@torch.compiler.assume_constant_result
+def _choose_kernel(backend: Backend, device: torch.device) -> str:
+    """Triton or torch for the threshold pass (FlashInfer has none: its rows go to Triton)."""
+    return resolve_backend("auto" if backend == "flashinfer" else backend, device)
+
+
 def _run(logits: torch.Tensor, rows: _Rows, backend: str, sample: bool) -> _Result:
-    if backend == "triton":
-        if not triton_available():
-            raise RuntimeError("backend='triton' needs the triton package")
-        return _triton(logits, rows, sample)
-    return _torch(logits, rows, sample)
+    return _Result(*torch.ops.verl_ext.sample(logits.detach(), *rows, backend, sample))
 
 
 @overload
@@ -541,12 +583,15 @@ def sample(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Param = Non
         The uniform number in [0, 1) for each row, instead of ``seed`` (e.g. from per-request generators).
     backend : "auto" | "triton" | "flashinfer" | "torch"
         "auto": FlashInfer on NVIDIA GPUs when installed and no per-row randomness is given, else Triton on
-        GPUs (CUDA and ROCm), torch on CPU. An unavailable backend raises ``RuntimeError``.
+        GPUs (CUDA and ROCm), torch on CPU. An unavailable backend raises ``RuntimeError``. Triton and torch
+        run as the custom op ``verl_ext::sample`` (composes with ``torch.compile``; with Python-number or
+        per-row-tensor parameters, since a 0-d tensor parameter is read back with ``.item()``); FlashInfer is
+        called from Python.
 
     Returns
     -------
     torch.Tensor | SampleOutput
-        int64 token ids ``[B]``, or ``SampleOutput(token_ids, logprobs, raw_logprobs)``.
+        int64 token ids ``[B]``, or ``SampleOutput(token_ids, logprobs, raw_logprobs)``; not differentiable.
     """
     rows = _rows(logits, temperature, top_k, top_p, min_p, seed, uniform)
     per_row_random = uniform is not None or (isinstance(seed, torch.Tensor) and seed.dim() > 0)
@@ -564,7 +609,7 @@ def kept_threshold(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Par
     ``exp(z - log_norm)``, ``z = logits / temperature``. Same semantics as :func:`sample`."""
     no_draw = torch.zeros(logits.shape[0] if logits.dim() == 2 else 0, device=logits.device)
     rows = _rows(logits, temperature, top_k, top_p, min_p, None, no_draw)
-    chosen = resolve_backend("auto" if backend == "flashinfer" else backend, logits.device)
+    chosen = _choose_kernel(backend, logits.device)
     res = _run(logits, rows, chosen, sample=False)
     return res.tau, res.log_norm
 
@@ -575,6 +620,6 @@ def sample_with_threshold(logits: torch.Tensor, *, temperature: Param = 1.0, top
     """:func:`sample` plus the processed distribution in one kernel call, for integrations that return it:
     ``(token_ids, tau, log_norm)`` with kept probabilities ``exp(z - log_norm)`` on ``{z >= tau}``."""
     rows = _rows(logits, temperature, top_k, top_p, min_p, None, uniform)
-    chosen = resolve_backend("auto" if backend == "flashinfer" else backend, logits.device)
+    chosen = _choose_kernel(backend, logits.device)
     res = _run(logits, rows, chosen, sample=True)
     return res.token_ids, res.tau, res.log_norm
