@@ -49,6 +49,9 @@ DEVICE_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux
 #: import touches (numpy, einops, click, requests, tabulate, packaging, nvidia-ml-py, ninja, cuda-bindings,
 #: tqdm) is in the image. verl-ext's own GPU path needs only tqdm, also in the image.
 DOWNLOADS = ("flashinfer-python==0.6.12", "apache-tvm-ffi==0.1.15.post2")
+#: Their sizes as downloaded (2026-11), and room for the verl-ext wheel (1.6 MB today): the budget test's plan.
+DOWNLOAD_BYTES = {"flashinfer-python==0.6.12": 13_985_243, "apache-tvm-ffi==0.1.15.post2": 3_312_304}
+VERL_EXT_WHEEL_ALLOWANCE = 8 * 2**20
 FLASHINFER_WHEELS = ("flashinfer_python-", "apache_tvm_ffi-")
 #: Measured (PyPI, 2026-11) and left behind, with the reason; printed by prepare, quoted by the README.
 NOT_CARRIED = (
