@@ -1,5 +1,5 @@
 # Sourced by ci/test and ci/demo: idempotent set-up of a project-local virtualenv (.venv) with the pinned
-# stack (ci/requirements.lock) and verl-ext built from this checkout. Needs only python3 (>= 3.10), cargo
+# stack (ci/requirements.lock, and vLLM from ci/requirements-vllm.lock) and verl-ext built from this checkout. Needs only python3 (>= 3.10), cargo
 # and the package registries.
 set -euo pipefail
 
@@ -19,12 +19,14 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
 
-lock_hash="$(sha256sum ci/requirements.lock | cut -d' ' -f1)"
+lock_hash="$(cat ci/requirements.lock ci/requirements-vllm.lock | sha256sum | cut -d' ' -f1)"
 stamp="$VENV/.requirements.sha256"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$lock_hash" ]; then
-  log "installing the pinned stack (ci/requirements.lock)"
+  log "installing the pinned stack (ci/requirements.lock, ci/requirements-vllm.lock)"
   "$VENV/bin/python" -m pip install --quiet --upgrade pip
   "$VENV/bin/python" -m pip install --quiet -r ci/requirements.lock
+  # vLLM without its GPU-only dependency set (see the file's header).
+  "$VENV/bin/python" -m pip install --quiet --no-deps -r ci/requirements-vllm.lock
   echo "$lock_hash" > "$stamp"
 else
   log "pinned stack already installed"
