@@ -466,9 +466,10 @@ def run_suite(root: Path = ROOT, out: Path | None = None, work: Path = Path("/tm
         path = results / f"{bench}-{device}.json"
         stage = r.run(f"bench {bench}", [str(site / "bin" / "verl-ext"), "bench", bench, "--json", str(path),
                                          "--no-progress"], suite_dir, cap=cap, reserve=reserve)
-        if path.exists() and stage.rc == 0 and results != out:
-            shutil.copy2(path, out / path.name)
+        if path.exists() and stage.rc == 0:
             bench_files[bench] = path.name
+            if results != out:
+                shutil.copy2(path, out / path.name)
     summary["results"] = bench_files
     failed = any(s.rc != 0 or s.timed_out for s in r.stages)
     return finish(1 if failed else 0, device)
