@@ -220,6 +220,28 @@ def test_compile_fullgraph_sampling_equals_eager(backend: str) -> None:
     torch.testing.assert_close(got, want, equal_nan=True, atol=0, rtol=0)
 
 
+def test_compile_with_inductor_equals_eager() -> None:
+    """torch.compile's default backend (Inductor, C++ on CPU; ~20 s, so one graph): the ops run as extern
+    kernels beside generated code, e.g. the seeded uniforms of ``sample``."""
+    scaled_logits, hidden, weight = _randn(5, 11, seed=20), _randn(5, 4, seed=21), _randn(11, 4, seed=22)
+
+    def step(logits: torch.Tensor, hidden: torch.Tensor, weight: torch.Tensor) -> tuple:
+        lp, ent = logprobs_from_logits(logits * 1.5, LABELS, return_entropy=True, backend="torch")
+        lin = linear_logprobs(hidden, weight, LABELS, temperature=0.9, backend="torch")
+        out = sample(logits.detach(), top_k=4, top_p=0.9, seed=5, return_logprobs=True, backend="torch")
+        return (lp + ent + lin).sum(), *out
+
+    eager_in, compiled_in = _leaves(scaled_logits, hidden, weight), _leaves(scaled_logits, hidden, weight)
+    want, got = step(*eager_in), torch.compile(step, fullgraph=True)(*compiled_in)
+    want[0].backward()
+    got[0].backward()
+    assert torch.equal(got[1], want[1])
+    torch.testing.assert_close(got, want, atol=1e-6, rtol=1e-6)
+    for a, b in zip(compiled_in, eager_in, strict=True):
+        assert a.grad is not None and b.grad is not None
+        torch.testing.assert_close(a.grad, b.grad, atol=1e-6, rtol=1e-6)
+
+
 def test_triton_ops_match_the_torch_ops() -> None:
     """Forward and backward ops, Triton (interpreted) against torch, on fp32 inputs with -inf logits."""
     logits = _randn(5, 11, seed=12, scale=4.0)

@@ -477,14 +477,27 @@ def _signed(c: int) -> int:
     return c - (1 << 64) if c >= 1 << 63 else c
 
 
-def _mix(x: torch.Tensor) -> torch.Tensor:
-    """SplitMix64 finaliser on int64 tensors (wrapping arithmetic; logical shifts by masking)."""
+_GOLDEN, _MUL1, _MUL2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+
+
+def _mix_int(x: int) -> int:
+    """SplitMix64 finaliser on a Python integer modulo 2^64 (what :func:`_mix` does to each element)."""
+    x = (x + _GOLDEN) & _MASK64
+    x = ((x ^ (x >> 30)) * _MUL1) & _MASK64
+    x = ((x ^ (x >> 27)) * _MUL2) & _MASK64
+    return x ^ (x >> 31)
+
+
+def _mix(x: torch.Tensor, offset: int = 0) -> torch.Tensor:
+    """SplitMix64 finaliser of ``x + offset`` on int64 tensors (wrapping arithmetic; logical shifts by
+    masking). The offset joins the finaliser's own constant on the host: Inductor folds constants added to
+    an index in unbounded integers, and two of them overflow int64."""
     def shr(v: torch.Tensor, s: int) -> torch.Tensor:
         return (v >> s) & ((1 << (64 - s)) - 1)
 
-    x = x + _signed(0x9E3779B97F4A7C15)
-    x = (x ^ shr(x, 30)) * _signed(0xBF58476D1CE4E5B9)
-    x = (x ^ shr(x, 27)) * _signed(0x94D049BB133111EB)
+    x = x + _signed((offset + _GOLDEN) & _MASK64)
+    x = (x ^ shr(x, 30)) * _signed(_MUL1)
+    x = (x ^ shr(x, 27)) * _signed(_MUL2)
     return x ^ shr(x, 31)
 
 
@@ -496,9 +509,7 @@ def seeded_uniform(seed: int | torch.Tensor, n: int, device: torch.device | str)
             raise ValueError(f"seed must be an int or a tensor of shape [{n}], got {tuple(seed.shape)}")
         key = _mix(seed.to(device=device, dtype=torch.int64))
     else:
-        s = int(seed) & _MASK64
-        key = _mix(torch.full((n,), _signed(s), dtype=torch.int64, device=device))
-        key = _mix(key + torch.arange(n, dtype=torch.int64, device=device))
+        key = _mix(torch.arange(n, dtype=torch.int64, device=device), offset=_mix_int(int(seed) & _MASK64))
     return ((key >> 40) & ((1 << 24) - 1)).to(torch.float32) / float(1 << 24)
 
 
