@@ -7,9 +7,18 @@ import os
 from pathlib import Path
 
 import pytest
+import torch
 from hypothesis import settings
 
 from tests.helpers import build_tiny_tokenizer
+
+# vLLM on a CPU host (tests/rollout): vLLM swaps its Triton kernels for placeholders when no GPU driver is
+# active, unless CUDA_VISIBLE_DEVICES is set and empty (its "distributed environment" case). The V2 model
+# runner's sampler is Triton (temperature, Gumbel draw); with that and Triton's interpreter its kernels run on
+# CPU tensors. Set before anything imports vLLM; a host with a GPU keeps its devices.
+if not torch.cuda.is_available():
+    os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+    os.environ.setdefault("TRITON_INTERPRET", "1")
 
 # CI (ci/test sets HYPOTHESIS_PROFILE=ci): the same examples on every run and no example database, so a
 # landing never fails on a draw no one can reproduce. Plain `pytest` draws fresh examples each run and

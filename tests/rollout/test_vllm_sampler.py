@@ -1,169 +1,372 @@
-"""The vLLM worker extension's sampler patch, against a stand-in of vLLM 0.24.0's sampler interface (see
-verl_ext/rollout/vllm_sampler.py) and, when vLLM is importable, against vLLM's real TopKTopPSampler."""
+"""verl-ext's fused sampler inside vLLM 0.24.0's real samplers, on CPU.
+
+V1: ``vllm.v1.sample.sampler.Sampler`` (with its ``TopKTopPSampler``) is built as vLLM's V1 runner builds it and
+driven through its own ``forward``. V2: the V2 runner's ``vllm.v1.worker.gpu.sample.sampler.Sampler`` is built
+with its real ``RequestState`` and fed requests with ``add_request``; its pinned-memory UVA buffers (which need a
+GPU) are replaced by plain CPU tensors, the only part not vLLM's own, and its Triton kernels run in Triton's
+interpreter (``tests/conftest.py``). The fused sampler goes in through ``VLLMWorkerExtension.monkey_patch_model``,
+the call verl makes on every rollout worker. vLLM's own sampler on the same inputs is the reference: the
+processed logits/log-probs must match it exactly (continuous logits, so no ties at a top-k/top-p boundary), and
+since the two draw with different noise, the draws are compared by distribution (G-test against the
+probabilities vLLM's own processed log-probs give, fixed seeds, a 1e-6 threshold).
+"""
 
 from __future__ import annotations
 
-import importlib.util
 import logging
+import os
+import types
+from collections.abc import Iterator
+from typing import Any
 
+import numpy as np
 import pytest
 import torch
+import triton
+import triton.language as tl
 from torch import nn
 
-from tests.helpers import kept_reference
-from verl_ext.rollout import FusedTopKTopP, install_fused_sampler, vllm_sampler
+from verl_ext.rollout import FusedTopKTopP, FusedV2Sample, install_fused_sampler, vllm_sampler
 
-VOCAB = 111
+vllm = pytest.importorskip("vllm", reason="vLLM is not installed (ci/requirements-vllm.lock pins it)")
+
+from vllm.sampling_params import SamplingParams  # noqa: E402  (after the skip above)
+from vllm.v1.sample.logits_processor import LogitsProcessors  # noqa: E402
+from vllm.v1.sample.metadata import SamplingMetadata  # noqa: E402
+from vllm.v1.sample.ops import topk_topp_sampler as vllm_topk_topp  # noqa: E402
+from vllm.v1.sample.sampler import Sampler as V1Sampler  # noqa: E402
+
+VOCAB = 48
+#: A false failure of a distribution test needs a G statistic this unlikely under the true distribution.
+ALPHA = 1e-6
 
 
-class StandInTopKTopP(nn.Module):
-    """vLLM 0.24.0's TopKTopPSampler shape: ``forward`` chosen in __init__ as an instance attribute."""
+def logits_batch(n: int, seed: int = 0, vocab: int = VOCAB) -> torch.Tensor:
+    """Continuous logits (no ties), spread so top-k and top-p both cut."""
+    return torch.randn(n, vocab, generator=torch.Generator().manual_seed(seed)) * 2.5
 
-    def __init__(self, logprobs_mode: str = "raw_logprobs") -> None:
+
+def g_test_p(tokens: torch.Tensor, log_probs: torch.Tensor) -> float:
+    """p-value of the G-test of ``tokens`` against the distribution ``exp(log_probs)`` ``[V]``; draws outside
+    its support fail outright."""
+    probs = log_probs.double().exp()
+    counts = torch.bincount(tokens, minlength=probs.numel()).double()
+    if (counts[probs == 0] > 0).any():
+        return 0.0
+    kept = probs > 0
+    expected = probs[kept] * counts.sum()
+    observed = counts[kept]
+    g = 2 * torch.sum(torch.where(observed > 0, observed * torch.log(observed / expected), 0.0)).item()
+    dof = int(kept.sum()) - 1
+    return float(torch.special.gammaincc(torch.tensor(dof / 2, dtype=torch.float64), torch.tensor(g / 2)))  # chi2 sf
+
+
+# ---------------------------------------------------------------------------------------------------- V1
+
+def metadata(temperature: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None,
+             generators: dict[int, torch.Generator], max_num_logprobs: int | None = -1) -> SamplingMetadata:
+    """What vLLM's V1 InputBatch hands its sampler, for a batch without penalties or logits processors."""
+    n = temperature.shape[0]
+    greedy = temperature < 1e-5
+    empty = torch.zeros(n)
+    return SamplingMetadata(
+        temperature=temperature, all_greedy=bool(greedy.all()), all_random=not bool(greedy.any()), top_p=top_p,
+        top_k=top_k, generators=generators, max_num_logprobs=max_num_logprobs, no_penalties=True,
+        prompt_token_ids=None, frequency_penalties=empty, presence_penalties=empty,
+        repetition_penalties=torch.ones(n), output_token_ids=[[] for _ in range(n)], allowed_token_ids_mask=None,
+        bad_words_token_ids={}, logitsprocs=LogitsProcessors())
+
+
+def v1_sampler(mode: str) -> V1Sampler:
+    """vLLM's V1 sampler as a CUDA worker configures it: in the processed modes ``TopKTopPSampler`` serves
+    with ``forward_native`` (FlashInfer returns no processed log-probs); vLLM's sort-based top-k/top-p."""
+    sampler = V1Sampler(mode)
+    sampler.topk_topp_sampler.forward = sampler.topk_topp_sampler.forward_native
+    return sampler
+
+
+@pytest.fixture(autouse=True)
+def _vllm_torch_top_k_top_p(monkeypatch: pytest.MonkeyPatch) -> None:
+    # vLLM's CPU path runs its Triton top-k/top-p when Triton is importable; in the interpreter on NumPy 2 its
+    # runtime-bounded loops fail. Its sort-based PyTorch implementation is the same filter.
+    monkeypatch.setattr(vllm_topk_topp, "HAS_TRITON", False)
+
+
+class TinyLM(nn.Module):
+    """The model object verl patches, shaped like vLLM's ``*ForCausalLM``: an inner ``model`` and
+    ``compute_logits`` over hidden states (both runners call it)."""
+
+    def __init__(self, hidden: int = 8, vocab: int = VOCAB) -> None:
         super().__init__()
-        self.logprobs_mode = logprobs_mode
-        self.forward = self.forward_native
-        self.native_calls = 0
+        self.model = nn.LayerNorm(hidden)
+        self.lm_head = nn.Linear(hidden, vocab, bias=False)
 
-    def forward_native(self, logits, generators, k, p):
-        self.native_calls += 1
-        return logits.argmax(-1), None
+    def compute_logits(self, hidden_states: torch.Tensor) -> torch.Tensor:
+        return self.lm_head(self.model(hidden_states))
 
 
-class StandInSampler(nn.Module):
-    def __init__(self, logprobs_mode: str) -> None:
-        super().__init__()
-        self.topk_topp_sampler = StandInTopKTopP(logprobs_mode)
+def through_verl(sampler: Any, vocab_size: int = VOCAB, backend: str = "torch",
+                 monkeypatch: pytest.MonkeyPatch | None = None) -> Any:
+    """A worker with ``sampler`` after verl's ``monkey_patch_model`` (which installs verl-ext's sampler)."""
+    from verl_ext.rollout import VLLMWorkerExtension
 
-
-class StandInRunner:  # GPUModelRunner (V1): .sampler.topk_topp_sampler
-    def __init__(self, logprobs_mode: str = "processed_logprobs") -> None:
-        self.sampler = StandInSampler(logprobs_mode)
-
-
-def reference_kept(logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-    return torch.stack([kept_reference(row, int(ki), float(pi), None)
-                        for row, ki, pi in zip(logits, k, p, strict=True)])
-
-
-def batch(n: int = 16, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    g = torch.Generator().manual_seed(seed)
-    logits = torch.round(torch.randn(n, VOCAB, generator=g) * 16) / 8
-    k = torch.tensor([VOCAB, 5, 20, 1] * (n // 4), dtype=torch.int32)  # VOCAB = off, as vLLM fills it
-    p = torch.tensor([1.0, 0.9, 0.5, 0.7] * (n // 4))
-    return logits, k, p
+    if monkeypatch is not None:
+        monkeypatch.setenv(vllm_sampler.BACKEND_ENV, backend)
+    worker = object.__new__(VLLMWorkerExtension)  # vLLM's Worker __init__ needs a GPU; verl's hook does not
+    worker.model_runner = types.SimpleNamespace(model=TinyLM(), sampler=sampler,
+                                                vllm_config=types.SimpleNamespace(speculative_config=None))
+    worker.monkey_patch_model(vocab_size)
+    return worker
 
 
 @pytest.mark.parametrize("mode", ["processed_logprobs", "processed_logits", "raw_logprobs"])
-def test_installed_sampler_draws_from_the_filtered_distribution_and_returns_it(mode: str) -> None:
-    runner = StandInRunner(mode)
-    fused = install_fused_sampler(runner, backend="torch")
-    assert isinstance(fused, FusedTopKTopP) and fused.logprobs_mode == mode
-    logits, k, p = batch()
-    tokens, processed = runner.sampler.topk_topp_sampler(logits, {}, k, p)  # nn.Module.__call__ -> forward
-    assert runner.sampler.topk_topp_sampler.native_calls == 0
-    keep = reference_kept(logits, k, p)
-    assert tokens.dtype == torch.int64 and keep.gather(1, tokens[:, None]).all()
-    if mode == "raw_logprobs":
-        assert processed is None
+def test_v1_processed_output_equals_vllms_and_tokens_stay_in_it(mode: str, monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    n = 32
+    logits = logits_batch(n)
+    temperature = torch.tensor([0.0, 0.7, 1.0, 1.3] * (n // 4))
+    top_k = torch.tensor([VOCAB, 5, 12, 1, 30, VOCAB, 7, 20] * (n // 8), dtype=torch.int32)  # VOCAB: off
+    top_p = torch.tensor([1.0, 0.9, 0.5, 0.75] * (n // 4))
+    reference = v1_sampler(mode)(logits.clone(), metadata(temperature, top_k, top_p, {}))
+    fused_sampler = v1_sampler(mode)
+    through_verl(fused_sampler, monkeypatch=monkeypatch)
+    assert isinstance(fused_sampler.topk_topp_sampler.forward, FusedTopKTopP)
+    out = fused_sampler(logits.clone(), metadata(temperature, top_k, top_p, {}))
+
+    tokens = out.sampled_token_ids[:, 0].long()
+    greedy = temperature < 1e-5
+    assert torch.equal(tokens[greedy], logits[greedy].argmax(-1))  # vLLM's greedy rows, untouched
+    if mode == "raw_logprobs":  # vLLM's raw log-probs, before any filter
+        torch.testing.assert_close(out.logprobs_tensors.logprobs, reference.logprobs_tensors.logprobs)
         return
-    assert torch.equal(torch.isfinite(processed), keep)
-    expected = logits.masked_fill(~keep, float("-inf"))
-    if mode == "processed_logprobs":
-        expected = torch.log_softmax(expected.double(), -1).float()
-    torch.testing.assert_close(processed, expected, atol=1e-5, rtol=0)
+    ours, theirs = out.logprobs_tensors.logprobs, reference.logprobs_tensors.logprobs
+    assert torch.equal(torch.isfinite(ours), torch.isfinite(theirs))
+    finite = torch.isfinite(ours)
+    torch.testing.assert_close(ours[finite], theirs[finite], atol=2e-6, rtol=0)
+    assert torch.isfinite(ours.gather(1, tokens[:, None])).all(), "a token outside vLLM's kept set"
 
 
-def test_seeded_requests_repeat_and_others_vary() -> None:
-    runner = StandInRunner()
-    install_fused_sampler(runner, backend="torch")
-    logits = torch.zeros(8, VOCAB)  # uniform distribution: draws differ unless seeded alike
-    k, p = torch.full((8,), VOCAB, dtype=torch.int32), torch.ones(8)
+def test_v1_draws_follow_vllms_distribution_and_seeds_repeat(monkeypatch: pytest.MonkeyPatch) -> None:
+    n = 6000
+    row = logits_batch(1, seed=3)
+    logits = row.expand(n, VOCAB).contiguous()
+    temperature = torch.full((n,), 0.9)
+    top_k, top_p = torch.full((n,), 20, dtype=torch.int32), torch.full((n,), 0.85)
 
-    def draw():
-        gens = {0: torch.Generator().manual_seed(5), 3: torch.Generator().manual_seed(6)}
-        return runner.sampler.topk_topp_sampler(logits, gens, k, p)[0]
+    def seeded(offset: int) -> dict[int, torch.Generator]:  # every row seeded: deterministic, vLLM's own way
+        return {i: torch.Generator().manual_seed(offset + i) for i in range(n)}
 
-    a, b = draw(), draw()
-    assert a[0] == b[0] and a[3] == b[3]
-    unseeded = torch.stack([draw() for _ in range(4)])[:, [1, 2, 4, 5, 6, 7]]
-    assert unseeded.unique(dim=0).shape[0] > 1, "unseeded rows must not repeat"
+    ours = v1_sampler("processed_logprobs")
+    through_verl(ours, monkeypatch=monkeypatch)
+    theirs = v1_sampler("processed_logprobs")
+    a = ours(logits.clone(), metadata(temperature, top_k, top_p, seeded(0))).sampled_token_ids[:, 0].long()
+    b = ours(logits.clone(), metadata(temperature, top_k, top_p, seeded(0))).sampled_token_ids[:, 0].long()
+    ref = theirs(logits.clone(), metadata(temperature, top_k, top_p, seeded(10**6)))
+    assert torch.equal(a, b), "seeded requests must repeat their draws"
+    target = ref.logprobs_tensors.logprobs[0]  # vLLM's own processed distribution
+    assert g_test_p(a, target) > ALPHA
+    assert g_test_p(ref.sampled_token_ids[:, 0].long(), target) > ALPHA  # the test accepts vLLM's own draws
+    skewed = torch.where(a == target.argmax(), a, target.argmax())  # and rejects a wrong sampler
+    assert g_test_p(skewed, target) < ALPHA
 
 
-def test_none_parameters_nan_rows_and_fallback(caplog: pytest.LogCaptureFixture,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    runner = StandInRunner("raw_logprobs")
-    install_fused_sampler(runner, backend="torch")
-    logits, _, _ = batch(4)
+def test_v1_fallback_to_vllms_own_sampler(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+                                          ) -> None:
+    sampler = v1_sampler("processed_logprobs")
+    native = sampler.topk_topp_sampler.forward
+    through_verl(sampler, monkeypatch=monkeypatch)
+    again = install_fused_sampler(types.SimpleNamespace(sampler=sampler), backend="torch")
+    assert isinstance(again, FusedTopKTopP) and again.fallback == native  # reinstalling keeps vLLM's as fallback
+    calls = []
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        raise RuntimeError("kernel failed to compile")
+
+    monkeypatch.setattr(vllm_sampler, "sample_with_threshold", broken)
+    logits = logits_batch(8)
+    meta = metadata(torch.ones(8), torch.full((8,), 5, dtype=torch.int32), None, {})
+    with caplog.at_level(logging.ERROR):
+        first = sampler(logits.clone(), meta)
+    second = sampler(logits.clone(), meta)
+    assert "vLLM's own sampler takes over" in caplog.text and calls == [1]  # not retried after the failure
+    for out in (first, second):
+        assert torch.isfinite(out.logprobs_tensors.logprobs.gather(1, out.sampled_token_ids.long())).all()
+
+
+def test_v1_nan_rows_get_a_token_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    sampler = v1_sampler("raw_logprobs")
+    through_verl(sampler, monkeypatch=monkeypatch)
+    logits = logits_batch(4)
     logits[2, 7] = float("nan")
-    tokens, _ = runner.sampler.topk_topp_sampler(logits, {}, None, None)
-    assert (tokens >= 0).all() and tokens[2] == logits[2].argmax()
+    out = sampler(logits.clone(), metadata(torch.ones(4), None, None, {}, max_num_logprobs=None))
+    tokens = out.sampled_token_ids[:, 0]
+    assert ((tokens >= 0) & (tokens < VOCAB)).all()
 
-    def broken(*args, **kwargs):
+
+def test_verls_vocabulary_cut_holds_under_the_fused_sampler(monkeypatch: pytest.MonkeyPatch) -> None:
+    sampler = v1_sampler("processed_logprobs")
+    worker = through_verl(sampler, vocab_size=VOCAB - 8, monkeypatch=monkeypatch)  # the padded tail is -inf
+    hidden = torch.randn(64, 8, generator=torch.Generator().manual_seed(1)) * 4
+    with torch.no_grad():
+        logits = worker.model_runner.model.compute_logits(hidden)
+    out = sampler(logits, metadata(torch.full((64,), 1.5), None, None, {}))
+    assert (out.sampled_token_ids < VOCAB - 8).all()
+
+
+def test_backend_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    sampler = v1_sampler("raw_logprobs")
+    through_verl(sampler, backend="torch", monkeypatch=monkeypatch)
+    assert sampler.topk_topp_sampler.forward.backend == "torch"
+    monkeypatch.setenv(vllm_sampler.BACKEND_ENV, "cuda-please")
+    with pytest.raises(ValueError, match=vllm_sampler.BACKEND_ENV):
+        install_fused_sampler(types.SimpleNamespace(sampler=sampler))
+
+
+# ---------------------------------------------------------------------------------------------------- V2
+
+@triton.jit
+def _interpreted_log1p(x):
+    return tl.log(1.0 + x)
+
+
+class CpuUvaBuffer:
+    """vLLM's ``UvaBuffer`` is pinned host memory with a GPU view of it; on a CPU host both views are the
+    same tensor."""
+
+    def __init__(self, size: int | tuple[int, ...], dtype: torch.dtype) -> None:
+        self.cpu = torch.zeros(size, dtype=dtype)
+        self.np = self.cpu.numpy()
+        self.uva = self.cpu
+
+
+@pytest.fixture
+def v2(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
+    """The V2 runner's sampler module, constructible on CPU."""
+    from vllm import triton_utils
+
+    if not triton_utils.HAS_TRITON:
+        pytest.skip("vLLM disabled Triton in this process (CUDA_VISIBLE_DEVICES set non-empty without a GPU?): "
+                    "the V2 sampler's kernels are Triton")
+    from vllm.v1.worker.gpu import buffer_utils
+    from vllm.v1.worker.gpu.sample import gumbel
+    from vllm.v1.worker.gpu.sample import sampler as v2_sampler
+
+    monkeypatch.setattr(buffer_utils, "UvaBuffer", CpuUvaBuffer)
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        # Triton's interpreter has no libdevice; vLLM's Gumbel draw calls libdevice's log1p.
+        monkeypatch.setattr(gumbel, "tldevice", types.SimpleNamespace(log1p=_interpreted_log1p))
+    yield v2_sampler
+
+
+def v2_sampler(v2: types.ModuleType, params: list[SamplingParams], mode: str = "processed_logprobs") -> Any:
+    from vllm.v1.worker.gpu.states import RequestState
+
+    cpu = torch.device("cpu")
+    states = RequestState(max_num_reqs=len(params), max_model_len=64, max_num_batched_tokens=64,
+                          num_speculative_steps=0, vocab_size=VOCAB, device=cpu)
+    sampler = v2.Sampler(len(params), VOCAB, cpu, states, logprobs_mode=mode)
+    for i, p in enumerate(params):
+        sampler.add_request(i, 4, p)
+    sampler.apply_staged_writes()
+    return sampler
+
+
+def v2_call(sampler: Any, logits: torch.Tensor, requests: torch.Tensor, positions: torch.Tensor
+            ) -> tuple[torch.Tensor, torch.Tensor]:
+    """``Sampler.sample`` as the V2 runner's ``__call__`` makes it: one row per scheduled token."""
+    idx = requests.to(torch.int32)
+    zeros = torch.zeros_like(idx)
+    return sampler.sample(logits.clone(), idx, np.unique(idx.numpy()), positions.to(torch.int64), zeros, zeros,
+                          return_logprobs=True)
+
+
+PARAMS = [SamplingParams(temperature=0.0), SamplingParams(temperature=0.7, top_k=5),
+          SamplingParams(temperature=1.0, top_p=0.6), SamplingParams(temperature=1.3, top_k=12, top_p=0.8, seed=7),
+          SamplingParams(temperature=1.0, seed=11), SamplingParams(temperature=0.5, top_k=1)]
+
+
+def test_v2_processed_logits_equal_vllms_and_tokens_stay_in_them(v2: types.ModuleType,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    requests = torch.arange(len(PARAMS)).repeat(4)
+    positions = torch.arange(requests.numel()) + 3
+    logits = logits_batch(requests.numel(), seed=5)
+    ref_tokens, ref_processed = v2_call(v2_sampler(v2, PARAMS), logits, requests, positions)
+    sampler = v2_sampler(v2, PARAMS)
+    through_verl(sampler, monkeypatch=monkeypatch)
+    assert isinstance(sampler.sample, FusedV2Sample)
+    tokens, processed = v2_call(sampler, logits, requests, positions)
+
+    assert tokens.dtype == torch.int64 and tokens.shape == ref_tokens.shape
+    assert torch.equal(torch.isfinite(processed), torch.isfinite(ref_processed))
+    torch.testing.assert_close(processed.masked_fill(~torch.isfinite(processed), 0),
+                               ref_processed.masked_fill(~torch.isfinite(ref_processed), 0), atol=0, rtol=0)
+    assert torch.isfinite(processed.gather(1, tokens[:, None])).all(), "a token outside vLLM's kept set"
+    deterministic = torch.tensor([PARAMS[int(r)].temperature == 0 or PARAMS[int(r)].top_k == 1 for r in requests])
+    assert torch.equal(tokens[deterministic], ref_tokens[deterministic])  # greedy and top-1 rows
+
+
+def test_v2_seeds_repeat_per_position_and_draws_follow_vllms_distribution(v2: types.ModuleType,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # Temperature 1 (vLLM skips its temperature kernel then; the test above covers other temperatures): each
+    # of vLLM's kernels runs one interpreted program per row here.
+    params = [SamplingParams(temperature=1.0, top_k=16, top_p=0.9, seed=1234)]
+    n = 2000
+    logits = logits_batch(1, seed=9).expand(n, VOCAB).contiguous()
+    requests, positions = torch.zeros(n, dtype=torch.int64), torch.arange(n)
+    a, _ = v2_call(v2_sampler_installed(v2, params, monkeypatch), logits, requests, positions)
+    b, _ = v2_call(v2_sampler_installed(v2, params, monkeypatch), logits[:100], requests[:100], positions[:100])
+    assert torch.equal(a[:100], b), "a seeded request must draw the same token at the same position"
+    assert a.unique().numel() > 1, "positions must draw anew"
+    m = 300  # vLLM's own draws: fewer, as its Gumbel kernel is interpreted
+    theirs, ref_processed = v2_call(v2_sampler(v2, params), logits[:m], requests[:m], positions[:m])
+    target = torch.log_softmax(ref_processed[0].double(), -1)
+    assert g_test_p(a, target) > ALPHA
+    assert g_test_p(theirs, target) > ALPHA  # vLLM's own Gumbel draws pass the same test
+
+
+def v2_sampler_installed(v2: types.ModuleType, params: list[SamplingParams], monkeypatch: pytest.MonkeyPatch
+                         ) -> Any:
+    sampler = v2_sampler(v2, params)
+    through_verl(sampler, monkeypatch=monkeypatch)
+    return sampler
+
+
+def test_v2_unseeded_requests_differ_and_fallback_takes_over(v2: types.ModuleType, monkeypatch: pytest.MonkeyPatch,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    params = [SamplingParams(temperature=1.0) for _ in range(8)]  # vLLM draws each an int64 seed
+    logits = torch.zeros(8, VOCAB)
+    sampler = v2_sampler_installed(v2, params, monkeypatch)
+    native = sampler.sample.fallback
+    tokens, _ = v2_call(sampler, logits, torch.arange(8), torch.zeros(8))
+    assert tokens.unique().numel() > 1, "requests without a seed must not draw alike"
+    assert install_fused_sampler(types.SimpleNamespace(sampler=sampler), backend="torch").fallback == native
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("kernel failed to compile")
 
     monkeypatch.setattr(vllm_sampler, "sample_with_threshold", broken)
     with caplog.at_level(logging.ERROR):
-        tokens, _ = runner.sampler.topk_topp_sampler(logits, {}, None, None)
-    assert "vLLM's own sampler takes over" in caplog.text
-    assert runner.sampler.topk_topp_sampler.native_calls == 1
-    runner.sampler.topk_topp_sampler(logits, {}, None, None)
-    assert runner.sampler.topk_topp_sampler.native_calls == 2  # stays on the fallback
+        tokens, processed = v2_call(sampler, logits, torch.arange(8), torch.zeros(8))
+    assert "vLLM's own sampler takes over" in caplog.text and sampler.sample.failed
+    assert tokens.shape == (8,) and processed.shape == (8, VOCAB)
 
 
-def test_reinstall_keeps_vllms_sampler_as_the_fallback() -> None:
-    runner = StandInRunner()
-    native = runner.sampler.topk_topp_sampler.forward
-    install_fused_sampler(runner, backend="torch")
-    second = install_fused_sampler(runner, backend="torch")
-    assert second.fallback == native
+def test_v2_runner_without_a_sampler_is_left_alone() -> None:
+    # Pipeline stages before the last (and pooling models) have sampler None in the V2 runner.
+    assert install_fused_sampler(types.SimpleNamespace(sampler=None), backend="torch") is None
 
 
-def test_v2_model_runner_is_refused_with_the_fix() -> None:
-    class V2Sampler:  # vllm/v1/worker/gpu/sample/sampler.py: no topk_topp_sampler
-        pass
-
-    class V2Runner:
-        sampler = V2Sampler()
-
-    with pytest.raises(RuntimeError, match="VLLM_USE_V2_MODEL_RUNNER=0"):
-        install_fused_sampler(V2Runner())
+def test_an_unknown_sampler_is_refused_with_the_way_out() -> None:
+    with pytest.raises(RuntimeError, match="worker_extension_cls"):
+        install_fused_sampler(types.SimpleNamespace(sampler=object()), backend="torch")
 
 
-def test_backend_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(vllm_sampler.BACKEND_ENV, "torch")
-    assert install_fused_sampler(StandInRunner()).backend == "torch"
+def test_worker_extension_subclasses_verls_and_adds_only_the_hook() -> None:
+    from verl.workers.rollout.vllm_rollout.utils import vLLMColocateWorkerExtension
 
-
-HAS_VLLM = importlib.util.find_spec("vllm") is not None
-
-
-@pytest.mark.skipif(not HAS_VLLM, reason="vLLM is not installed; the stand-in above follows vLLM 0.24.0's interface")
-def test_against_vllms_real_topk_topp_sampler() -> None:
-    from vllm.v1.sample.ops.topk_topp_sampler import TopKTopPSampler
-
-    class Runner:
-        pass
-
-    runner = Runner()
-    runner.sampler = nn.Module()
-    runner.sampler.topk_topp_sampler = TopKTopPSampler("processed_logprobs")
-    install_fused_sampler(runner, backend="torch")
-    logits, k, p = batch()
-    tokens, processed = runner.sampler.topk_topp_sampler(logits, {}, k, p)
-    keep = reference_kept(logits, k, p)
-    assert keep.gather(1, tokens[:, None]).all() and torch.equal(torch.isfinite(processed), keep)
-
-
-def test_worker_extension_subclasses_verls_or_explains_what_is_missing() -> None:
-    try:
-        from verl.workers.rollout.vllm_rollout.utils import vLLMColocateWorkerExtension
-    except (ImportError, ValueError):  # verl raises ValueError("vllm version None not supported") without vLLM
-        with pytest.raises(ImportError, match="needs vLLM"):
-            from verl_ext.rollout import VLLMWorkerExtension
-        return
     from verl_ext.rollout import VLLMWorkerExtension
 
     assert issubclass(VLLMWorkerExtension, vLLMColocateWorkerExtension)
     assert set(vars(VLLMWorkerExtension)) - {"__module__", "__doc__", "__qualname__", "__firstlineno__",
-                                              "__static_attributes__"} == {"monkey_patch_model"}
+                                              "__static_attributes__", "__annotations__"} == {"monkey_patch_model"}

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from verl_ext.rollout.vllm_sampler import FusedTopKTopP, install_fused_sampler
+from verl_ext.rollout.vllm_sampler import FusedTopKTopP, FusedV2Sample, install_fused_sampler
 
-__all__ = ["FusedTopKTopP", "VLLMWorkerExtension", "install_fused_sampler"]
+__all__ = ["FusedTopKTopP", "FusedV2Sample", "VLLMWorkerExtension", "install_fused_sampler"]
 
 
 def __getattr__(name: str) -> Any:
