@@ -4,22 +4,17 @@ mistakes it exists to catch (unpinned FROMs, unlocked or path inputs, a typo in 
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("packaging_checks", ROOT / "ci" / "packaging_checks.py")
-assert _spec and _spec.loader
-checks = importlib.util.module_from_spec(_spec)
-sys.modules["packaging_checks"] = checks
-_spec.loader.exec_module(checks)
+from tests.packaging.ci_modules import ROOT, load_ci_module
+
+checks = load_ci_module("packaging_checks")
 
 needs_nix = pytest.mark.skipif(shutil.which("nix-instantiate") is None,
                                reason="nix-instantiate (Debian nix-bin) is not installed; "

@@ -4,7 +4,6 @@ failure and a summary, results are collected by name, and the GPU test selection
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -16,12 +15,9 @@ from pathlib import Path
 import pytest
 import torch
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("gpu_suite", ROOT / "ci" / "gpu_suite.py")
-assert _spec and _spec.loader
-suite = importlib.util.module_from_spec(_spec)
-sys.modules["gpu_suite"] = suite
-_spec.loader.exec_module(suite)
+from tests.packaging.ci_modules import ROOT, load_ci_module
+
+suite = load_ci_module("gpu_suite")
 
 
 def test_script_parses_is_executable_and_refuses_an_unknown_command() -> None:

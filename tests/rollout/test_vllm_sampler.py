@@ -13,6 +13,7 @@ probabilities vLLM's own processed log-probs give, fixed seeds, a 1e-6 threshold
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import types
@@ -22,19 +23,18 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-import triton
-import triton.language as tl
 from torch import nn
 
 from verl_ext.rollout import FusedTopKTopP, FusedV2Sample, install_fused_sampler, vllm_sampler
 
 vllm = pytest.importorskip("vllm", reason="vLLM is not installed (ci/requirements-vllm.lock pins it)")
-
-from vllm.sampling_params import SamplingParams  # noqa: E402  (after the skip above)
-from vllm.v1.sample.logits_processor import LogitsProcessors  # noqa: E402
-from vllm.v1.sample.metadata import SamplingMetadata  # noqa: E402
-from vllm.v1.sample.ops import topk_topp_sampler as vllm_topk_topp  # noqa: E402
-from vllm.v1.sample.sampler import Sampler as V1Sampler  # noqa: E402
+triton = pytest.importorskip("triton", reason="the V2 sampler's kernels are Triton")
+tl = triton.language
+SamplingParams = importlib.import_module("vllm.sampling_params").SamplingParams
+LogitsProcessors = importlib.import_module("vllm.v1.sample.logits_processor").LogitsProcessors
+SamplingMetadata = importlib.import_module("vllm.v1.sample.metadata").SamplingMetadata
+vllm_topk_topp = importlib.import_module("vllm.v1.sample.ops.topk_topp_sampler")
+V1Sampler = importlib.import_module("vllm.v1.sample.sampler").Sampler
 
 VOCAB = 48
 #: A false failure of a distribution test needs a G statistic this unlikely under the true distribution.
@@ -64,7 +64,7 @@ def g_test_p(tokens: torch.Tensor, log_probs: torch.Tensor) -> float:
 # ---------------------------------------------------------------------------------------------------- V1
 
 def metadata(temperature: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None,
-             generators: dict[int, torch.Generator], max_num_logprobs: int | None = -1) -> SamplingMetadata:
+             generators: dict[int, torch.Generator], max_num_logprobs: int | None = -1) -> Any:
     """What vLLM's V1 InputBatch hands its sampler, for a batch without penalties or logits processors."""
     n = temperature.shape[0]
     greedy = temperature < 1e-5
@@ -77,7 +77,7 @@ def metadata(temperature: torch.Tensor, top_k: torch.Tensor | None, top_p: torch
         bad_words_token_ids={}, logitsprocs=LogitsProcessors())
 
 
-def v1_sampler(mode: str) -> V1Sampler:
+def v1_sampler(mode: str) -> Any:
     """vLLM's V1 sampler as a CUDA worker configures it: in the processed modes ``TopKTopPSampler`` serves
     with ``forward_native`` (FlashInfer returns no processed log-probs); vLLM's sort-based top-k/top-p."""
     sampler = V1Sampler(mode)
@@ -259,7 +259,7 @@ def v2(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
     yield v2_sampler
 
 
-def v2_sampler(v2: types.ModuleType, params: list[SamplingParams], mode: str = "processed_logprobs") -> Any:
+def v2_sampler(v2: types.ModuleType, params: list[Any], mode: str = "processed_logprobs") -> Any:
     from vllm.v1.worker.gpu.states import RequestState
 
     cpu = torch.device("cpu")
@@ -325,8 +325,7 @@ def test_v2_seeds_repeat_per_position_and_draws_follow_vllms_distribution(v2: ty
     assert g_test_p(theirs, target) > ALPHA  # vLLM's own Gumbel draws pass the same test
 
 
-def v2_sampler_installed(v2: types.ModuleType, params: list[SamplingParams], monkeypatch: pytest.MonkeyPatch
-                         ) -> Any:
+def v2_sampler_installed(v2: types.ModuleType, params: list[Any], monkeypatch: pytest.MonkeyPatch) -> Any:
     sampler = v2_sampler(v2, params)
     through_verl(sampler, monkeypatch=monkeypatch)
     return sampler
