@@ -86,10 +86,12 @@ class FusedTopKTopP:
         tokens = torch.where(tokens < 0, logits.argmax(-1), tokens)
         if self.logprobs_mode not in _PROCESSED:
             return tokens, None
-        kept = logits >= tau[:, None]
+        # Rows without a distribution (NaN logits, nothing above -inf) have NaN tau and log_norm: they drop
+        # nothing and get NaN log-probs, as vLLM's log-softmax gives them, never -inf at the token they got.
+        dropped = logits < tau[:, None]
         if self.logprobs_mode == "processed_logits":
-            return tokens, logits.masked_fill(~kept, float("-inf"))
-        return tokens, torch.where(kept, logits - log_norm[:, None], float("-inf"))
+            return tokens, logits.masked_fill(dropped, float("-inf"))
+        return tokens, torch.where(dropped, float("-inf"), logits - log_norm[:, None])
 
 
 def position_uniforms(seeds: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
