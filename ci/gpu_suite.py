@@ -45,12 +45,13 @@ DEVICE_PYTHON = "3.12"
 DEVICE_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_24_x86_64",
                     "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux1_x86_64")
 #: What the device lacks for the GPU path, pinned. flashinfer-python is vLLM 0.24's pin (the rollout stack
-#: verl 0.9.1 uses); its import needs apache-tvm-ffi (in its range <0.2, !=0.1.8); everything else its
+#: verl 0.9.1 uses); its import needs apache-tvm-ffi (in its range <0.2, !=0.1.8), pinned at the version
+#: ci/requirements-vllm.lock holds (what a full vLLM 0.24.0 install resolves); everything else its
 #: import touches (numpy, einops, click, requests, tabulate, packaging, nvidia-ml-py, ninja, cuda-bindings,
 #: tqdm) is in the image. verl-ext's own GPU path needs only tqdm, also in the image.
-DOWNLOADS = ("flashinfer-python==0.6.12", "apache-tvm-ffi==0.1.15.post2")
+DOWNLOADS = ("flashinfer-python==0.6.12", "apache-tvm-ffi==0.1.9")
 #: Their sizes as downloaded (2026-11), and room for the verl-ext wheel (1.6 MB today): the budget test's plan.
-DOWNLOAD_BYTES = {"flashinfer-python==0.6.12": 13_985_243, "apache-tvm-ffi==0.1.15.post2": 3_312_304}
+DOWNLOAD_BYTES = {"flashinfer-python==0.6.12": 13_985_243, "apache-tvm-ffi==0.1.9": 2_278_991}
 VERL_EXT_WHEEL_ALLOWANCE = 8 * 2**20
 FLASHINFER_WHEELS = ("flashinfer_python-", "apache_tvm_ffi-")
 #: Measured (PyPI, 2026-11) and left behind, with the reason; printed by prepare, quoted by the README.
@@ -77,9 +78,11 @@ DEVICE_CARRY = (WHEEL_DIR,)
 def sources_digest(root: Path = ROOT) -> str:
     """sha256 over the wheel's sources (path and bytes, sorted), the same on this machine and the device."""
     h = hashlib.sha256()
-    files = sorted({p for pattern in SOURCE_GLOBS for p in root.glob(pattern)
-                    if p.is_file() and "__pycache__" not in p.parts and "target" not in p.parts})
-    for p in files:
+    files = {p for pattern in SOURCE_GLOBS for p in root.glob(pattern)
+             if p.is_file() and "__pycache__" not in p.parts and "target" not in p.parts}
+    if (root / ".git").exists():  # here: only what the device tool carries (an ignored .py stays behind)
+        files &= set(travelling_files(root))
+    for p in sorted(files):
         h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()
 

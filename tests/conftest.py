@@ -15,7 +15,8 @@ from tests.helpers import build_tiny_tokenizer
 # vLLM on a CPU host (tests/rollout): vLLM swaps its Triton kernels for placeholders when no GPU driver is
 # active, unless CUDA_VISIBLE_DEVICES is set and empty (its "distributed environment" case). The V2 model
 # runner's sampler is Triton (temperature, Gumbel draw); with that and Triton's interpreter its kernels run on
-# CPU tensors. Set before anything imports vLLM; a host with a GPU keeps its devices.
+# CPU tensors. Global on purpose: it must precede the first import of vLLM anywhere in the session (verl imports
+# it too), and tests/ops sets TRITON_INTERPRET for the whole session anyway. A host with a GPU keeps its devices.
 if not torch.cuda.is_available():
     os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
     os.environ.setdefault("TRITON_INTERPRET", "1")

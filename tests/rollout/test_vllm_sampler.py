@@ -305,6 +305,12 @@ def test_v2_processed_logits_equal_vllms_and_tokens_stay_in_them(v2: types.Modul
     deterministic = torch.tensor([PARAMS[int(r)].temperature == 0 or PARAMS[int(r)].top_k == 1 for r in requests])
     assert torch.equal(tokens[deterministic], ref_tokens[deterministic])  # greedy and top-1 rows
 
+    # Without log-probs vLLM never reads the processed logits: same draws, no filtering pass.
+    idx, zeros = requests.to(torch.int32), torch.zeros(requests.numel(), dtype=torch.int32)
+    again, unfiltered = sampler.sample(logits.clone(), idx, np.unique(idx.numpy()), positions, zeros, zeros,
+                                       return_logprobs=False)
+    assert torch.equal(again, tokens) and torch.isfinite(unfiltered).all()
+
 
 def test_v2_seeds_repeat_per_position_and_draws_follow_vllms_distribution(v2: types.ModuleType,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
@@ -349,6 +355,13 @@ def test_v2_unseeded_requests_differ_and_fallback_takes_over(v2: types.ModuleTyp
         tokens, processed = v2_call(sampler, logits, torch.arange(8), torch.zeros(8))
     assert "vLLM's own sampler takes over" in caplog.text and sampler.sample.failed
     assert tokens.shape == (8,) and processed.shape == (8, VOCAB)
+
+
+def test_speculative_decoding_is_named_as_outside_the_fused_path(caplog: pytest.LogCaptureFixture) -> None:
+    runner = types.SimpleNamespace(sampler=v1_sampler("raw_logprobs"), speculative_config=object())
+    with caplog.at_level(logging.WARNING, logger=vllm_sampler.__name__):
+        install_fused_sampler(runner, backend="torch")
+    assert "rejection sampler" in caplog.text
 
 
 def test_v2_runner_without_a_sampler_is_left_alone() -> None:

@@ -22,7 +22,11 @@ with Gumbel noise seeded by the request's int64 seed (``sampling_states.seeds``;
 unseeded requests) and the token's position; greedy rows (temperature 0) take the argmax. The replacement keeps
 all of that and swaps only the filter-and-draw step: the uniform of each row is a hash of (seed, position), so
 a seeded request repeats its tokens, as with vLLM's own sampler. ``processed_logits`` are the filtered logits
-(-inf outside the kept set); vLLM takes their log-softmax when ``logprobs_mode`` is ``processed_logprobs``.
+(-inf outside the kept set) when vLLM reads them (``logprobs_mode`` ``processed_logprobs`` and log-probs asked
+for; it takes their log-softmax), else the unfiltered ones, as vLLM's FlashInfer path gives.
+
+With speculative decoding, vLLM's rejection sampler and drafter keep their own sampling code (they never call
+``Sampler.sample``): only steps without draft tokens go through the fused sampler.
 
 In both runners, if the fused path raises (e.g. a Triton compile error on an unsupported GPU), the error is
 logged once and vLLM's own sampler serves every later call, so a rollout is never lost to it.
@@ -119,7 +123,7 @@ class FusedV2Sample:
         if self.failed and self.fallback is not None:
             return self.fallback(*args, return_logprobs=return_logprobs)
         try:
-            return self._sample(*args)
+            return self._sample(*args, return_logprobs=return_logprobs)
         except Exception:
             if self.fallback is None:
                 raise
@@ -129,8 +133,8 @@ class FusedV2Sample:
             return self.fallback(*args, return_logprobs=return_logprobs)
 
     def _sample(self, logits: torch.Tensor, expanded_idx_mapping: torch.Tensor, idx_mapping_np: np.ndarray,
-                pos: torch.Tensor, input_ids: torch.Tensor, expanded_local_pos: torch.Tensor
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+                pos: torch.Tensor, input_ids: torch.Tensor, expanded_local_pos: torch.Tensor,
+                return_logprobs: bool) -> tuple[torch.Tensor, torch.Tensor]:
         states = self.sampler.sampling_states
         processed = self.sampler.apply_sampling_params(logits, expanded_idx_mapping, idx_mapping_np, pos, input_ids,
                                                        expanded_local_pos, skip_top_k_top_p=True)
@@ -143,6 +147,10 @@ class FusedV2Sample:
         # take the argmax, as vLLM's Gumbel pass gives them.
         greedy = (states.temperature.gpu[rows] == 0.0) | (tokens < 0)
         tokens = torch.where(greedy, processed.argmax(-1), tokens)
+        if not (return_logprobs and self.sampler.logprobs_mode == "processed_logprobs"):
+            # vLLM reads the processed logits only for processed log-probs: skip a pass over [B, V] otherwise
+            # (vLLM's own FlashInfer path hands them back unfiltered too).
+            return tokens, processed
         return tokens, processed.masked_fill(processed < tau[:, None], float("-inf"))
 
 
@@ -189,4 +197,7 @@ def install_fused_sampler(model_runner: Any, backend: Backend | None = None
             "use vLLM's own sampler.")
     logger.info("verl-ext fused sampler installed (%s runner, backend=%s, logprobs_mode=%s)", runner, backend,
                 getattr(sampler, "logprobs_mode", "?"))
+    if getattr(model_runner, "speculative_config", None) is not None:
+        logger.warning("speculative decoding is on: vLLM's rejection sampler and drafter draw with vLLM's own "
+                       "sampling code, so only steps without draft tokens use verl-ext's fused sampler")
     return fused
