@@ -1,14 +1,15 @@
 """verl-ext's fused sampler inside vLLM 0.24.0's real samplers, on CPU.
 
 V1: ``vllm.v1.sample.sampler.Sampler`` (with its ``TopKTopPSampler``) is built as vLLM's V1 runner builds it and
-driven through its own ``forward``. V2: the V2 runner's ``vllm.v1.worker.gpu.sample.sampler.Sampler`` is built
-with its real ``RequestState`` and fed requests with ``add_request``; its pinned-memory UVA buffers (which need a
-GPU) are replaced by plain CPU tensors, the only part not vLLM's own, and its Triton kernels run in Triton's
-interpreter (``tests/conftest.py``). The fused sampler goes in through ``VLLMWorkerExtension.monkey_patch_model``,
-the call verl makes on every rollout worker. vLLM's own sampler on the same inputs is the reference: the
-processed logits/log-probs must match it exactly (continuous logits, so no ties at a top-k/top-p boundary), and
-since the two draw with different noise, the draws are compared by distribution (G-test against the
-probabilities vLLM's own processed log-probs give, fixed seeds, a 1e-6 threshold).
+driven through its own ``forward``. V2: the V2 runner's ``vllm.v1.worker.gpu.sample.sampler.Sampler`` is built with
+its real ``RequestState`` and fed requests with ``add_request``; its pinned-memory UVA buffers (which need a GPU)
+are replaced by plain CPU tensors, and its Triton kernels run in Triton's interpreter (``tests/conftest.py``); the
+min-p kernel, which the interpreter cannot run, becomes a torch transcription in the one min-p test. V1's Triton
+top-k/top-p gives way to vLLM's own PyTorch one for the same reason. The fused sampler goes in through
+``VLLMWorkerExtension.monkey_patch_model``, the call verl makes on every rollout worker. vLLM's own sampler on the
+same inputs is the reference: the processed logits/log-probs must match it exactly (continuous logits, so no ties at
+a top-k/top-p boundary), and since the two draw with different noise, the draws are compared by distribution (G-test
+against the probabilities vLLM's own processed log-probs give, fixed seeds, a 1e-6 threshold).
 """
 
 from __future__ import annotations
@@ -310,6 +311,38 @@ def test_v2_processed_logits_equal_vllms_and_tokens_stay_in_them(v2: types.Modul
     again, unfiltered = sampler.sample(logits.clone(), idx, np.unique(idx.numpy()), positions, zeros, zeros,
                                        return_logprobs=False)
     assert torch.equal(again, tokens) and torch.isfinite(unfiltered).all()
+
+
+def _min_p_as_vllms_kernel(logits: torch.Tensor, expanded_idx_mapping: torch.Tensor, min_p: torch.Tensor) -> None:
+    """vLLM 0.24.0's ``_min_p_kernel`` in torch, in place: per row, logits below ``max + log(min_p)`` become
+    -inf; rows with min-p 0 are untouched."""
+    row_min_p = min_p[expanded_idx_mapping.long()][:, None]
+    threshold = logits.max(-1, keepdim=True).values + torch.log(row_min_p)
+    logits.masked_fill_((row_min_p > 0) & (logits < threshold), float("-inf"))
+
+
+def test_v2_min_p_cuts_before_the_fused_draw_as_in_vllm(v2: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    # vLLM's min-p kernel loops to a runtime vocabulary size, which Triton's interpreter on NumPy 2 cannot run
+    # ("only 0-dimensional arrays can be converted to Python scalars"); the reference and the fused sampler
+    # both get the same torch transcription of it, so the test checks what follows min-p: the fused draw.
+    from vllm.v1.worker.gpu.sample import states as v2_states
+
+    monkeypatch.setattr(v2_states, "apply_min_p", _min_p_as_vllms_kernel)
+    params = [SamplingParams(temperature=1.0, min_p=0.2, seed=3), SamplingParams(temperature=0.8, min_p=0.05, top_k=9),
+              SamplingParams(temperature=1.0, min_p=0.9, top_p=0.95, seed=4), SamplingParams(temperature=1.0)]
+    requests = torch.arange(len(params)).repeat(6)
+    positions = torch.arange(requests.numel())
+    logits = logits_batch(requests.numel(), seed=13)
+    _, ref_processed = v2_call(v2_sampler(v2, params), logits, requests, positions)
+    tokens, processed = v2_call(v2_sampler_installed(v2, params, monkeypatch), logits, requests, positions)
+
+    assert torch.equal(torch.isfinite(processed), torch.isfinite(ref_processed))
+    torch.testing.assert_close(processed.masked_fill(~torch.isfinite(processed), 0),
+                               ref_processed.masked_fill(~torch.isfinite(ref_processed), 0), atol=0, rtol=0)
+    assert torch.isfinite(processed.gather(1, tokens[:, None])).all(), "a token min-p removed was drawn"
+    kept = torch.isfinite(processed).sum(1)
+    assert (kept[requests == 0] < VOCAB).all() and (kept[requests == 3] == VOCAB).all()  # min-p cut, off is off
 
 
 def test_v2_seeds_repeat_per_position_and_draws_follow_vllms_distribution(v2: types.ModuleType,

@@ -231,7 +231,7 @@ HOSTILE_V2 = [
     SamplingParams(temperature=0.0),  # greedy
     SamplingParams(temperature=0.5, top_k=1, seed=2**63 - 1),
     SamplingParams(temperature=1e-4, top_p=1e-9, seed=-(2**63)),  # vLLM clamps the temperature to 0.01
-    # (min-p is left out: vLLM's min-p kernel has a runtime-bounded loop that Triton's interpreter cannot run)
+    # (min-p is left out: Triton's interpreter cannot run vLLM's min-p kernel; test_vllm_sampler.py covers it)
     SamplingParams(temperature=2.0, top_p=0.999999, seed=-5),
     SamplingParams(temperature=1.0, top_k=3, top_p=0.5, seed=0),
     SamplingParams(temperature=1.0, top_k=10**9),  # > vocabulary: off
