@@ -65,8 +65,10 @@ def g_test_p(tokens: torch.Tensor, log_probs: torch.Tensor) -> float:
 # ---------------------------------------------------------------------------------------------------- V1
 
 def metadata(temperature: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None,
-             generators: dict[int, torch.Generator], max_num_logprobs: int | None = -1) -> Any:
-    """What vLLM's V1 InputBatch hands its sampler, for a batch without penalties or logits processors."""
+             generators: dict[int, torch.Generator], max_num_logprobs: int | None = -1,
+             logitsprocs: Any = None) -> Any:
+    """What vLLM's V1 InputBatch hands its sampler, for a batch without penalties (and without logits
+    processors unless given)."""
     n = temperature.shape[0]
     greedy = temperature < 1e-5
     empty = torch.zeros(n)
@@ -75,7 +77,7 @@ def metadata(temperature: torch.Tensor, top_k: torch.Tensor | None, top_p: torch
         top_k=top_k, generators=generators, max_num_logprobs=max_num_logprobs, no_penalties=True,
         prompt_token_ids=None, frequency_penalties=empty, presence_penalties=empty,
         repetition_penalties=torch.ones(n), output_token_ids=[[] for _ in range(n)], allowed_token_ids_mask=None,
-        bad_words_token_ids={}, logitsprocs=LogitsProcessors())
+        bad_words_token_ids={}, logitsprocs=logitsprocs or LogitsProcessors())
 
 
 def v1_sampler(mode: str) -> Any:
@@ -145,6 +147,39 @@ def test_v1_processed_output_equals_vllms_and_tokens_stay_in_it(mode: str, monke
     finite = torch.isfinite(ours)
     torch.testing.assert_close(ours[finite], theirs[finite], atol=2e-6, rtol=0)
     assert torch.isfinite(ours.gather(1, tokens[:, None])).all(), "a token outside vLLM's kept set"
+
+
+def v1_min_p(values: list[float]) -> Any:
+    """vLLM's own V1 min-p logits processor, told of one request per value as the V1 InputBatch tells it."""
+    from vllm.v1.sample.logits_processor import BatchUpdate, MinPLogitsProcessor
+
+    config = types.SimpleNamespace(scheduler_config=types.SimpleNamespace(max_num_seqs=len(values)))
+    processor = MinPLogitsProcessor(config, torch.device("cpu"), is_pin_memory=False)
+    added = [(i, SamplingParams(min_p=v), None, []) for i, v in enumerate(values)]
+    processor.update_state(BatchUpdate(batch_size=len(values), removed=[], added=added, moved=[]))
+    return LogitsProcessors([processor])
+
+
+def test_v1_min_p_cuts_before_the_fused_draw_as_in_vllm(monkeypatch: pytest.MonkeyPatch) -> None:
+    n = 24
+    logits = logits_batch(n, seed=17)
+    min_p = [0.0, 0.2, 0.05, 0.9] * (n // 4)
+    temperature = torch.tensor([1.0, 0.8, 1.0, 1.2] * (n // 4))
+    top_k = torch.tensor([VOCAB, VOCAB, 9, 30] * (n // 4), dtype=torch.int32)
+    top_p = torch.tensor([1.0, 1.0, 0.95, 0.9] * (n // 4))
+    reference = v1_sampler("processed_logprobs")(logits.clone(), metadata(temperature, top_k, top_p, {},
+                                                                          logitsprocs=v1_min_p(min_p)))
+    fused_sampler = v1_sampler("processed_logprobs")
+    through_verl(fused_sampler, monkeypatch=monkeypatch)
+    out = fused_sampler(logits.clone(), metadata(temperature, top_k, top_p, {}, logitsprocs=v1_min_p(min_p)))
+
+    ours, theirs = out.logprobs_tensors.logprobs, reference.logprobs_tensors.logprobs
+    assert torch.equal(torch.isfinite(ours), torch.isfinite(theirs))
+    torch.testing.assert_close(ours[torch.isfinite(ours)], theirs[torch.isfinite(theirs)], atol=2e-6, rtol=0)
+    tokens = out.sampled_token_ids[:, 0].long()
+    assert torch.isfinite(ours.gather(1, tokens[:, None])).all(), "a token min-p removed was drawn"
+    kept = torch.isfinite(ours).sum(1)
+    assert (kept[1::4] < VOCAB).all() and (kept[0::4] == VOCAB).all()  # min-p cut, and off is off
 
 
 def test_v1_draws_follow_vllms_distribution_and_seeds_repeat(monkeypatch: pytest.MonkeyPatch) -> None:
