@@ -34,8 +34,10 @@ from tests.rollout.test_vllm_sampler import (  # noqa: E402
     VOCAB,
     CpuUvaBuffer,
     _interpreted_log1p,
+    _min_p_as_vllms_kernel,
     metadata,
     through_verl,
+    v1_min_p,
     v1_sampler,
     v2_call,
     v2_sampler,
@@ -135,19 +137,21 @@ def _check_against_vllm(tokens: torch.Tensor, ours: torch.Tensor, theirs: torch.
 def test_v1_hostile_logits_and_params(mode: str, backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
     logits = hostile_rows()
     n = logits.shape[0]
-    # Each row under several parameter sets: greedy, top-1, top-2, tiny top-p, top-p with top-k, no filter.
-    reps = 6
+    # Each row under several parameter sets: greedy, top-1, top-2, tiny top-p, top-p with top-k, no filter,
+    # min-p 1 (only the maxima pass vLLM's min-p), min-p with top-k and top-p.
+    reps = 8
     logits = logits.repeat(reps, 1)
-    temperature = torch.tensor([0.0, 1.0, 0.01, 2.0, 0.7, 1.0]).repeat_interleave(n)
-    top_k = torch.tensor([VOCAB, 1, 2, VOCAB, 3, VOCAB], dtype=torch.int32).repeat_interleave(n)
-    top_p = torch.tensor([1.0, 1.0, 1.0, 1e-30, 0.5, 1.0]).repeat_interleave(n)
-    meta = metadata(temperature, top_k, top_p, {})
-    reference = v1_sampler(mode)(logits.clone(), meta)
+    temperature = torch.tensor([0.0, 1.0, 0.01, 2.0, 0.7, 1.0, 1.0, 1.5]).repeat_interleave(n)
+    top_k = torch.tensor([VOCAB, 1, 2, VOCAB, 3, VOCAB, VOCAB, 5], dtype=torch.int32).repeat_interleave(n)
+    top_p = torch.tensor([1.0, 1.0, 1.0, 1e-30, 0.5, 1.0, 1.0, 0.8]).repeat_interleave(n)
+    min_p = torch.tensor([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.3]).repeat_interleave(n).tolist()
+    reference = v1_sampler(mode)(logits.clone(), metadata(temperature, top_k, top_p, {},
+                                                          logitsprocs=v1_min_p(min_p)))
     sampler = v1_sampler(mode)
     through_verl(sampler, backend=backend, monkeypatch=monkeypatch)
     fused = sampler.topk_topp_sampler.forward
     assert isinstance(fused, FusedTopKTopP)
-    out = sampler(logits.clone(), meta)
+    out = sampler(logits.clone(), metadata(temperature, top_k, top_p, {}, logitsprocs=v1_min_p(min_p)))
     assert not fused.failed, "hostile logits must not switch the worker to vLLM's sampler"
     tokens = out.sampled_token_ids[:, 0].long()
     _check_against_vllm(tokens, out.logprobs_tensors.logprobs, reference.logprobs_tensors.logprobs, logits,
@@ -231,7 +235,6 @@ HOSTILE_V2 = [
     SamplingParams(temperature=0.0),  # greedy
     SamplingParams(temperature=0.5, top_k=1, seed=2**63 - 1),
     SamplingParams(temperature=1e-4, top_p=1e-9, seed=-(2**63)),  # vLLM clamps the temperature to 0.01
-    # (min-p is left out: Triton's interpreter cannot run vLLM's min-p kernel; test_vllm_sampler.py covers it)
     SamplingParams(temperature=2.0, top_p=0.999999, seed=-5),
     SamplingParams(temperature=1.0, top_k=3, top_p=0.5, seed=0),
     SamplingParams(temperature=1.0, top_k=10**9),  # > vocabulary: off
@@ -240,23 +243,29 @@ HOSTILE_V2 = [
 
 @pytest.mark.parametrize("backend", _backends())
 def test_v2_hostile_logits_and_params(v2: types.ModuleType, backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from vllm.v1.worker.gpu.sample import states as v2_states
+
+    # vLLM's min-p kernel as torch, for both samplers: Triton's interpreter cannot run it (test_vllm_sampler.py).
+    monkeypatch.setattr(v2_states, "apply_min_p", _min_p_as_vllms_kernel)
+    params = [*HOSTILE_V2, SamplingParams(temperature=1.0, min_p=1.0, seed=9),  # only the maxima pass min-p
+              SamplingParams(temperature=1.5, top_k=5, top_p=0.8, min_p=0.3, seed=10)]
     rows = hostile_rows()
     picks = [0, 2, 4, 5, 6, 7, 9, 10, 12, 13]  # NaN, +inf, +inf/-inf, no finite, one finite, overflow, ties, smooth
-    logits = rows[picks].repeat(len(HOSTILE_V2), 1)
-    requests = torch.arange(len(HOSTILE_V2)).repeat_interleave(len(picks))
+    logits = rows[picks].repeat(len(params), 1)
+    requests = torch.arange(len(params)).repeat_interleave(len(picks))
     positions = torch.arange(requests.numel()) % 5 + 2**40
-    ref_tokens, ref_processed = v2_call(v2_sampler(v2, HOSTILE_V2), logits, requests, positions)
-    sampler = v2_sampler(v2, HOSTILE_V2)
+    ref_tokens, ref_processed = v2_call(v2_sampler(v2, params), logits, requests, positions)
+    sampler = v2_sampler(v2, params)
     through_verl(sampler, backend=backend, monkeypatch=monkeypatch)
     assert isinstance(sampler.sample, FusedV2Sample)
     tokens, processed = v2_call(sampler, logits, requests, positions)
     assert not sampler.sample.failed, "hostile logits must not switch the worker to vLLM's sampler"
-    greedy = torch.tensor([HOSTILE_V2[int(r)].temperature == 0 for r in requests])
+    greedy = torch.tensor([params[int(r)].temperature == 0 for r in requests])
     _check_against_vllm(tokens, processed, ref_processed, logits, greedy, logprobs=False)
     # Greedy rows, and top-1 rows whose maximum is unique and finite, are vLLM's argmax exactly.
     finite = torch.isfinite(logits).all(1)
     unique_max = (logits == logits.max(1, keepdim=True).values).sum(1) == 1
-    top1 = torch.tensor([HOSTILE_V2[int(r)].top_k == 1 for r in requests]) & finite & unique_max
+    top1 = torch.tensor([params[int(r)].top_k == 1 for r in requests]) & finite & unique_max
     assert torch.equal(tokens[greedy], ref_tokens[greedy])
     assert torch.equal(tokens[top1], ref_tokens[top1])
 
