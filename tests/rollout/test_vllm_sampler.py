@@ -3,7 +3,7 @@
 V1: ``vllm.v1.sample.sampler.Sampler`` (with its ``TopKTopPSampler``) is built as vLLM's V1 runner builds it and
 driven through its own ``forward``. V2: the V2 runner's ``vllm.v1.worker.gpu.sample.sampler.Sampler`` is built with
 its real ``RequestState`` and fed requests with ``add_request``; its pinned-memory UVA buffers (which need a GPU)
-are replaced by plain CPU tensors, and its Triton kernels run in Triton's interpreter (``tests/conftest.py``); the
+are replaced by plain CPU tensors, and its Triton kernels run in Triton's interpreter (``conftest.py`` here); the
 min-p kernel, which the interpreter cannot run, becomes a torch transcription in the one min-p test. V1's Triton
 top-k/top-p gives way to vLLM's own PyTorch one for the same reason. The fused sampler goes in through
 ``VLLMWorkerExtension.monkey_patch_model``, the call verl makes on every rollout worker. vLLM's own sampler on the
@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-import os
 import types
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -29,12 +27,9 @@ from torch import nn
 from verl_ext.rollout import FusedTopKTopP, FusedV2Sample, install_fused_sampler, vllm_sampler
 
 vllm = pytest.importorskip("vllm", reason="vLLM is not installed (ci/requirements-vllm.lock pins it)")
-triton = pytest.importorskip("triton", reason="the V2 sampler's kernels are Triton")
-tl = triton.language
 SamplingParams = importlib.import_module("vllm.sampling_params").SamplingParams
 LogitsProcessors = importlib.import_module("vllm.v1.sample.logits_processor").LogitsProcessors
 SamplingMetadata = importlib.import_module("vllm.v1.sample.metadata").SamplingMetadata
-vllm_topk_topp = importlib.import_module("vllm.v1.sample.ops.topk_topp_sampler")
 V1Sampler = importlib.import_module("vllm.v1.sample.sampler").Sampler
 
 VOCAB = 48
@@ -86,13 +81,6 @@ def v1_sampler(mode: str) -> Any:
     sampler = V1Sampler(mode)
     sampler.topk_topp_sampler.forward = sampler.topk_topp_sampler.forward_native
     return sampler
-
-
-@pytest.fixture(autouse=True)
-def _vllm_torch_top_k_top_p(monkeypatch: pytest.MonkeyPatch) -> None:
-    # vLLM's CPU path runs its Triton top-k/top-p when Triton is importable; in the interpreter on NumPy 2 its
-    # runtime-bounded loops fail. Its sort-based PyTorch implementation is the same filter.
-    monkeypatch.setattr(vllm_topk_topp, "HAS_TRITON", False)
 
 
 class TinyLM(nn.Module):
@@ -260,40 +248,6 @@ def test_backend_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 # ---------------------------------------------------------------------------------------------------- V2
-
-@triton.jit
-def _interpreted_log1p(x):
-    return tl.log(1.0 + x)
-
-
-class CpuUvaBuffer:
-    """vLLM's ``UvaBuffer`` is pinned host memory with a GPU view of it; on a CPU host both views are the
-    same tensor."""
-
-    def __init__(self, size: int | tuple[int, ...], dtype: torch.dtype) -> None:
-        self.cpu = torch.zeros(size, dtype=dtype)
-        self.np = self.cpu.numpy()
-        self.uva = self.cpu
-
-
-@pytest.fixture
-def v2(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
-    """The V2 runner's sampler module, constructible on CPU."""
-    from vllm import triton_utils
-
-    if not triton_utils.HAS_TRITON:
-        pytest.skip("vLLM disabled Triton in this process (CUDA_VISIBLE_DEVICES set non-empty without a GPU?): "
-                    "the V2 sampler's kernels are Triton")
-    from vllm.v1.worker.gpu import buffer_utils
-    from vllm.v1.worker.gpu.sample import gumbel
-    from vllm.v1.worker.gpu.sample import sampler as v2_sampler
-
-    monkeypatch.setattr(buffer_utils, "UvaBuffer", CpuUvaBuffer)
-    if os.environ.get("TRITON_INTERPRET") == "1":
-        # Triton's interpreter has no libdevice; vLLM's Gumbel draw calls libdevice's log1p.
-        monkeypatch.setattr(gumbel, "tldevice", types.SimpleNamespace(log1p=_interpreted_log1p))
-    yield v2_sampler
-
 
 def v2_sampler(v2: types.ModuleType, params: list[Any], mode: str = "processed_logprobs") -> Any:
     from vllm.v1.worker.gpu.states import RequestState

@@ -16,24 +16,16 @@ from __future__ import annotations
 import logging
 import os
 import types
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
 
-from verl_ext.rollout import FusedTopKTopP, FusedV2Sample, install_fused_sampler, vllm_sampler
-
-vllm = pytest.importorskip("vllm", reason="vLLM is not installed (ci/requirements-vllm.lock pins it)")
-
-from vllm.sampling_params import SamplingParams  # noqa: E402  (after the skip above)
-from vllm.v1.sample.ops import topk_topp_sampler as vllm_topk_topp  # noqa: E402
-
-from tests.rollout.test_vllm_sampler import (  # noqa: E402
+# Its own import skips this module too when vLLM is missing (ci/requirements-vllm.lock pins it).
+from tests.rollout.test_vllm_sampler import (
     VOCAB,
-    CpuUvaBuffer,
-    _interpreted_log1p,
+    SamplingParams,
     _min_p_as_vllms_kernel,
     metadata,
     through_verl,
@@ -42,32 +34,10 @@ from tests.rollout.test_vllm_sampler import (  # noqa: E402
     v2_call,
     v2_sampler,
 )
+from verl_ext.rollout import FusedTopKTopP, FusedV2Sample, install_fused_sampler, vllm_sampler
 
 INF, NAN = float("inf"), float("nan")
 _MASK64 = (1 << 64) - 1
-
-
-@pytest.fixture(autouse=True)
-def _vllm_torch_top_k_top_p(monkeypatch: pytest.MonkeyPatch) -> None:
-    # As in test_vllm_sampler.py: vLLM's sort-based top-k/top-p (its Triton one fails in the interpreter).
-    monkeypatch.setattr(vllm_topk_topp, "HAS_TRITON", False)
-
-
-@pytest.fixture
-def v2(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
-    """The V2 runner's sampler module, constructible on CPU (as in test_vllm_sampler.py)."""
-    from vllm import triton_utils
-
-    if not triton_utils.HAS_TRITON:
-        pytest.skip("vLLM disabled Triton in this process: the V2 sampler's kernels are Triton")
-    from vllm.v1.worker.gpu import buffer_utils
-    from vllm.v1.worker.gpu.sample import gumbel
-    from vllm.v1.worker.gpu.sample import sampler as v2_sampler_module
-
-    monkeypatch.setattr(buffer_utils, "UvaBuffer", CpuUvaBuffer)
-    if os.environ.get("TRITON_INTERPRET") == "1":
-        monkeypatch.setattr(gumbel, "tldevice", types.SimpleNamespace(log1p=_interpreted_log1p))
-    yield v2_sampler_module
 
 
 def _backends() -> list[str]:
