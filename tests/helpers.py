@@ -4,7 +4,7 @@ import torch
 
 from verl_ext.bench.dataproto import build_tiny_tokenizer, make_dataproto
 
-__all__ = ["build_tiny_tokenizer", "kept_reference", "make_dataproto"]
+__all__ = ["build_tiny_tokenizer", "chi2_sf", "g_test_p_value", "kept_reference", "make_dataproto"]
 
 
 def kept_reference(z: torch.Tensor, top_k: int | None, top_p: float | None, min_p: float | None) -> torch.Tensor:
@@ -25,3 +25,22 @@ def kept_reference(z: torch.Tensor, top_k: int | None, top_p: float | None, min_
         above = (mass.flip(0).cumsum(0).flip(0) - mass)[index]  # kept mass strictly above each token
         keep &= above < top_p
     return keep
+
+
+def chi2_sf(stat: float | torch.Tensor, dof: int) -> float:
+    """Survival function of the chi-square distribution (scipy is not in the stack): the p-value of ``stat``."""
+    return float(torch.special.gammaincc(torch.tensor(dof / 2, dtype=torch.float64),
+                                         torch.as_tensor(stat, dtype=torch.float64) / 2))
+
+
+def g_test_p_value(counts: torch.Tensor, probs: torch.Tensor) -> float:
+    """G-test of observed counts against probabilities; cells expecting < 5 draws are pooled."""
+    counts, probs = counts.double().cpu(), probs.double().cpu()
+    expected = probs * counts.sum()
+    small = expected < 5
+    obs = torch.cat([counts[~small], counts[small].sum().reshape(1)])
+    exp = torch.cat([expected[~small], expected[small].sum().reshape(1)])
+    nonempty = exp > 0
+    obs, exp = obs[nonempty], exp[nonempty]
+    g = 2 * torch.where(obs > 0, obs * torch.log(obs / exp), 0.0).sum()
+    return chi2_sf(g, obs.numel() - 1)

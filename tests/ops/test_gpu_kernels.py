@@ -17,7 +17,7 @@ from collections.abc import Callable
 import pytest
 import torch
 
-from tests.helpers import kept_reference
+from tests.helpers import g_test_p_value, kept_reference
 from verl_ext.ops import (
     kept_threshold,
     linear_logprobs,
@@ -281,19 +281,6 @@ def test_sampling_invariants_at_llm_vocabulary(dtype: torch.dtype) -> None:
     assert drawn >= 8  # the rows with top-k <= 50 have wide intervals: most of them are checked
 
 
-def _g_test_p_value(counts: torch.Tensor, probs: torch.Tensor) -> float:
-    """G-test of observed counts against probabilities; cells expecting < 5 draws are pooled."""
-    counts, probs = counts.double().cpu(), probs.double().cpu()
-    expected = probs * counts.sum()
-    small = expected < 5
-    obs = torch.cat([counts[~small], counts[small].sum().reshape(1)])
-    exp = torch.cat([expected[~small], expected[small].sum().reshape(1)])
-    nonempty = exp > 0
-    obs, exp = obs[nonempty], exp[nonempty]
-    g = 2 * torch.where(obs > 0, obs * torch.log(obs / exp), 0.0).sum()
-    return float(torch.special.gammaincc(torch.tensor((obs.numel() - 1) / 2, dtype=torch.float64), g / 2))
-
-
 def _row(kind: str, seed: int) -> torch.Tensor:
     g = _gen(seed)
     if kind == "small":
@@ -344,7 +331,7 @@ def _check_draws(out: S.SampleOutput, vocab: int, keep: torch.Tensor, probs: tor
     tok = out.token_ids.cpu()
     assert keep[tok].all(), "a token outside the kept set was drawn"
     counts = torch.bincount(tok, minlength=vocab)
-    assert _g_test_p_value(counts[keep], probs[keep]) > P_VALUE_FLOOR
+    assert g_test_p_value(counts[keep], probs[keep]) > P_VALUE_FLOOR
     torch.testing.assert_close(out.logprobs.double().cpu(), torch.log(probs)[tok], atol=5e-5, rtol=0)
 
 

@@ -11,7 +11,7 @@ import torch
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import kept_reference
+from tests.helpers import g_test_p_value, kept_reference
 from verl_ext.ops import (
     min_p_sampling_from_probs,
     sample,
@@ -37,20 +37,6 @@ def unambiguous(z: torch.Tensor, top_k: int | None, top_p: float | None, min_p: 
     hi = kept_reference(z, top_k, None if top_p is None else min(1.0, top_p * (1 + 1e-4)),
                         None if min_p is None else min_p * (1 - 1e-4))
     return bool(torch.equal(lo, hi))
-
-
-def g_test_p_value(counts: torch.Tensor, probs: torch.Tensor) -> float:
-    """G-test of observed counts against probabilities; cells expecting < 5 draws are pooled."""
-    n = counts.sum().double()
-    expected = probs.double() * n
-    small = expected < 5
-    obs = torch.cat([counts[~small].double(), counts[small].double().sum().reshape(1)])
-    exp = torch.cat([expected[~small], expected[small].sum().reshape(1)])
-    nonempty = exp > 0
-    obs, exp = obs[nonempty], exp[nonempty]
-    g = 2 * torch.where(obs > 0, obs * torch.log(obs / exp), 0.0).sum()
-    dof = obs.numel() - 1
-    return float(torch.special.gammaincc(torch.tensor(dof / 2, dtype=torch.float64), g / 2))
 
 
 ROW = torch.linspace(-4.0, 3.0, 111, dtype=torch.float64)[

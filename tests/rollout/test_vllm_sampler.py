@@ -24,6 +24,7 @@ import pytest
 import torch
 from torch import nn
 
+from tests.helpers import chi2_sf
 from verl_ext.rollout import FusedTopKTopP, FusedV2Sample, install_fused_sampler, vllm_sampler
 
 vllm = pytest.importorskip("vllm", reason="vLLM is not installed (ci/requirements-vllm.lock pins it)")
@@ -54,7 +55,7 @@ def g_test_p(tokens: torch.Tensor, log_probs: torch.Tensor) -> float:
     observed = counts[kept]
     g = 2 * torch.sum(torch.where(observed > 0, observed * torch.log(observed / expected), 0.0)).item()
     dof = int(kept.sum()) - 1
-    return float(torch.special.gammaincc(torch.tensor(dof / 2, dtype=torch.float64), torch.tensor(g / 2)))  # chi2 sf
+    return chi2_sf(g, dof)
 
 
 # ---------------------------------------------------------------------------------------------------- V1

@@ -22,6 +22,8 @@ import numpy as np
 import pytest
 import torch
 
+from tests.helpers import chi2_sf
+
 # Its own import skips this module too when vLLM is missing (ci/requirements-vllm.lock pins it).
 from tests.rollout.test_vllm_sampler import (
     VOCAB,
@@ -326,8 +328,7 @@ def _chi2_p(u: np.ndarray, bins: int) -> float:
     counts = np.bincount(np.minimum((u * bins).astype(np.int64), bins - 1), minlength=bins)
     expected = len(u) / bins
     stat = float(((counts - expected) ** 2 / expected).sum())
-    return float(torch.special.gammaincc(torch.tensor((bins - 1) / 2, dtype=torch.float64),
-                                         torch.tensor(stat / 2, dtype=torch.float64)))
+    return chi2_sf(stat, bins - 1)
 
 
 def _uniform_and_independent(u: np.ndarray, what: str) -> None:
