@@ -18,6 +18,7 @@
 //! scan is linear in the text; at most [`MAX_TRIES`] candidates are parsed.
 
 use super::blocks::{self, Block};
+use super::hedge;
 use super::lexer::lex;
 use super::limits::MAX_ANSWER_BYTES;
 use super::parser::parse;
@@ -409,11 +410,37 @@ pub fn parses(answer: &str) -> bool {
     answer.len() <= MAX_ANSWER_BYTES && lex(answer).and_then(parse).is_ok()
 }
 
-/// The answer of `text` (the first candidate that parses, else the first candidate) and where it came from.
-pub fn extract(text: &str, targets: Targets) -> Option<(String, Source)> {
+/// An answer found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub text: String,
+    pub source: Source,
+    /// Why the text does not assert it (a negation, bound or hedge around it, or a revision after it): such
+    /// an answer scores 0.
+    pub withdrawn: Option<&'static str>,
+}
+
+/// The answer of `text`: the first candidate by priority decides where the answer is. Of the readings that
+/// start there (an expression and the number it starts with), the first that parses is the answer; when none
+/// parses, the candidate is kept whole for a textual comparison — it never falls back to a number inside it
+/// or to a weaker candidate elsewhere (`\boxed{\text{not } 5}` is not 5).
+pub fn find(text: &str, targets: Targets) -> Option<Found> {
     let all = candidates(text, targets);
-    let parsed = all.iter().take(MAX_TRIES).find(|c| parses(&c.text));
-    parsed.or(all.first()).map(|c| (c.text.clone(), c.source))
+    let first = all.first()?;
+    let same_place = |c: &&Candidate| c.source.priority() == first.source.priority() && c.start == first.start;
+    let chosen = all.iter().filter(same_place).take(MAX_TRIES).find(|c| parses(&c.text)).unwrap_or(first);
+    let withdrawn = match chosen.source {
+        // The whole text is the answer: nothing around it.
+        Source::Whole => None,
+        _ => hedge::around(text, chosen.start, chosen.end, chosen.source == Source::Boxed)
+            .or_else(|| hedge::revised_after(text, chosen.end)),
+    };
+    Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn })
+}
+
+/// The answer of `text` and where it came from, when it is asserted ([`find`]).
+pub fn extract(text: &str, targets: Targets) -> Option<(String, Source)> {
+    find(text, targets).filter(|f| f.withdrawn.is_none()).map(|f| (f.text, f.source))
 }
 
 #[cfg(test)]

@@ -62,6 +62,9 @@ const IGNORED: &[&str] = &[
     "cdotp",
     "middle",
     "phantom",
+    // `\angle APC = 74^\circ`: the points name the angle.
+    "angle",
+    "measuredangle",
 ];
 /// Commands whose braced argument is kept as plain content.
 pub(super) const WRAPPERS: &[&str] = &[

@@ -10,13 +10,14 @@ pub mod blocks;
 pub mod equiv;
 pub mod exact;
 pub mod extract;
+pub mod hedge;
 pub mod letters;
 pub mod lexer;
 pub mod numeric;
 pub mod parser;
 pub mod prose;
 
-pub use extract::{extract, Source};
+pub use extract::{extract, find, Found, Source};
 
 /// What [`extract`] reads, as Math-Verify's extraction configurations: `latex` (boxes, math blocks, a bare
 /// answer), `expr` (numbers and expressions in prose), `string` (choice letters in prose, those of
@@ -158,10 +159,15 @@ pub fn verify(solution: &str, ground_truth: &str) -> Verification {
 /// [`verify`] with comparison options.
 pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Verification {
     let guarded = std::panic::catch_unwind(|| {
-        let Some((answer, source)) = extract(solution, options.targets) else {
+        let Some(found) = extract::find(solution, options.targets) else {
             return Verification { score: 0.0, prediction: None, reason: "no answer found".into() };
         };
-        let Some((reference, _)) = extract(ground_truth, options.targets) else {
+        let (answer, source) = (found.text, found.source);
+        if let Some(why) = found.withdrawn {
+            return Verification { score: 0.0, prediction: Some(answer), reason: format!("{why} ({})", source.name()) };
+        }
+        // The reference is trusted: its wording is not read for hedges (`between $\\boxed{12 \\text{ and } 13}$`).
+        let Some(reference) = extract::find(ground_truth, options.targets).map(|f| f.text) else {
             return Verification { score: 0.0, prediction: Some(answer), reason: "no reference answer found".into() };
         };
         let verdict = math_equal_with(&answer, &reference, options);

@@ -1,0 +1,339 @@
+//! Is an answer found in a text asserted, or hedged? A reward that credits `the answer is not 5`, `at least
+//! 5`, `5 or 6`, `x \geq 5` or `\boxed{5}. Wait, that's wrong…` for the reference 5 teaches a policy to hedge,
+//! so the words around the answer are read: negations, bounds and alternatives right before or after it,
+//! and a revision anywhere after it, withdraw it (the solution then has no answer and scores 0).
+//!
+//! Only the clause holding the answer is read before it (back to `,` `;` `.` `!` `?` or a line break, at most
+//! [`BEFORE_WORDS`] words), so `Since x is not an integer, the answer is 5` keeps its answer. Every check is
+//! linear in the text.
+
+/// Words read before an answer, within its clause.
+const BEFORE_WORDS: usize = 5;
+/// Words read after an answer, within its clause.
+const AFTER_WORDS: usize = 3;
+/// Bytes of context read on either side (the clause is cut there).
+const CONTEXT_BYTES: usize = 120;
+
+/// Words that negate or hedge a value anywhere in its clause before it (`not 5`, `isn't 7`, `either … 5`).
+const CLAUSE_CUES: &[&str] = &[
+    "not",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "isnt",
+    "cannot",
+    "can't",
+    "never",
+    "neither",
+    "nor",
+    "either",
+    "unlike",
+    "except",
+    "besides",
+    "wrong",
+    "incorrect",
+];
+/// Words that bound or hedge the value right after them (`over 5`, `more than 5`, `about 5`, `maybe 5`).
+const NEAR_CUES: &[&str] = &[
+    "over",
+    "under",
+    "above",
+    "below",
+    "about",
+    "around",
+    "circa",
+    "than",
+    "exceed",
+    "exceeds",
+    "exceeding",
+    "approximately",
+    "approx",
+    "roughly",
+    "nearly",
+    "almost",
+    "maybe",
+    "perhaps",
+    "possibly",
+    "probably",
+    "guess",
+];
+/// Words of [`NEAR_CUES`] reach this far back (`more than about 5`).
+const NEAR_WORDS: usize = 2;
+/// Words that bound or hedge the value right before them (`5 or more`, `5 at most`, `5, maybe`).
+const AFTER_CUES: &[&str] = &[
+    "or",
+    "nor",
+    "not",
+    "isn't",
+    "maybe",
+    "perhaps",
+    "possibly",
+    "probably",
+    "approximately",
+    "approx",
+    "roughly",
+    "more",
+    "less",
+    "fewer",
+    "least",
+    "most",
+    "wrong",
+    "incorrect",
+];
+
+/// Words after `or` that restate an answer rather than offer another (`5, or equivalently 10/2`).
+const RESTATING: &[&str] = &["equivalently", "simply", "written", "expressed", "in"];
+
+/// Relations that bound rather than state a value (`x \geq 5`, `> 5`, `\ne 5`, `\neg 5`, `≈ 5`), as written
+/// just before or after an answer.
+const RELATIONS: &[&str] = &[
+    "\\geqslant",
+    "\\leqslant",
+    "\\approx",
+    "\\lnot",
+    "\\nless",
+    "\\ngtr",
+    "\\neq",
+    "\\geq",
+    "\\leq",
+    "\\neg",
+    "\\not",
+    "\\sim",
+    "\\ge",
+    "\\le",
+    "\\ne",
+    "\\gt",
+    "\\lt",
+    ">",
+    "<",
+    "≥",
+    "≤",
+    "≠",
+    "≈",
+    "~",
+    "!=",
+];
+
+/// Words after an answer that withdraw or revise it (`\boxed{5}. Wait, that's wrong; it is 6.`).
+const REVISIONS: &[&str] = &[
+    "wait",
+    "oops",
+    "mistake",
+    "mistaken",
+    "mistakes",
+    "wrong",
+    "incorrect",
+    "correction",
+    "scratch",
+    "miscalculated",
+    "miscalculation",
+    "miscounted",
+    "recalculate",
+    "recalculating",
+    "recompute",
+    "reconsider",
+    "reconsidering",
+    "redo",
+    "recheck",
+    "rethink",
+    "retract",
+    "revise",
+    "revised",
+    "unsure",
+    "doubt",
+    "actually",
+    "instead",
+];
+/// Two-word revisions (`not sure`, `not correct`).
+const REVISION_PAIRS: &[(&str, &str)] =
+    &[("not", "sure"), ("not", "certain"), ("not", "correct"), ("not", "right"), ("no", "wait")];
+
+/// Why the answer at `s[start..end]` is not asserted, if it is not: a cue or bounding relation in its clause
+/// just before or after it. A box declares its answer, so `x = 1/5, or \boxed{20}\%` restates it; `4 or 5`
+/// in prose offers two.
+pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static str> {
+    let before = clause_before(s, start);
+    if ends_with_relation(before) {
+        return Some("a bound, not a value (relation before the answer)");
+    }
+    // The words since the previous number: a cue before that number is about it (`not 10 but 1,000.99`),
+    // except in a range or a choice of two (`between 4 and 5`, `4 or 5`).
+    let (earlier, since) = match before.rfind(|c: char| c.is_ascii_digit()) {
+        Some(i) => (&before[..i], &before[i + 1..]),
+        None => ("", before),
+    };
+    let near = words_of(since);
+    match near.as_slice() {
+        [w] if w == "or" && !boxed => return Some("one of several values (or)"),
+        [w] if matches!(w.as_str(), "and" | "to") => {
+            let head = words_of(earlier);
+            if head.iter().rev().take(2).any(|w| matches!(w.as_str(), "between" | "from")) {
+                return Some("a range, not a value");
+            }
+        }
+        _ => {}
+    }
+    let clause = near.iter().rev().take(BEFORE_WORDS);
+    if clause.clone().any(|w| CLAUSE_CUES.contains(&w.as_str()) || w == "or" && !boxed) {
+        return Some("negated or hedged (words before the answer)");
+    }
+    let last: Vec<&str> = near.iter().rev().take(NEAR_WORDS).map(String::as_str).collect();
+    if last.iter().any(|w| NEAR_CUES.contains(w)) || matches!(last.as_slice(), ["least" | "most", "at"]) {
+        return Some("bounded or approximate (words before the answer)");
+    }
+    let after = clause_after(s, end);
+    let trimmed = strip_markup_start(after);
+    if trimmed.starts_with('?') || RELATIONS.iter().any(|r| trimmed.starts_with(r)) {
+        return Some("a bound or a question, not a value (after the answer)");
+    }
+    let after_words = words_of(after);
+    let cue = |k: usize| {
+        let w = after_words[k].as_str();
+        // `5 (or equivalently 10/2)` restates the answer.
+        AFTER_CUES.contains(&w)
+            && !(w == "or" && after_words.get(k + 1).is_some_and(|n| RESTATING.contains(&n.as_str())))
+    };
+    if (0..after_words.len().min(AFTER_WORDS)).any(cue) {
+        return Some("negated, bounded or hedged (words after the answer)");
+    }
+    None
+}
+
+/// Why the answer ending at `end` is withdrawn by what follows it, if it is: a revision anywhere after it.
+pub fn revised_after(s: &str, end: usize) -> Option<&'static str> {
+    let rest = s.get(end..)?;
+    let words = words_of(rest);
+    let single = words.iter().any(|w| REVISIONS.contains(&w.as_str()));
+    let pair = words.windows(2).any(|p| REVISION_PAIRS.iter().any(|(a, b)| p[0] == *a && p[1] == *b));
+    (single || pair).then_some("revised after the answer")
+}
+
+/// The largest char boundary <= `i`.
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The clause before `at`: back to a clause mark or line break, at most [`CONTEXT_BYTES`].
+fn clause_before(s: &str, at: usize) -> &str {
+    let from = floor_boundary(s, at.saturating_sub(CONTEXT_BYTES));
+    let window = &s[from..at];
+    let cut = window.rfind(|c: char| is_clause_mark(c)).map_or(0, |i| i + 1);
+    &window[cut..]
+}
+
+/// The clause after `at`, to a clause mark or line break (a comma does not end it: `5, or 6`).
+fn clause_after(s: &str, at: usize) -> &str {
+    let to = floor_boundary(s, (at + CONTEXT_BYTES).min(s.len()));
+    let window = &s[at..to];
+    let cut = window.find(|c: char| is_clause_mark(c) && c != ',' && c != '?').unwrap_or(window.len());
+    &window[..cut]
+}
+
+fn is_clause_mark(c: char) -> bool {
+    matches!(c, ',' | ';' | '.' | '!' | '?' | '\n' | ':')
+}
+
+/// `text` without trailing spaces, `$`, braces and math delimiters.
+fn strip_markup_end(text: &str) -> &str {
+    let mut t = text;
+    loop {
+        let next = t.trim_end().trim_end_matches(['$', '{', '(', '[']);
+        let next = next.strip_suffix("\\(").or_else(|| next.strip_suffix("\\[")).unwrap_or(next);
+        let next = next.strip_suffix("\\left").unwrap_or(next);
+        if next.len() == t.len() {
+            return t;
+        }
+        t = next;
+    }
+}
+
+fn strip_markup_start(text: &str) -> &str {
+    let mut t = text;
+    loop {
+        let next = t.trim_start().trim_start_matches(['$', '}', ')', ']']);
+        let next = next.strip_prefix("\\)").or_else(|| next.strip_prefix("\\]")).unwrap_or(next);
+        if next.len() == t.len() {
+            return t;
+        }
+        t = next;
+    }
+}
+
+fn ends_with_relation(before: &str) -> bool {
+    let t = strip_markup_end(before);
+    RELATIONS.iter().any(|r| {
+        t.ends_with(r) && {
+            // `\ge` must end the command (`\gets` is not `\ge`); symbols always do.
+            let head = &t[..t.len() - r.len()];
+            !head.ends_with('\\')
+        }
+    })
+}
+
+/// The words of `text`, lower case (letters and apostrophes; LaTeX commands are skipped).
+fn words_of(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut command = false;
+    for c in text.chars() {
+        if c.is_alphabetic() || (c == '\'' || c == '’') && !word.is_empty() {
+            word.push(if c == '’' { '\'' } else { c.to_ascii_lowercase() });
+            continue;
+        }
+        if !word.is_empty() && !command {
+            out.push(std::mem::take(&mut word));
+        }
+        word.clear();
+        command = c == '\\';
+    }
+    if !word.is_empty() && !command {
+        out.push(word);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hedged(s: &str, answer: &str) -> bool {
+        let start = s.rfind(answer).expect("answer in text");
+        around(s, start, start + answer.len(), answer.starts_with("\\boxed")).is_some()
+    }
+
+    #[test]
+    fn cues_before_and_after() {
+        assert!(hedged("the answer is not 5", "5"));
+        assert!(hedged("the answer isn't 7", "7"));
+        assert!(hedged("It is at least 5.", "5"));
+        assert!(hedged("between 4 and 5", "5"));
+        assert!(hedged("either 4 or 5", "5"));
+        assert!(hedged("the answer is 5 or more", "5"));
+        assert!(hedged("so $x \\geq \\boxed{5}$", "\\boxed{5}"));
+        assert!(hedged("we get > 5", "5"));
+        assert!(hedged("it is 5?", "5"));
+        assert!(hedged("it is 5, or maybe 6", "5"));
+        assert!(!hedged("Since x is not an integer, the answer is 5.", "5"));
+        assert!(!hedged("The final answer is 5. I hope it is correct.", "5"));
+        assert!(!hedged("so $x = \\boxed{5}$", "\\boxed{5}"));
+        assert!(!hedged("x \\gets 5", "5"));
+        assert!(!hedged("the number is not 10 which is 1,000.99", "1,000.99"));
+        assert!(!hedged("so $x=1/5$, or $\\boxed{20}$ percent", "\\boxed{20}"));
+        assert!(!hedged("the angle between the lines is $\\boxed{90}$", "\\boxed{90}"));
+        assert!(hedged("it is 4 or 5", "5"));
+        assert!(hedged("it is more than 5", "5"));
+        assert!(hedged("it is at most 5", "5"));
+        assert!(hedged("the answer is 5 at most", "5"));
+    }
+
+    #[test]
+    fn revisions() {
+        assert!(revised_after("\\boxed{5}. Wait, that's wrong; it is 6.", 9).is_some());
+        assert!(revised_after("\\boxed{5}. I am not sure.", 9).is_some());
+        assert!(revised_after("\\boxed{5}. I hope it is correct.", 9).is_none());
+        assert!(revised_after("\\boxed{5}", 9).is_none());
+    }
+}
