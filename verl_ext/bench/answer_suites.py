@@ -43,6 +43,20 @@ MISLABELLED: dict[tuple[str, str], str] = {
         "solutions is order-free in MATH's answers (\"enter all solutions\"), as Math-Verify also judges",
     ("hendrycks-math", "modeling/math_equivalence_test.py::TestIsEquiv::test_decimals"):
         "the same order convention as test_order ('0.1, 4, 2' vs '4, .1, 2')",
+    # A chain of equalities that sets two different numbers equal asserts something false; it is no answer
+    # (issue 23: '5 = 6' is a hedge, not an answer), whatever its last side. Math-Verify reads the last side.
+    ("math-verify", "test_all.py::test_relations_math[10]"):
+        "the prediction 'x = 5+5+1 = 7 = 11' sets 11 equal to 7: a false equation is no answer",
+    ("math-verify", "test_all.py::test_relations_math[12]"):
+        "the prediction 'x = 5+5+1 = 7 = 11' sets 11 equal to 7: a false equation is no answer",
+    ("math-verify", "test_all.py::test_latex_notation[9]"):
+        "the prediction '\\frac{1}{2} \\$ = \\frac{10}{9}' sets 1/2 equal to 10/9: a false equation is no answer",
+    ("math-verify", "test_all.py::test_relations_math[13]"):
+        "the prediction 'x = 5+5+1 = 1/3 \\approx 11' sets 11 equal to 1/3: a false equation is no answer",
+    ("math-verify", "test_all.py::test_relations_math[26]"):
+        "the prediction 'z = 3+3 = 2' sets 6 equal to 2: a false equation is no answer",
+    ("math-verify", "test_all.py::test_relations_math[27]"):
+        "the prediction 'z = 3+3 = 2' sets 6 equal to 2: a false equation is no answer",
 }
 
 

@@ -1,8 +1,9 @@
 //! Equivalence of two parsed answers.
 //!
 //! - Numbers: exact rational / square-root arithmetic when both sides allow it (`0.5 = 1/2`,
-//!   `\sqrt{27} = 3\sqrt3`, `0.333 != 1/3`); otherwise complex floating point at relative tolerance
-//!   [`REL_TOL`] (so `6.28 != 2\pi`). `p\%` equals `p/100` and also `p`.
+//!   `\sqrt{27} = 3\sqrt3`, `0.333 != 1/3`); otherwise high precision with no tolerance ([`super::hp`]:
+//!   `6.28 != 2\pi`, `e^{-30} != 0`). `p\%` equals `p/100` and also `p`. Every comparison works within a
+//!   budget ([`super::budget`]); over it, the answers are not equal.
 //! - Expressions with variables: equal values at [`SAMPLE_POINTS`] fixed pseudo-random points (at least
 //!   half of them defined on both sides, all defined ones agreeing at 1e-7).
 //! - An equation stands for its answer: the other side of a naming side (`x = 3`, `y = 2x+1`, `f(x) = ...`,
@@ -20,17 +21,17 @@ use std::sync::LazyLock;
 use num_bigint::BigInt;
 use num_rational::BigRational;
 
+use super::budget;
 use super::exact::{self, Surd};
-use super::lexer::{lex, WRAPPERS};
-use super::limits::{MAX_ANSWER_BYTES, REL_TOL, SAMPLE_POINTS};
+use super::hp;
+use super::lexer::{lex_with_units, WRAPPERS};
+use super::limits::{MAX_ANSWER_BYTES, SAMPLE_POINTS};
 use super::numeric::{self, C};
 use super::parser::{int, parse, size, substitute, Constant, Func, Node, Rel};
 use super::{Failure, Options, Verdict};
 
 /// Names read as functions in `f(x) = ...`.
 const FUNCTION_NAMES: &[&str] = &["f", "g", "h", "p", "q", "F", "G", "H", "P", "Q"];
-/// Largest denominator of a rational recognised in a floating-point value.
-const SNAP_DENOMINATOR: i64 = 10_000;
 /// Pairs compared order-free at most; larger collections are compared in order.
 const MAX_UNORDERED_PAIRS: usize = 4096;
 /// Tolerance for expressions with variables (more rounding than a single value).
@@ -92,14 +93,15 @@ fn predicted_choice(s: &str) -> Option<char> {
     (!another).then_some(c)
 }
 
-/// The answer's tree; when it does not parse, the part after its last `=` (Math-Verify's fallback:
-/// `1 = \zzz = x = 0` is 0), unless that splits a list (`a=1, b=\zzz`).
-fn parsed(s: &str) -> Result<Node, Failure> {
-    let whole = lex(s).and_then(parse);
-    if whole.is_err() && !s.contains([',', ';']) {
+/// The answer's tree and the physical units it names. A reference that does not parse is read after its last
+/// `=` (Math-Verify's fallback: `1 = \\zzz = x = 0` is 0), unless that splits a list (`a=1, b=\\zzz`); a
+/// prediction that does not parse is never read from a part of itself.
+fn parsed(s: &str, reference: bool) -> Result<(Node, Vec<String>), Failure> {
+    let whole = lex_with_units(s).and_then(|(toks, units)| Ok((parse(toks)?, units)));
+    if reference && whole.is_err() && !s.contains([',', ';']) {
         let last = s.rfind('=').filter(|&i| !s[..i].ends_with(['\\', '<', '>', '!']));
         if let Some(i) = last.filter(|&i| i > 0) {
-            if let Ok(n) = lex(&s[i + 1..]).and_then(parse) {
+            if let Ok(n) = lex_with_units(&s[i + 1..]).and_then(|(toks, units)| Ok((parse(toks)?, units))) {
                 return Ok(n);
             }
         }
@@ -107,8 +109,32 @@ fn parsed(s: &str) -> Result<Node, Failure> {
     whole
 }
 
+/// A predicted chain of equalities that states something false (`5 = 6`, `x = 3+3 = 2`): two sides without
+/// variables that differ. Such a statement is no answer, whatever its last side.
+fn false_chain(n: &Node, o: &Options) -> bool {
+    let Some(sides) = equality_sides(n) else { return false };
+    let constant: Vec<&Node> = sides.iter().filter(|s| is_scalar(s) && vars_of(s).is_empty()).collect();
+    constant.windows(2).any(|w| !value_eq(w[0], w[1], o))
+}
+
+fn equality_sides(n: &Node) -> Option<&[Node]> {
+    match n {
+        Node::Relation(sides, ops) if !ops.is_empty() && ops.iter().all(|r| *r == Rel::Eq) => Some(sides),
+        _ => None,
+    }
+}
+
 /// Compare a prediction with a reference (both raw answer strings).
 pub fn judge(prediction: &str, reference: &str, o: &Options) -> Verdict {
+    let _budget = budget::start();
+    let verdict = judge_within_budget(prediction, reference, o);
+    if budget::exhausted() {
+        return Verdict { equal: false, reason: "over a limit: work budget (too much arithmetic to decide)".into() };
+    }
+    verdict
+}
+
+fn judge_within_budget(prediction: &str, reference: &str, o: &Options) -> Verdict {
     let (p, r) = (prediction.trim(), reference.trim());
     if p.len() > MAX_ANSWER_BYTES || r.len() > MAX_ANSWER_BYTES {
         return verdict(false, "answer longer than the limit");
@@ -128,14 +154,20 @@ pub fn judge(prediction: &str, reference: &str, o: &Options) -> Verdict {
         let got = predicted_choice(p);
         return verdict(got == Some(letter), format!("multiple choice {letter}, predicted {got:?}"));
     }
-    let reference = match parsed(r) {
+    let (reference, reference_units) = match parsed(r, true) {
         Ok(n) => n,
         Err(e) => return verdict(false, format!("reference {e}")),
     };
-    let mut prediction = match parsed(p) {
+    let (mut prediction, units) = match parsed(p, false) {
         Ok(n) => n,
         Err(e) => return verdict(false, format!("prediction {e}")),
     };
+    if !units.is_empty() && !reference_units.is_empty() && units != reference_units {
+        return verdict(false, format!("different units ({} vs {})", units.join(" "), reference_units.join(" ")));
+    }
+    if false_chain(&prediction, o) {
+        return verdict(false, "a false equation (two different values set equal)");
+    }
     if !o.strict {
         prediction = rename_like(&prediction, &reference);
     }
@@ -617,6 +649,9 @@ fn matrix_product(a: &Exact, a_scalar: bool, b: &Exact, b_scalar: bool) -> Optio
 
 /// Structural and numeric equality of a prediction `a` and a reference `b`.
 pub fn eq(a: &Node, b: &Node, o: &Options) -> bool {
+    if !budget::charge(1) {
+        return false;
+    }
     if matrix_arithmetic(a) || matrix_arithmetic(b) {
         return matches!((matrix_exact(a), matrix_exact(b)), (Some((x, false)), Some((y, false))) if x == y);
     }
@@ -739,6 +774,14 @@ fn close(x: C, y: C, tol: f64) -> bool {
     diff <= tol * scale || diff <= 1e-12
 }
 
+/// Plainly different in floating point: more than 1e-6 apart relatively (absolutely below 1), and not so large
+/// that rounding could be the cause (`\sin\pi` is 1e-16 in floating point: not plainly different from 0). Everything else goes to high precision.
+fn apart(x: C, y: C) -> bool {
+    let scale = x.abs().max(y.abs());
+    let diff = C { re: x.re - y.re, im: x.im - y.im }.abs();
+    scale < 1e150 && diff > 1e-6 * scale.max(1.0)
+}
+
 /// A fixed pseudo-random point for variable `name` at sample `k` (SplitMix64): |x| in [0.35, 2.65], negative
 /// at odd `k`, so `|x|` and `x` (or `\sqrt{x^2}` and `x`) differ.
 fn sample(name: &str, k: usize) -> f64 {
@@ -783,32 +826,6 @@ fn sample_rational(name: &str, k: usize) -> BigRational {
     BigRational::new(BigInt::from((sample(name, k) * 1024.0).round() as i64), BigInt::from(1024))
 }
 
-/// The rational with denominator <= [`SNAP_DENOMINATOR`] within 1e-12 of `x`, if any (continued fractions).
-fn snap(x: C) -> Option<BigRational> {
-    if x.im.abs() > 1e-12 * x.re.abs().max(1.0) || !x.re.is_finite() || x.re.abs() > 1e12 {
-        return None;
-    }
-    let (mut p0, mut q0, mut p1, mut q1) = (0i64, 1i64, 1i64, 0i64);
-    let mut r = x.re;
-    for _ in 0..40 {
-        let a = r.floor();
-        let (p2, q2) = ((a as i64).checked_mul(p1)?.checked_add(p0)?, (a as i64).checked_mul(q1)?.checked_add(q0)?);
-        if q2 > SNAP_DENOMINATOR {
-            return None;
-        }
-        if (p2 as f64 / q2 as f64 - x.re).abs() <= 1e-12 * x.re.abs().max(1.0) {
-            return Some(BigRational::new(BigInt::from(p2), BigInt::from(q2)));
-        }
-        (p0, q0, p1, q1) = (p1, q1, p2, q2);
-        let frac = r - a;
-        if frac.abs() < 1e-15 {
-            return None;
-        }
-        r = 1.0 / frac;
-    }
-    None
-}
-
 /// A number written as a decimal (possibly negated or a percentage): where `float_rounding` applies.
 fn is_decimal(n: &Node) -> bool {
     match n {
@@ -840,7 +857,7 @@ fn rounded_eq(a: &Node, b: &Node, places: u32) -> bool {
         return false;
     }
     if places > 12 {
-        return close(x, y, REL_TOL);
+        return hp::equal(a, b, &|_| None).unwrap_or(false);
     }
     let scale = 10f64.powi(places as i32);
     (x.re * scale).round() == (y.re * scale).round()
@@ -856,6 +873,9 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
             return true;
         }
     }
+    if !budget::charge(1) {
+        return false;
+    }
     let (ea, eb) = (exact::eval(a), exact::eval(b));
     if let (Some(x), Some(y)) = (&ea, &eb) {
         return x == y;
@@ -863,17 +883,19 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
     let mut vars = vars_of(a);
     numeric::variables(b, &mut vars);
     if vars.is_empty() {
-        let (Some(x), Some(y)) = (numeric::eval(a, &|_| None), numeric::eval(b, &|_| None)) else { return false };
-        if !close(x, y, REL_TOL) {
+        // Floating point rejects what is plainly apart and decides infinities; everything else — a value near
+        // another, an exact value against an approximate one — is decided in high precision (no tolerance:
+        // `e^{-30} != 0`, `\pi + 10^{-12} != \pi`, `\sin\frac{\pi}{6} = \frac12`).
+        let (Some(x), Some(y)) = (numeric::eval(a, &|_| None), numeric::eval(b, &|_| None)) else {
+            return hp::equal(a, b, &|_| None).unwrap_or(false);
+        };
+        if !x.finite() || !y.finite() {
+            return close(x, y, SAMPLED_TOL);
+        }
+        if apart(x, y) {
             return false;
         }
-        // An exact rational against a value known only approximately (`\sin\frac{\pi}{6}`, `\pi`): equal only
-        // if that value is a simple rational, so a decimal never equals an irrational however many digits.
-        return match (ea.and_then(|s| s.as_rational()), eb.and_then(|s| s.as_rational())) {
-            (Some(q), None) => snap(y) == Some(q),
-            (None, Some(q)) => snap(x) == Some(q),
-            _ => true,
-        };
+        return hp::equal(a, b, &|_| None).unwrap_or(false);
     }
     // Exact arithmetic at the points only for small trees with small powers (its numbers grow with both).
     let cheap = size(a, EXACT_SAMPLING_NODES) + size(b, EXACT_SAMPLING_NODES) < EXACT_SAMPLING_NODES
@@ -896,6 +918,12 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
         match (numeric::eval(a, &at), numeric::eval(b, &at)) {
             (Some(x), Some(y)) if x.finite() && y.finite() => {
                 if !close(x, y, SAMPLED_TOL) {
+                    return false;
+                }
+                // Close in floating point: decided in high precision at the same (exact) point, so
+                // `\sin x + 10^{-12}` is not `\sin x`; a value high precision cannot compute keeps this verdict.
+                let exact_point = |name: &str| vars.iter().any(|v| v == name).then(|| sample_rational(name, k));
+                if hp::equal(a, b, &exact_point) == Some(false) {
                     return false;
                 }
                 defined += 1;
@@ -973,7 +1001,8 @@ mod tests {
         yes("(0,1)", "0<f(x)<1");
         // Percent words, a trailing label, approximations, chains, doubled backslashes.
         yes("10\\text{pct}", "10\\%");
-        yes("5\\text{ dozen}", "5");
+        yes("5\\text{ dozen}", "60");
+        no("5\\text{ dozen}", "5");
         yes("x \\approx 5", "5");
         yes("x = 5+5+1 = 11", "11");
         yes("\\\\frac{1}{2}", "0.5");
@@ -999,10 +1028,36 @@ mod tests {
         yes("\\sum_{j=1}^{n} j^2", "\\sum_{k=1}^{n} k^2");
         no("\\sum_{k=0}^{n-2} F_k F_{n-k-2}", "\\sum_{k=0}^{n-1} F_k F_{n-k-1}");
         no("\\sum_{k=1}^{n} k^2", "\\sum_{k=1}^{n} k");
-        assert!(parsed("\\sum_{k=1}^{99} \\sum_{j=1}^{99} jk").is_err());
+        assert!(parsed("\\sum_{k=1}^{99} \\sum_{j=1}^{99} jk", true).is_err());
         // Named groups against tuples.
         yes("p=5,q=2;p=7,q=2", "(5,2),(7,2)");
         no("p=5,q=2;p=7,q=3", "(5,2),(7,2)");
+    }
+
+    /// Issue 23: multipliers and units change the value; a false equation is no answer.
+    #[test]
+    fn multipliers_units_and_false_equations() {
+        yes("5 \\text{ thousand}", "5000");
+        no("5 \\text{ thousand}", "5");
+        yes("2.5 million", "2500000");
+        yes("3 \\text{ hundred}", "300");
+        yes("5 \\text{ squared}", "25");
+        no("5 \\text{ squared}", "5");
+        yes("2 \\text{ cubed}", "8");
+        no("5 \\text{ or more}", "5");
+        no("\\text{at least } 5", "5");
+        no("5\\text{ cm}", "5\\text{ m}");
+        yes("5\\text{ cm}", "5");
+        yes("5\\text{ cm}", "5\\text{ centimeters}");
+        no("5\\text{ cm}^2", "5\\text{ cm}");
+        yes("5\\text{ cm}^2", "5\\text{ square centimeters}");
+        yes("12 \\text{ people}", "12 \\text{ students}");
+        no("5 = 6", "6");
+        no("5 = 6", "5");
+        no("x = 3+3 = 2", "2");
+        yes("x = 5+5+1 = 11", "11");
+        // A prediction is not read after its last `=`; a reference is.
+        no("\\zzz = 0", "0");
     }
 
     #[test]

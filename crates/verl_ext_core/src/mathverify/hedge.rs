@@ -59,7 +59,8 @@ const NEAR_CUES: &[&str] = &[
 ];
 /// Words of [`NEAR_CUES`] reach this far back (`more than about 5`).
 const NEAR_WORDS: usize = 2;
-/// Words that bound or hedge the value right before them (`5 or more`, `5 at most`, `5, maybe`).
+/// Words that bound, hedge or scale the value right before them (`5 or more`, `5 at most`, `5, maybe`,
+/// `5 thousand`: a number in prose is read without the words after it, so these leave no answer).
 const AFTER_CUES: &[&str] = &[
     "or",
     "nor",

@@ -194,6 +194,86 @@ const FUNCS: &[&str] = &[
     "sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "ln", "log", "exp",
 ];
 
+/// Words that change the value before them, read as `* n` or `^ n` (`5 thousand`, `3 dozen`, `4 squared`).
+fn multiplier(word: &str) -> Option<[Tok; 2]> {
+    let (op, n) = match word {
+        "hundred" => ('*', "100"),
+        "thousand" => ('*', "1000"),
+        "million" => ('*', "1000000"),
+        "billion" => ('*', "1000000000"),
+        "trillion" => ('*', "1000000000000"),
+        "dozen" => ('*', "12"),
+        "squared" => ('^', "2"),
+        "cubed" => ('^', "3"),
+        _ => return None,
+    };
+    Some([Tok::Sym(op), Tok::Num(n.to_owned())])
+}
+
+/// Words in a `\text{}` after a value that qualify it (`5\text{ or more}`, `\text{at least }5`): never a label.
+const QUALIFIERS: &[&str] = &[
+    "or",
+    "not",
+    "least",
+    "most",
+    "more",
+    "less",
+    "fewer",
+    "than",
+    "about",
+    "approximately",
+    "roughly",
+    "nearly",
+    "almost",
+    "maybe",
+    "perhaps",
+    "possibly",
+    "probably",
+    "over",
+    "under",
+    "above",
+    "below",
+    "between",
+    "either",
+];
+
+/// The canonical name of a physical unit word (`metres` is `m`); `None` for count nouns (`people`, `ways`) and
+/// words that only qualify a unit.
+fn canonical_unit(word: &str) -> Option<&'static str> {
+    let lower = word.to_ascii_lowercase();
+    Some(match lower.as_str() {
+        "cm" | "centimeter" | "centimeters" | "centimetre" | "centimetres" => "cm",
+        "mm" | "millimeter" | "millimeters" | "millimetre" | "millimetres" => "mm",
+        "km" | "kilometer" | "kilometers" | "kilometre" | "kilometres" => "km",
+        "m" | "meter" | "meters" | "metre" | "metres" => "m",
+        "in" | "inch" | "inches" => "in",
+        "ft" | "foot" | "feet" => "ft",
+        "yd" | "yard" | "yards" => "yd",
+        "mile" | "miles" => "mi",
+        "mph" => "mph",
+        "kmh" => "kmh",
+        "kg" | "kilogram" | "kilograms" => "kg",
+        "g" | "gram" | "grams" => "g",
+        "lb" | "lbs" | "pound" | "pounds" => "lb",
+        "oz" | "ounce" | "ounces" => "oz",
+        "ton" | "tons" => "ton",
+        "s" | "sec" | "second" | "seconds" => "s",
+        "min" | "minute" | "minutes" => "min",
+        "h" | "hr" | "hrs" | "hour" | "hours" => "h",
+        "day" | "days" => "day",
+        "week" | "weeks" => "week",
+        "month" | "months" => "month",
+        "year" | "years" => "year",
+        "degree" | "degrees" | "deg" => "deg",
+        "dollar" | "dollars" | "usd" => "usd",
+        "cent" | "cents" => "cent",
+        "euro" | "euros" => "eur",
+        "liter" | "liters" | "litre" | "litres" | "l" => "l",
+        "ml" => "ml",
+        _ => return None,
+    })
+}
+
 fn is_unit(word: &str) -> bool {
     UNITS.contains(&word) || UNITS.contains(&word.to_ascii_lowercase().as_str())
 }
@@ -316,14 +396,28 @@ struct Lexer {
     pos: usize,
     out: Vec<Tok>,
     depth: usize,
+    /// Physical units named, canonical (`cm^2`), in order.
+    units: Vec<String>,
+    /// The power a `square`/`cubic` before the next unit gives it.
+    unit_power: Option<u32>,
 }
 
 /// Tokenise an answer.
 pub fn lex(src: &str) -> Result<Vec<Tok>, Failure> {
+    lex_with_units(src).map(|(toks, _)| toks)
+}
+
+/// Tokenise an answer, with the physical units it names (canonical, sorted, once each): dropped from the
+/// value, but `5\text{ cm}` and `5\text{ m}` differ when both sides name one.
+pub fn lex_with_units(src: &str) -> Result<(Vec<Tok>, Vec<String>), Failure> {
     let text = normalise(src);
-    let mut lx = Lexer { chars: text.chars().collect(), pos: 0, out: Vec::new(), depth: 0 };
+    let mut lx =
+        Lexer { chars: text.chars().collect(), pos: 0, out: Vec::new(), depth: 0, units: Vec::new(), unit_power: None };
     lx.run()?;
-    Ok(lx.out)
+    let mut units = lx.units;
+    units.sort();
+    units.dedup();
+    Ok((lx.out, units))
 }
 
 impl Lexer {
@@ -483,7 +577,14 @@ impl Lexer {
             "percent" | "percentage" | "pct" => return self.push(Tok::Percent),
             _ => {}
         }
+        if let Some(tokens) = multiplier(&lower) {
+            for t in tokens {
+                self.push(t)?;
+            }
+            return Ok(());
+        }
         if is_unit(&word) {
+            self.note_unit(&word);
             return self.skip_unit_power();
         }
         // A run of letters is implicit multiplication of one-letter variables (`xy`), unless it is a word; a
@@ -499,16 +600,42 @@ impl Lexer {
         self.push(Tok::Word(lower))
     }
 
-    /// After a dropped unit, a `^2`/`^{3}` belongs to the unit.
+    /// Remember a unit word (count nouns such as `people` are labels, not units; `square`/`cubic` give the
+    /// next unit its power).
+    fn note_unit(&mut self, word: &str) {
+        let lower = word.to_ascii_lowercase();
+        match lower.as_str() {
+            "square" | "sq" => self.unit_power = Some(2),
+            "cubic" => self.unit_power = Some(3),
+            _ => {
+                if let Some(name) = canonical_unit(word) {
+                    let power = self.unit_power.take().map_or(String::new(), |p| format!("^{p}"));
+                    self.units.push(format!("{name}{power}"));
+                }
+            }
+        }
+    }
+
+    /// After a dropped unit, a `^2`/`^{3}` belongs to the unit (and is noted on it).
     fn skip_unit_power(&mut self) -> Result<(), Failure> {
         if self.peek(0) == Some('^') {
-            match self.peek(1) {
+            let power: String = match self.peek(1) {
                 Some('{') => {
                     let close = (self.pos + 2..self.chars.len()).find(|&i| self.chars[i] == '}');
+                    let end = close.unwrap_or(self.chars.len());
+                    let inner = self.chars[self.pos + 2..end].iter().collect();
                     self.pos = close.map_or(self.chars.len(), |i| i + 1);
+                    inner
                 }
-                Some(d) if d.is_ascii_digit() => self.pos += 2,
-                _ => {}
+                Some(d) if d.is_ascii_digit() => {
+                    self.pos += 2;
+                    d.to_string()
+                }
+                _ => String::new(),
+            };
+            if let Some(last) = self.units.last_mut().filter(|_| !power.trim().is_empty()) {
+                last.push('^');
+                last.push_str(power.trim());
             }
         }
         Ok(())
@@ -626,7 +753,19 @@ impl Lexer {
         let percent = ["percent", "percentage", "pct"].contains(&inner.trim());
         let label =
             last && !percent && !self.out.is_empty() && inner.chars().all(|c| c.is_alphabetic() || c.is_whitespace());
-        if label || !words.is_empty() && words.iter().all(|w| *w == "per" || is_unit(w.trim_matches(['.', ',']))) {
+        // A multiplier (`5\text{ thousand}` is 5000) or a qualifier (`5\text{ or more}`) changes the value: it is
+        // read, never dropped as a label.
+        let meaningful = words.iter().any(|w| {
+            let w = w.to_ascii_lowercase();
+            multiplier(&w).is_some() || QUALIFIERS.contains(&w.as_str())
+        });
+        let units = !words.is_empty() && words.iter().all(|w| *w == "per" || is_unit(w.trim_matches(['.', ','])));
+        if !meaningful && (label || units) {
+            if units {
+                for w in &words {
+                    self.note_unit(w.trim_matches(['.', ',']));
+                }
+            }
             self.pos = end + 1;
             return self.skip_unit_power();
         }

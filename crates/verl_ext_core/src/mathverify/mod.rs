@@ -2,15 +2,17 @@
 //!
 //! Text never reaches an evaluator: answers are tokenised ([`lexer`]), parsed into a tree with bounded
 //! depth and size ([`parser`]), compared exactly where possible ([`exact`]: rationals and square roots)
-//! and numerically otherwise ([`numeric`], relative tolerance [`limits::REL_TOL`]; expressions with
+//! and in high precision otherwise ([`hp`], no tolerance; expressions with
 //! variables at [`limits::SAMPLE_POINTS`] fixed pseudo-random points). The rules for intervals, sets,
 //! tuples, equations, percentages and multiple choice are in [`equiv`].
 
 pub mod blocks;
+pub mod budget;
 pub mod equiv;
 pub mod exact;
 pub mod extract;
 pub mod hedge;
+pub mod hp;
 pub mod letters;
 pub mod lexer;
 pub mod numeric;
@@ -83,8 +85,9 @@ pub mod limits {
     pub const MAX_NODES: usize = 4096;
     /// Largest |exponent| computed exactly (decimal exponents and integer powers).
     pub const MAX_EXPONENT: u64 = 10_000;
-    /// Largest numerator/denominator (bits) kept exact; larger values are compared numerically.
-    pub const MAX_BITS: u64 = 8192;
+    /// Largest numerator/denominator (bits) kept exact (`10^{10^4}`, `1000!`); larger values are compared in
+    /// high precision. The work they cost is bounded by the comparison's budget ([`super::budget`]).
+    pub const MAX_BITS: u64 = 1 << 16;
     /// Largest radicand factored exactly (trial division up to its square root: 10^5 steps; an answer of
     /// `MAX_ANSWER_BYTES` holds at most a few hundred radicals).
     pub const MAX_RADICAND: u64 = 10_000_000_000;
@@ -95,8 +98,6 @@ pub mod limits {
     pub const MAX_FACTORIAL: u64 = 1000;
     /// Longest chain of postfix `!`/`%` on one operand.
     pub const MAX_POSTFIX: usize = 8;
-    /// Relative tolerance of numeric comparisons (absolute near zero).
-    pub const REL_TOL: f64 = 1e-9;
     /// Points at which expressions with variables are compared.
     pub const SAMPLE_POINTS: usize = 6;
     /// Most terms of a `\sum`/`\prod` computed, and most nodes visited computing one (terms × body size);

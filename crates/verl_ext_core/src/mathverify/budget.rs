@@ -1,0 +1,109 @@
+//! The work one comparison may do, counted in units of about one machine-word operation, so every call
+//! stays within milliseconds whatever the input (issue 23: ≤ 10 ms for answers ≤ 10 KB) and ends with the
+//! same verdict on a busy machine as on an idle one (work is counted, not timed).
+//!
+//! [`start`] opens a budget on the current thread for one comparison. Exact arithmetic draws on its own
+//! share first ([`charge_exact`]: when it runs out, a value is simply "not exact" and is compared in high
+//! precision instead); everything draws on the total ([`charge`]): when it runs out, the comparison is over a
+//! limit and the answers are judged not equal.
+
+use std::cell::Cell;
+
+/// Units one comparison may spend: about 7 ms on this project's 2-core VM when all are spent (a unit costs
+/// ~7 ns there; measured on the adversarial inputs of `verl-ext bench math-verify --adversarial`).
+pub const TOTAL: u64 = 1_000_000;
+/// Units exact arithmetic may spend before values are left to high precision.
+pub const EXACT: u64 = 400_000;
+
+#[derive(Clone, Copy)]
+struct State {
+    total: u64,
+    exact: u64,
+    exhausted: bool,
+}
+
+const UNLIMITED: State = State { total: u64::MAX, exact: u64::MAX, exhausted: false };
+
+thread_local! {
+    static STATE: Cell<State> = const { Cell::new(UNLIMITED) };
+}
+
+/// A budget open on this thread; the thread is unlimited again when it is dropped (so work outside a
+/// comparison, as in tests, never meets a spent budget).
+#[must_use = "the budget closes when this is dropped"]
+pub struct Scope(());
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        STATE.with(|s| s.set(UNLIMITED));
+    }
+}
+
+/// Open a fresh budget for one comparison on this thread.
+pub fn start() -> Scope {
+    STATE.with(|s| s.set(State { total: TOTAL, exact: EXACT, exhausted: false }));
+    Scope(())
+}
+
+/// Spend `units` of the total; false (and the comparison is over its limit) when they are not there.
+pub fn charge(units: u64) -> bool {
+    STATE.with(|s| {
+        let mut st = s.get();
+        if st.exhausted || st.total < units {
+            st.exhausted = true;
+            st.total = 0;
+            s.set(st);
+            return false;
+        }
+        st.total -= units;
+        s.set(st);
+        true
+    })
+}
+
+/// Spend `units` on exact arithmetic (and the total); false when exact arithmetic should give up.
+pub fn charge_exact(units: u64) -> bool {
+    let ok = STATE.with(|s| {
+        let mut st = s.get();
+        if st.exact < units {
+            st.exact = 0;
+            s.set(st);
+            return false;
+        }
+        st.exact -= units;
+        s.set(st);
+        true
+    });
+    ok && charge(units)
+}
+
+/// Has the total run out since [`start`]?
+pub fn exhausted() -> bool {
+    STATE.with(|s| s.get().exhausted)
+}
+
+/// Words (64-bit limbs) of a number of `bits` bits, at least 1: the unit of the costs charged.
+pub fn words(bits: u64) -> u64 {
+    bits / 64 + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spends_and_runs_out() {
+        let scope = start();
+        assert!(charge(10));
+        assert!(!exhausted());
+        assert!(charge_exact(EXACT));
+        assert!(!charge_exact(1), "the exact share is spent");
+        assert!(!exhausted(), "an exhausted exact share is not the end of the comparison");
+        assert!(!charge(TOTAL));
+        assert!(exhausted());
+        assert!(!charge(1));
+        drop(scope);
+        let _scope = start();
+        assert!(!exhausted() && charge(1));
+    }
+}
