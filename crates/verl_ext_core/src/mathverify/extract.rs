@@ -433,9 +433,51 @@ pub fn find(text: &str, targets: Targets) -> Option<Found> {
         // The whole text is the answer: nothing around it.
         Source::Whole => None,
         _ => hedge::around(text, chosen.start, chosen.end, chosen.source == Source::Boxed)
-            .or_else(|| hedge::revised_after(text, chosen.end)),
+            .or_else(|| hedge::revised_after(text, chosen.end))
+            .or_else(|| restated_differently(text, &all, chosen)),
     };
     Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn })
+}
+
+/// Filler between `answer` and a value that states it (`the answer is actually 6`); other words (`check this
+/// answer by plugging in 2`) make the value something else.
+const STATING: &[&str] = &[
+    "is",
+    "was",
+    "would",
+    "should",
+    "must",
+    "be",
+    "actually",
+    "really",
+    "then",
+    "therefore",
+    "thus",
+    "so",
+    "equals",
+    "now",
+];
+
+/// Does the text after the answer state a different one (`\boxed{5}. The answer is 6.`)? An answer stated twice
+/// with two values is no answer. Only statements are read: `final answer is X`, `answer: X`, and `answer is X`
+/// with nothing but [`STATING`] words between.
+fn restated_differently(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static str> {
+    let stated = |c: &&Candidate| match c.source {
+        Source::Minerva | Source::FinalAnswer | Source::AnswerColon => true,
+        Source::AnswerWord => {
+            let before = &text[chosen.end..c.start];
+            let Some(at) = before.to_ascii_lowercase().rfind("answer") else { return false };
+            before[at + "answer".len()..]
+                .split(|ch: char| !ch.is_ascii_alphabetic())
+                .filter(|w| !w.is_empty())
+                .all(|w| STATING.contains(&w.to_ascii_lowercase().as_str()))
+        }
+        _ => false,
+    };
+    let mut later = all.iter().filter(|c| c.start >= chosen.end).filter(stated).take(MAX_TRIES);
+    later
+        .any(|c| parses(&c.text) && !super::math_equal(&c.text, &chosen.text).equal)
+        .then_some("a different answer stated after it")
 }
 
 /// The answer of `text` and where it came from, when it is asserted ([`find`]).
@@ -467,6 +509,20 @@ mod tests {
         assert_eq!(answer("\\boxed{10} and then \\boxed{42}"), Some("42".into()));
         assert_eq!(answer("\\boxed{\\boxed{3}}"), Some("\\boxed{3}".into()));
         assert_eq!(answer("\\boxedx{1}"), Some("\\boxedx{1}".into()));
+    }
+
+    #[test]
+    fn withdrawn_answers() {
+        let found = |s: &str| find(s, Targets::default()).expect("an answer");
+        assert!(found("\\boxed{5}. The answer is 6.").withdrawn.is_some());
+        assert!(found("\\boxed{5}. The answer is 5.").withdrawn.is_none());
+        assert!(found("\\boxed{5}. We can check this answer by plugging in 2 and 3.").withdrawn.is_none());
+        assert!(found("\\boxed{5}. Wait, that is wrong.").withdrawn.is_some());
+        assert!(found("The answer is not 5.").withdrawn.is_some());
+        // An unparsed box is the answer, compared as text: never the number inside it.
+        assert_eq!(answer("The answer is \\boxed{\\text{not } 5}"), Some("\\text{not } 5".into()));
+        assert_eq!(answer("So \\boxed{\\foo{5}} is what we get"), Some("\\foo{5}".into()));
+        assert!(found("So \\boxed{\\foo{5}}; the answer is 5").withdrawn.is_some());
     }
 
     #[test]
