@@ -27,9 +27,9 @@ Every category holds the same number of true and false rows (at least 50 of each
 Labelling policy (rows with ``label_source`` ``"verl-ext policy"``)
 -------------------------------------------------------------------
 * Exact numbers compare with exact rational arithmetic: ``0.333`` != ``1/3``, ``0.5`` == ``1/2``,
-  ``0.1+0.2`` == ``0.3``, ``10^{20}`` != ``10^{20}+1``.  A numeric tolerance (relative 1e-9) is only
-  for two forms of the same irrational value (``\\frac{\\sqrt2}{2}`` vs ``\\frac{1}{\\sqrt2}``); a
-  rounded decimal never equals an irrational (``2\\pi`` vs ``6.283185`` is false).
+  ``0.1+0.2`` == ``0.3``, ``10^{20}`` != ``10^{20}+1``.  Two forms of the same irrational value are
+  equal (``\\frac{\\sqrt2}{2}`` vs ``\\frac{1}{\\sqrt2}``; the verifier decides those in high precision,
+  without tolerance); a rounded decimal never equals an irrational (``2\\pi`` vs ``6.283185`` is false).
 * Percent: ``p\\%`` equals ``p/100`` and also equals ``p`` (a dataset storing 25 for "25%" accepts
   ``25\\%``).  Two percents compare by their numbers (``50\\%`` != ``0.5\\%``).  The "equals p" rule
   is only exercised with ``p >= 5`` written as a plain number; pairs such as ``0.5`` vs ``0.5\\%`` or
