@@ -20,28 +20,41 @@ struct State {
     total: u64,
     exact: u64,
     exhausted: bool,
+    /// Scopes open on this thread (a comparison inside a verification shares the verification's budget).
+    open: u32,
 }
 
-const UNLIMITED: State = State { total: u64::MAX, exact: u64::MAX, exhausted: false };
+const UNLIMITED: State = State { total: u64::MAX, exact: u64::MAX, exhausted: false, open: 0 };
 
 thread_local! {
     static STATE: Cell<State> = const { Cell::new(UNLIMITED) };
 }
 
-/// A budget open on this thread; the thread is unlimited again when it is dropped (so work outside a
-/// comparison, as in tests, never meets a spent budget).
+/// A budget open on this thread; the thread is unlimited again when the outermost scope is dropped (so work
+/// outside a comparison, as in tests, never meets a spent budget).
 #[must_use = "the budget closes when this is dropped"]
 pub struct Scope(());
 
 impl Drop for Scope {
     fn drop(&mut self) {
-        STATE.with(|s| s.set(UNLIMITED));
+        STATE.with(|s| {
+            let st = s.get();
+            s.set(if st.open <= 1 { UNLIMITED } else { State { open: st.open - 1, ..st } });
+        });
     }
 }
 
-/// Open a fresh budget for one comparison on this thread.
+/// Open a budget for one comparison or verification on this thread. Inside an open one (the comparisons a
+/// verification makes while finding its answer, and its final one), the open budget is shared, not renewed.
 pub fn start() -> Scope {
-    STATE.with(|s| s.set(State { total: TOTAL, exact: EXACT, exhausted: false }));
+    STATE.with(|s| {
+        let st = s.get();
+        s.set(if st.open == 0 {
+            State { total: TOTAL, exact: EXACT, exhausted: false, open: 1 }
+        } else {
+            State { open: st.open + 1, ..st }
+        });
+    });
     Scope(())
 }
 
@@ -102,6 +115,9 @@ mod tests {
         assert!(!charge(TOTAL));
         assert!(exhausted());
         assert!(!charge(1));
+        let inner = start();
+        assert!(exhausted(), "a nested scope shares the spent budget");
+        drop(inner);
         drop(scope);
         let _scope = start();
         assert!(!exhausted() && charge(1));

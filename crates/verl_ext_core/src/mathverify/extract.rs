@@ -439,6 +439,9 @@ pub fn find(text: &str, targets: Targets) -> Option<Found> {
     Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn })
 }
 
+/// Statements after the answer compared with it at most.
+const MAX_RESTATED: usize = 4;
+
 /// Filler between `answer` and a value that states it (`the answer is actually 6`); other words (`check this
 /// answer by plugging in 2`) make the value something else.
 const STATING: &[&str] = &[
@@ -474,7 +477,8 @@ fn restated_differently(text: &str, all: &[Candidate], chosen: &Candidate) -> Op
         }
         _ => false,
     };
-    let mut later = all.iter().filter(|c| c.start >= chosen.end).filter(stated).take(MAX_TRIES);
+    // A few suffice (the answer is restated once or twice); each comparison spends the call's budget.
+    let mut later = all.iter().filter(|c| c.start >= chosen.end).filter(stated).take(MAX_RESTATED);
     later
         .any(|c| parses(&c.text) && !super::math_equal(&c.text, &chosen.text).equal)
         .then_some("a different answer stated after it")

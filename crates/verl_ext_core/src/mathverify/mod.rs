@@ -159,6 +159,8 @@ pub fn verify(solution: &str, ground_truth: &str) -> Verification {
 
 /// [`verify`] with comparison options.
 pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Verification {
+    // One budget for the whole call: the comparisons made while finding the answer and the final one.
+    let _budget = budget::start();
     let guarded = std::panic::catch_unwind(|| {
         let Some(found) = extract::find(solution, options.targets) else {
             return Verification { score: 0.0, prediction: None, reason: "no answer found".into() };
