@@ -34,6 +34,10 @@ use super::{Failure, Options, Verdict};
 const FUNCTION_NAMES: &[&str] = &["f", "g", "h", "p", "q", "F", "G", "H", "P", "Q"];
 /// Pairs compared order-free at most; larger collections are compared in order.
 const MAX_UNORDERED_PAIRS: usize = 4096;
+/// Work units (about ns) of one structural comparison and one comparison of values, beyond their arithmetic
+/// (tree walks, floating-point evaluations): what makes comparing 64 items with 64 others pair by pair cost.
+const EQ_COST: u64 = 50;
+const VALUE_COST: u64 = 500;
 /// Tolerance for expressions with variables (more rounding than a single value).
 const SAMPLED_TOL: f64 = 1e-7;
 
@@ -649,7 +653,7 @@ fn matrix_product(a: &Exact, a_scalar: bool, b: &Exact, b_scalar: bool) -> Optio
 
 /// Structural and numeric equality of a prediction `a` and a reference `b`.
 pub fn eq(a: &Node, b: &Node, o: &Options) -> bool {
-    if !budget::charge(1) {
+    if !budget::charge(EQ_COST) {
         return false;
     }
     if matrix_arithmetic(a) || matrix_arithmetic(b) {
@@ -873,7 +877,7 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
             return true;
         }
     }
-    if !budget::charge(1) {
+    if !budget::charge(VALUE_COST) {
         return false;
     }
     let (ea, eb) = (exact::eval(a), exact::eval(b));

@@ -71,6 +71,11 @@ impl Surd {
         self.0.is_empty()
     }
 
+    /// Are all coefficients integers (no gcd to normalise their products)?
+    fn integral(&self) -> bool {
+        self.0.values().all(BigRational::is_integer)
+    }
+
     /// The value as a float (for signs and approximate comparisons).
     pub fn to_f64(&self) -> f64 {
         self.0.iter().map(|(r, q)| q.to_f64().unwrap_or(f64::NAN) * (*r as f64).sqrt()).sum()
@@ -121,8 +126,20 @@ impl Surd {
     }
 
     pub fn add(&self, other: &Surd) -> Option<Surd> {
-        let words: u64 = other.0.values().map(|q| budget::words(q.numer().bits() + q.denom().bits())).sum();
-        if !budget::charge_exact(words * 4) {
+        // A sum of fractions is normalised by a gcd too (quadratic); of integers, linear.
+        let units: u64 = other
+            .0
+            .values()
+            .map(|q| {
+                let w = budget::words(q.numer().bits() + q.denom().bits());
+                if q.is_integer() {
+                    w
+                } else {
+                    200 * w * w
+                }
+            })
+            .sum();
+        if !budget::charge_exact(units) {
             return None;
         }
         let mut out = self.clone();
@@ -142,9 +159,13 @@ impl Surd {
         // of bits; when the budget is spent, high precision decides instead.
         let words =
             |s: &Surd| s.0.values().map(|q| budget::words(q.numer().bits() + q.denom().bits())).max().unwrap_or(1);
-        // Products of big integers are subquadratic in num-bigint (Karatsuba, Toom-3): words^1.6.
-        let per_pair = ((words(self) * words(other)) as f64).powf(0.8) as u64;
-        let units = (self.0.len() * other.0.len()) as u64 * per_pair * 4;
+        // Measured (`budget` units are nanoseconds on this project's VM): a product of big integers is
+        // subquadratic in num-bigint, ~8·w^1.6 ns for w words; a product of fractions is normalised by a binary
+        // gcd, ~200·w² ns (`((x+1)^2)^{2…}` at a rational point took 100 ms before it was charged).
+        let pair = (words(self) * words(other)) as f64;
+        let integers = self.integral() && other.integral();
+        let per_pair = if integers { 8 * pair.powf(0.8) as u64 } else { 200 * pair as u64 };
+        let units = (self.0.len() * other.0.len()) as u64 * per_pair;
         if !budget::charge_exact(units) {
             return None;
         }

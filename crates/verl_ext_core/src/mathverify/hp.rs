@@ -30,10 +30,12 @@ const MARGIN: usize = 128;
 const MIN_PRECISION: usize = 192;
 /// Bits of rounding noise allowed above the precision floor (operations, function conditioning).
 const NOISE_BITS: i64 = 48;
-/// Work units of one product per (P/64)², and of one transcendental function call (a series of products;
-/// measured: ~70 µs for sin+exp+ln at 320 bits).
-const PRODUCT_COST: u64 = 3;
-const TRANSCENDENTAL_COST: u64 = 100;
+/// Work units (nanoseconds, measured on this project's VM) of one product and of one transcendental function
+/// per (P/64)², and the fixed part of each: a product ~2·w² + 100 ns, `sin`/`exp` ~400·w² + 40 µs.
+const PRODUCT_COST: (u64, u64) = (2, 100);
+const TRANSCENDENTAL_COST: (u64, u64) = (400, 40_000);
+/// Work units of one call of [`equal`] beyond its arithmetic.
+const CALL_COST: u64 = 2_000;
 const RM: RoundingMode = RoundingMode::ToEven;
 
 thread_local! {
@@ -59,6 +61,10 @@ struct Eval<'a> {
 
 /// Are `a` and `b` (scalars, variables bound by `var`) equal? `None` when it cannot be decided here.
 pub fn equal(a: &Node, b: &Node, var: &dyn Fn(&str) -> Option<BigRational>) -> Option<bool> {
+    // The fixed cost of a decision (the bound, allocations, the constants' cache), measured ~2 µs.
+    if !budget::charge(CALL_COST) {
+        return None;
+    }
     let bits = need(a)?.max(need(b)?);
     let p1 = ((bits as usize).saturating_add(MARGIN)).max(MIN_PRECISION).next_multiple_of(64);
     // The second evaluation at half as many bits again: real differences stay, rounding noise shrinks.
@@ -159,7 +165,8 @@ fn from_int(n: &BigInt) -> BigFloat {
 
 impl Eval<'_> {
     fn rational(&mut self, q: &BigRational) -> Option<Cx> {
-        budget::charge(budget::words(q.numer().bits()) + budget::words(q.denom().bits()));
+        let w = budget::words(q.numer().bits()).max(budget::words(q.denom().bits())).max((self.p / 64) as u64);
+        budget::charge(4 * w * w).then_some(())?;
         let v = from_int(q.numer()).div(&from_int(q.denom()), self.p, RM);
         self.real(v)
     }
@@ -188,7 +195,8 @@ impl Eval<'_> {
     /// Charge one operation at this precision (`transcendental`: a series, not a product).
     fn charge(&self, transcendental: bool) -> Option<()> {
         let w = (self.p / 64) as u64 + 1;
-        let units = if transcendental { TRANSCENDENTAL_COST } else { PRODUCT_COST } * w * w;
+        let (per, fixed) = if transcendental { TRANSCENDENTAL_COST } else { PRODUCT_COST };
+        let units = per * w * w + fixed;
         budget::charge(units).then_some(())
     }
 
