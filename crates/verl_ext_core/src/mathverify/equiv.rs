@@ -1056,6 +1056,8 @@ mod tests {
         no("5\\text{ cm}^2", "5\\text{ cm}");
         yes("5\\text{ cm}^2", "5\\text{ square centimeters}");
         yes("12 \\text{ people}", "12 \\text{ students}");
+        no("5\\phantom{0}", "0");
+        yes("5\\phantom{0}", "5");
         no("5 = 6", "6");
         no("5 = 6", "5");
         no("x = 3+3 = 2", "2");

@@ -8,7 +8,7 @@
 //! linear in the text.
 
 /// Words read before an answer, within its clause.
-const BEFORE_WORDS: usize = 5;
+const BEFORE_WORDS: usize = 8;
 /// Words read after an answer, within its clause.
 const AFTER_WORDS: usize = 3;
 /// Bytes of context read on either side (the clause is cut there).
@@ -92,6 +92,8 @@ const RELATIONS: &[&str] = &[
     "\\leqslant",
     "\\approx",
     "\\lnot",
+    "\\not=",
+    "\\not =",
     "\\nless",
     "\\ngtr",
     "\\neq",
@@ -141,13 +143,20 @@ const REVISIONS: &[&str] = &[
     "revise",
     "revised",
     "unsure",
+    "uncertain",
     "doubt",
+    "maybe",
+    "perhaps",
+    "possibly",
+    "probably",
+    "guess",
+    "guessing",
     "actually",
     "instead",
 ];
 /// Two-word revisions (`not sure`, `not correct`).
 const REVISION_PAIRS: &[(&str, &str)] =
-    &[("not", "sure"), ("not", "certain"), ("not", "correct"), ("not", "right"), ("no", "wait")];
+    &[("not", "sure"), ("not", "certain"), ("not", "confident"), ("not", "correct"), ("not", "right"), ("no", "wait")];
 
 /// Why the answer at `s[start..end]` is not asserted, if it is not: a cue or bounding relation in its clause
 /// just before or after it. A box declares its answer, so `x = 1/5, or \boxed{20}\%` restates it; `4 or 5`
@@ -274,26 +283,67 @@ fn ends_with_relation(before: &str) -> bool {
     })
 }
 
-/// The words of `text`, lower case (letters and apostrophes; LaTeX commands are skipped).
+/// The words of `text` as a reader sees them, lower case: LaTeX command names and braces are skipped
+/// without breaking a word (`\\text{n}\\text{ot}` reads `not`), and letters that look like Latin ones
+/// (Greek `ο`, Cyrillic `о`, fullwidth `ｎ`) are read as those.
 fn words_of(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut word = String::new();
-    let mut command = false;
-    for c in text.chars() {
-        if c.is_alphabetic() || (c == '\'' || c == '’') && !word.is_empty() {
-            word.push(if c == '’' { '\'' } else { c.to_ascii_lowercase() });
-            continue;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                // A command name is markup: skipped, and it does not end the word around it.
+                while chars.peek().is_some_and(|n| n.is_ascii_alphabetic()) {
+                    chars.next();
+                }
+            }
+            '{' | '}' | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{ad}' => {}
+            c if c.is_alphabetic() || (c == '\'' || c == '’') && !word.is_empty() => {
+                word.push(if c == '’' { '\'' } else { latin(c).to_ascii_lowercase() });
+            }
+            _ => {
+                if !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                }
+            }
         }
-        if !word.is_empty() && !command {
-            out.push(std::mem::take(&mut word));
-        }
-        word.clear();
-        command = c == '\\';
     }
-    if !word.is_empty() && !command {
+    if !word.is_empty() {
         out.push(word);
     }
     out
+}
+
+/// The Latin letter a character is written to look like, if any (the common Greek and Cyrillic confusables
+/// and fullwidth letters); else the character.
+fn latin(c: char) -> char {
+    match c {
+        'ａ'..='ｚ' => char::from(b'a' + (c as u32 - 'ａ' as u32) as u8),
+        'Ａ'..='Ｚ' => char::from(b'a' + (c as u32 - 'Ａ' as u32) as u8),
+        'ο' | 'о' | 'Ο' | 'О' => 'o',
+        'α' | 'а' | 'Α' | 'А' => 'a',
+        'е' | 'Е' | 'ε' | 'Ε' => 'e',
+        'і' | 'І' | 'ι' | 'Ι' => 'i',
+        'ѕ' | 'Ѕ' => 's',
+        'т' | 'Т' | 'τ' | 'Τ' => 't',
+        'η' | 'Η' | 'Н' | 'п' => 'n',
+        'р' | 'Р' | 'ρ' | 'Ρ' => 'p',
+        'с' | 'С' => 'c',
+        'у' | 'У' => 'y',
+        'х' | 'Х' | 'χ' | 'Χ' => 'x',
+        'ν' | 'Ν' => 'v',
+        'κ' | 'Κ' | 'к' | 'К' => 'k',
+        'м' | 'М' | 'Μ' => 'm',
+        'в' | 'В' | 'Β' => 'b',
+        'г' => 'r',
+        'ԁ' => 'd',
+        'һ' => 'h',
+        'ӏ' => 'l',
+        'ԛ' => 'q',
+        'ԝ' => 'w',
+        _ => c,
+    }
 }
 
 #[cfg(test)]
@@ -321,6 +371,11 @@ mod tests {
         assert!(!hedged("The final answer is 5. I hope it is correct.", "5"));
         assert!(!hedged("so $x = \\boxed{5}$", "\\boxed{5}"));
         assert!(!hedged("x \\gets 5", "5"));
+        // Markup and look-alike letters do not hide a word.
+        assert!(hedged("the answer is \\text{n}\\text{ot } 5", "5"));
+        assert!(hedged("the answer is nοt 5", "5"));
+        assert!(hedged("the answer is no\u{200b}t 5", "5"));
+        assert!(hedged("It is not true that the answer is 5", "5"));
         assert!(!hedged("the number is not 10 which is 1,000.99", "1,000.99"));
         assert!(!hedged("so $x=1/5$, or $\\boxed{20}$ percent", "\\boxed{20}"));
         assert!(!hedged("the angle between the lines is $\\boxed{90}$", "\\boxed{90}"));
@@ -334,6 +389,7 @@ mod tests {
     fn revisions() {
         assert!(revised_after("\\boxed{5}. Wait, that's wrong; it is 6.", 9).is_some());
         assert!(revised_after("\\boxed{5}. I am not sure.", 9).is_some());
+        assert!(revised_after("\\boxed{5}. Maybe.", 9).is_some());
         assert!(revised_after("\\boxed{5}. I hope it is correct.", 9).is_none());
         assert!(revised_after("\\boxed{5}", 9).is_none());
     }

@@ -61,11 +61,12 @@ const IGNORED: &[&str] = &[
     "hfill",
     "cdotp",
     "middle",
-    "phantom",
     // `\angle APC = 74^\circ`: the points name the angle.
     "angle",
     "measuredangle",
 ];
+/// Commands whose braced argument is not shown: dropped with it (`5\\phantom{0}` is 5, not 5·0).
+const INVISIBLE: &[&str] = &["phantom", "hphantom", "vphantom", "label", "tag", "hspace", "vspace"];
 /// Commands whose braced argument is kept as plain content.
 pub(super) const WRAPPERS: &[&str] = &[
     "boxed",
@@ -679,6 +680,9 @@ impl Lexer {
         if WRAPPERS.contains(&name.as_str()) {
             return self.wrapper();
         }
+        if INVISIBLE.contains(&name.as_str()) {
+            return self.skip_braced();
+        }
         match name.as_str() {
             "begin" | "end" => {
                 let env = self.braced_name();
@@ -704,6 +708,31 @@ impl Lexer {
     /// Is `name` a command the lexer or parser knows (so `\quadrant` is not read as `\quad rant`)?
     fn known(&self, name: &str) -> bool {
         WRAPPERS.contains(&name) || FUNCS.contains(&name)
+    }
+
+    /// Skip a braced argument (nested braces included), if one follows.
+    fn skip_braced(&mut self) -> Result<(), Failure> {
+        while self.peek(0).is_some_and(char::is_whitespace) {
+            self.pos += 1;
+        }
+        if self.peek(0) != Some('{') {
+            return Ok(());
+        }
+        let mut depth = 0usize;
+        while let Some(c) = self.peek(0) {
+            self.pos += 1;
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                _ => {}
+            }
+        }
+        Err(Failure::Syntax("unbalanced braces".into()))
     }
 
     /// `{name}` after `\begin`/`\end` (`pmatrix*` keeps its star).
