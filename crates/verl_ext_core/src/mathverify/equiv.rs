@@ -175,6 +175,7 @@ fn judge_within_budget(prediction: &str, reference: &str, o: &Options) -> Verdic
     if !o.strict {
         prediction = rename_like(&prediction, &reference);
     }
+    let (prediction, reference) = (scaled_matrix(prediction), scaled_matrix(reference));
     let equal = eq(&prediction, &reference, o);
     verdict(equal, if equal { "equivalent" } else { "not equivalent" })
 }
@@ -558,6 +559,20 @@ fn membership(n: &Node) -> Option<&Node> {
         Node::Relation(sides, ops) if ops.as_slice() == [Rel::In] && only_names(&sides[0]) => Some(&sides[1]),
         _ => None,
     }
+}
+
+/// `\\theta \\begin{matrix}a & b\\end{matrix}`: a product of scalars and one matrix, as the matrix of the
+/// products (entries with variables cannot be computed exactly, so this is written out instead).
+fn scaled_matrix(n: Node) -> Node {
+    let Node::Mul(factors) = &n else { return n };
+    let matrices = factors.iter().filter(|f| matches!(f, Node::Matrix(_))).count();
+    if matrices != 1 || factors.iter().any(matrix_arithmetic) {
+        return n;
+    }
+    let scalars: Vec<Node> = factors.iter().filter(|f| !matches!(f, Node::Matrix(_))).cloned().collect();
+    let Some(Node::Matrix(rows)) = factors.iter().find(|f| matches!(f, Node::Matrix(_))) else { return n };
+    let scale = |entry: &Node| Node::Mul(scalars.iter().cloned().chain(std::iter::once(entry.clone())).collect());
+    Node::Matrix(rows.iter().map(|r| r.iter().map(scale).collect()).collect())
 }
 
 /// Largest matrix dimension computed with (sums and products of matrices).
@@ -1059,6 +1074,22 @@ mod tests {
         no("5\\phantom{0}", "0");
         yes("5\\phantom{0}", "5");
         no("5 = 6", "6");
+        // latex2sympy2's notations.
+        yes("x_0", "x_{0}");
+        yes("x^2_{i,j}", "x_{i,j}^{2}");
+        yes("\\lambda_2", "\\lambda_{2}");
+        yes("h_\\theta + 1", "h_{\\theta} + 1");
+        yes("\\mleft\\lbrack1+2\\mright\\rbrack\\mleft\\lbrack3-4\\mright\\rbrack", "-3");
+        yes("\\mleft\\{1+2\\mright\\}\\mleft\\{3-4\\mright\\}", "-3");
+        yes("\\sin\\left\\lgroup\\theta \\right\\rgroup", "\\sin{\\left(\\theta \\right)}");
+        yes("\\exponentialE \\times 3", "3 e");
+        yes("(x + 1)!", "\\left(x + 1\\right)!");
+        no("(x + 1)!", "x!");
+        yes(
+            "\\theta\\begin{matrix}1 & 2\\\\ 3 & 4\\end{matrix}",
+            "\\begin{matrix}\\theta & 2\\theta\\\\ 3\\theta & 4\\theta\\end{matrix}",
+        );
+        no("\\theta\\begin{matrix}1 & 2\\end{matrix}", "\\begin{matrix}\\theta & 3\\theta\\end{matrix}");
         no("5 = 6", "5");
         no("x = 3+3 = 2", "2");
         yes("x = 5+5+1 = 11", "11");

@@ -305,6 +305,7 @@ impl Parser {
         if terms.len() == 1 {
             return Ok(sum_of(terms));
         }
+        let terms = terms.into_iter().map(grouping).collect();
         self.node(Node::Add(terms))
     }
 
@@ -368,6 +369,9 @@ impl Parser {
                 if factors.len() > 1 && factors.iter().any(|f| matches!(f, Node::Text(_))) {
                     return Err(Failure::Syntax("a word inside an expression".into()));
                 }
+                if factors.len() > 1 {
+                    factors = factors.into_iter().map(grouping).collect();
+                }
                 return self.node(product(factors));
             }
         }
@@ -397,6 +401,11 @@ impl Parser {
                 return Ok(base);
             }
             let exp = p.script()?;
+            // `x^2_{i}` is `x_{i}^2`: a subscript after the power still names the base.
+            let base = match base {
+                Node::Var(name) if p.at(&Tok::Sym('_')) => Node::Var(format!("{name}_{}", p.subscript()?)),
+                other => other,
+            };
             let pow = p.node(Node::Pow(Box::new(base), Box::new(exp)))?;
             p.postfix_ops(pow)
         })
@@ -495,7 +504,8 @@ impl Parser {
         };
         self.pos += 1;
         match tok {
-            Tok::Num(n) if self.at(&Tok::Sym('_')) => {
+            // `204_5` (a number subscript) is a numeral in a base; `x^2_{i}` leaves the `_` to the base `x`.
+            Tok::Num(n) if self.at(&Tok::Sym('_')) && self.base_subscript_follows() => {
                 // `204_5`, a numeral in another base: compared as written.
                 self.pos += 1;
                 let base = match self.peek().cloned() {
@@ -537,25 +547,48 @@ impl Parser {
         }
     }
 
+    /// At a `_`: is a number (`_5`, `_{16}`) its subscript?
+    fn base_subscript_follows(&self) -> bool {
+        match (self.toks.get(self.pos + 1), self.toks.get(self.pos + 2), self.toks.get(self.pos + 3)) {
+            (Some(Tok::Num(_)), _, _) => true,
+            (Some(Tok::Sym('{')), Some(Tok::Num(_)), Some(Tok::Sym('}'))) => true,
+            _ => false,
+        }
+    }
+
     fn ident(&mut self, name: String) -> Result<Node, Failure> {
-        if self.eat(&Tok::Sym('_')) {
-            // `x_1`, `x_{12}`, `a_n`: one variable named by its subscript's tokens.
-            let start = self.pos;
-            match self.peek() {
-                Some(Tok::Num(_) | Tok::Ident(_)) => self.pos += 1,
-                Some(Tok::Sym('{')) => {
-                    self.primary()?;
-                }
-                _ => return Err(Failure::Syntax("bad subscript".into())),
-            }
-            let sub: Vec<String> = self.toks[start..self.pos].iter().map(|t| format!("{t:?}")).collect();
-            return self.node(Node::Var(format!("{name}_{}", sub.join(""))));
+        if self.at(&Tok::Sym('_')) {
+            let sub = self.subscript()?;
+            return self.node(Node::Var(format!("{name}_{sub}")));
         }
         match name.as_str() {
             "e" => self.node(Node::Const(Constant::E)),
             "i" => self.node(Node::Const(Constant::I)),
             _ => self.node(Node::Var(name)),
         }
+    }
+
+    /// At a `_`: the subscript that names a variable (`x_1`, `x_{12}`, `a_n`, `h_\theta`), written out from
+    /// its tokens without braces, so `x_0` and `x_{0}` are one name.
+    fn subscript(&mut self) -> Result<String, Failure> {
+        self.expect(&Tok::Sym('_'))?;
+        let start = self.pos;
+        match self.peek() {
+            Some(Tok::Num(_) | Tok::Ident(_) | Tok::Cmd(_)) => self.pos += 1,
+            Some(Tok::Sym('{')) => {
+                self.primary()?;
+            }
+            _ => return Err(Failure::Syntax("bad subscript".into())),
+        }
+        let sub: Vec<String> = self.toks[start..self.pos]
+            .iter()
+            .filter(|t| !matches!(t, Tok::Sym('{' | '}')))
+            .map(|t| match t {
+                Tok::Num(s) | Tok::Ident(s) | Tok::Cmd(s) => s.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        Ok(sub.join(""))
     }
 
     fn matrix(&mut self, env: String) -> Result<Node, Failure> {
@@ -589,8 +622,8 @@ impl Parser {
 
     fn func_arg(&mut self) -> Result<Node, Failure> {
         // `\sin^2 x` is (sin x)^2: the caller applies the power after the argument.
-        if self.at(&Tok::Sym('(')) || self.at(&Tok::Sym('{')) {
-            return self.primary();
+        if self.at(&Tok::Sym('(')) || self.at(&Tok::Sym('{')) || self.at(&Tok::SetOpen) {
+            return self.primary().map(grouping);
         }
         // `\sin 2x` is sin(2x): a product of factors, up to the next operator.
         let mut acc = self.power()?;
@@ -668,7 +701,7 @@ impl Parser {
             }
             "alpha" | "beta" | "gamma" | "delta" | "theta" | "lambda" | "mu" | "sigma" | "phi" | "omega" | "tau"
             | "rho" | "epsilon" | "varepsilon" | "varphi" | "psi" | "eta" | "kappa" | "nu" | "xi" | "zeta" | "chi" => {
-                self.node(Node::Var(name.to_owned()))
+                self.ident(name.to_owned())
             }
             _ => Err(Failure::Unsupported("LaTeX command")),
         }
@@ -745,6 +778,15 @@ fn is_mixed_number(whole: &Node, frac: &Node) -> bool {
         w => is_integer_literal(w),
     };
     whole_ok && matches!(frac, Node::Div(a, b) if is_integer_literal(a) && is_integer_literal(b))
+}
+
+/// A one-element `\\{x\\}` inside arithmetic is a pair of braces used as brackets (`\\left\\{1+2\\right\\}
+/// \\left\\{3-4\\right\\}` is -3, `\\sin\\{x\\}` is sin x): a set has no product or sum.
+fn grouping(n: Node) -> Node {
+    match n {
+        Node::Set(mut xs) if xs.len() == 1 => xs.pop().unwrap_or(Node::List(Vec::new())),
+        other => other,
+    }
 }
 
 fn product(mut factors: Vec<Node>) -> Node {
