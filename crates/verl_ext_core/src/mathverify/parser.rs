@@ -549,11 +549,10 @@ impl Parser {
 
     /// At a `_`: is a number (`_5`, `_{16}`) its subscript?
     fn base_subscript_follows(&self) -> bool {
-        match (self.toks.get(self.pos + 1), self.toks.get(self.pos + 2), self.toks.get(self.pos + 3)) {
-            (Some(Tok::Num(_)), _, _) => true,
-            (Some(Tok::Sym('{')), Some(Tok::Num(_)), Some(Tok::Sym('}'))) => true,
-            _ => false,
-        }
+        matches!(
+            (self.toks.get(self.pos + 1), self.toks.get(self.pos + 2), self.toks.get(self.pos + 3)),
+            (Some(Tok::Num(_)), _, _) | (Some(Tok::Sym('{')), Some(Tok::Num(_)), Some(Tok::Sym('}')))
+        )
     }
 
     fn ident(&mut self, name: String) -> Result<Node, Failure> {
