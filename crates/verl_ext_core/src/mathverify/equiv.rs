@@ -24,7 +24,7 @@ use num_rational::BigRational;
 use super::budget;
 use super::exact::{self, Surd};
 use super::hp;
-use super::lexer::{lex_with_units, WRAPPERS};
+use super::lexer::{lex, lex_with_units, WRAPPERS};
 use super::limits::{MAX_ANSWER_BYTES, SAMPLE_POINTS};
 use super::numeric::{self, C};
 use super::parser::{int, parse, size, substitute, Constant, Func, Node, Rel};
@@ -121,6 +121,40 @@ fn false_chain(n: &Node, o: &Options) -> bool {
     constant.windows(2).any(|w| !value_eq(w[0], w[1], o))
 }
 
+/// Relative distance within which `a \\approx b` is an approximation (`x = 1/3 \\approx 0.33` is).
+const APPROXIMATION: f64 = 0.05;
+
+/// Does the prediction write `a \\approx b`, with `a` alone before it, with two numbers that are not close (`\\boxed{5 \\approx 6}`)? The
+/// value before `\\approx` is the answer, so a far "approximation" would let it carry a second value.
+fn sloppy_approximation(p: &str) -> bool {
+    let text = p.replace('≈', "\\approx");
+    let marks = ["\\approx", "\\simeq", "\\doteq"];
+    let value = |t: &str| {
+        let n = lex(t).and_then(parse).ok()?;
+        vars_of(&n).is_empty().then(|| numeric::eval(&n, &|_| None)).flatten()
+    };
+    let mut rest = text.as_str();
+    while let Some((i, mark)) = marks.iter().filter_map(|m| rest.find(m).map(|i| (i, *m))).min() {
+        let (before, after) = (&rest[..i], &rest[i + mark.len()..]);
+        // `x = 1/3 \\approx 1.3` states x = 1/3 (Math-Verify's reading): only a bare `5 \\approx 6` is checked.
+        if before.contains(['=', '<', '>']) {
+            rest = after;
+            continue;
+        }
+        let left = before;
+        let cut = marks.iter().filter_map(|m| after.find(m)).chain(after.find(['=', '<', '>'])).min();
+        let right = &after[..cut.unwrap_or(after.len())];
+        if let (Some(x), Some(y)) = (value(left), value(right)) {
+            let scale = x.abs().max(y.abs());
+            if (C { re: x.re - y.re, im: x.im - y.im }).abs() > APPROXIMATION * scale {
+                return true;
+            }
+        }
+        rest = after;
+    }
+    false
+}
+
 fn equality_sides(n: &Node) -> Option<&[Node]> {
     match n {
         Node::Relation(sides, ops) if !ops.is_empty() && ops.iter().all(|r| *r == Rel::Eq) => Some(sides),
@@ -168,6 +202,9 @@ fn judge_within_budget(prediction: &str, reference: &str, o: &Options) -> Verdic
     };
     if !units.is_empty() && !reference_units.is_empty() && units != reference_units {
         return verdict(false, format!("different units ({} vs {})", units.join(" "), reference_units.join(" ")));
+    }
+    if sloppy_approximation(p) {
+        return verdict(false, "an approximation that is not close (5 \\approx 6)");
     }
     if false_chain(&prediction, o) {
         return verdict(false, "a false equation (two different values set equal)");
@@ -547,7 +584,8 @@ fn set_union(n: &Node) -> Option<Node> {
     let Node::Union(parts) = n else { return None };
     let mut members = Vec::new();
     for p in parts {
-        let Node::Set(xs) = p else { return None };
+        // `{1,2} \\cup {2,3}`: bare braces around a list are a set here.
+        let (Node::Set(xs) | Node::List(xs)) = p else { return None };
         members.extend(xs.iter().cloned());
     }
     Some(Node::Set(members))
@@ -1074,6 +1112,19 @@ mod tests {
         no("5\\phantom{0}", "0");
         yes("5\\phantom{0}", "5");
         no("5 = 6", "6");
+        no("5 \\approx 6", "5");
+        yes("x = \\frac13 \\approx 1.3", "\\frac13");
+        yes("{1,2} \\cup {2,3}", "\\{1,2,3\\}");
+        no("f(0)", "0");
+        no("f^{-1}(0)", "0");
+        yes("f(x) = x^2", "x^2");
+        yes("g(3) = 7", "7");
+        yes("p(1-p)", "p - p^2");
+        yes("x = \\frac13 \\approx 0.33", "\\frac13");
+        no("5 \\text{ rad}", "5^\\circ");
+        yes("30^\\circ", "30 \\text{ degrees}");
+        no("7 \\text{ N}", "7 \\text{ J}");
+        no("100 \\text{ kW}", "100 \\text{ W}");
         // latex2sympy2's notations.
         yes("x_0", "x_{0}");
         yes("x^2_{i,j}", "x_{i,j}^{2}");

@@ -432,11 +432,34 @@ pub fn find(text: &str, targets: Targets) -> Option<Found> {
     let withdrawn = match chosen.source {
         // The whole text is the answer: nothing around it.
         Source::Whole => None,
+        _ if prose_number(text, chosen) && hedge::inside_bracket(text, chosen.start) => {
+            Some("an argument inside brackets, not an answer")
+        }
         _ => hedge::around(text, chosen.start, chosen.end, chosen.source == Source::Boxed)
             .or_else(|| hedge::revised_after(text, chosen.end))
             .or_else(|| restated_differently(text, &all, chosen)),
     };
+    // A choice letter that the text negates (`réponse est C non A`, `B。不是 A`) is not the one chosen: the
+    // next letter the text offers is read instead.
+    if let (Source::Letter(priority), Some(_)) = (chosen.source, withdrawn) {
+        let mut end = chosen.start;
+        for _ in 0..MAX_TRIES {
+            let Some((start, stop)) = letters::last_before(text, end, targets.choices) else { break };
+            let letter = text[start..stop].trim_matches(|c: char| !c.is_ascii_uppercase()).to_owned();
+            if letter != chosen.text && hedge::around(text, start, stop, false).is_none() {
+                return Some(Found { text: letter, source: Source::Letter(priority), withdrawn: None });
+            }
+            end = start;
+        }
+    }
     Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn })
+}
+
+/// Is the answer a number or expression read from prose (not a box or a math block)?
+fn prose_number(text: &str, c: &Candidate) -> bool {
+    let at = &text[c.start..];
+    !matches!(c.source, Source::Boxed | Source::Whole | Source::Block | Source::Letter(_))
+        && !at.starts_with(['$', '\\'])
 }
 
 /// Statements after the answer compared with it at most.

@@ -32,6 +32,14 @@ const CLAUSE_CUES: &[&str] = &[
     "besides",
     "wrong",
     "incorrect",
+    // Other languages' plain negations (a CJK character is a word of its own).
+    "non",
+    "pas",
+    "nicht",
+    "kein",
+    "不",
+    "非",
+    "没",
 ];
 /// Words that bound or hedge the value right after them (`over 5`, `more than 5`, `about 5`, `maybe 5`).
 const NEAR_CUES: &[&str] = &[
@@ -80,6 +88,14 @@ const AFTER_CUES: &[&str] = &[
     "most",
     "wrong",
     "incorrect",
+    "hundred",
+    "thousand",
+    "million",
+    "billion",
+    "trillion",
+    "dozen",
+    "squared",
+    "cubed",
 ];
 
 /// Words after `or` that restate an answer rather than offer another (`5, or equivalently 10/2`).
@@ -142,6 +158,7 @@ const REVISIONS: &[&str] = &[
     "retract",
     "revise",
     "revised",
+    "error",
     "unsure",
     "uncertain",
     "doubt",
@@ -155,8 +172,22 @@ const REVISIONS: &[&str] = &[
     "instead",
 ];
 /// Two-word revisions (`not sure`, `not correct`).
-const REVISION_PAIRS: &[(&str, &str)] =
-    &[("not", "sure"), ("not", "certain"), ("not", "confident"), ("not", "correct"), ("not", "right"), ("no", "wait")];
+const REVISION_PAIRS: &[(&str, &str)] = &[
+    ("not", "sure"),
+    ("not", "certain"),
+    ("not", "confident"),
+    ("not", "correct"),
+    ("not", "right"),
+    ("no", "wait"),
+    ("might", "be"),
+    ("might", "also"),
+    ("might", "have"),
+    ("could", "be"),
+    ("could", "also"),
+    ("may", "be"),
+    ("may", "have"),
+    ("also", "possible"),
+];
 
 /// Why the answer at `s[start..end]` is not asserted, if it is not: a cue or bounding relation in its clause
 /// just before or after it. A box declares its answer, so `x = 1/5, or \boxed{20}\%` restates it; `4 or 5`
@@ -207,6 +238,28 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         return Some("negated, bounded or hedged (words after the answer)");
     }
     None
+}
+
+/// Is the number in prose at `start` inside a bracket opened before it in its line (`Answer: Eq(x, 5)`,
+/// `\\foo{5}` in prose)? Then it is an argument of something, not an answer.
+pub fn inside_bracket(s: &str, start: usize) -> bool {
+    let from = floor_boundary(s, start.saturating_sub(CONTEXT_BYTES));
+    let mut depth = 0usize;
+    let window = &s[from..start];
+    for (i, c) in window.char_indices().rev() {
+        match c {
+            '\n' => return false,
+            ')' | ']' | '}' => depth += 1,
+            // A bracket right after a name opens its arguments (`Eq(`, `\\foo{`); after a space it is an aside
+            // (`the answer is (35 + 70 = 105)`).
+            '(' | '[' | '{' if depth == 0 => {
+                return window[..i].chars().next_back().is_some_and(|p| p.is_alphanumeric());
+            }
+            '(' | '[' | '{' => depth -= 1,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Why the answer ending at `end` is withdrawn by what follows it, if it is: a revision anywhere after it.
@@ -299,6 +352,12 @@ fn words_of(text: &str) -> Vec<String> {
                 }
             }
             '{' | '}' | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{ad}' => {}
+            c if is_cjk(c) => {
+                if !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                }
+                out.push(c.to_string());
+            }
             c if c.is_alphabetic() || (c == '\'' || c == '’') && !word.is_empty() => {
                 word.push(if c == '’' { '\'' } else { latin(c).to_ascii_lowercase() });
             }
@@ -313,6 +372,11 @@ fn words_of(text: &str) -> Vec<String> {
         out.push(word);
     }
     out
+}
+
+/// A CJK ideograph or kana: a word by itself (these scripts do not put spaces between words).
+pub fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}')
 }
 
 /// The Latin letter a character is written to look like, if any (the common Greek and Cyrillic confusables
@@ -383,6 +447,10 @@ mod tests {
         assert!(hedged("it is more than 5", "5"));
         assert!(hedged("it is at most 5", "5"));
         assert!(hedged("the answer is 5 at most", "5"));
+        assert!(hedged("The answer is 7 thousand.", "7"));
+        assert!(inside_bracket("Answer: Eq(x, 5)", 14));
+        assert!(!inside_bracket("Answer: f(5) = 3", 15));
+        assert!(!inside_bracket("the answer is (35 + 70 = 105)", 25));
     }
 
     #[test]
@@ -390,6 +458,7 @@ mod tests {
         assert!(revised_after("\\boxed{5}. Wait, that's wrong; it is 6.", 9).is_some());
         assert!(revised_after("\\boxed{5}. I am not sure.", 9).is_some());
         assert!(revised_after("\\boxed{5}. Maybe.", 9).is_some());
+        assert!(revised_after("\\boxed{8}, but it might also be 9.", 9).is_some());
         assert!(revised_after("\\boxed{5}. I hope it is correct.", 9).is_none());
         assert!(revised_after("\\boxed{5}", 9).is_none());
     }

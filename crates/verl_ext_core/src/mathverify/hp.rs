@@ -118,8 +118,15 @@ fn within_noise(
 /// reason (a tower `10^{10^{10}}`) or for what is not a scalar.
 pub fn need(n: &Node) -> Option<f64> {
     let bits = |q: &BigRational| (q.numer().bits() + q.denom().bits()) as f64;
-    // The magnitude (log2) of a value known only in floating point, when it is finite.
-    let log2_abs = |x: &Node| numeric::eval(x, &|_| Some(1.5)).map(|v| v.abs().max(1e-300).log2().abs());
+    // The magnitude (|log2|) of a value known only in floating point: both ways for a constant (`(1/10)^{200}`
+    // needs the bits of 10^{-200}); for an expression with variables only large values count (its value at
+    // the placeholder point 1.5 may be 0 by accident: `(x - y)^2`).
+    let log2_abs = |x: &Node| {
+        let v = numeric::eval(x, &|_| Some(1.5))?.abs();
+        let mut vars = Vec::new();
+        numeric::variables(x, &mut vars);
+        Some(if vars.is_empty() { v.max(1e-300).log2().abs() } else { v.max(1.0).log2() })
+    };
     let v = match n {
         Node::Num(q) | Node::Decimal(q) => bits(q),
         Node::Const(Constant::Infinity) => return None,
@@ -135,7 +142,9 @@ pub fn need(n: &Node) -> Option<f64> {
             need(b)? + need(e)? + exponent * base + exponent.log2().max(0.0) + 4.0
         }
         Node::Func(f, x) => {
-            let arg = log2_abs(x).unwrap_or(0.0);
+            // Large arguments need bits for their reduction (`\\sin 10^{400}`); small ones need none beyond their
+            // own digits (`\\ln(x - y)` near 0 must not ask for a thousand bits).
+            let arg = numeric::eval(x, &|_| Some(1.5)).map_or(0.0, |v| v.abs().max(1.0).log2());
             let magnitude = numeric::eval(x, &|_| Some(1.5)).map_or(0.0, |v| v.abs());
             let growth = match f {
                 Func::Exp | Func::Sinh | Func::Cosh => magnitude * std::f64::consts::LOG2_E,
@@ -532,6 +541,7 @@ mod tests {
         assert_eq!(eq("\\pi + 10^{-200}", "\\pi"), Some(false));
         assert_eq!(eq("6.626\\times10^{-34}/(4\\pi)", "6.626\\times10^{-34}/(2\\pi)"), Some(false));
         assert_eq!(eq("e^{-100}", "0"), Some(false));
+        assert_eq!(eq("\\pi + (1/10)^{200}", "\\pi"), Some(false));
     }
 
     #[test]

@@ -31,6 +31,9 @@ fn letter_at(b: &[u8], i: usize, choices: u32) -> Option<usize> {
     match after.get(bold) {
         None => Some(i + 1 + bold),
         Some(c) if matches!(c, b'.' | b',' | b':') || c.is_ascii_whitespace() => Some(i + 1 + bold),
+        // CJK text or fullwidth punctuation right after (`B。`, `B不是 A`): UTF-8 lead bytes of U+3000–U+9FFF
+        // and U+FF00–U+FFEF.
+        Some(0xE3..=0xE9 | 0xEF) => Some(i + 1 + bold),
         _ => None,
     }
 }
@@ -50,6 +53,12 @@ fn find_all_ci<'a>(h: &'a [u8], n: &'a [u8]) -> impl Iterator<Item = usize> + 'a
 }
 
 /// Add the letter candidates of `s` (priorities as Math-Verify's: 0, 50, 100, 200, 250, 300).
+/// The last choice letter standing alone that starts before `end`: its span.
+pub fn last_before(s: &str, end: usize, choices: u32) -> Option<(usize, usize)> {
+    let b = s.as_bytes();
+    (0..end.min(b.len())).rev().find_map(|i| letter_at(b, i, choices).map(|e| (i, e)))
+}
+
 pub fn candidates(s: &str, choices: u32, out: &mut Vec<Candidate>) {
     let b = s.as_bytes();
     let skip_space = |mut i: usize| {

@@ -186,6 +186,24 @@ const UNITS: &[&str] = &[
     "apples",
     "ways",
     "times",
+    "rad",
+    "radian",
+    "radians",
+    "mg",
+    "N",
+    "J",
+    "kJ",
+    "W",
+    "kW",
+    "Pa",
+    "kPa",
+    "Hz",
+    "kHz",
+    "V",
+    "mol",
+    "eV",
+    "cal",
+    "kcal",
 ];
 /// Short words that are answers, not products of variables (`yes` is not y·e·s).
 const WORDS: &[&str] =
@@ -271,8 +289,20 @@ fn canonical_unit(word: &str) -> Option<&'static str> {
         "euro" | "euros" => "eur",
         "liter" | "liters" | "litre" | "litres" | "l" => "l",
         "ml" => "ml",
-        _ => return None,
+        "rad" | "radian" | "radians" => "rad",
+        "mg" => "mg",
+        "mol" => "mol",
+        "ev" => "eV",
+        "cal" => "cal",
+        "kcal" => "kcal",
+        // Case matters for these (`N` newton, `W` watt, `kW`, `Pa`, …).
+        _ => return physical_unit(word),
     })
+}
+
+/// Units whose symbol is case-sensitive, canonical as written.
+fn physical_unit(word: &str) -> Option<&'static str> {
+    ["N", "J", "kJ", "W", "kW", "Pa", "kPa", "Hz", "kHz", "V"].into_iter().find(|u| *u == word)
 }
 
 fn is_unit(word: &str) -> bool {
@@ -319,12 +349,12 @@ fn normalise(s: &str) -> String {
         ("φ", "\\phi "),
         ("ω", "\\omega "),
         ("√", "\\sqrt "),
-        ("°", ""),
+        ("°", " \\degreemark "),
         ("∪", "\\cup "),
         ("∈", "\\in "),
-        ("^{\\circ}", ""),
-        ("^\\circ", ""),
-        ("^{ \\circ }", ""),
+        ("^{\\circ}", " \\degreemark "),
+        ("^\\circ", " \\degreemark "),
+        ("^{ \\circ }", " \\degreemark "),
         ("{,}", ","),
         ("\\mathbb{R}", "(-\\infty,\\infty)"),
         ("\\mathbb R", "(-\\infty,\\infty)"),
@@ -510,6 +540,7 @@ impl Lexer {
             k += 1;
         }
         self.pos = k;
+        self.units.push("deg".to_owned());
         true
     }
 
@@ -697,6 +728,11 @@ impl Lexer {
                     self.braced_name(); // the column specification
                 }
                 self.push(if name == "begin" { Tok::Begin(env) } else { Tok::End(env) })
+            }
+            // A degree mark (`30^\\circ`, `30°`): dropped from the value, kept as the unit.
+            "degreemark" => {
+                self.units.push("deg".to_owned());
+                Ok(())
             }
             "le" => self.push(Tok::Le),
             "ge" => self.push(Tok::Ge),

@@ -556,6 +556,11 @@ impl Parser {
     }
 
     fn ident(&mut self, name: String) -> Result<Node, Failure> {
+        if CALLS.contains(&name.as_str()) {
+            if let Some(call) = self.call(&name)? {
+                return self.node(call);
+            }
+        }
         if self.at(&Tok::Sym('_')) {
             let sub = self.subscript()?;
             return self.node(Node::Var(format!("{name}_{sub}")));
@@ -565,6 +570,29 @@ impl Parser {
             "i" => self.node(Node::Const(Constant::I)),
             _ => self.node(Node::Var(name)),
         }
+    }
+
+    /// `f(x)`, `g(0)`, `f^{-1}(3)`: a function of something, one opaque name written out from its tokens (so
+    /// `f(0)` is not the product f·0, which would equal 0). `None` when no bracket follows.
+    fn call(&mut self, name: &str) -> Result<Option<Node>, Failure> {
+        let start = self.pos;
+        if self.eat(&Tok::Sym('^')) {
+            self.script()?;
+        }
+        // `f{\\left(x\\right)}` (SymPy's LaTeX) or `f(x)`.
+        let braced_call = self.at(&Tok::Sym('{')) && self.toks.get(self.pos + 1) == Some(&Tok::Sym('('));
+        if !(self.at(&Tok::Sym('(')) || braced_call) {
+            self.pos = start;
+            return Ok(None);
+        }
+        self.primary()?;
+        // Brackets are not part of the name: `f(x)` and `f{\\left(x\\right)}` are one call.
+        let written: Vec<String> = self.toks[start..self.pos]
+            .iter()
+            .filter(|t| !matches!(t, Tok::Sym('(' | ')' | '{' | '}')))
+            .map(token_text)
+            .collect();
+        Ok(Some(Node::Var(format!("{name}({})", written.join("")))))
     }
 
     /// At a `_`: the subscript that names a variable (`x_1`, `x_{12}`, `a_n`, `h_\theta`), written out from
@@ -579,14 +607,8 @@ impl Parser {
             }
             _ => return Err(Failure::Syntax("bad subscript".into())),
         }
-        let sub: Vec<String> = self.toks[start..self.pos]
-            .iter()
-            .filter(|t| !matches!(t, Tok::Sym('{' | '}')))
-            .map(|t| match t {
-                Tok::Num(s) | Tok::Ident(s) | Tok::Cmd(s) => s.clone(),
-                other => format!("{other:?}"),
-            })
-            .collect();
+        let sub: Vec<String> =
+            self.toks[start..self.pos].iter().filter(|t| !matches!(t, Tok::Sym('{' | '}'))).map(token_text).collect();
         Ok(sub.join(""))
     }
 
@@ -777,6 +799,18 @@ fn is_mixed_number(whole: &Node, frac: &Node) -> bool {
         w => is_integer_literal(w),
     };
     whole_ok && matches!(frac, Node::Div(a, b) if is_integer_literal(a) && is_integer_literal(b))
+}
+
+/// Names read as functions when a bracket follows (`f(x)`), not as factors (`p(1-p)` stays a product).
+const CALLS: &[&str] = &["f", "g", "h", "F", "G", "H"];
+
+/// A token as written in a name (`x_{12}`, `f(x)`).
+fn token_text(t: &Tok) -> String {
+    match t {
+        Tok::Num(s) | Tok::Ident(s) | Tok::Cmd(s) => s.clone(),
+        Tok::Sym(c) => c.to_string(),
+        other => format!("{other:?}"),
+    }
 }
 
 /// A one-element `\\{x\\}` inside arithmetic is a pair of braces used as brackets (`\\left\\{1+2\\right\\}

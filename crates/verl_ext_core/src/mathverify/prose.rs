@@ -23,7 +23,8 @@ fn expr_char(c: char) -> bool {
 fn may_start(s: &str, i: usize) -> bool {
     let before = &s[..i];
     let before = before.strip_suffix("**").unwrap_or(before);
-    before.is_empty() || before.ends_with(|c: char| c.is_whitespace() || c == '=')
+    // After CJK text too, which puts no space before a number (`比例为13/28`).
+    before.is_empty() || before.ends_with(|c: char| c.is_whitespace() || c == '=' || super::hedge::is_cjk(c))
 }
 
 fn digits_len(s: &str) -> usize {
