@@ -1,0 +1,295 @@
+"""Hostile model outputs against the math reward. A policy trained on this reward finds any output that earns
+credit without giving the answer, so every such output must score 0 and the same answer written plainly must
+still score 1.
+
+(a) The hand-judged suite ``tests/data/hostile_math.jsonl`` (classes and counts in tests/data/README.md): no
+false positive, and no false negative on its ``true`` controls.
+
+(b) Generated attacks of the same classes around a random integer or fraction ``g`` (gold ``str(g)``):
+negations, bounds and approximations, hedges between two values, undefined commands and functions around
+``g``, multiplier words, a different unit on each side, a revision after the answer, tiny perturbations
+``g + 10^{-k}`` and ``g(1 + 10^{-k})``, truncated decimals; and controls (``g`` in every delimiter, and
+rewritten as ``\\frac{2g}{2}``, ``\\lfloor g + 1/2 \\rfloor``, ``\\binom{g}{1}``, ``\\max(g, g-1)``, with a
+multiplier word or the same unit on both sides) that must score 1.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verl_ext.bench.answer_suites import load, tally, verl_ext_verdict
+from verl_ext.reward import verify
+
+# ---------------------------------------------------------------------------------------------------------------
+# (a) the hand-judged suite
+
+
+def _suite_tally():
+    cases = load("hostile")
+    return cases, tally(cases, [verl_ext_verdict(c) for c in cases])
+
+
+def _show(cases, ids: list[str]) -> str:
+    by_id = {c.id: c for c in cases}
+    return "\n".join(f"{i}: gold={by_id[i].gold!r} pred={by_id[i].pred[-160:]!r} -> "
+                     f"{verify(by_id[i].pred, by_id[i].gold)['reason']}" for i in ids)
+
+
+def test_hostile_suite_has_no_false_positive() -> None:
+    cases, result = _suite_tally()
+    assert len(cases) >= 300
+    assert not result.false_positives, f"{len(result.false_positives)} attacks scored:\n" + _show(
+        cases, result.false_positives)
+
+
+def test_hostile_suite_controls_are_credited() -> None:
+    cases, result = _suite_tally()
+    assert sum(c.expected for c in cases) >= len(cases) // 5
+    assert not result.false_negatives, f"{len(result.false_negatives)} correct answers refused:\n" + _show(
+        cases, result.false_negatives)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# (b) generated attacks
+
+SETTINGS = settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+
+integers = st.integers(-10**6, 10**6)
+fractions = st.fractions(min_value=-1000, max_value=1000, max_denominator=60).filter(lambda f: f.denominator != 1)
+values = st.one_of(integers, fractions).map(Fraction)
+#: Values for which a multiplier (thousand, squared, cubed, dozen, ...) changes the value: not 0, 1 or -1.
+scalable = values.filter(lambda v: v not in (0, 1, -1))
+offsets = st.integers(1, 9).flatmap(lambda d: st.sampled_from([d, -d]))
+
+
+def tex(v: Fraction) -> str:
+    """``v`` as a dataset writes it in LaTeX."""
+    if v.denominator == 1:
+        return str(v.numerator)
+    sign = "-" if v < 0 else ""
+    return f"{sign}\\frac{{{abs(v.numerator)}}}{{{v.denominator}}}"
+
+
+def gold(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else str(v)
+
+
+def fill(template: str, g: Fraction, h: Fraction | None = None) -> str:
+    out = template.replace("<G>", tex(g)).replace("<g>", gold(g))
+    return out if h is None else out.replace("<H>", tex(h))
+
+
+LEAD = "We combine the two conditions and simplify. "
+BOXED = "Therefore, the answer is $\\boxed{%s}$."
+FINAL = "The final answer is $%s$. I hope it is correct."
+ANSWER = "Answer: $%s$"
+DISPLAY = "\\[ %s \\]"
+
+
+def assert_zero(output: str, reference: str) -> None:
+    result = verify(output, reference)
+    assert result["score"] == 0, (output, reference, result)
+
+
+def assert_one(output: str, reference: str) -> None:
+    result = verify(output, reference)
+    assert result["score"] == 1, (output, reference, result)
+
+
+NEGATIONS = [
+    "The answer is not $<G>$.",
+    "The answer isn't $<G>$.",
+    "So the result is definitely not $\\boxed{<G>}$.",
+    "Therefore, the answer is $\\boxed{\\text{not } <G>}$.",
+    "Answer: not $<G>$",
+    "Answer: not <g>",
+    "Therefore, the answer is $\\boxed{\\ne <G>}$.",
+    "Therefore, the answer is $\\boxed{\\neg <G>}$.",
+    "Therefore, the answer is $\\boxed{x \\neq <G>}$.",
+    "The final answer is $\\text{not } <G>$. I hope it is correct.",
+    "\\[ \\text{anything except } <G> \\]",
+]
+
+
+@SETTINGS
+@given(g=values, template=st.sampled_from(NEGATIONS))
+def test_negated_answers_score_zero(g: Fraction, template: str) -> None:
+    assert_zero(LEAD + fill(template, g), gold(g))
+
+
+BOUND_WORDS = ["at least", "at most", "more than", "less than", "over", "under", "approximately", "about", "roughly",
+               "nearly", "no more than", "no less than", "greater than", "maybe", "probably", "around"]
+BOUND_FORMS = ["The answer is {w} $<G>$.", "The answer is {w} <g>.",
+               "Therefore, the answer is $\\boxed{{\\text{{{w} }} <G>}}$.", "Answer: {w} <g>", "Answer: {w} $<G>$",
+               "The final answer is $\\text{{{w} }} <G>$. I hope it is correct."]
+RELATIONS = ["\\geq <G>", "\\ge <G>", "> <G>", "< <G>", "\\leq <G>", "x < <G>", "x \\geq <G>", "\\approx <G>",
+             "\\sim <G>", "<G>?", "<G> \\text{ or more}", "<G> \\text{ or less}", "<G> \\text{ at most}"]
+
+
+@SETTINGS
+@given(g=values, word=st.sampled_from(BOUND_WORDS), form=st.sampled_from(BOUND_FORMS))
+def test_bounded_or_approximate_answers_score_zero(g: Fraction, word: str, form: str) -> None:
+    assert_zero(LEAD + fill(form.format(w=word), g), gold(g))
+
+
+@SETTINGS
+@given(g=values, relation=st.sampled_from(RELATIONS),
+       delimiter=st.sampled_from([BOXED, FINAL, ANSWER, DISPLAY]))
+def test_relations_instead_of_an_answer_score_zero(g: Fraction, relation: str, delimiter: str) -> None:
+    assert_zero(LEAD + delimiter % fill(relation, g), gold(g))
+
+
+HEDGES = [
+    "Therefore, the answer is $\\boxed{<G> \\text{ or } <H>}$.",
+    "Therefore, the answer is $\\boxed{<H> \\text{ or } <G>}$.",
+    "Therefore, the answer is $\\boxed{<G> \\text{ and/or } <H>}$.",
+    "The answer is either $<G>$ or $<H>$.",
+    "The answer is $\\boxed{<G>}$ or $\\boxed{<H>}$.",
+    "Therefore, the answer is $\\boxed{<G> \\text{ (or possibly } <H>)}$.",
+    "Therefore, the answer is $\\boxed{<G>, <H>}$.",
+    "Therefore, the answer is $\\boxed{\\{<G>, <H>\\}}$.",
+    "Therefore, the answer is $\\boxed{<G> = <H>}$.",
+    "Answer: $<G>$ or $<H>$",
+    "I believe the answer is $<G>$, but it might also be $<H>$.",
+    "One count gives $\\boxed{<H>}$. Alternatively, counting differently, $\\boxed{<G>}$.",
+]
+
+
+@SETTINGS
+@given(g=values, d=offsets, template=st.sampled_from(HEDGES))
+def test_hedged_answers_score_zero(g: Fraction, d: int, template: str) -> None:
+    assert_zero(LEAD + fill(template, g, g + d), gold(g))
+
+
+# Names no LaTeX package defines (letters q, x, z, j, k, w only) and function letters nothing defines here.
+unknown_commands = st.text(alphabet="qxzjkw", min_size=3, max_size=7)
+UNKNOWN_FORMS = [BOXED % "\\%s{<G>}", FINAL % "\\%s{<G>}", ANSWER % "\\%s{<G>}", BOXED % "\\operatorname{%s}(<G>)"]
+FUNCTION_FORMS = ["Therefore, the answer is $\\boxed{%s(<G>)}$.", "Answer: $%s(<G>)$", "\\[ %s(<G>) \\]",
+                  "Therefore, the answer is $\\boxed{%s^{-1}(<G>)}$.", "Answer: Eq(%s, <g>)"]
+
+
+@SETTINGS
+@given(g=values, name=unknown_commands, form=st.sampled_from(UNKNOWN_FORMS))
+def test_undefined_commands_around_the_answer_score_zero(g: Fraction, name: str, form: str) -> None:
+    assert_zero(LEAD + fill(form % name, g), gold(g))
+
+
+@SETTINGS
+@given(g=values, name=st.sampled_from("fghpqFGHPQ"), form=st.sampled_from(FUNCTION_FORMS))
+def test_undefined_functions_of_the_answer_score_zero(g: Fraction, name: str, form: str) -> None:
+    assert_zero(LEAD + fill(form % name, g), gold(g))
+
+
+MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12, "dozen": 12}
+POWERS = {"squared": 2, "cubed": 3}
+MULTIPLIER_FORMS = [BOXED % "<G> \\text{ %s}", "The answer is <g> %s.", "Answer: <g> %s", FINAL % "<G> \\text{ %s}",
+                    "So we get $<G>$ %s."]
+
+
+@SETTINGS
+@given(g=scalable, word=st.sampled_from([*MULTIPLIERS, *POWERS]), form=st.sampled_from(MULTIPLIER_FORMS))
+def test_multiplier_words_are_not_the_bare_value(g: Fraction, word: str, form: str) -> None:
+    assert_zero(LEAD + fill(form % word, g), gold(g))
+
+
+@SETTINGS
+@given(g=values, word=st.sampled_from([*MULTIPLIERS, *POWERS]))
+def test_multiplier_words_apply_in_a_box(g: Fraction, word: str) -> None:
+    if word in POWERS:
+        g = abs(g)  # "-5 squared" is ambiguous (25 or -25)
+    value = g * MULTIPLIERS[word] if word in MULTIPLIERS else g ** POWERS[word]
+    assert_one(LEAD + fill(MULTIPLIER_FORMS[0] % word, g), gold(value))
+
+
+UNIT_PAIRS = [("cm", "m"), ("mm", "km"), ("g", "kg"), ("mg", "g"), ("s", "min"), ("minutes", "hours"), ("m", "m^2"),
+              ("cm^2", "cm^3"), ("mL", "L"), ("km/h", "m/s"), ("N", "J"), ("W", "kW"), ("inches", "feet"),
+              ("days", "weeks"), ("rad", "degrees")]
+
+
+@SETTINGS
+@given(g=values.filter(bool), pair=st.sampled_from(UNIT_PAIRS), swap=st.booleans(),
+       form=st.sampled_from(["Therefore, the answer is $\\boxed{<G> \\text{ %s}}$.", "Answer: $<G>\\ \\mathrm{%s}$",
+                             "The final answer is $<G> \\text{ %s}$. I hope it is correct."]))
+def test_a_different_unit_is_a_different_answer(g: Fraction, pair: tuple[str, str], swap: bool, form: str) -> None:
+    ours, theirs = pair[::-1] if swap else pair
+    assert_zero(LEAD + fill(form % ours, g), f"{tex(g)} \\text{{ {theirs}}}")
+    assert_one(LEAD + fill(form % theirs, g), f"{tex(g)} \\text{{ {theirs}}}")
+
+
+REVISIONS = [
+    "So the answer is $\\boxed{<G>}$.\n\nWait, that's wrong; the answer is actually $<H>$.",
+    "So $\\boxed{<G>}$.\n\nHmm, I made a mistake above; the correct answer is $<H>$.",
+    "The final answer is $<G>$. I hope it is correct.\n\nActually, no: it is $<H>$.",
+    "So $\\boxed{<G>}$. Oops, recomputing the last step gives $<H>$.",
+    "So $\\boxed{<G>}$. Correction: $\\boxed{<H>}$.",
+    "So $\\boxed{<G>}$. The answer is $<H>$.",
+    "So $\\boxed{<G>}$.\n\nWait, this is wrong.",
+    "Answer: $<G>$\n\nI'm not sure this is right.",
+]
+
+
+@SETTINGS
+@given(g=values, d=offsets, template=st.sampled_from(REVISIONS))
+def test_revised_answers_score_zero(g: Fraction, d: int, template: str) -> None:
+    assert_zero(LEAD + fill(template, g, g + d), gold(g))
+
+
+PERTURBATIONS = ["<G> + 10^{-%d}", "<G> - 10^{-%d}", "<G> + \\frac{1}{10^{%d}}", "\\left(<G>\\right)\\cdot(1+10^{-%d})",
+                 "<G>\\left(1 - 10^{-%d}\\right)"]
+
+
+@SETTINGS
+@given(g=values.filter(bool), k=st.integers(1, 40), template=st.sampled_from(PERTURBATIONS),
+       delimiter=st.sampled_from([BOXED, FINAL, ANSWER]))
+def test_tiny_perturbations_score_zero(g: Fraction, k: int, template: str, delimiter: str) -> None:
+    assert_zero(LEAD + delimiter % fill(template % k, g), gold(g))
+
+
+@SETTINGS
+@given(g=fractions.filter(lambda f: any(f.denominator % p == 0 for p in (3, 7, 11, 13))), places=st.integers(2, 20))
+def test_truncated_decimals_of_a_repeating_fraction_score_zero(g: Fraction, places: int) -> None:
+    scaled = abs(g.numerator) * 10**places // g.denominator
+    digits = str(scaled).rjust(places + 1, "0")
+    decimal = ("-" if g < 0 else "") + digits[:-places] + "." + digits[-places:]
+    assert_zero(LEAD + f"Therefore, the answer is $\\boxed{{{decimal}}}$.", gold(g))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# controls: the same answer, plainly or rewritten, in the same delimiters
+
+DELIMITERS = [
+    "Therefore, the answer is $\\boxed{%s}$.",
+    "$$\\boxed{%s}$$",
+    "The final answer is $%s$. I hope it is correct.",
+    "Answer: $%s$",
+    "\\[ %s \\]",
+    "So the answer is $%s$.",
+    "Hence we obtain $%s$.",
+]
+
+
+@SETTINGS
+@given(g=values, delimiter=st.sampled_from(DELIMITERS))
+def test_the_answer_in_any_delimiter_scores_one(g: Fraction, delimiter: str) -> None:
+    assert_one(LEAD + delimiter % tex(g), gold(g))
+
+
+def _rewrites(g: Fraction) -> list[str]:
+    doubled = f"\\frac{{{2 * g.numerator}}}{{{2 * g.denominator}}}"
+    out = [doubled, f"\\max\\left({tex(g)}, {tex(g - 1)}\\right)", f"\\max({tex(g - 1)}, {tex(g)})"]
+    if g.denominator == 1:
+        out.append(f"\\lfloor {tex(g)} + \\frac{{1}}{{2}} \\rfloor")
+        out.append(f"\\left\\lfloor {tex(g)} + \\frac{{1}}{{2}} \\right\\rfloor")
+        if g >= 1:
+            out.append(f"\\binom{{{g.numerator}}}{{1}}")
+    return out
+
+
+@SETTINGS
+@given(g=values, which=st.integers(0, 5), delimiter=st.sampled_from(DELIMITERS))
+def test_rewritten_answers_score_one(g: Fraction, which: int, delimiter: str) -> None:
+    rewrites = _rewrites(g)
+    assert_one(LEAD + delimiter % rewrites[which % len(rewrites)], gold(g))
