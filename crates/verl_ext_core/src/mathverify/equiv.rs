@@ -933,6 +933,12 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
     if !budget::charge(VALUE_COST) {
         return false;
     }
+    // The same base to the same power, however large (`2^{2^{20}}` = `2^{1048576}`, beyond any arithmetic).
+    if let (Node::Pow(x, e), Node::Pow(y, f)) = (a, b) {
+        if value_eq(x, y, o) && value_eq(e, f, o) {
+            return true;
+        }
+    }
     let (ea, eb) = (exact::eval(a), exact::eval(b));
     if let (Some(x), Some(y)) = (&ea, &eb) {
         return x == y;
@@ -1113,6 +1119,15 @@ mod tests {
         yes("5\\phantom{0}", "5");
         no("5 = 6", "6");
         no("5 \\approx 6", "5");
+        yes("2^{2^{20}}", "2^{1048576}");
+        yes("0.\\overline{3}", "\\frac13");
+        yes("0.1\\overline{6}", "\\frac16");
+        no("0.\\overline{3}", "0.3");
+        yes("\\text{The answer is } 5", "5");
+        yes("\\text{exactly } 12", "12");
+        no("\\text{not } 12", "12");
+        no("2^{2^{20}}", "2^{1048577}");
+        yes("\\sum_{k=1}^{1000} \\frac{1}{k(k+1)}", "\\frac{1000}{1001}");
         yes("x = \\frac13 \\approx 1.3", "\\frac13");
         yes("{1,2} \\cup {2,3}", "\\{1,2,3\\}");
         no("f(0)", "0");

@@ -153,6 +153,9 @@ const SUPERSEDING: &[&str] = &[
     "correct",
     "corrected",
     "final",
+    "wrong",
+    "incorrect",
+    "not",
 ];
 
 /// Does the text between two boxes join them into one answer (as Math-Verify's box extraction does)? Close
@@ -436,7 +439,7 @@ pub fn find(text: &str, targets: Targets) -> Option<Found> {
             Some("an argument inside brackets, not an answer")
         }
         _ => hedge::around(text, chosen.start, chosen.end, chosen.source == Source::Boxed)
-            .or_else(|| hedge::revised_after(text, chosen.end))
+            .or_else(|| revised(text, &all, chosen))
             .or_else(|| restated_differently(text, &all, chosen)),
     };
     // A choice letter that the text negates (`réponse est C non A`, `B。不是 A`) is not the one chosen: the
@@ -460,6 +463,35 @@ fn prose_number(text: &str, c: &Candidate) -> bool {
     let at = &text[c.start..];
     !matches!(c.source, Source::Boxed | Source::Whole | Source::Block | Source::Letter(_))
         && !at.starts_with(['$', '\\'])
+}
+
+/// Is the answer revised after it (`\\boxed{5}. Wait, that is wrong.`)? Not when, after the last revision, the
+/// same answer is stated again (`Wait, let me verify: 5·2 = 10. So the answer is indeed 5.`).
+fn revised(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static str> {
+    let at = hedge::revision_after(text, chosen.end)?;
+    let restated = all
+        .iter()
+        .filter(|c| c.start >= at && stated(text, at, c))
+        .take(MAX_RESTATED)
+        .any(|c| parses(&c.text) && super::math_equal(&c.text, &chosen.text).equal);
+    (!restated).then_some("revised after the answer")
+}
+
+/// Is `c` an answer stated after `from`: `final answer is X`, `answer: X`, a box, or `answer is X` with only
+/// [`STATING`] words between?
+fn stated(text: &str, from: usize, c: &Candidate) -> bool {
+    match c.source {
+        Source::Minerva | Source::FinalAnswer | Source::AnswerColon | Source::Boxed => true,
+        Source::AnswerWord => {
+            let before = &text[from..c.start];
+            let Some(at) = before.to_ascii_lowercase().rfind("answer") else { return false };
+            before[at + "answer".len()..]
+                .split(|ch: char| !ch.is_ascii_alphabetic())
+                .filter(|w| !w.is_empty())
+                .all(|w| STATING.contains(&w.to_ascii_lowercase().as_str()))
+        }
+        _ => false,
+    }
 }
 
 /// Statements after the answer compared with it at most.
@@ -488,20 +520,11 @@ const STATING: &[&str] = &[
 /// with two values is no answer. Only statements are read: `final answer is X`, `answer: X`, and `answer is X`
 /// with nothing but [`STATING`] words between.
 fn restated_differently(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static str> {
-    let stated = |c: &&Candidate| match c.source {
-        Source::Minerva | Source::FinalAnswer | Source::AnswerColon => true,
-        Source::AnswerWord => {
-            let before = &text[chosen.end..c.start];
-            let Some(at) = before.to_ascii_lowercase().rfind("answer") else { return false };
-            before[at + "answer".len()..]
-                .split(|ch: char| !ch.is_ascii_alphabetic())
-                .filter(|w| !w.is_empty())
-                .all(|w| STATING.contains(&w.to_ascii_lowercase().as_str()))
-        }
-        _ => false,
-    };
     // A few suffice (the answer is restated once or twice); each comparison spends the call's budget.
-    let mut later = all.iter().filter(|c| c.start >= chosen.end).filter(stated).take(MAX_RESTATED);
+    let mut later = all
+        .iter()
+        .filter(|c| c.start >= chosen.end && c.source != Source::Boxed && stated(text, chosen.end, c))
+        .take(MAX_RESTATED);
     later
         .any(|c| parses(&c.text) && !super::math_equal(&c.text, &chosen.text).equal)
         .then_some("a different answer stated after it")

@@ -166,7 +166,6 @@ const REVISIONS: &[&str] = &[
     "perhaps",
     "possibly",
     "probably",
-    "guess",
     "guessing",
     "actually",
     "instead",
@@ -264,11 +263,20 @@ pub fn inside_bracket(s: &str, start: usize) -> bool {
 
 /// Why the answer ending at `end` is withdrawn by what follows it, if it is: a revision anywhere after it.
 pub fn revised_after(s: &str, end: usize) -> Option<&'static str> {
+    revision_after(s, end).map(|_| "revised after the answer")
+}
+
+/// Where the last revision after `end` ends (a byte offset in `s`), if the text after the answer has one.
+pub fn revision_after(s: &str, end: usize) -> Option<usize> {
     let rest = s.get(end..)?;
-    let words = words_of(rest);
-    let single = words.iter().any(|w| REVISIONS.contains(&w.as_str()));
-    let pair = words.windows(2).any(|p| REVISION_PAIRS.iter().any(|(a, b)| p[0] == *a && p[1] == *b));
-    (single || pair).then_some("revised after the answer")
+    let words = words_at(rest);
+    let single = words.iter().filter(|(_, w)| REVISIONS.contains(&w.as_str())).map(|(at, _)| *at).last();
+    let pair = words
+        .windows(2)
+        .filter(|p| REVISION_PAIRS.iter().any(|(a, b)| p[0].1 == *a && p[1].1 == *b))
+        .map(|p| p[1].0)
+        .last();
+    single.max(pair).map(|at| end + at)
 }
 
 /// The largest char boundary <= `i`.
@@ -340,36 +348,41 @@ fn ends_with_relation(before: &str) -> bool {
 /// without breaking a word (`\\text{n}\\text{ot}` reads `not`), and letters that look like Latin ones
 /// (Greek `ο`, Cyrillic `о`, fullwidth `ｎ`) are read as those.
 fn words_of(text: &str) -> Vec<String> {
+    words_at(text).into_iter().map(|(_, w)| w).collect()
+}
+
+/// [`words_of`] with the byte offset where each word ends.
+fn words_at(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut word = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
         match c {
             '\\' => {
                 // A command name is markup: skipped, and it does not end the word around it.
-                while chars.peek().is_some_and(|n| n.is_ascii_alphabetic()) {
+                while chars.peek().is_some_and(|(_, n)| n.is_ascii_alphabetic()) {
                     chars.next();
                 }
             }
             '{' | '}' | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{ad}' => {}
             c if is_cjk(c) => {
                 if !word.is_empty() {
-                    out.push(std::mem::take(&mut word));
+                    out.push((i, std::mem::take(&mut word)));
                 }
-                out.push(c.to_string());
+                out.push((i + c.len_utf8(), c.to_string()));
             }
             c if c.is_alphabetic() || (c == '\'' || c == '’') && !word.is_empty() => {
                 word.push(if c == '’' { '\'' } else { latin(c).to_ascii_lowercase() });
             }
             _ => {
                 if !word.is_empty() {
-                    out.push(std::mem::take(&mut word));
+                    out.push((i, std::mem::take(&mut word)));
                 }
             }
         }
     }
     if !word.is_empty() {
-        out.push(word);
+        out.push((text.len(), word));
     }
     out
 }

@@ -256,6 +256,10 @@ const QUALIFIERS: &[&str] = &[
     "either",
 ];
 
+/// Words that announce the value after them inside an answer (`\\text{The answer is } 5`).
+const ANNOUNCING: &[&str] =
+    &["the", "answer", "is", "final", "exactly", "precisely", "total", "result", "value", "equals"];
+
 /// The canonical name of a physical unit word (`metres` is `m`); `None` for count nouns (`people`, `ways`) and
 /// words that only qualify a unit.
 fn canonical_unit(word: &str) -> Option<&'static str> {
@@ -555,6 +559,25 @@ impl Lexer {
         Ok(())
     }
 
+    /// After a decimal `buf` (`0.1`, `0.`): a repeating part `\\overline{6}` (or `\\dot{6}`), consumed; the value as
+    /// numerator and denominator (`0.1\\overline{6}` = 15/90).
+    fn repeating(&mut self, buf: &str) -> Option<(String, String)> {
+        let rest: String = self.chars[self.pos..self.chars.len().min(self.pos + 12 + MAX_DIGITS)].iter().collect();
+        let body = rest.strip_prefix("\\overline{").or_else(|| rest.strip_prefix("\\dot{"))?;
+        let digits: String = body.chars().take_while(char::is_ascii_digit).collect();
+        if digits.is_empty() || !body[digits.len()..].starts_with('}') || buf.contains('e') {
+            return None;
+        }
+        let (int, frac) = buf.split_once('.').unwrap_or((buf, ""));
+        // x = int.frac(rep) = (int frac rep − int frac) / (10^|frac| · (10^|rep| − 1))
+        let whole: num_bigint::BigInt = format!("{int}{frac}{digits}").parse().ok()?;
+        let head: num_bigint::BigInt = format!("{int}{frac}").parse().ok()?;
+        let nines = "9".repeat(digits.len());
+        let denom = format!("{nines}{}", "0".repeat(frac.len()));
+        self.pos += rest.len() - body.len() + digits.len() + 1;
+        Some(((whole - head).to_string(), denom))
+    }
+
     /// Exactly three digits at `self.pos + k` and no digit after them.
     fn group_of_three_at(&self, k: usize) -> bool {
         (0..3).all(|j| self.peek(k + j).is_some_and(|d| d.is_ascii_digit()))
@@ -577,6 +600,13 @@ impl Lexer {
             self.digits(&mut buf)?;
         } else if self.peek(0) == Some('.') && !self.peek(1).is_some_and(|c| c.is_alphabetic()) {
             self.pos += 1; // `5.` is 5
+        }
+        if let Some((numer, denom)) = self.repeating(&buf) {
+            // `0.\\overline{3}` is 1/3: the fraction, in brackets.
+            for t in [Tok::Sym('('), Tok::Num(numer), Tok::Sym('/'), Tok::Num(denom), Tok::Sym(')')] {
+                self.push(t)?;
+            }
+            return Ok(());
         }
         // Scientific notation written plainly: 1.5e3, 2E-4.
         if matches!(self.peek(0), Some('e') | Some('E')) {
@@ -832,7 +862,13 @@ impl Lexer {
             multiplier(&w).is_some() || QUALIFIERS.contains(&w.as_str())
         });
         let units = !words.is_empty() && words.iter().all(|w| *w == "per" || is_unit(w.trim_matches(['.', ','])));
-        if !meaningful && (label || units) {
+        // `\\text{The answer is } 5`, `\\text{exactly } 12`: words before the value that only announce it.
+        let announcing = self.out.is_empty()
+            && !words.is_empty()
+            && words
+                .iter()
+                .all(|w| ANNOUNCING.contains(&w.trim_matches([':', '.', ',']).to_ascii_lowercase().as_str()));
+        if !meaningful && (label || units || announcing) {
             if units {
                 for w in &words {
                     self.note_unit(w.trim_matches(['.', ',']));

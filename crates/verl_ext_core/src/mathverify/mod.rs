@@ -102,8 +102,8 @@ pub mod limits {
     pub const SAMPLE_POINTS: usize = 6;
     /// Most terms of a `\sum`/`\prod` computed, and most nodes visited computing one (terms × body size);
     /// sums do not nest and an answer has at most 4, so one evaluation visits at most 4 × `MAX_BIG_WORK`.
-    pub const MAX_BIG_TERMS: usize = 100;
-    pub const MAX_BIG_WORK: usize = 1000;
+    pub const MAX_BIG_TERMS: usize = 1000;
+    pub const MAX_BIG_WORK: usize = 20_000;
 }
 
 /// Why an answer could not be judged.

@@ -111,7 +111,8 @@ struct Parser {
 }
 
 /// Most `\\sum`/`\\prod` operators in one answer, and most nodes in the body of one: with
-/// [`super::limits::MAX_BIG_TERMS`] terms each, an evaluation visits at most 4 × 100 × 256 nodes.
+/// [`super::limits::MAX_BIG_TERMS`] terms each, an evaluation visits at most 4 × 1000 × 256 nodes (and spends the
+/// comparison's work budget).
 const MAX_BIGS: usize = 4;
 const MAX_BIG_BODY_NODES: usize = 256;
 

@@ -45,6 +45,30 @@ fn percent_len(rest: &str) -> usize {
     0
 }
 
+/// A multiplier word after a number (`12 million`): its length and the factor.
+fn multiplier_len(rest: &str) -> Option<(usize, &'static str)> {
+    let trimmed = rest.trim_start_matches(' ');
+    let skipped = rest.len() - trimmed.len();
+    if skipped == 0 {
+        return None;
+    }
+    for (word, factor) in [
+        ("hundred", "100"),
+        ("thousand", "1000"),
+        ("million", "1000000"),
+        ("billion", "1000000000"),
+        ("trillion", "1000000000000"),
+        ("dozen", "12"),
+    ] {
+        if let Some(after) = trimmed.strip_prefix(word) {
+            if !after.starts_with(|c: char| c.is_alphabetic()) {
+                return Some((skipped + word.len(), factor));
+            }
+        }
+    }
+    None
+}
+
 /// A number at the start of `t`: its length and its value's text (separators removed, `.` as the point).
 fn number(t: &str) -> Option<(usize, String)> {
     let neg = usize::from(t.starts_with('-'));
@@ -141,7 +165,14 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
         if pct > 0 {
             text.push('%');
         }
-        let end = start + len + pct;
+        // `12 million` is 12000000 (`5 thousand` is never 5).
+        let scale = if pct == 0 { multiplier_len(&t[len..]) } else { None };
+        let extra = scale.map_or(0, |(n, factor)| {
+            text.push('*');
+            text.push_str(factor);
+            n
+        });
+        let end = start + len + pct + extra;
         if out.first().is_none_or(|e| e.end != end) {
             out.push(Found { start, end, text });
         }
@@ -191,6 +222,7 @@ mod tests {
         assert_eq!(texts("x .5 and -3"), vec![".5", "-3"]);
         assert_eq!(texts("costs $100"), vec!["100"]);
         assert_eq!(texts("40 percent of"), vec!["40%"]);
+        assert_eq!(texts("Answer: 12 million"), vec!["12*1000000"]);
         assert_eq!(texts("XDY2K"), Vec::<String>::new());
         assert_eq!(texts("**42**"), vec!["42"]);
     }
