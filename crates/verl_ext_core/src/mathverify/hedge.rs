@@ -270,12 +270,12 @@ pub fn revised_after(s: &str, end: usize) -> Option<&'static str> {
 pub fn revision_after(s: &str, end: usize) -> Option<usize> {
     let rest = s.get(end..)?;
     let words = words_at(rest);
-    let single = words.iter().filter(|(_, w)| REVISIONS.contains(&w.as_str())).map(|(at, _)| *at).last();
+    let single = words.iter().filter(|(_, w)| REVISIONS.contains(&w.as_str())).map(|(at, _)| *at).next_back();
     let pair = words
         .windows(2)
         .filter(|p| REVISION_PAIRS.iter().any(|(a, b)| p[0].1 == *a && p[1].1 == *b))
         .map(|p| p[1].0)
-        .last();
+        .next_back();
     single.max(pair).map(|at| end + at)
 }
 
