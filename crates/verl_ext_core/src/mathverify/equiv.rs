@@ -16,6 +16,7 @@
 //! - Multiple choice: a reference that is a single letter A-E (optionally in parentheses or `\text{}`)
 //!   matches a prediction that starts with that letter (`(C)`, `C)`, `C. 12`, `\textbf{(C)}`).
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use num_bigint::BigInt;
@@ -57,13 +58,37 @@ fn choice_text(s: &str) -> String {
         commands.sort_by_key(|c| std::cmp::Reverse(c.len()));
         commands
     });
-    let mut t = squeeze(s);
+    let mut t = squeeze(&drop_colours(&super::unicode::fold(s)));
     for c in COMMANDS.iter() {
         if t.contains(c.as_str()) {
             t = t.replace(c.as_str(), "");
         }
     }
     t.chars().filter(|c| !matches!(c, '{' | '}')).collect()
+}
+
+/// `s` without `\color{..}`/`\textcolor{..}`/`\colorbox{..}` and their colour (the lexer drops them too).
+fn drop_colours(s: &str) -> Cow<'_, str> {
+    if !s.contains("color") {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("color") {
+        let command = ["\\text", "\\"].iter().find(|c| rest[..i].ends_with(*c));
+        let Some(command) = command else {
+            out.push_str(&rest[..i + 5]);
+            rest = &rest[i + 5..];
+            continue;
+        };
+        out.push_str(&rest[..i - command.len()]);
+        let after = rest[i..].trim_start_matches(|c: char| c.is_ascii_alphabetic()).trim_start();
+        // The colour: `{red}`, or `[rgb]{1,0,0}`.
+        let after = after.strip_prefix('[').map_or(after, |a| a.split_once(']').map_or("", |(_, b)| b)).trim_start();
+        rest = after.strip_prefix('{').map_or(after, |a| a.split_once('}').map_or("", |(_, b)| b));
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
 /// The letter of a multiple-choice reference: `C`, `(C)`, `\text{(C)}`.
@@ -252,6 +277,7 @@ fn map_vars(n: &Node, f: &dyn Fn(&str) -> Option<String>) -> Node {
         Node::Matrix(rows) => Node::Matrix(rows.iter().map(|r| all(r)).collect()),
         Node::Neg(x) => Node::Neg(b(x)),
         Node::Func(g, x) => Node::Func(*g, b(x)),
+        Node::Apply(op, xs) => Node::Apply(*op, all(xs)),
         Node::Factorial(x) => Node::Factorial(b(x)),
         Node::Percent(x) => Node::Percent(b(x)),
         Node::Div(x, y) => Node::Div(b(x), b(y)),
@@ -544,6 +570,9 @@ fn proportional(a: &Node, b: &Node) -> bool {
 }
 
 fn relations_eq(a: &Node, b: &Node, o: &Options) -> bool {
+    if let Some(same) = super::functions::congruences_eq(a, b, &|x, y| eq(x, y, o)) {
+        return same;
+    }
     if let (Some(x), Some(y)) = (relation_intervals(a), relation_intervals(b)) {
         // Strict: the same variable is bounded (`t > 3` is not `x > 3`).
         let same_variable = !o.strict || vars_of(a) == vars_of(b);

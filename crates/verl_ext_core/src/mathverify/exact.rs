@@ -112,6 +112,11 @@ impl Surd {
         }
     }
 
+    /// The terms as (radicand, coefficient), radicand 1 for the rational part.
+    pub fn terms(&self) -> impl Iterator<Item = (u64, &BigRational)> {
+        self.0.iter().map(|(r, q)| (*r, q))
+    }
+
     fn add_term(&mut self, r: u64, q: BigRational) {
         let e = self.0.entry(r).or_insert_with(BigRational::zero);
         *e = qadd(e, &q);
@@ -285,6 +290,9 @@ pub fn eval(node: &Node) -> Option<Surd> {
         Node::Neg(x) => Some(eval(x)?.neg()),
         Node::Add(xs) => xs.iter().try_fold(Surd::rational(BigRational::zero()), |acc, x| acc.add(&eval(x)?)),
         Node::Mul(xs) => xs.iter().try_fold(Surd::rational(BigRational::one()), |acc, x| acc.mul(&eval(x)?)),
+        Node::Div(a, b) if matches!((&**a, &**b), (Node::Factorial(_), Node::Factorial(_))) => {
+            super::functions::factorial_quotient(a, b)
+        }
         Node::Div(a, b) => eval(a)?.mul(&eval(b)?.inv()?),
         Node::Pow(b, e) => {
             let e = eval(e)?.as_rational()?;
@@ -293,6 +301,14 @@ pub fn eval(node: &Node) -> Option<Surd> {
         Node::Root(k, x) => Surd::root(&eval(x)?.as_rational()?, &eval(k)?.as_rational()?),
         Node::Percent(x) => eval(x)?.mul(&Surd::rational(BigRational::new(BigInt::one(), BigInt::from(100)))),
         Node::Factorial(x) => factorial(&eval(x)?.as_rational()?).map(Surd::rational),
+        Node::Apply(op, xs) => {
+            // A loop rather than an iterator chain: fewer frames per level of nesting.
+            let mut args = Vec::with_capacity(xs.len());
+            for x in xs {
+                args.push(eval(x)?);
+            }
+            super::functions::exact(*op, &args)
+        }
         Node::Big { product, index, bounds, body } => {
             // Integer bounds at most MAX_BIG_TERMS apart: the terms, exactly.
             let (lo, hi) = (eval(&bounds.0)?.as_rational()?, eval(&bounds.1)?.as_rational()?);

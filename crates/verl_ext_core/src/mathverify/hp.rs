@@ -19,7 +19,7 @@ use num_traits::ToPrimitive;
 
 use super::budget;
 use super::numeric;
-use super::parser::{Constant, Func, Node};
+use super::parser::{Constant, Func, Node, Op};
 
 /// Bits of precision at most (the larger of the two evaluations): `(\sqrt2+\sqrt3+\sqrt5+\sqrt7)^{2000}`,
 /// about 2^6000, is beyond it.
@@ -152,6 +152,7 @@ pub fn need(n: &Node) -> Option<f64> {
             };
             need(x)? + growth + 8.0
         }
+        Node::Apply(_, args) => args.iter().map(need).sum::<Option<f64>>()? + 8.0,
         Node::Factorial(x) => {
             let k = numeric::eval(x, &|_| None).filter(|v| v.is_real())?.re;
             need(x)? + (k.max(1.0) * k.max(2.0).log2())
@@ -287,6 +288,7 @@ impl Eval<'_> {
                 let (lb, lx) = (self.ln(b)?, self.ln(x)?);
                 self.div(&lx, &lb)
             }
+            Node::Apply(op, args) => self.apply(*op, args),
             Node::Factorial(x) => {
                 let k = super::exact::eval(x)?.as_rational()?;
                 let k = k.is_integer().then(|| k.to_integer().to_u64()).flatten()?;
@@ -302,6 +304,59 @@ impl Eval<'_> {
             }
             _ => None,
         }
+    }
+
+    /// Floor, ceiling, sign, min and max of real values (the integer functions are exact or nothing): undefined
+    /// where the value is within rounding noise of the boundary that decides them.
+    fn apply(&mut self, op: Op, args: &[Node]) -> Option<Cx> {
+        let p = self.p;
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            let v = self.eval(a)?;
+            self.note(&v);
+            if v.im.is_some() {
+                return None;
+            }
+            values.push(v.re);
+        }
+        // Distinguishable from a boundary at `b`: more than the noise of this precision away.
+        let clear = |x: &BigFloat, b: &BigFloat| {
+            let d = x.sub(b, p, RM);
+            let e = i64::from(x.exponent().unwrap_or(0)).max(0);
+            d.is_zero() || d.exponent().is_some_and(|de| i64::from(de) > e - p as i64 + NOISE_BITS)
+        };
+        let out = match (op, values.as_slice()) {
+            (Op::Floor | Op::Ceil, [x]) => {
+                let (lo, hi) = (x.floor(), x.ceil());
+                if !(clear(x, &lo) && clear(x, &hi)) && lo != hi {
+                    return None;
+                }
+                if op == Op::Floor {
+                    lo
+                } else {
+                    hi
+                }
+            }
+            (Op::Sgn, [x]) => {
+                let zero = BigFloat::from_u64(0, p);
+                if !x.is_zero() && !clear(x, &zero) {
+                    return None;
+                }
+                x.signum()
+            }
+            (Op::Min | Op::Max, [first, rest @ ..]) => {
+                let mut best = first.clone();
+                for x in rest {
+                    let better = if op == Op::Min { x.cmp(&best)? < 0 } else { x.cmp(&best)? > 0 };
+                    if better {
+                        best = x.clone();
+                    }
+                }
+                best
+            }
+            _ => return None,
+        };
+        self.real(out)
     }
 
     fn mul(&mut self, x: &Cx, y: &Cx) -> Option<Cx> {
@@ -393,10 +448,20 @@ impl Eval<'_> {
             return y.is_positive().then(|| Cx { re: BigFloat::from_u64(0, p), im: None });
         }
         if x.is_positive() {
-            let v = x.pow(y, p, RM, self.cc);
+            let one = BigFloat::from_u64(1, p);
+            // astro-float's logarithm does not end at exactly 1: 1^y is 1; a square root is a square root.
+            if x.cmp(&one) == Some(0) {
+                return self.real(one);
+            }
+            if y.cmp(&BigFloat::from_f64(0.5, p)) == Some(0) {
+                return self.real(x.sqrt(p, RM));
+            }
+            // exp(y · ln x): astro-float's own `pow` did not end for some arguments (1.5414…^0.25).
+            let l = x.ln(p, RM, self.cc);
+            let v = y.mul(&l, p, RM).exp(p, RM, self.cc);
             return self.real(v);
         }
-        let magnitude = x.neg().pow(y, p, RM, self.cc);
+        let magnitude = x.neg().ln(p, RM, self.cc).mul(y, p, RM).exp(p, RM, self.cc);
         match odd_root {
             Some(true) => self.real(magnitude.neg()),
             Some(false) => self.real(magnitude),
@@ -416,6 +481,10 @@ impl Eval<'_> {
         self.charge(true)?;
         match &z.im {
             None if z.re.is_positive() => {
+                // ln 1 = 0 (astro-float's series does not end there).
+                if z.re.cmp(&BigFloat::from_u64(1, p)) == Some(0) {
+                    return self.real(BigFloat::from_u64(0, p));
+                }
                 let v = z.re.ln(p, RM, self.cc);
                 self.real(v)
             }
@@ -426,7 +495,11 @@ impl Eval<'_> {
                 if modulus.is_zero() {
                     return None;
                 }
-                let re = modulus.ln(p, RM, self.cc).div(&BigFloat::from_u64(2, p), p, RM);
+                let re = if modulus.cmp(&BigFloat::from_u64(1, p)) == Some(0) {
+                    BigFloat::from_u64(0, p)
+                } else {
+                    modulus.ln(p, RM, self.cc).div(&BigFloat::from_u64(2, p), p, RM)
+                };
                 let arg = self.atan2(&im, &z.re)?;
                 self.cx(Cx { re, im: Some(arg) })
             }
@@ -482,6 +555,22 @@ impl Eval<'_> {
         }
         self.charge(true)?;
         let x = &v.re;
+        // Outside a function's real domain the value is undefined here (and astro-float's series need not end).
+        let one_abs = BigFloat::from_u64(1, p);
+        let within = |lo: bool| {
+            let c = x.abs().cmp(&one_abs);
+            c.is_some_and(|c| if lo { c <= 0 } else { c >= 0 })
+        };
+        let domain = match f {
+            Func::Asin | Func::Acos => within(true),
+            Func::Atanh => within(true) && x.abs().cmp(&one_abs) != Some(0),
+            Func::Asec | Func::Acsc => within(false),
+            Func::Acosh => x.cmp(&one_abs).is_some_and(|c| c >= 0),
+            _ => true,
+        };
+        if !domain {
+            return None;
+        }
         let cc = &mut *self.cc;
         let one = BigFloat::from_u64(1, p);
         let out = match f {
@@ -497,7 +586,16 @@ impl Eval<'_> {
             Func::Sinh => x.sinh(p, RM, cc),
             Func::Cosh => x.cosh(p, RM, cc),
             Func::Tanh => x.tanh(p, RM, cc),
-            _ => return None,
+            Func::Asinh => x.asinh(p, RM, cc),
+            Func::Acosh => x.acosh(p, RM, cc),
+            Func::Atanh => x.atanh(p, RM, cc),
+            Func::Sech => one.div(&x.cosh(p, RM, cc), p, RM),
+            Func::Csch => one.div(&x.sinh(p, RM, cc), p, RM),
+            Func::Coth => one.div(&x.tanh(p, RM, cc), p, RM),
+            Func::Acot => cc.pi(p, RM).div(&BigFloat::from_u64(2, p), p, RM).sub(&x.atan(p, RM, cc), p, RM),
+            Func::Asec => one.div(x, p, RM).acos(p, RM, cc),
+            Func::Acsc => one.div(x, p, RM).asin(p, RM, cc),
+            Func::Exp | Func::Ln | Func::Abs => return None,
         };
         self.real(out)
     }
@@ -553,6 +651,8 @@ mod tests {
         assert_eq!(eq("\\log_2 8", "3"), Some(true));
         assert_eq!(eq("2\\sin(1)\\cos(1)", "\\sin(2)"), Some(true));
         assert_eq!(eq("\\sqrt[3]{-8}", "-2"), Some(true));
+        assert_eq!(eq("\\ln 1 + \\pi", "\\pi"), Some(true));
+        assert_eq!(eq("1^{\\pi}", "1"), Some(true));
         assert_eq!(eq("(-8)^{-\\frac{1}{3}}", "-\\frac12"), Some(true));
         assert_eq!(eq("(10^{20}+\\pi)-10^{20}", "\\pi"), Some(true));
         assert_eq!(eq("10^{200}(\\pi+10^{-200}) - 10^{200}\\pi", "1"), Some(true));

@@ -211,7 +211,12 @@ const WORDS: &[&str] =
 const SPELLED: &[(&str, &str)] = &[("pi", "pi"), ("infinity", "infty"), ("inf", "infty"), ("sqrt", "sqrt")];
 const FUNCS: &[&str] = &[
     "sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "ln", "log", "exp",
+    "asin", "acos", "atan", "cosec", "arcsinh", "arccosh", "arctanh", "arsinh", "arcosh", "artanh", "asinh", "acosh",
+    "atanh", "sech", "csch", "cosech", "coth", "arccot", "arcsec", "arccsc", "acot", "asec", "acsc",
 ];
+/// Words that are functions only when an argument list follows (`min(1, 2)`, `\operatorname{lcm}\left(`): `5 min`
+/// is five minutes. (The word `mod` is always the operator: `2 (mod 5)`, never a product of m, o and d.)
+const CALLS: &[&str] = &["floor", "ceil", "gcd", "lcm", "min", "max", "sgn", "sign"];
 
 /// Words that change the value before them, read as `* n` or `^ n` (`5 thousand`, `3 dozen`, `4 squared`).
 fn multiplier(word: &str) -> Option<[Tok; 2]> {
@@ -355,6 +360,13 @@ fn normalise(s: &str) -> String {
         ("√", "\\sqrt "),
         ("°", " \\degreemark "),
         ("∪", "\\cup "),
+        ("∩", "\\cap "),
+        ("∖", "\\setminus "),
+        ("≡", "\\equiv "),
+        ("⌊", "\\lfloor "),
+        ("⌋", "\\rfloor "),
+        ("⌈", "\\lceil "),
+        ("⌉", "\\rceil "),
         ("∈", "\\in "),
         ("^{\\circ}", " \\degreemark "),
         ("^\\circ", " \\degreemark "),
@@ -452,7 +464,7 @@ pub fn lex(src: &str) -> Result<Vec<Tok>, Failure> {
 /// Tokenise an answer, with the physical units it names (canonical, sorted, once each): dropped from the
 /// value, but `5\text{ cm}` and `5\text{ m}` differ when both sides name one.
 pub fn lex_with_units(src: &str) -> Result<(Vec<Tok>, Vec<String>), Failure> {
-    let text = normalise(src);
+    let text = normalise(&super::unicode::fold(src));
     let mut lx =
         Lexer { chars: text.chars().collect(), pos: 0, out: Vec::new(), depth: 0, units: Vec::new(), unit_power: None };
     lx.run()?;
@@ -636,7 +648,10 @@ impl Lexer {
         if let Some((_, cmd)) = SPELLED.iter().find(|(w, _)| *w == lower) {
             return self.push(Tok::Cmd((*cmd).to_owned()));
         }
-        if FUNCS.contains(&lower.as_str()) {
+        if FUNCS.contains(&lower.as_str())
+            || CALLS.contains(&lower.as_str()) && self.arguments_follow()
+            || lower == "mod"
+        {
             return self.push(Tok::Cmd(lower));
         }
         match lower.as_str() {
@@ -683,6 +698,12 @@ impl Lexer {
                 }
             }
         }
+    }
+
+    /// Does an argument list follow (`(`, or a command: `\left(`, `\{`), after spaces?
+    fn arguments_follow(&self) -> bool {
+        let next = self.chars[self.pos..].iter().find(|c| !c.is_whitespace());
+        matches!(next, Some('(' | '\\'))
     }
 
     /// After a dropped unit, a `^2`/`^{3}` belongs to the unit (and is noted on it).
@@ -745,6 +766,9 @@ impl Lexer {
                 return Ok(());
             }
         }
+        if name == "operatorname" {
+            return self.operator_name();
+        }
         if WRAPPERS.contains(&name.as_str()) {
             return self.wrapper();
         }
@@ -773,7 +797,12 @@ impl Lexer {
             "colon" => self.push(Tok::Sym(':')),
             // An approximate value is the answer given (`x \approx 2.5`).
             "approx" | "simeq" | "doteq" => self.push(Tok::Approx),
-            "lfloor" | "rfloor" | "lceil" | "rceil" => Err(Failure::Unsupported("floor/ceiling")),
+            // `\color{red}{5}`, `{\color{red} 5}`, `\textcolor{red}{5}`: the colour is presentation.
+            "color" | "textcolor" | "colorbox" => {
+                self.colour_model();
+                self.braced_name();
+                Ok(())
+            }
             _ => self.push(Tok::Cmd(name)),
         }
     }
@@ -806,6 +835,27 @@ impl Lexer {
             }
         }
         Err(Failure::Syntax("unbalanced braces".into()))
+    }
+
+    /// `\operatorname{lcm}`: a function this verifier knows, or an error (an unknown function is not its
+    /// argument, nor a product of its letters).
+    fn operator_name(&mut self) -> Result<(), Failure> {
+        let name = self.braced_name().to_ascii_lowercase();
+        if FUNCS.contains(&name.as_str()) || CALLS.contains(&name.as_str()) || matches!(name.as_str(), "mod" | "lg") {
+            return self.push(Tok::Cmd(name));
+        }
+        Err(Failure::Unsupported("unknown \\operatorname"))
+    }
+
+    /// The optional `[rgb]` of `\color[rgb]{...}`.
+    fn colour_model(&mut self) {
+        while self.peek(0).is_some_and(char::is_whitespace) {
+            self.pos += 1;
+        }
+        if self.peek(0) == Some('[') {
+            let end = (self.pos..self.chars.len()).find(|&i| self.chars[i] == ']').unwrap_or(self.chars.len());
+            self.pos = (end + 1).min(self.chars.len());
+        }
     }
 
     /// `{name}` after `\begin`/`\end` (`pmatrix*` keeps its star).

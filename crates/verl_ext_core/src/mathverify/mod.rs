@@ -11,6 +11,7 @@ pub mod budget;
 pub mod equiv;
 pub mod exact;
 pub mod extract;
+pub mod functions;
 pub mod hedge;
 pub mod hp;
 pub mod letters;
@@ -18,6 +19,8 @@ pub mod lexer;
 pub mod numeric;
 pub mod parser;
 pub mod prose;
+pub mod sets;
+pub mod unicode;
 
 pub use extract::{extract, find, Found, Source};
 
@@ -229,3 +232,6 @@ mod tests {
         assert!(handle.join().expect("no stack overflow").iter().all(|equal| !equal));
     }
 }
+
+#[cfg(test)]
+mod functions_tests;

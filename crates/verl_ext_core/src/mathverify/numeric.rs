@@ -74,6 +74,16 @@ fn real_fn(f: Func, x: f64) -> f64 {
         Func::Ln => x.ln(),
         Func::Exp => x.exp(),
         Func::Abs => x.abs(),
+        Func::Asinh => x.asinh(),
+        Func::Acosh => x.acosh(),
+        Func::Atanh => x.atanh(),
+        Func::Sech => 1.0 / x.cosh(),
+        Func::Csch => 1.0 / x.sinh(),
+        Func::Coth => 1.0 / x.tanh(),
+        // The principal values: arccot in (0, π), continuous at 0; arcsec and arccsc through 1/x.
+        Func::Acot => std::f64::consts::FRAC_PI_2 - x.atan(),
+        Func::Asec => (1.0 / x).acos(),
+        Func::Acsc => (1.0 / x).asin(),
     }
 }
 
@@ -159,6 +169,13 @@ pub fn eval(node: &Node, var: &dyn Fn(&str) -> Option<f64>) -> Option<C> {
             C::real(real_fn(*f, x.re))
         }
         Node::Log(b, x) => eval(x, var)?.ln().checked_div(eval(b, var)?.ln())?,
+        Node::Apply(op, xs) => {
+            let mut args = Vec::with_capacity(xs.len());
+            for x in xs {
+                args.push(eval(x, var)?);
+            }
+            super::functions::numeric(*op, &args)?
+        }
         Node::Factorial(x) => {
             let x = eval(x, var)?;
             if !x.is_real() || x.re > 170.0 {
@@ -221,7 +238,7 @@ pub fn variables(node: &Node, out: &mut Vec<String>) {
         Node::Add(xs) | Node::Mul(xs) | Node::Set(xs) | Node::List(xs) | Node::Union(xs) | Node::Bracket(_, xs, _) => {
             xs.iter().for_each(|x| variables(x, out))
         }
-        Node::Relation(xs, _) => xs.iter().for_each(|x| variables(x, out)),
+        Node::Relation(xs, _) | Node::Apply(_, xs) => xs.iter().for_each(|x| variables(x, out)),
         Node::Big { index, bounds, body, .. } => {
             variables(&bounds.0, out);
             variables(&bounds.1, out);

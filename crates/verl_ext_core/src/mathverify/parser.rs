@@ -7,6 +7,7 @@ use num_traits::{One, Zero};
 
 use super::lexer::Tok;
 use super::limits::{MAX_DEPTH, MAX_NODES, MAX_POSTFIX};
+use super::sets::{self, SetOp};
 use super::Failure;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +35,35 @@ pub enum Func {
     Ln,
     Exp,
     Abs,
+    Asinh,
+    Acosh,
+    Atanh,
+    Sech,
+    Csch,
+    Coth,
+    /// Principal value in (0, π) (`π/2 - \arctan x`).
+    Acot,
+    Asec,
+    Acsc,
+}
+
+/// Functions of integers or computed by comparison ([`super::functions`]): exact when their arguments are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Floor,
+    Ceil,
+    Sgn,
+    /// n-ary.
+    Gcd,
+    Lcm,
+    Min,
+    Max,
+    /// `a \bmod m` (the sign of m, as Python's `%`).
+    Mod,
+    /// `\binom{n}{k}`.
+    Binom,
+    /// `n!!`.
+    DoubleFactorial,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +75,8 @@ pub enum Rel {
     Gt,
     Ge,
     In,
+    /// `\equiv`: a congruence when its right side has a modulus (`x \equiv 2 \pmod 5`).
+    Cong,
 }
 
 impl Rel {
@@ -76,6 +108,8 @@ pub enum Node {
     /// `Root(index, radicand)`; `\sqrt x` has index 2.
     Root(Box<Node>, Box<Node>),
     Func(Func, Box<Node>),
+    /// `\gcd(a, b, ...)`, `\lfloor x \rfloor`, `\binom{n}{k}`, ...
+    Apply(Op, Vec<Node>),
     /// `Log(base, argument)`; `\log x` has base 10.
     Log(Box<Node>, Box<Node>),
     Factorial(Box<Node>),
@@ -116,6 +150,33 @@ struct Parser {
 const MAX_BIGS: usize = 4;
 const MAX_BIG_BODY_NODES: usize = 256;
 
+/// Commands that end a factor rather than start one: operators, closers, and the infix forms.
+const NOT_FACTORS: &[&str] = &[
+    "cup",
+    "in",
+    "to",
+    "mod",
+    "pmod",
+    "bmod",
+    "cap",
+    "setminus",
+    "smallsetminus",
+    "backslash",
+    "equiv",
+    "choose",
+    "over",
+    "rfloor",
+    "rceil",
+];
+
+/// Set operators: between sums in a side of a relation (see `Parser::side`).
+const SET_OPERATORS: &[&str] = &["cup", "cap", "setminus", "smallsetminus", "backslash"];
+
+/// `mod` after an opening parenthesis (`2 \ (\bmod 5)`, `(\text{mod } 5)`): a modulus, not a factor.
+fn is_mod_word(t: &Tok) -> bool {
+    matches!(t, Tok::Cmd(c) if c == "mod" || c == "bmod")
+}
+
 /// Parse a whole answer.
 pub fn parse(toks: Vec<Tok>) -> Result<Node, Failure> {
     if toks.is_empty() {
@@ -155,6 +216,16 @@ impl Parser {
 
     fn eat(&mut self, t: &Tok) -> bool {
         let hit = self.at(t);
+        self.pos += usize::from(hit);
+        hit
+    }
+
+    fn at_cmd(&self, name: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Cmd(c)) if c == name)
+    }
+
+    fn eat_cmd(&mut self, name: &str) -> bool {
+        let hit = self.at_cmd(name);
         self.pos += usize::from(hit);
         hit
     }
@@ -227,17 +298,87 @@ impl Parser {
         self.relation()
     }
 
-    /// A side of a relation: `\cup` binds tighter than `\in` (`z \in [1, 2] \cup [3, 4]`).
-    fn cup(&mut self) -> Result<Node, Failure> {
-        let first = self.sum()?;
-        if !self.at(&Tok::Cmd("cup".into())) {
-            return Ok(first);
+    /// A side of a relation: sums joined by set operators, then a modulus if it has one.
+    ///
+    /// - `\cup` binds tighter than `\in` (`z \in [1, 2] \cup [3, 4]`); unions are flat.
+    /// - `A \cap B` and `A \setminus B` bind tighter than `\cup` and are computed as they are read
+    ///   ([`sets::combine`]): their operands must be intervals or finite sets of numbers, else the answer
+    ///   does not parse.
+    /// - `2 \pmod 5`, `17 \mod 5` and `2 \ (\bmod 5)` are `Mod(2, 5)`, a value (`17 \pmod 5` is 2) that
+    ///   also marks a congruence (`x \equiv 2 \pmod 5`).
+    ///
+    /// Inlined into [`Self::relation`], and the operators handled apart, so that each bracket level of a
+    /// crafted input costs no more stack than before (the release build's 128 KB at the depth limit).
+    #[inline(always)]
+    fn side(&mut self) -> Result<Node, Failure> {
+        let mut value = self.sum()?;
+        if matches!(self.peek(), Some(Tok::Cmd(c)) if SET_OPERATORS.contains(&c.as_str())) {
+            value = self.set_operators(value)?;
         }
-        let mut parts = vec![first];
-        while self.eat(&Tok::Cmd("cup".into())) {
-            parts.push(self.sum()?);
+        let parenthesised = self.at(&Tok::Sym('(')) && self.toks.get(self.pos + 1).is_some_and(is_mod_word);
+        if parenthesised || self.at_cmd("pmod") || self.at_cmd("mod") {
+            return self.modulus(value);
+        }
+        Ok(value)
+    }
+
+    /// The set operators after the first sum of [`Self::side`] (apart, so that a plain side's frame stays small).
+    #[inline(never)]
+    fn set_operators(&mut self, first: Node) -> Result<Node, Failure> {
+        let mut parts = Vec::new();
+        let mut acc = first;
+        let mut unions = 0;
+        loop {
+            if let Some(op) = self.set_operator() {
+                let rhs = self.sum()?;
+                acc = sets::combine(op, &acc, &rhs)?;
+                // The result holds copies of the operands' ends: they count towards the node limit.
+                self.nodes += size(&acc, MAX_NODES + 1);
+                if self.nodes > MAX_NODES {
+                    return Err(Failure::TooLarge("expression too large"));
+                }
+                continue;
+            }
+            let more = self.eat_cmd("cup");
+            match acc {
+                Node::Union(xs) if more || unions > 0 => parts.extend(xs),
+                x => parts.push(x),
+            }
+            if !more {
+                break;
+            }
+            unions += 1;
+            acc = self.sum()?;
+        }
+        if unions == 0 {
+            return Ok(parts.remove(0));
         }
         self.node(Node::Union(parts))
+    }
+
+    /// `value \pmod m`, `value \mod m`, `value (\bmod m)`.
+    #[inline(never)]
+    fn modulus(&mut self, value: Node) -> Result<Node, Failure> {
+        let modulus = if self.eat_cmd("pmod") || self.eat_cmd("mod") {
+            // `{5}` or `5`; through `unary` so each nested modulus counts as deep as a bracket.
+            self.unary()?
+        } else {
+            self.pos += 2; // `(` and `mod`
+            let m = self.sum()?;
+            self.expect(&Tok::Sym(')'))?;
+            m
+        };
+        self.node(Node::Apply(Op::Mod, vec![value, modulus]))
+    }
+
+    fn set_operator(&mut self) -> Option<SetOp> {
+        if self.eat_cmd("cap") {
+            Some(SetOp::Intersection)
+        } else if self.eat_cmd("setminus") || self.eat_cmd("smallsetminus") || self.eat_cmd("backslash") {
+            Some(SetOp::Difference)
+        } else {
+            None
+        }
     }
 
     fn rel_op(&mut self) -> Option<Rel> {
@@ -249,6 +390,7 @@ impl Parser {
             Tok::Ge => Rel::Ge,
             Tok::Ne => Rel::Ne,
             Tok::Cmd(c) if c == "in" => Rel::In,
+            Tok::Cmd(c) if c == "equiv" => Rel::Cong,
             _ => return None,
         };
         self.pos += 1;
@@ -256,12 +398,12 @@ impl Parser {
     }
 
     fn relation(&mut self) -> Result<Node, Failure> {
-        let first = self.cup()?;
+        let first = self.side()?;
         let mut sides = vec![first];
         let mut ops = Vec::new();
         loop {
             if self.eat(&Tok::Approx) {
-                let approx = self.cup()?;
+                let approx = self.side()?;
                 if ops.is_empty() && names_only(&sides[0]) {
                     // `x \approx 11`: the value given.
                     ops.push(Rel::Eq);
@@ -269,14 +411,14 @@ impl Parser {
                 } else {
                     // `x = 1/3 \approx 0.33`: the exact value before it; approximations after it are dropped.
                     while self.rel_op().is_some() || self.eat(&Tok::Approx) {
-                        self.cup()?;
+                        self.side()?;
                     }
                     break;
                 }
             }
             let Some(op) = self.rel_op() else { break };
             ops.push(op);
-            sides.push(self.cup()?);
+            sides.push(self.side()?);
         }
         if ops.is_empty() {
             return Ok(sides.pop().unwrap_or(Node::List(Vec::new())));
@@ -314,8 +456,9 @@ impl Parser {
     fn starts_factor(&self) -> bool {
         match self.peek() {
             Some(Tok::Num(_) | Tok::Ident(_) | Tok::SetOpen | Tok::Begin(_)) => true,
-            Some(Tok::Sym('(' | '{' | '[')) => true,
-            Some(Tok::Cmd(c)) => !matches!(c.as_str(), "cup" | "in" | "to" | "mod" | "pmod"),
+            Some(Tok::Sym('(')) => !self.toks.get(self.pos + 1).is_some_and(is_mod_word),
+            Some(Tok::Sym('{' | '[')) => true,
+            Some(Tok::Cmd(c)) => !NOT_FACTORS.contains(&c.as_str()),
             _ => false,
         }
     }
@@ -332,16 +475,19 @@ impl Parser {
             } else if self.at(&Tok::Sym(':')) && ratio {
                 // `3:4:5` is no single number (read as 3/4/5 it would equal 3:20).
                 return Err(Failure::Unsupported("a ratio of three or more parts"));
-            } else if self.eat(&Tok::Sym('/')) || self.eat(&Tok::Sym(':')) {
-                // `a:b` is the ratio a/b.
-                ratio |= self.toks.get(self.pos - 1) == Some(&Tok::Sym(':'));
+            } else if self.eat(&Tok::Sym('/')) || self.eat(&Tok::Sym(':')) || self.eat_cmd("bmod") {
+                // `a:b` is the ratio a/b; `a \bmod b` binds as a division does.
+                let modulo = matches!(self.toks[self.pos - 1], Tok::Cmd(_));
+                ratio |= self.toks[self.pos - 1] == Tok::Sym(':');
                 divisions += 1;
                 if self.depth + divisions > MAX_DEPTH {
                     return Err(Failure::TooLarge("nesting too deep"));
                 }
                 let num = product(factors);
                 let den = self.unary()?;
-                factors = vec![self.node(Node::Div(Box::new(num), Box::new(den)))?];
+                let n =
+                    if modulo { Node::Apply(Op::Mod, vec![num, den]) } else { Node::Div(Box::new(num), Box::new(den)) };
+                factors = vec![self.node(n)?];
             } else if self.starts_factor() {
                 // `2 3` is two numbers, not a product (a product of numbers is written with an operator).
                 let number_follows = matches!(self.peek(), Some(Tok::Num(_)));
@@ -439,7 +585,12 @@ impl Parser {
     fn postfix_ops(&mut self, mut node: Node) -> Result<Node, Failure> {
         for _ in 0..=MAX_POSTFIX {
             if self.eat(&Tok::Sym('!')) {
-                node = self.node(Node::Factorial(Box::new(node)))?;
+                // `n!!` is the double factorial (`(n!)!` is written with brackets).
+                node = if self.eat(&Tok::Sym('!')) {
+                    self.node(Node::Apply(Op::DoubleFactorial, vec![node]))?
+                } else {
+                    self.node(Node::Factorial(Box::new(node)))?
+                };
             } else if self.eat(&Tok::Percent) {
                 node = self.node(Node::Percent(Box::new(node)))?;
             } else {
@@ -469,7 +620,11 @@ impl Parser {
 
     fn group(&mut self, open: char) -> Result<Node, Failure> {
         let closers = [Tok::Sym(')'), Tok::Sym(']'), Tok::Sym('}')];
-        let items = self.items(&closers, true)?;
+        let mut items = self.items(&closers, true)?;
+        if items.len() == 1 && (self.at_cmd("choose") || self.at_cmd("over")) {
+            let top = items.remove(0);
+            items.push(self.infix_fraction(top)?);
+        }
         let close = match self.peek() {
             Some(Tok::Sym(c)) if closers.contains(&Tok::Sym(*c)) => *c,
             _ => return Err(Failure::Syntax(format!("unclosed {open}"))),
@@ -558,7 +713,7 @@ impl Parser {
 
     fn ident(&mut self, name: String) -> Result<Node, Failure> {
         if CALLS.contains(&name.as_str()) {
-            if let Some(call) = self.call(&name)? {
+            if let Some(call) = self.function_call(&name)? {
                 return self.node(call);
             }
         }
@@ -575,7 +730,7 @@ impl Parser {
 
     /// `f(x)`, `g(0)`, `f^{-1}(3)`: a function of something, one opaque name written out from its tokens (so
     /// `f(0)` is not the product f·0, which would equal 0). `None` when no bracket follows.
-    fn call(&mut self, name: &str) -> Result<Option<Node>, Failure> {
+    fn function_call(&mut self, name: &str) -> Result<Option<Node>, Failure> {
         let start = self.pos;
         if self.eat(&Tok::Sym('^')) {
             self.script()?;
@@ -657,23 +812,7 @@ impl Parser {
     }
 
     fn command(&mut self, name: &str) -> Result<Node, Failure> {
-        let func = match name {
-            "sin" => Some(Func::Sin),
-            "cos" => Some(Func::Cos),
-            "tan" => Some(Func::Tan),
-            "cot" => Some(Func::Cot),
-            "sec" => Some(Func::Sec),
-            "csc" => Some(Func::Csc),
-            "arcsin" => Some(Func::Asin),
-            "arccos" => Some(Func::Acos),
-            "arctan" => Some(Func::Atan),
-            "sinh" => Some(Func::Sinh),
-            "cosh" => Some(Func::Cosh),
-            "tanh" => Some(Func::Tanh),
-            "ln" => Some(Func::Ln),
-            "exp" => Some(Func::Exp),
-            _ => None,
-        };
+        let func = func_named(name);
         if let Some(f) = func {
             let power = if self.eat(&Tok::Sym('^')) { Some(self.script()?) } else { None };
             let arg = self.func_arg()?;
@@ -713,20 +852,111 @@ impl Parser {
             "pi" => self.node(Node::Const(Constant::Pi)),
             "infty" | "infin" => self.node(Node::Const(Constant::Infinity)),
             "emptyset" | "varnothing" => self.node(Node::Set(Vec::new())),
-            "binom" | "dbinom" | "tbinom" => {
-                let n = self.arg()?;
-                let k = self.arg()?;
-                // C(n, k) = n! / (k! (n-k)!)
-                let nk = Node::Add(vec![n.clone(), Node::Neg(Box::new(k.clone()))]);
-                let den = Node::Mul(vec![Node::Factorial(Box::new(k)), Node::Factorial(Box::new(nk))]);
-                self.node(Node::Div(Box::new(Node::Factorial(Box::new(n))), Box::new(den)))
-            }
+            "binom" | "dbinom" | "tbinom" | "lfloor" | "lceil" => self.op_command(name),
+            "floor" => self.call(Op::Floor),
+            "ceil" => self.call(Op::Ceil),
+            "sgn" | "sign" => self.call(Op::Sgn),
+            "gcd" => self.call(Op::Gcd),
+            "lcm" => self.call(Op::Lcm),
+            "min" => self.call(Op::Min),
+            "max" => self.call(Op::Max),
             "alpha" | "beta" | "gamma" | "delta" | "theta" | "lambda" | "mu" | "sigma" | "phi" | "omega" | "tau"
             | "rho" | "epsilon" | "varepsilon" | "varphi" | "psi" | "eta" | "kappa" | "nu" | "xi" | "zeta" | "chi" => {
                 self.ident(name.to_owned())
             }
             _ => Err(Failure::Unsupported("LaTeX command")),
         }
+    }
+}
+
+impl Parser {
+    /// `{n \choose k}`, `{a \over b}` after `top`: TeX's infix forms take all of their group on each side.
+    #[inline(never)]
+    fn infix_fraction(&mut self, top: Node) -> Result<Node, Failure> {
+        let binom = self.eat_cmd("choose");
+        self.pos += usize::from(!binom);
+        let bottom = self.sum()?;
+        self.node(if binom {
+            Node::Apply(Op::Binom, vec![top, bottom])
+        } else {
+            Node::Div(Box::new(top), Box::new(bottom))
+        })
+    }
+
+    /// `\binom`, `\lfloor`, `\lceil` (apart from [`Self::command`] to keep its frame small).
+    #[inline(never)]
+    fn op_command(&mut self, name: &str) -> Result<Node, Failure> {
+        match name {
+            "binom" | "dbinom" | "tbinom" => {
+                let n = self.arg()?;
+                let k = self.arg()?;
+                self.node(Node::Apply(Op::Binom, vec![n, k]))
+            }
+            "lfloor" | "lceil" => {
+                let inner = self.sum()?;
+                let (close, op) = if name == "lfloor" { ("rfloor", Op::Floor) } else { ("rceil", Op::Ceil) };
+                if !self.eat_cmd(close) {
+                    return Err(Failure::Syntax(format!("\\{name} without \\{close}")));
+                }
+                self.node(Node::Apply(op, vec![inner]))
+            }
+            _ => Err(Failure::Unsupported("LaTeX command")),
+        }
+    }
+
+    /// `\gcd(12, 18)`, `\max\{a, b\}`, `\operatorname{floor}(x)`, `\sgn x`: `op` applied to its arguments
+    /// (one for floor, ceiling and sign).
+    #[inline(never)]
+    fn call(&mut self, op: Op) -> Result<Node, Failure> {
+        let args = match self.peek() {
+            Some(Tok::Sym('(' | '{') | Tok::SetOpen) => match self.primary()? {
+                Node::Bracket('(', xs, ')') | Node::Set(xs) | Node::List(xs) => xs,
+                Node::Bracket(..) => return Err(Failure::Syntax("bad argument list".into())),
+                x => vec![x],
+            },
+            _ => vec![self.func_arg()?],
+        };
+        let unary = matches!(op, Op::Floor | Op::Ceil | Op::Sgn);
+        if args.is_empty() || unary && args.len() != 1 {
+            return Err(Failure::Syntax("wrong number of arguments".into()));
+        }
+        self.node(Node::Apply(op, args))
+    }
+}
+
+/// The function a command or word names (`\\sin`, `arcsinh`), if it is one of [`Func`].
+#[inline(never)]
+fn func_named(name: &str) -> Option<Func> {
+    match name {
+        "sin" => Some(Func::Sin),
+        "cos" => Some(Func::Cos),
+        "tan" => Some(Func::Tan),
+        "cot" => Some(Func::Cot),
+        "sec" => Some(Func::Sec),
+        "csc" => Some(Func::Csc),
+        "arcsin" => Some(Func::Asin),
+        "arccos" => Some(Func::Acos),
+        "arctan" => Some(Func::Atan),
+        "sinh" => Some(Func::Sinh),
+        "cosh" => Some(Func::Cosh),
+        "tanh" => Some(Func::Tanh),
+        "ln" => Some(Func::Ln),
+        "exp" => Some(Func::Exp),
+        // Inverse and reciprocal functions by each of their usual names (plain words included).
+        "asin" => Some(Func::Asin),
+        "acos" => Some(Func::Acos),
+        "atan" => Some(Func::Atan),
+        "cosec" => Some(Func::Csc),
+        "arcsinh" | "arsinh" | "asinh" => Some(Func::Asinh),
+        "arccosh" | "arcosh" | "acosh" => Some(Func::Acosh),
+        "arctanh" | "artanh" | "atanh" => Some(Func::Atanh),
+        "sech" => Some(Func::Sech),
+        "csch" | "cosech" => Some(Func::Csch),
+        "coth" => Some(Func::Coth),
+        "arccot" | "acot" => Some(Func::Acot),
+        "arcsec" | "asec" => Some(Func::Asec),
+        "arccsc" | "acsc" => Some(Func::Acsc),
+        _ => None,
     }
 }
 
@@ -783,7 +1013,7 @@ fn contains_big(n: &Node) -> bool {
         Node::Add(xs) | Node::Mul(xs) | Node::Set(xs) | Node::List(xs) | Node::Union(xs) | Node::Bracket(_, xs, _) => {
             xs.iter().any(contains_big)
         }
-        Node::Relation(xs, _) => xs.iter().any(contains_big),
+        Node::Relation(xs, _) | Node::Apply(_, xs) => xs.iter().any(contains_big),
         Node::Matrix(rows) => rows.iter().flatten().any(contains_big),
         Node::Num(_) | Node::Decimal(_) | Node::Const(_) | Node::Var(_) | Node::Text(_) => false,
     }
@@ -858,7 +1088,7 @@ pub fn size(n: &Node, cap: usize) -> usize {
             | Node::List(xs)
             | Node::Union(xs)
             | Node::Bracket(_, xs, _) => xs.iter().for_each(|x| walk(x, left)),
-            Node::Relation(xs, _) => xs.iter().for_each(|x| walk(x, left)),
+            Node::Relation(xs, _) | Node::Apply(_, xs) => xs.iter().for_each(|x| walk(x, left)),
             Node::Matrix(rows) => rows.iter().flatten().for_each(|x| walk(x, left)),
             Node::Big { bounds, body, .. } => {
                 walk(&bounds.0, left);
@@ -886,6 +1116,7 @@ pub fn substitute(n: &Node, value: &dyn Fn(&str) -> Option<Node>) -> Node {
         Node::Pow(a, b) => Node::Pow(boxed(a), boxed(b)),
         Node::Root(a, b) => Node::Root(boxed(a), boxed(b)),
         Node::Func(f, x) => Node::Func(*f, boxed(x)),
+        Node::Apply(op, xs) => Node::Apply(*op, xs.iter().map(sub).collect()),
         Node::Log(a, b) => Node::Log(boxed(a), boxed(b)),
         Node::Factorial(x) => Node::Factorial(boxed(x)),
         Node::Percent(x) => Node::Percent(boxed(x)),
