@@ -871,6 +871,10 @@ fn apart(x: C, y: C) -> bool {
 /// A fixed pseudo-random point for variable `name` at sample `k` (SplitMix64): |x| in [0.35, 2.65], negative
 /// at odd `k`, so `|x|` and `x` (or `\sqrt{x^2}` and `x`) differ.
 fn sample(name: &str, k: usize) -> f64 {
+    if k >= SAMPLE_POINTS {
+        // The second round: a quarter of the first (still a multiple of 1/4096, exact as a float).
+        return sample(name, k - SAMPLE_POINTS) / 4.0;
+    }
     let mut z =
         name.bytes().fold(0x9E37_79B9_7F4A_7C15u64 ^ k as u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3));
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -909,7 +913,7 @@ fn small_powers(n: &Node) -> bool {
 
 /// [`sample`] as an exact rational (a multiple of 1/1024; the float it stands for is exactly this value).
 fn sample_rational(name: &str, k: usize) -> BigRational {
-    BigRational::new(BigInt::from((sample(name, k) * 1024.0).round() as i64), BigInt::from(1024))
+    BigRational::new(BigInt::from((sample(name, k) * 4096.0).round() as i64), BigInt::from(4096))
 }
 
 /// A number written as a decimal (possibly negated or a percentage): where `float_rounding` applies.
@@ -994,7 +998,11 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
         && small_powers(a)
         && small_powers(b);
     let mut defined = 0;
-    for k in 0..SAMPLE_POINTS {
+    // Then, if fewer than half were defined, the same points scaled into (-1, 1) (`\\arcsin a`, `\\artanh a`).
+    for k in 0..2 * SAMPLE_POINTS {
+        if k == SAMPLE_POINTS && defined * 2 >= SAMPLE_POINTS {
+            break;
+        }
         // Exactly at a rational point where both sides allow it (so `10^8 x + 1` differs from `10^8 x`
         // however large the values), else in floating point.
         let point = |name: &str| vars.iter().any(|v| v == name).then(|| Node::Num(sample_rational(name, k)));
@@ -1148,6 +1156,8 @@ mod tests {
         yes("5\\phantom{0}", "5");
         no("5 = 6", "6");
         no("5 \\approx 6", "5");
+        yes("\\arcsin(a)", "\\operatorname{asin}{\\left(a \\right)}");
+        no("\\arcsin(a)", "\\arccos(a)");
         yes("2^{2^{20}}", "2^{1048576}");
         yes("0.\\overline{3}", "\\frac13");
         yes("0.1\\overline{6}", "\\frac16");

@@ -165,6 +165,10 @@ pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Ver
     // One budget for the whole call: the comparisons made while finding the answer and the final one.
     let _budget = budget::start();
     let guarded = std::panic::catch_unwind(|| {
+        // Fullwidth digits, superscripts, invisible characters: folded before the answer is looked for, so
+        // `１２` in prose is 12 and `no\u{200b}t` is "not".
+        let solution = unicode::fold(solution);
+        let solution = solution.as_ref();
         let Some(found) = extract::find(solution, options.targets) else {
             return Verification { score: 0.0, prediction: None, reason: "no answer found".into() };
         };

@@ -124,7 +124,8 @@ fn pieces(n: &Node) -> Result<Vec<Piece>, Failure> {
                     out.push(p);
                 }
             }
-            Node::Set(xs) => {
+            // `{1,2} \\cap {2,3}`: bare braces around a list are a set here.
+            Node::Set(xs) | Node::List(xs) => {
                 for x in xs {
                     let v = Bound::At(value(x)?);
                     out.push(Piece::new(v.clone(), true, v, true));
