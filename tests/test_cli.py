@@ -203,3 +203,65 @@ def test_bench_udf_scores_like_verls_naive_manager(tmp_path: Path, capsys: pytes
     assert result["cpu_bound"]["agreement"] == result["async"]["agreement"] == 48
     assert {"cpu_met", "async_met", "native_met"} <= set(result["goals"])
     assert "goal cpu-bound >=" in capsys.readouterr().out
+
+
+def test_bench_math_verify_adversarial_times_every_family(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from verl_ext.bench.adversarial_math import FAMILIES
+
+    out = tmp_path / "adversarial.json"
+    # In a process of its own: a verifier call that hangs ends the bench (its watchdog names the input and
+    # exits 1) rather than pytest.
+    run = subprocess.run([sys.executable, "-c", "import sys; from verl_ext.cli import main; sys.exit(main())",
+                          "bench", "math-verify", "--adversarial", "--limit", "1", "--adversarial-repeats", "1",
+                          "--no-progress", "--json", str(out)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]  # the goal is reported, never enforced
+    text = run.stdout
+    names = [name for name, _ in FAMILIES]
+    assert all(f"\n{name} " in text for name in names)
+    assert "goal worst call <= 10 ms: " in text and "slowest 10 inputs" in text
+    assert "wrong verdicts by category" not in text  # the corpus and the suites are not run
+    result = json.loads(out.read_text())
+    assert result["benchmark"] == "math-verify-adversarial" and result["sizes"]["pairs"] == len(names)
+    assert [row["family"] for row in result["families"]] == names
+    assert all(row["pairs"] == 1 and row["calls"] >= 2 for row in result["families"])
+    goals = result["goals"]
+    assert set(goals) == {"worst_call_ms", "worst_verify_ms", "worst_math_equal_ms"}
+    assert goals["worst_call_ms"]["goal"] == 10.0 and goals["worst_call_ms"]["met"] == (
+        goals["worst_call_ms"]["value"] <= 10.0)
+    assert abs(goals["worst_call_ms"]["value"] - max(row["max_ms"] for row in result["families"])) < 1e-3
+
+
+def test_adversarial_math_inputs_are_small_deterministic_and_respelled() -> None:
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    from verl_ext.bench.adversarial_math import FAMILIES, MAX_BYTES, generate, respell
+
+    pairs = generate()
+    assert len({name for name, _ in FAMILIES}) == len(FAMILIES)
+    assert {p.family for p in pairs} == {name for name, _ in FAMILIES}
+    for p in pairs:
+        assert 0 < len(p.solution.encode()) <= MAX_BYTES and 0 < len(p.ground_truth.encode()) <= MAX_BYTES, (
+            p.family, p.index)
+        for text in (p.solution, p.ground_truth):
+            copy = respell(text)
+            assert copy is None or (copy != text and len(copy.encode()) <= MAX_BYTES)
+    assert generate() == pairs and generate(seed=1) != pairs
+    limited = generate(limit=2)
+    assert limited == [p for p in pairs if p.index < 2]
+
+    # The same in another interpreter with another hash seed: nothing depends on set order or hash().
+    def digest(ps: list) -> str:
+        return hashlib.sha256(repr([(p.family, p.index, p.solution, p.ground_truth) for p in ps]).encode()).hexdigest()
+
+    code = ("import hashlib; from verl_ext.bench.adversarial_math import generate; "
+            "print(hashlib.sha256(repr([(p.family, p.index, p.solution, p.ground_truth) for p in generate()])"
+            ".encode()).hexdigest())")
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    other = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert other.stdout.strip() == digest(pairs)

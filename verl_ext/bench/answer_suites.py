@@ -134,10 +134,10 @@ def verl_ext_verdict(case: Case) -> bool:
     assert case.gold is not None
     extraction = o.get("match_types", ("latex", "expr"))
     # A letter answer among the test's choices (lighteval's NativeLetters cases: A-D).
-    letters = {"choices": _letters(case)} if "string" in extraction else {}
+    choices = _letters(case) if "string" in extraction else "ABCDE"
     return verify(case.pred, case.gold, float_rounding=o.get("precision"), strict=o.get("strict", True),
                   allow_set_relation_comp=o.get("allow_set_relation_comp", False), extraction=extraction,
-                  **letters)["acc"]
+                  choices=choices)["acc"]
 
 
 def math_verify_judge() -> Callable[[Case], bool]:

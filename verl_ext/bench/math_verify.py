@@ -1,15 +1,24 @@
 """``verl-ext bench math-verify``: verl-ext's symbolic verifier, HuggingFace Math-Verify and verl's prime_math
 judged in one run on other projects' answer-checking suites (Math-Verify's own, three held out; see
 :mod:`verl_ext.bench.answer_suites`) and on this project's labelled corpus: accuracy, false positives,
-disagreements by category, answers/s on one core."""
+disagreements by category, answers/s on one core.
+
+With ``--adversarial``, instead: every ``verify``/``math_equal`` call on the pathological inputs of
+:mod:`verl_ext.bench.adversarial_math` (at most 10 KB a side) timed on its own, against the goal of 10 ms per
+call on one core."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import json
+import math
+import os
+import statistics
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -20,7 +29,7 @@ from typing import Any
 from tqdm import tqdm
 
 from verl_ext.bench import answer_suites
-from verl_ext.bench.args import add_common_arguments, non_negative_int
+from verl_ext.bench.args import add_common_arguments, non_negative_int, positive_int
 from verl_ext.bench.report import write_results
 from verl_ext.reward.math_verify import math_equal_batch
 
@@ -28,6 +37,17 @@ from verl_ext.reward.math_verify import math_equal_batch
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "math_equivalence.jsonl"
 #: Goals of the issue: accuracy >= Math-Verify's, >= 100x its answers/s on one core.
 SPEED_GOAL = 100.0
+#: Goal of the issue for ``--adversarial``: every ``verify``/``math_equal`` call on inputs of at most 10 KB
+#: within 10 ms on one core.
+ADVERSARIAL_MS_GOAL = 10.0
+#: ``--adversarial``: a call slower than this on its first timing is not timed again (it misses the goal
+#: whatever the repeats say, and repeating calls of seconds would make the run take minutes).
+ADVERSARIAL_ONCE_MS = 100.0
+#: ``--adversarial``: how many of the slowest calls are printed, and kept in the JSON.
+WORST_PRINTED, WORST_KEPT = 10, 50
+#: ``--adversarial``: a call still running after this many seconds is reported as hung and the run stops
+#: (exit status 1): a Rust call cannot be interrupted, and a silent hang would not say which input it was.
+ADVERSARIAL_HANG_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -60,10 +80,18 @@ def load_corpus(path: Path) -> list[Pair]:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="labelled JSONL corpus")
-    p.add_argument("--limit", type=non_negative_int, default=0, help="judge only the first N pairs (0: all)")
+    p.add_argument("--limit", type=non_negative_int, default=0,
+                   help="judge only the first N pairs (0: all); with --adversarial, the first N of each family")
     p.add_argument("--skip-prime", action="store_true", help="skip verl's prime_math (a process per answer)")
     p.add_argument("--skip-math-verify", action="store_true", help="skip HuggingFace Math-Verify")
     p.add_argument("--skip-suites", action="store_true", help="skip the other projects' answer-checking suites")
+    p.add_argument("--adversarial", action="store_true",
+                   help="instead: time every verify and math_equal call on pathological inputs of at most 10 KB "
+                        "(verl_ext.bench.adversarial_math) against the goal of 10 ms per call; the corpus, suites "
+                        "and other judges are not run")
+    p.add_argument("--adversarial-repeats", type=positive_int, default=3,
+                   help="with --adversarial: timings of each call; the minimum counts (a call over "
+                        f"{ADVERSARIAL_ONCE_MS:.0f} ms is timed once)")
     add_common_arguments(p, "math-verify")
 
 
@@ -176,7 +204,211 @@ def _print_suites(rows: list[dict[str, Any]]) -> None:
     print()
 
 
+@dataclass(frozen=True)
+class TimedCall:
+    family: str
+    index: int
+    #: ``verify`` or ``math_equal``.
+    function: str
+    #: Which sides, first argument then second: ``s/g`` (solution, ground truth), ``g/s``, ``s/s`` (a side
+    #: against itself), ``s/s'`` (against a respelled copy: same value, different text).
+    direction: str
+    first: str
+    second: str
+    ms: float
+    equal: bool
+    reason: str
+
+
+def _time_call(fn: Callable[[str, str], Any], a: str, b: str, repeats: int) -> tuple[float, Any]:
+    """Milliseconds of the fastest of ``repeats`` calls ``fn(a, b)`` (one when the first is over
+    :data:`ADVERSARIAL_ONCE_MS`), and what the call returned."""
+    best = None
+    result = None
+    for _ in range(repeats):
+        start = time.perf_counter_ns()
+        result = fn(a, b)
+        ns = time.perf_counter_ns() - start
+        best = ns if best is None else min(best, ns)
+        if ns > ADVERSARIAL_ONCE_MS * 1e6:
+            break
+    assert best is not None
+    return best / 1e6, result
+
+
+def _adversarial_calls(pair: Any) -> list[tuple[str, str, str]]:
+    """(direction, first, second) of each comparison made of a pair: both ways, each side against itself and
+    against a respelled copy; the same two texts only once."""
+    from verl_ext.bench.adversarial_math import respell
+
+    s, g = pair.solution, pair.ground_truth
+    calls = [("s/g", s, g), ("g/s", g, s), ("s/s", s, s), ("g/g", g, g)]
+    for name, text in (("s/s'", s), ("g/g'", g)):
+        copy = respell(text)
+        if copy is not None:
+            calls.append((name, text, copy))
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for direction, a, b in calls:
+        if (a, b) not in seen:
+            seen.add((a, b))
+            out.append((direction, a, b))
+    return out
+
+
+class _Watchdog:
+    """A daemon thread that ends the process when one call runs past :data:`ADVERSARIAL_HANG_S` (the verifier
+    releases the GIL, so the thread runs meanwhile), after printing which call it was."""
+
+    def __init__(self) -> None:
+        #: (monotonic start, pair, direction, function) of the call running now, or None.
+        self.current: tuple[float, Any, str, str] | None = None
+        threading.Thread(target=self._watch, name="adversarial-watchdog", daemon=True).start()
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(0.5)
+            current = self.current
+            if current is not None and time.monotonic() - current[0] > ADVERSARIAL_HANG_S:
+                _, pair, direction, function = current
+                message = (f"verl-ext bench math-verify --adversarial: {function} {direction} on "
+                           f"{pair.family}[{pair.index}] still running after {ADVERSARIAL_HANG_S:.0f} s; stopping. "
+                           f"solution ({len(pair.solution.encode())} bytes): {_head(pair.solution)}; ground truth "
+                           f"({len(pair.ground_truth.encode())} bytes): {_head(pair.ground_truth)}")
+                sys.stdout.flush()
+                print(message, file=sys.stderr, flush=True)
+                os._exit(1)
+
+
+def _percentile(sorted_values: list[float], q: float) -> float:
+    """Nearest-rank percentile (``q`` in (0, 1]) of sorted values."""
+    return sorted_values[max(math.ceil(q * len(sorted_values)) - 1, 0)]
+
+
+def _head(text: str, n: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= n else flat[: n - 3] + "..."
+
+
+def _call_row(c: TimedCall) -> dict[str, Any]:
+    return {"family": c.family, "index": c.index, "function": c.function, "direction": c.direction,
+            "ms": round(c.ms, 4), "equal": c.equal, "reason": c.reason, "first_bytes": len(c.first.encode()),
+            "second_bytes": len(c.second.encode()), "first_head": c.first[:200], "second_head": c.second[:200]}
+
+
+def _adversarial(args: argparse.Namespace) -> int:
+    """``--adversarial``: every call on the pathological pairs timed on its own, on this thread."""
+    from verl_ext.bench import adversarial_math
+    from verl_ext.reward.math_verify import math_equal, verify
+
+    pairs = adversarial_math.generate(limit=args.limit)
+    families = [name for name, _ in adversarial_math.FAMILIES]
+    repeats = args.adversarial_repeats
+
+    def judge_verify(a: str, b: str) -> tuple[bool, str]:
+        result = verify(a, b)
+        return result["acc"], result["reason"]
+
+    def judge_math_equal(a: str, b: str) -> tuple[bool, str]:
+        return math_equal(a, b), ""
+
+    functions = (("verify", judge_verify), ("math_equal", judge_math_equal))
+    for _ in range(20):  # warm-up: first-call costs (lazy tables, page faults) are not the verifier's per call
+        for a, b in (("\\boxed{\\frac12}", "0.5"), ("The answer is $x^2+1$.", "1+x^2"), ("(1,2]", "(1,2)")):
+            for _, fn in functions:
+                fn(a, b)
+    calls: list[TimedCall] = []
+    watchdog = _Watchdog()
+    gc.collect()
+    gc.disable()  # no collection inside a timed call
+    try:
+        for pair in tqdm(pairs, desc="adversarial pairs", disable=args.no_progress, leave=False):
+            for direction, a, b in _adversarial_calls(pair):
+                for name, fn in functions:
+                    watchdog.current = (time.monotonic(), pair, direction, name)
+                    ms, (equal, reason) = _time_call(fn, a, b, repeats)
+                    calls.append(TimedCall(pair.family, pair.index, name, direction, a, b, ms, equal, reason))
+    finally:
+        watchdog.current = None
+        gc.enable()
+
+    # A respelled copy judged "not equal" while the text equals itself: a false negative (usually a limit).
+    self_equal = {(c.family, c.index, c.function, c.direction[0]) for c in calls
+                  if c.direction in ("s/s", "g/g") and c.equal}
+    missed = [c for c in calls if c.direction.endswith("'") and not c.equal
+              and (c.family, c.index, c.function, c.direction[0]) in self_equal]
+
+    print(f"verl-ext bench math-verify --adversarial: {len(pairs)} pathological pairs in {len(families)} families "
+          f"(each side <= {adversarial_math.MAX_BYTES} bytes), {len(calls)} calls of verify and math_equal (each "
+          "pair both ways, each side against itself and against a respelled copy); one thread; each call timed "
+          f"{repeats} times after a warm-up, the minimum counts (once when over {ADVERSARIAL_ONCE_MS:.0f} ms)")
+    print(f"{'family':<26} {'pairs':>5} {'calls':>5} {'median ms':>9} {'p99 ms':>8} {'max ms':>8} "
+          f"{'verify max':>10} {'m_eq max':>8} {'>10 ms':>6} {'self!=':>6}")
+    rows = []
+    for family in families:
+        mine = [c for c in calls if c.family == family]
+        if not mine:
+            continue
+        times = sorted(c.ms for c in mine)
+        by_fn = {name: max((c.ms for c in mine if c.function == name), default=0.0) for name, _ in functions}
+        row = {"family": family, "pairs": len({c.index for c in mine}), "calls": len(mine),
+               "median_ms": statistics.median(times), "p99_ms": _percentile(times, 0.99), "max_ms": times[-1],
+               "verify_max_ms": by_fn["verify"], "math_equal_max_ms": by_fn["math_equal"],
+               "over_goal": sum(t > ADVERSARIAL_MS_GOAL for t in times),
+               "respelled_not_equal": sum(c.family == family for c in missed)}
+        rows.append(row)
+        print(f"{family:<26} {row['pairs']:>5} {row['calls']:>5} {row['median_ms']:>9.3f} {row['p99_ms']:>8.2f} "
+              f"{row['max_ms']:>8.2f} {row['verify_max_ms']:>10.2f} {row['math_equal_max_ms']:>8.2f} "
+              f"{row['over_goal']:>6} {row['respelled_not_equal']:>6}")
+    print("self!=: a side judged not equal to a respelled copy of itself (same value, other text), though equal "
+          "to itself")
+
+    worst = sorted(calls, key=lambda c: c.ms, reverse=True)
+    slowest_of_pair: dict[tuple[str, int], TimedCall] = {}
+    for c in worst:
+        slowest_of_pair.setdefault((c.family, c.index), c)
+    worst_inputs = list(slowest_of_pair.values())  # each pair once, by its slowest call
+    print(f"\nslowest {WORST_PRINTED} inputs, each by its slowest call (s = solution, g = ground truth, ' = "
+          "respelled copy; bytes of the first/second argument):")
+    print(f"{'ms':>9}  {'call':<16} {'family':<30} {'bytes':>11}  {'verdict':<40} first argument")
+    for c in worst_inputs[:WORST_PRINTED]:
+        verdict = ("equal" if c.equal else "not equal") + (f" ({c.reason})" if c.reason else "")
+        sizes = f"{len(c.first.encode())}/{len(c.second.encode())}"
+        print(f"{c.ms:>9.2f}  {c.function + ' ' + c.direction:<16} {c.family + '[' + str(c.index) + ']':<30} "
+              f"{sizes:>11}  {_head(verdict, 40):<40} {_head(c.first)}")
+
+    worst_ms = worst[0].ms if worst else 0.0
+    worst_by_fn = {name: max((c.ms for c in calls if c.function == name), default=0.0) for name, _ in functions}
+    met = worst_ms <= ADVERSARIAL_MS_GOAL
+    print(f"\ngoal worst call <= {ADVERSARIAL_MS_GOAL:.0f} ms: {'met' if met else 'NOT met'} ({worst_ms:.2f} ms; "
+          f"verify {worst_by_fn['verify']:.2f} ms, math_equal {worst_by_fn['math_equal']:.2f} ms; "
+          f"{sum(c.ms > ADVERSARIAL_MS_GOAL for c in calls)} of {len(calls)} calls over)")
+
+    write_results(args.json, "math-verify-adversarial", {
+        "sizes": {"pairs": len(pairs), "calls": len(calls), "families": len(rows), "limit_per_family": args.limit,
+                  "max_bytes": adversarial_math.MAX_BYTES, "repeats": repeats, "statistic": "min",
+                  "timed_once_over_ms": ADVERSARIAL_ONCE_MS, "seed": 0},
+        "families": rows,
+        # Each pair once, by its slowest call; find a pair again with adversarial_math.generate() (family, index).
+        "worst_inputs": [_call_row(c) for c in worst_inputs[:WORST_KEPT]],
+        "worst_calls": [_call_row(c) for c in worst[:WORST_KEPT]],
+        "respelled_not_equal": [{"family": c.family, "index": c.index, "function": c.function,
+                                 "direction": c.direction, "reason": c.reason, "first_head": c.first[:200]}
+                                for c in missed],
+        "goals": {
+            "worst_call_ms": {"goal": ADVERSARIAL_MS_GOAL, "value": round(worst_ms, 4), "met": met},
+            "worst_verify_ms": {"goal": ADVERSARIAL_MS_GOAL, "value": round(worst_by_fn["verify"], 4),
+                                "met": worst_by_fn["verify"] <= ADVERSARIAL_MS_GOAL},
+            "worst_math_equal_ms": {"goal": ADVERSARIAL_MS_GOAL, "value": round(worst_by_fn["math_equal"], 4),
+                                    "met": worst_by_fn["math_equal"] <= ADVERSARIAL_MS_GOAL},
+        },
+    })
+    return 0  # benches report goals; they do not fail on them
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.adversarial:
+        return _adversarial(args)
     try:
         pairs = load_corpus(args.corpus)[: args.limit or None]
     except (OSError, ValueError) as e:

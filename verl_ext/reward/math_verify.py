@@ -8,11 +8,11 @@ answer such as ``-5``. :func:`math_equal` compares two bare answers. Both take M
 options, under its names: ``float_rounding`` (off by default: decimals are exact), ``strict`` and
 ``allow_set_relation_comp``.
 
-The answer is never mined from text that does not parse, a negated, bounded, hedged or revised answer
-scores 0, and values are compared without tolerance (exact rational/radical arithmetic, high precision
-otherwise, variables at fixed random points), each call within a work budget. The rules and every input
-limit are documented in ``docs/math-verifier.md`` and in ``crates/verl_ext_core/src/mathverify/``. Data source ``math_verify`` is scored with
-:func:`verify` by ``compute_score`` and the ``verl_ext`` reward manager.
+The answer is never mined from text that does not parse, a negated, bounded, hedged or revised answer scores
+0, and values are compared without tolerance (exact rational/radical arithmetic, high precision otherwise,
+variables at fixed random points), each call within a work budget. The rules and every input limit are
+documented in ``docs/math-verifier.md`` and in ``crates/verl_ext_core/src/mathverify/``. Data source
+``math_verify`` is scored with :func:`verify` by ``compute_score`` and the ``verl_ext`` reward manager.
 """
 
 from __future__ import annotations
