@@ -47,6 +47,7 @@ def test_hostile_suite_has_no_false_positive() -> None:
 
 #: Correct answers still refused, and why (the verdict is "no credit": safe for the reward, a miss for the user).
 KNOWN_REFUSED = {
+    "hostile::hedge[51]": "'guess' after the box reads as a hedge, though here it is about a wrong value (6)",
     "hostile::hedge[53]": "'Wait, let me verify' after the box is a revision; 'the answer is indeed 5' restates it, "
                           "but 'So' before it is not read as a statement of the answer",
     "hostile::units[55]": "no unit conversion: 500 cm and 5 m name different units",

@@ -28,7 +28,7 @@ use super::hp;
 use super::lexer::{lex, lex_with_units, WRAPPERS};
 use super::limits::{MAX_ANSWER_BYTES, SAMPLE_POINTS};
 use super::numeric::{self, C};
-use super::parser::{int, parse, size, substitute, Constant, Func, Node, Rel};
+use super::parser::{int, parse, size, substitute, Constant, Func, Node, Op, Rel};
 use super::{Failure, Options, Verdict};
 
 /// Names read as functions in `f(x) = ...`.
@@ -146,6 +146,27 @@ fn false_chain(n: &Node, o: &Options) -> bool {
     constant.windows(2).any(|w| !value_eq(w[0], w[1], o))
 }
 
+/// Does `n` hold a piecewise function (min, max, floor, ceiling, sign, absolute value, mod), whose pieces
+/// sampling at a few points may not reach?
+fn piecewise(n: &Node) -> bool {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        match x {
+            Node::Apply(Op::Min | Op::Max | Op::Floor | Op::Ceil | Op::Sgn | Op::Mod, _) | Node::Func(Func::Abs, _) => {
+                return true;
+            }
+            Node::Apply(_, xs) | Node::Add(xs) | Node::Mul(xs) => stack.extend(xs),
+            Node::Neg(a) | Node::Func(_, a) | Node::Factorial(a) | Node::Percent(a) => stack.push(a),
+            Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) => {
+                stack.push(a);
+                stack.push(b);
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Relative distance within which `a \\approx b` is an approximation (`x = 1/3 \\approx 0.33` is).
 const APPROXIMATION: f64 = 0.05;
 
@@ -227,6 +248,16 @@ fn judge_within_budget(prediction: &str, reference: &str, o: &Options) -> Verdic
     };
     if !units.is_empty() && !reference_units.is_empty() && units != reference_units {
         return verdict(false, format!("different units ({} vs {})", units.join(" "), reference_units.join(" ")));
+    }
+    // A constant asked for: a piecewise expression in variables is not it, even where sampling cannot tell
+    // (`\\max(5, x)` is 5 only for x <= 5).
+    if is_scalar(&prediction)
+        && is_scalar(&reference)
+        && vars_of(&reference).is_empty()
+        && !vars_of(&prediction).is_empty()
+        && piecewise(&prediction)
+    {
+        return verdict(false, "an expression in variables for a constant");
     }
     if sloppy_approximation(p) {
         return verdict(false, "an approximation that is not close (5 \\approx 6)");
@@ -1156,6 +1187,8 @@ mod tests {
         yes("5\\phantom{0}", "5");
         no("5 = 6", "6");
         no("5 \\approx 6", "5");
+        no("\\max(5, x)", "5");
+        yes("x - x + 5", "5");
         yes("\\arcsin(a)", "\\operatorname{asin}{\\left(a \\right)}");
         no("\\arcsin(a)", "\\arccos(a)");
         yes("2^{2^{20}}", "2^{1048576}");

@@ -442,6 +442,10 @@ pub fn find(text: &str, targets: Targets) -> Option<Found> {
             .or_else(|| revised(text, &all, chosen))
             .or_else(|| restated_differently(text, &all, chosen)),
     };
+    // Two letters chosen (`C, D`, `(C)/(D)`, `C and D`): no single choice.
+    if matches!(chosen.source, Source::Letter(_)) && withdrawn.is_none() && another_letter_follows(text, chosen.end) {
+        return Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn: Some("two choices") });
+    }
     // A choice letter that the text negates (`réponse est C non A`, `B。不是 A`) is not the one chosen: the
     // next letter the text offers is read instead.
     if let (Source::Letter(priority), Some(_)) = (chosen.source, withdrawn) {
@@ -492,6 +496,17 @@ fn stated(text: &str, from: usize, c: &Candidate) -> bool {
         }
         _ => false,
     }
+}
+
+/// Does another choice letter follow right after a letter, joined to it (`, D`, `/(D)`, ` & D`, ` or D`)?
+fn another_letter_follows(text: &str, end: usize) -> bool {
+    let rest = text[end..].trim_start_matches([' ', ')', '.', '*']);
+    let joined = ["and ", "or ", ",", "/", "&", ";"].iter().find_map(|j| rest.strip_prefix(j));
+    joined.is_some_and(|r| {
+        let r = r.trim_start_matches([' ', '(', '*']);
+        let mut chars = r.chars();
+        chars.next().is_some_and(|c| c.is_ascii_uppercase()) && chars.next().is_none_or(|c| !c.is_ascii_alphanumeric())
+    })
 }
 
 /// Statements after the answer compared with it at most.
@@ -569,6 +584,22 @@ mod tests {
         assert!(found("\\boxed{5}. We can check this answer by plugging in 2 and 3.").withdrawn.is_none());
         assert!(found("\\boxed{5}. Wait, that is wrong.").withdrawn.is_some());
         assert!(found("The answer is not 5.").withdrawn.is_some());
+        // Found by the red team on the final build: a box as an operand, text after it that takes it back,
+        // look-alike negations, two choice letters.
+        for s in
+            ["\\boxed{5}+1", "-\\boxed{5}", "$\\frac{\\boxed{5}}{2}$", "1\\boxed{5}", "\\boxed{5}^2", "\\boxed{5}.5"]
+        {
+            assert!(found(s).withdrawn.is_some(), "{s}");
+        }
+        for s in
+            ["\\boxed{5} (jk)", "\\boxed{5}, just kidding, it's 6.", "\\boxed{5} is a lower bound", "Answer: no es 5"]
+        {
+            assert!(found(s).withdrawn.is_some(), "{s}");
+        }
+        assert!(found("so $x \\equiv \\boxed{9} \\pmod{11}$").withdrawn.is_none());
+        assert!(found("the area is \\(\\boxed{189}\\) square centimeters").withdrawn.is_none());
+        let letters = Targets { string: true, ..Targets::default() };
+        assert!(find("Answer: C, D", letters).is_some_and(|f| f.withdrawn.is_some()));
         // An unparsed box is the answer, compared as text: never the number inside it.
         assert_eq!(answer("The answer is \\boxed{\\text{not } 5}"), Some("\\text{not } 5".into()));
         assert_eq!(answer("So \\boxed{\\foo{5}} is what we get"), Some("\\foo{5}".into()));

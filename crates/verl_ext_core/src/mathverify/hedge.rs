@@ -40,6 +40,26 @@ const CLAUSE_CUES: &[&str] = &[
     "不",
     "非",
     "没",
+    "no",
+    "nope",
+    "não",
+    "nao",
+    "не",
+    "niet",
+    "nie",
+    "ikke",
+    "unlikely",
+    "likely",
+    "hardly",
+    "doubtful",
+    "anything",
+    "excluding",
+    "false",
+    "aint",
+    "ain't",
+    "is'nt",
+    "could",
+    "might",
 ];
 /// Words that bound or hedge the value right after them (`over 5`, `more than 5`, `about 5`, `maybe 5`).
 const NEAR_CUES: &[&str] = &[
@@ -96,6 +116,12 @@ const AFTER_CUES: &[&str] = &[
     "dozen",
     "squared",
     "cubed",
+    "no",
+    "nope",
+    "false",
+    "ish",
+    "guess",
+    "bound",
 ];
 
 /// Words after `or` that restate an answer rather than offer another (`5, or equivalently 10/2`).
@@ -131,6 +157,9 @@ const RELATIONS: &[&str] = &[
     "≈",
     "~",
     "!=",
+    "¬",
+    // Markdown strikethrough (`~~5~~`).
+    "~~",
 ];
 
 /// Words after an answer that withdraw or revise it (`\boxed{5}. Wait, that's wrong; it is 6.`).
@@ -167,6 +196,14 @@ const REVISIONS: &[&str] = &[
     "possibly",
     "probably",
     "guessing",
+    "guess",
+    "kidding",
+    "jk",
+    "nope",
+    "false",
+    "lie",
+    "rechecking",
+    "bound",
     "actually",
     "instead",
 ];
@@ -178,6 +215,7 @@ const REVISION_PAIRS: &[(&str, &str)] = &[
     ("not", "correct"),
     ("not", "right"),
     ("no", "wait"),
+    ("second", "thought"),
     ("might", "be"),
     ("might", "also"),
     ("might", "have"),
@@ -192,6 +230,9 @@ const REVISION_PAIRS: &[(&str, &str)] = &[
 /// just before or after it. A box declares its answer, so `x = 1/5, or \boxed{20}\%` restates it; `4 or 5`
 /// in prose offers two.
 pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static str> {
+    if boxed && inside_expression(s, start, end) {
+        return Some("a box inside a larger expression (\\boxed{5}+1)");
+    }
     let before = clause_before(s, start);
     if ends_with_relation(before) {
         return Some("a bound, not a value (relation before the answer)");
@@ -237,6 +278,35 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         return Some("negated, bounded or hedged (words after the answer)");
     }
     None
+}
+
+/// Is the box at `s[start..end]` an operand of something around it (`\\boxed{5}+1`, `-\\boxed{5}`,
+/// `\\frac{\\boxed{5}}{2}`, `\\boxed{5}^2`, `1\\boxed{5}`)? Then its content is not the value written.
+fn inside_expression(s: &str, start: usize, end: usize) -> bool {
+    let after = s[end..].trim_start_matches([' ', '\t', '$']);
+    let operator_after = after
+        .starts_with(['+', '-', '*', '/', '^', '_', '!', '%', '\'', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+        || ["\\times", "\\cdot", "\\div", "\\%", "\\pm", "\\mp"]
+            .iter()
+            .any(|c| after.strip_prefix(c).is_some_and(|r| !r.starts_with(|ch: char| ch.is_ascii_alphabetic())))
+        || after.strip_prefix('.').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        || after.starts_with('}')
+        || words_of(&after[..floor_boundary(after, after.len().min(12))])
+            .first()
+            .is_some_and(|w| matches!(w.as_str(), "plus" | "minus" | "times"));
+    let before = s[..start].trim_end_matches([' ', '\t', '$']);
+    // `\\(\\boxed{5}\\)` and `\\[\\boxed{5}\\]` are math delimiters, a box in a box is a box; a full stop ends a sentence (`0.` does not).
+    let delimited = before.ends_with("\\(")
+        || before.ends_with("\\[")
+        || before.ends_with("\\boxed{")
+        || before.ends_with("\\fbox{");
+    let decimal_point = before.strip_suffix('.').is_some_and(|b| b.ends_with(|c: char| c.is_ascii_digit()));
+    let operator_before = !delimited
+        && (before
+            .ends_with(['+', '-', '*', '/', '^', '_', '{', '(', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+            || decimal_point
+            || ["\\times", "\\cdot", "\\div", "\\sqrt", "\\frac", "\\pm", "\\mp"].iter().any(|c| before.ends_with(c)));
+    operator_after || operator_before
 }
 
 /// Is the number in prose at `start` inside a bracket opened before it in its line (`Answer: Eq(x, 5)`,

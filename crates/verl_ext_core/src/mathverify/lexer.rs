@@ -227,6 +227,8 @@ fn multiplier(word: &str) -> Option<[Tok; 2]> {
         "billion" => ('*', "1000000000"),
         "trillion" => ('*', "1000000000000"),
         "dozen" => ('*', "12"),
+        // `12\\text{k}` (thousands, as prices and counts are abbreviated).
+        "k" => ('*', "1000"),
         "squared" => ('^', "2"),
         "cubed" => ('^', "3"),
         _ => return None,
@@ -259,6 +261,16 @@ const QUALIFIERS: &[&str] = &[
     "below",
     "between",
     "either",
+    "incorrect",
+    "wrong",
+    "no",
+    "nope",
+    "false",
+    "is",
+    "ish",
+    "guess",
+    "approx",
+    "bound",
 ];
 
 /// Words that announce the value after them inside an answer (`\\text{The answer is } 5`).
@@ -926,7 +938,7 @@ impl Lexer {
             && words
                 .iter()
                 .all(|w| ANNOUNCING.contains(&w.trim_matches([':', '.', ',']).to_ascii_lowercase().as_str()));
-        if !meaningful && (label || units || announcing) {
+        if announcing || !meaningful && (label || units) {
             if units {
                 for w in &words {
                     self.note_unit(w.trim_matches(['.', ',']));
