@@ -146,15 +146,21 @@ fn false_chain(n: &Node, o: &Options) -> bool {
     constant.windows(2).any(|w| !value_eq(w[0], w[1], o))
 }
 
-/// Does `n` hold a piecewise function (min, max, floor, ceiling, sign, absolute value, mod), whose pieces
-/// sampling at a few points may not reach?
+/// Does `n` hold a piecewise function (min, max, floor, ceiling, sign, absolute value, mod) of variables,
+/// whose pieces sampling at a few points may not reach? Not when each argument is a plain expression whose
+/// variables cancel (`|2y - y - y|` is 0 wherever it is sampled, as any expression without pieces).
 fn piecewise(n: &Node) -> bool {
     let mut stack = vec![n];
     while let Some(x) = stack.pop() {
         match x {
-            Node::Apply(Op::Min | Op::Max | Op::Floor | Op::Ceil | Op::Sgn | Op::Mod, _) | Node::Func(Func::Abs, _) => {
+            Node::Apply(Op::Min | Op::Max | Op::Floor | Op::Ceil | Op::Sgn | Op::Mod, args)
+                if !args.iter().all(cancels) =>
+            {
                 return true;
             }
+            Node::Apply(Op::Min | Op::Max | Op::Floor | Op::Ceil | Op::Sgn | Op::Mod, _) => {}
+            Node::Func(Func::Abs, arg) if !cancels(arg) => return true,
+            Node::Func(Func::Abs, _) => {}
             Node::Apply(_, xs) | Node::Add(xs) | Node::Mul(xs) => stack.extend(xs),
             Node::Neg(a) | Node::Func(_, a) | Node::Factorial(a) | Node::Percent(a) => stack.push(a),
             Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) => {
@@ -165,6 +171,28 @@ fn piecewise(n: &Node) -> bool {
         }
     }
     false
+}
+
+/// Is `n` free of pieces and of variables, or of pieces and constant at every sample point (its variables
+/// cancel)?
+fn cancels(n: &Node) -> bool {
+    let vars = vars_of(n);
+    if vars.is_empty() {
+        return !piecewise(n);
+    }
+    if piecewise(n) {
+        return false;
+    }
+    let mut first = None;
+    for k in 0..SAMPLE_POINTS {
+        let Some(v) = numeric::eval(n, &|name| Some(sample(name, k))).filter(|v| v.finite()) else { return false };
+        match first {
+            None => first = Some(v),
+            Some(f) if close(f, v, SAMPLED_TOL) => {}
+            Some(_) => return false,
+        }
+    }
+    true
 }
 
 /// Relative distance within which `a \\approx b` is an approximation (`x = 1/3 \\approx 0.33` is).
@@ -516,7 +544,22 @@ fn relation_intervals(n: &Node) -> Option<Vec<Interval>> {
 
 fn intervals(n: &Node) -> Option<Vec<Interval>> {
     match n {
-        Node::Union(parts) => parts.iter().map(bracket_interval).collect(),
+        // `\{0\} \cup [1, 2]`: a set's points are closed intervals of one point.
+        Node::Union(parts) => {
+            let mut out = Vec::new();
+            for p in parts {
+                match p {
+                    Node::Set(points) => out.extend(points.iter().map(|x| Interval {
+                        lo: end(x),
+                        lo_closed: true,
+                        hi: end(x),
+                        hi_closed: true,
+                    })),
+                    _ => out.push(bracket_interval(p)?),
+                }
+            }
+            Some(out)
+        }
         Node::Bracket(..) => Some(vec![bracket_interval(n)?]),
         Node::Relation(..) => relation_intervals(n),
         _ => None,
@@ -902,6 +945,10 @@ fn apart(x: C, y: C) -> bool {
 /// A fixed pseudo-random point for variable `name` at sample `k` (SplitMix64): |x| in [0.35, 2.65], negative
 /// at odd `k`, so `|x|` and `x` (or `\sqrt{x^2}` and `x`) differ.
 fn sample(name: &str, k: usize) -> f64 {
+    if k >= 2 * SAMPLE_POINTS {
+        // The third round: above 1, by 1 + |x| (a multiple of 1/1024 still).
+        return 1.0 + sample(name, k - 2 * SAMPLE_POINTS).abs();
+    }
     if k >= SAMPLE_POINTS {
         // The second round: a quarter of the first (still a multiple of 1/4096, exact as a float).
         return sample(name, k - SAMPLE_POINTS) / 4.0;
@@ -919,6 +966,9 @@ fn sample(name: &str, k: usize) -> f64 {
         magnitude
     }
 }
+
+/// Rounds of [`SAMPLE_POINTS`] points each ([`sample`]): the next is tried while fewer than half are defined.
+const SAMPLE_ROUNDS: usize = 3;
 
 /// Most nodes (both sides) compared exactly at the sample points.
 const EXACT_SAMPLING_NODES: usize = 160;
@@ -1029,11 +1079,14 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
         && small_powers(a)
         && small_powers(b);
     let mut defined = 0;
-    // Then, if fewer than half were defined, the same points scaled into (-1, 1) (`\\arcsin a`, `\\artanh a`).
-    for k in 0..2 * SAMPLE_POINTS {
-        if k == SAMPLE_POINTS && defined * 2 >= SAMPLE_POINTS {
+    // Then, while fewer than half were defined, the same points scaled into (-1, 1) (`\\arcsin a`,
+    // `\\artanh a`), then moved above 1 (`\\operatorname{arcosh} a`, `\\ln(a - 1)`).
+    let mut last_round = 0;
+    for k in 0..SAMPLE_ROUNDS * SAMPLE_POINTS {
+        if k % SAMPLE_POINTS == 0 && k > 0 && defined * 2 >= SAMPLE_POINTS {
             break;
         }
+        last_round = k / SAMPLE_POINTS;
         // Exactly at a rational point where both sides allow it (so `10^8 x + 1` differs from `10^8 x`
         // however large the values), else in floating point.
         let point = |name: &str| vars.iter().any(|v| v == name).then(|| Node::Num(sample_rational(name, k)));
@@ -1063,7 +1116,27 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
             _ => {}
         }
     }
-    defined * 2 >= SAMPLE_POINTS
+    let rounds = SAMPLE_ROUNDS.min(1 + last_round);
+    defined * 2 >= SAMPLE_POINTS && !off_grid_apart(a, b, rounds)
+}
+
+/// Off the sample grid by this much (not a multiple of 1/1024 nor close to one).
+const OFF_GRID: f64 = 0.000_707_106_781_186_547_5;
+
+/// Do `a` and `b` differ plainly (by more than 1e-3, relatively) at a point just off the grid of the first
+/// `rounds` rounds? The grid's points are multiples of 1/1024, where `\sin(1024\pi x)` vanishes; floating
+/// point alone can only reject here, and only loosely, so an ill-conditioned but equal form still passes.
+fn off_grid_apart(a: &Node, b: &Node, rounds: usize) -> bool {
+    (0..rounds * SAMPLE_POINTS).any(|k| {
+        let at = |name: &str| Some(sample(name, k) + OFF_GRID);
+        match (numeric::eval(a, &at), numeric::eval(b, &at)) {
+            (Some(x), Some(y)) if x.finite() && y.finite() => {
+                let scale = x.abs().max(y.abs()).max(1.0);
+                scale < 1e150 && C { re: x.re - y.re, im: x.im - y.im }.abs() > 1e-3 * scale
+            }
+            _ => false,
+        }
+    })
 }
 
 #[cfg(test)]
@@ -1233,6 +1306,19 @@ mod tests {
         yes("x = 5+5+1 = 11", "11");
         // A prediction is not read after its last `=`; a reference is.
         no("\\zzz = 0", "0");
+    }
+
+    #[test]
+    fn sampling_off_the_grid_and_above_one() {
+        // Zero on the sample grid (multiples of 1/1024) only.
+        no("5 + \\sin(1024\\pi x)", "5");
+        no("x + \\sin(2048\\pi x)", "x");
+        no("\\left|\\sin(1024\\pi y)\\right| + 5", "5");
+        // Ill-conditioned but equal: exact on the grid, and off it within the loose bound.
+        yes("(x + 10^{6})^2 - 10^{12} - 2 \\cdot 10^{6} x", "x^2");
+        // Defined only above 1.
+        yes("\\ln(a - 1) + \\sqrt{a - 1}", "\\sqrt{a - 1} + \\ln(a - 1)");
+        no("\\ln(a - 1)", "\\ln(a + 1)");
     }
 
     #[test]

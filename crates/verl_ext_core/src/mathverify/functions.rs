@@ -89,7 +89,7 @@ pub fn compare(a: &Surd, b: &Surd) -> Option<Ordering> {
 }
 
 /// The exact value of `op` applied to exact arguments, when it has one: integer functions need integers
-/// (`\gcd(1.5, 3)` and `7.5 \bmod 2` are undefined here), the binomial an integer `k`.
+/// (`\gcd(1.5, 3)` is undefined here), the binomial an integer `k`.
 pub fn exact(op: Op, args: &[Surd]) -> Option<Surd> {
     match (op, args) {
         (Op::Floor, [x]) => from_integer(floor(x)?),
@@ -116,10 +116,17 @@ pub fn exact(op: Op, args: &[Surd]) -> Option<Surd> {
             }
             from_integer(acc)
         }
-        // The sign of the modulus, as Python's `%` and SymPy's `Mod`: `-3 \bmod 5` is 2.
+        // The sign of the modulus, as Python's `%` and SymPy's `Mod`: `-3 \bmod 5` is 2, `0.41 \bmod 2` is 0.41,
+        // `\frac{13}{2} \bmod 2` is `\frac12` (a - m⌊a/m⌋ for any real a and m ≠ 0).
         (Op::Mod, [a, m]) => {
-            let (a, m) = (integer(a)?, integer(m)?);
-            (!m.is_zero()).then(|| a.mod_floor(&m)).and_then(from_integer)
+            if let (Some(a), Some(m)) = (integer(a), integer(m)) {
+                return (!m.is_zero()).then(|| a.mod_floor(&m)).and_then(from_integer);
+            }
+            if m.is_zero() {
+                return None;
+            }
+            let quotient = from_integer(floor(&a.mul(&m.inv()?)?)?)?;
+            a.add(&m.mul(&quotient)?.neg())
         }
         (Op::Binom, [n, k]) => binomial(&n.as_rational()?, &integer(k)?).map(Surd::rational),
         (Op::DoubleFactorial, [n]) => double_factorial(&integer(n)?),
@@ -221,6 +228,7 @@ pub fn numeric(op: Op, args: &[C]) -> Option<C> {
                 reals.iter().map(|&x| BigRational::from_float(x).map(Surd::rational)).collect();
             exact(op, &exact_args?)?.to_f64()
         }
+        (Op::Mod, [a, m]) if *m != 0.0 => a - m * clear_of_integers(a / m)?.floor(),
         _ => return None,
     };
     v.is_finite().then_some(C::real(v))

@@ -101,7 +101,18 @@ fn modulo_and_congruences() {
     yes("2^{10} \\bmod 7", "2");
     yes("2 \\cdot 7 \\bmod 5 + 1", "5");
     yes("100 \\mod 7", "2");
-    no("7.5 \\bmod 2", "1.5");
+    // Of any reals, as SymPy's `Mod` and latex2sympy2 (a - m⌊a/m⌋), binding as a division does.
+    yes("7.5 \\bmod 2", "1.5");
+    no("7.5 \\bmod 2", "7.5");
+    yes("0.41 \\mod 2", "0.41");
+    yes("-9.80665 \\mod 9.80665", "0");
+    yes("987 \\mod \\pi", "987 - 314\\pi");
+    no("987 \\mod \\pi", "987 - 313\\pi");
+    yes("\\frac{13}{2} \\mod \\sqrt{2}", "\\frac{13}{2} - 4\\sqrt{2}");
+    yes("1 + 7 \\mod 4", "4");
+    yes("141 \\mod 9 / 3", "2");
+    yes("y + 3 \\mod 2 / 4", "y + \\frac14");
+    no("1 + 7 \\mod 4", "0");
     no("5 \\bmod 0", "0");
     // A congruence keeps its modulus: the same residue class, not the same residue.
     yes("x \\equiv 2 \\pmod{5}", "x \\equiv 7 \\pmod 5");
@@ -326,4 +337,42 @@ fn hostile_inputs_fit_a_small_stack() {
         .spawn(move || inputs.iter().map(|s| math_equal(s, "1").equal || math_equal("1", s).equal).collect::<Vec<_>>())
         .expect("spawn");
     assert!(handle.join().expect("no stack overflow").iter().all(|equal| !equal));
+}
+
+#[test]
+fn inverse_functions_written_as_powers() {
+    yes("\\sin^{-1} a", "\\arcsin a");
+    yes("\\sinh^{-1}(a)", "\\operatorname{arsinh}(a)");
+    yes("\\cos^{-1}\\frac12", "\\frac{\\pi}{3}");
+    no("\\sin^{-1} a", "\\frac{1}{\\sin a}");
+    yes("(\\sin a)^{-1}", "\\csc a");
+    yes("\\sin^{2} a", "(\\sin a)^2");
+    // Defined only above 1: sampled there too.
+    yes("\\arccosh(a)", "\\operatorname{arcosh}{\\left(a \\right)}");
+    yes("\\cosh^{-1}(a)", "\\operatorname{arcosh}(a)");
+    no("\\operatorname{arcosh}(a)", "\\operatorname{arsinh}(a)");
+    no("\\operatorname{arcosh}(|a|)", "\\operatorname{arcosh}(a)");
+}
+
+#[test]
+fn pieces_of_expressions_that_cancel() {
+    yes("\\left\\lvert 2y-y-y \\right\\rvert", "0");
+    yes("\\lfloor x - x + 2.5 \\rfloor", "2");
+    no("|y|", "0");
+    no("\\max(5, x)", "5");
+    no("\\max(5, x - x + |x|)", "5");
+}
+
+#[test]
+fn set_operations_of_mixed_kinds() {
+    yes("{1,2} \\setminus {2}", "\\{1\\}");
+    yes("(0,1) \\cap {0.5}", "\\{0.5\\}");
+    yes("[0,1] \\setminus {0.5}", "[0, 0.5) \\cup (0.5, 1]");
+    yes("{1,2} \\cup [0,3]", "[0,3]");
+    yes("[1,2] \\cup [2,3]", "[1,3]");
+    yes("[0,2] \\setminus (0,1)", "\\left\\{0\\right\\} \\cup \\left[1, 2\\right]");
+    no("[0,2] \\setminus (0,1)", "\\{1\\} \\cup [1, 2]");
+    no("[1,2) \\cup (2,3]", "[1,3]");
+    no("{1,2} \\cup [0,3]", "[0,2]");
+    no("{1,2} \\setminus {2}", "\\{2\\}");
 }

@@ -7,6 +7,8 @@
 //! [`BEFORE_WORDS`] words), so `Since x is not an integer, the answer is 5` keeps its answer. Every check is
 //! linear in the text.
 
+use super::lexer::MULTIPLIERS;
+
 /// Words read before an answer, within its clause.
 const BEFORE_WORDS: usize = 8;
 /// Words read after an answer, within its clause.
@@ -108,14 +110,6 @@ const AFTER_CUES: &[&str] = &[
     "most",
     "wrong",
     "incorrect",
-    "hundred",
-    "thousand",
-    "million",
-    "billion",
-    "trillion",
-    "dozen",
-    "squared",
-    "cubed",
     "no",
     "nope",
     "false",
@@ -271,7 +265,7 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     let cue = |k: usize| {
         let w = after_words[k].as_str();
         // `5 (or equivalently 10/2)` restates the answer.
-        AFTER_CUES.contains(&w)
+        (AFTER_CUES.contains(&w) || MULTIPLIERS.iter().any(|(m, _, _)| *m == w))
             && !(w == "or" && after_words.get(k + 1).is_some_and(|n| RESTATING.contains(&n.as_str())))
     };
     if (0..after_words.len().min(AFTER_WORDS)).any(cue) {

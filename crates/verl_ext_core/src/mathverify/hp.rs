@@ -354,6 +354,15 @@ impl Eval<'_> {
                 }
                 best
             }
+            // a - m⌊a/m⌋, when a/m is clear of the integers it lies between (as floor).
+            (Op::Mod, [a, m]) if !m.is_zero() => {
+                let q = a.div(m, p, RM);
+                let (lo, hi) = (q.floor(), q.ceil());
+                if !(clear(&q, &lo) && clear(&q, &hi)) && lo != hi {
+                    return None;
+                }
+                a.sub(&m.mul(&lo, p, RM), p, RM)
+            }
             _ => return None,
         };
         self.real(out)

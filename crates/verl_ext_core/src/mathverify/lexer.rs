@@ -218,21 +218,23 @@ const FUNCS: &[&str] = &[
 /// is five minutes. (The word `mod` is always the operator: `2 (mod 5)`, never a product of m, o and d.)
 const CALLS: &[&str] = &["floor", "ceil", "gcd", "lcm", "min", "max", "sgn", "sign"];
 
-/// Words that change the value before them, read as `* n` or `^ n` (`5 thousand`, `3 dozen`, `4 squared`).
+/// Words that change the value before them, read as `* n` or `^ n` (`5 thousand`, `3 dozen`, `4 squared`):
+/// the one table the lexer, the prose reader ([`super::prose`]) and the hedge rules ([`super::hedge`]) use.
+pub const MULTIPLIERS: &[(&str, char, &str)] = &[
+    ("hundred", '*', "100"),
+    ("thousand", '*', "1000"),
+    ("million", '*', "1000000"),
+    ("billion", '*', "1000000000"),
+    ("trillion", '*', "1000000000000"),
+    ("dozen", '*', "12"),
+    ("squared", '^', "2"),
+    ("cubed", '^', "3"),
+];
+
 fn multiplier(word: &str) -> Option<[Tok; 2]> {
-    let (op, n) = match word {
-        "hundred" => ('*', "100"),
-        "thousand" => ('*', "1000"),
-        "million" => ('*', "1000000"),
-        "billion" => ('*', "1000000000"),
-        "trillion" => ('*', "1000000000000"),
-        "dozen" => ('*', "12"),
-        // `12\\text{k}` (thousands, as prices and counts are abbreviated).
-        "k" => ('*', "1000"),
-        "squared" => ('^', "2"),
-        "cubed" => ('^', "3"),
-        _ => return None,
-    };
+    // `12\text{k}` (thousands, as prices and counts are abbreviated).
+    let word = if word == "k" { "thousand" } else { word };
+    let &(_, op, n) = MULTIPLIERS.iter().find(|(w, _, _)| *w == word)?;
     Some([Tok::Sym(op), Tok::Num(n.to_owned())])
 }
 

@@ -304,19 +304,21 @@ impl Parser {
     /// - `A \cap B` and `A \setminus B` bind tighter than `\cup` and are computed as they are read
     ///   ([`sets::combine`]): their operands must be intervals or finite sets of numbers, else the answer
     ///   does not parse.
-    /// - `2 \pmod 5`, `17 \mod 5` and `2 \ (\bmod 5)` are `Mod(2, 5)`, a value (`17 \pmod 5` is 2) that
-    ///   also marks a congruence (`x \equiv 2 \pmod 5`).
+    /// - `2 \pmod 5` and `2 \ (\bmod 5)` are `Mod(2, 5)`, a value (`17 \pmod 5` is 2) that also marks a
+    ///   congruence (`x \equiv 2 \pmod 5`); `\mod` and `\bmod` bind as a division does ([`Self::term`]).
     ///
     /// Inlined into [`Self::relation`], and the operators handled apart, so that each bracket level of a
     /// crafted input costs no more stack than before (the release build's 128 KB at the depth limit).
     #[inline(always)]
     fn side(&mut self) -> Result<Node, Failure> {
+        let start = self.pos;
         let mut value = self.sum()?;
         if matches!(self.peek(), Some(Tok::Cmd(c)) if SET_OPERATORS.contains(&c.as_str())) {
+            value = self.set_operand(start, value);
             value = self.set_operators(value)?;
         }
         let parenthesised = self.at(&Tok::Sym('(')) && self.toks.get(self.pos + 1).is_some_and(is_mod_word);
-        if parenthesised || self.at_cmd("pmod") || self.at_cmd("mod") {
+        if parenthesised || self.at_cmd("pmod") {
             return self.modulus(value);
         }
         Ok(value)
@@ -330,7 +332,9 @@ impl Parser {
         let mut unions = 0;
         loop {
             if let Some(op) = self.set_operator() {
+                let start = self.pos;
                 let rhs = self.sum()?;
+                let rhs = self.set_operand(start, rhs);
                 acc = sets::combine(op, &acc, &rhs)?;
                 // The result holds copies of the operands' ends: they count towards the node limit.
                 self.nodes += size(&acc, MAX_NODES + 1);
@@ -348,18 +352,52 @@ impl Parser {
                 break;
             }
             unions += 1;
+            let start = self.pos;
             acc = self.sum()?;
+            acc = self.set_operand(start, acc);
         }
         if unions == 0 {
             return Ok(parts.remove(0));
         }
+        // Of intervals and sets of numbers: merged into one canonical form (`{1,2} \cup [0,3]` is `[0,3]`).
+        if let Ok(merged) = sets::union(&parts) {
+            return self.node(merged);
+        }
         self.node(Node::Union(parts))
     }
 
-    /// `value \pmod m`, `value \mod m`, `value (\bmod m)`.
+    /// An operand of a set operator read from `self.toks[start..self.pos]`: bare braces around one element are
+    /// a set there (`{1,2} \setminus {2}`, `(0,1) \cap {0.5}`), not grouping.
+    fn set_operand(&self, start: usize, value: Node) -> Node {
+        let braced = self.toks.get(start) == Some(&Tok::Sym('{')) && self.pos > start + 1 && {
+            let mut depth = 0usize;
+            let mut close = None;
+            for (i, t) in self.toks[start..self.pos].iter().enumerate() {
+                match t {
+                    Tok::Sym('{') => depth += 1,
+                    Tok::Sym('}') => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            close = Some(start + i);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            close == Some(self.pos - 1)
+        };
+        match value {
+            Node::Set(_) | Node::List(_) => value,
+            v if braced => Node::Set(vec![v]),
+            v => v,
+        }
+    }
+
+    /// `value \pmod m`, `value (\bmod m)`.
     #[inline(never)]
     fn modulus(&mut self, value: Node) -> Result<Node, Failure> {
-        let modulus = if self.eat_cmd("pmod") || self.eat_cmd("mod") {
+        let modulus = if self.eat_cmd("pmod") {
             // `{5}` or `5`; through `unary` so each nested modulus counts as deep as a bracket.
             self.unary()?
         } else {
@@ -475,8 +513,13 @@ impl Parser {
             } else if self.at(&Tok::Sym(':')) && ratio {
                 // `3:4:5` is no single number (read as 3/4/5 it would equal 3:20).
                 return Err(Failure::Unsupported("a ratio of three or more parts"));
-            } else if self.eat(&Tok::Sym('/')) || self.eat(&Tok::Sym(':')) || self.eat_cmd("bmod") {
-                // `a:b` is the ratio a/b; `a \bmod b` binds as a division does.
+            } else if self.eat(&Tok::Sym('/'))
+                || self.eat(&Tok::Sym(':'))
+                || self.eat_cmd("bmod")
+                || self.eat_cmd("mod")
+            {
+                // `a:b` is the ratio a/b; `a \bmod b` and `a \mod b` bind as a division does, as in
+                // latex2sympy2 (`1 + 7 \mod 4` is 4, `141 \mod 9 / 3` is 2).
                 let modulo = matches!(self.toks[self.pos - 1], Tok::Cmd(_));
                 ratio |= self.toks[self.pos - 1] == Tok::Sym(':');
                 divisions += 1;
@@ -814,7 +857,15 @@ impl Parser {
     fn command(&mut self, name: &str) -> Result<Node, Failure> {
         let func = func_named(name);
         if let Some(f) = func {
-            let power = if self.eat(&Tok::Sym('^')) { Some(self.script()?) } else { None };
+            let mut power = if self.eat(&Tok::Sym('^')) { Some(self.script()?) } else { None };
+            // `\sin^{-1} x` is arcsin x, as a reader takes it (its reciprocal is written `(\sin x)^{-1}`).
+            let f = match (power.as_ref().is_some_and(minus_one), inverse(f)) {
+                (true, Some(g)) => {
+                    power = None;
+                    g
+                }
+                _ => f,
+            };
             let arg = self.func_arg()?;
             let applied = self.node(Node::Func(f, Box::new(arg)))?;
             return match power {
@@ -922,6 +973,28 @@ impl Parser {
         }
         self.node(Node::Apply(op, args))
     }
+}
+
+/// Is `n` the number -1 (`^{-1}`)?
+fn minus_one(n: &Node) -> bool {
+    matches!(n, Node::Neg(x) if matches!(x.as_ref(), Node::Num(q) if q.is_one()))
+        || matches!(n, Node::Num(q) if *q == -BigRational::one())
+}
+
+/// The inverse of a trigonometric or hyperbolic function, which `f^{-1}` names.
+fn inverse(f: Func) -> Option<Func> {
+    Some(match f {
+        Func::Sin => Func::Asin,
+        Func::Cos => Func::Acos,
+        Func::Tan => Func::Atan,
+        Func::Cot => Func::Acot,
+        Func::Sec => Func::Asec,
+        Func::Csc => Func::Acsc,
+        Func::Sinh => Func::Asinh,
+        Func::Cosh => Func::Acosh,
+        Func::Tanh => Func::Atanh,
+        _ => return None,
+    })
 }
 
 /// The function a command or word names (`\\sin`, `arcsinh`), if it is one of [`Func`].

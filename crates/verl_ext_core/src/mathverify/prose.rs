@@ -2,6 +2,8 @@
 //! `.5`, `40 percent`, `$100`, `3/4`, `2 * (3 + 4)`. A match starts at the text's start or after a space,
 //! `=` or `**`, as a word would; `XDY2K` holds no number.
 
+use super::lexer::MULTIPLIERS;
+
 /// A number or expression found in prose: its span and its text normalised for the lexer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
@@ -52,14 +54,7 @@ fn multiplier_len(rest: &str) -> Option<(usize, &'static str)> {
     if skipped == 0 {
         return None;
     }
-    for (word, factor) in [
-        ("hundred", "100"),
-        ("thousand", "1000"),
-        ("million", "1000000"),
-        ("billion", "1000000000"),
-        ("trillion", "1000000000000"),
-        ("dozen", "12"),
-    ] {
+    for &(word, _, factor) in MULTIPLIERS.iter().filter(|(_, op, _)| *op == '*') {
         if let Some(after) = trimmed.strip_prefix(word) {
             if !after.starts_with(|c: char| c.is_alphabetic()) {
                 return Some((skipped + word.len(), factor));

@@ -265,3 +265,16 @@ pub fn combine(op: SetOp, a: &Node, b: &Node) -> Result<Node, Failure> {
     };
     Ok(to_node(&result))
 }
+
+/// The union of `parts`, merged (`{1,2} \cup [0,3]` is `[0,3]`); an error when a part is not a set of numbers.
+#[inline(never)]
+pub fn union(parts: &[Node]) -> Result<Node, Failure> {
+    let mut all = Vec::new();
+    for p in parts {
+        all.extend(pieces(p)?);
+        if all.len() > MAX_PIECES {
+            return Err(Failure::TooLarge("set with too many parts"));
+        }
+    }
+    Ok(to_node(&normalise(all)?))
+}
