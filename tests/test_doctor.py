@@ -115,7 +115,7 @@ def test_doctor_says_which_resource_controls_are_in_force(capsys: pytest.Capture
         assert "cold starts only" in caps["cgroups"]
     if caps["seccomp"]:
         assert "  memfd              denied (seccomp, EPERM)" in out
-        assert "  socket families    AF_UNIX, AF_INET, AF_INET6 (others: EAFNOSUPPORT)\n" in out
+        assert "  socket families    AF_UNIX (connected pairs only), AF_INET, AF_INET6 (others: EAFNOSUPPORT)\n" in out
 
 
 def test_doctor_says_which_memory_accounting_is_in_force(monkeypatch: pytest.MonkeyPatch,

@@ -366,3 +366,39 @@ def test_humaneval_failed_and_error_counts_come_from_the_checking_process() -> N
                              "    raise ValueError('no')")
     scores = score_assert_tests([wrong, raises, forged, "def add(a, b):\n    return a + b"], [HUMANEVAL] * 4)
     assert [(s.score, s.failed, s.error) for s in scores] == [(0.0, 1, 0), (0.0, 0, 1), (0.0, 0, 1), (1.0, 0, 0)]
+
+
+SPAWN_FAILURE_SCRIPT = r"""
+import json, logging, os, resource, sys
+logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+from verl_ext.reward.code import score_prime_code
+tests = {"inputs": ["1\n"], "outputs": ["1\n"]}
+good = "```python\nprint(input())\n```"
+assert score_prime_code([good], [tests])[0].score == 1.0  # zygotes and probes started
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+held = []
+try:
+    while True:
+        held.append(os.open("/dev/null", os.O_RDONLY))
+except OSError:
+    pass
+starved = [s.score for s in score_prime_code([good, good], [tests, tests])]
+for fd in held:
+    os.close(fd)
+again = [s.score for s in score_prime_code([good], [tests])]
+print(json.dumps({"starved": starved, "again": again}))
+"""
+
+
+def test_a_spawn_the_host_has_no_descriptors_for_scores_zero_and_the_run_goes_on() -> None:
+    """EMFILE while starting an execution (fault injected: the trainer's descriptors used up) is retried,
+    then that sample's 0, never an error out of the batch; the next batch scores normally."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", SPAWN_FAILURE_SCRIPT], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result == {"starved": [0.0, 0.0], "again": [1.0]}, result
+    assert "could not be scored" in done.stderr and "Too many open files" in done.stderr, done.stderr[-2000:]

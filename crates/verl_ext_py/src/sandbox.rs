@@ -17,7 +17,7 @@ type RequestTuple = (Vec<String>, Vec<(String, String)>, Vec<u8>, Vec<u8>);
 fn sandbox_error(py: Python<'_>, e: &SandboxError) -> PyErr {
     let name = match e {
         SandboxError::Unsupported(_) => "SandboxUnavailableError",
-        SandboxError::Setup(_) => "SandboxError",
+        SandboxError::Setup(_) | SandboxError::Busy(_) => "SandboxError",
         SandboxError::Invalid(_) => "InvalidInputError",
     };
     exception(py, name, e.to_string())

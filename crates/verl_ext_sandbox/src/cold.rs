@@ -41,7 +41,8 @@ fn start_child(
     }
     if pid < 0 {
         let e = std::io::Error::last_os_error();
-        return Err(SandboxError::Unsupported(format!("clone3 with new namespaces failed: {e}")));
+        let why = format!("clone3 with new namespaces failed: {e}");
+        return Err(SandboxError::busy_or(e.raw_os_error(), why, SandboxError::Unsupported));
     }
     let pid = pid as libc::pid_t;
     // SAFETY: the kernel stored a fresh pidfd.

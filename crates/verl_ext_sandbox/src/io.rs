@@ -15,6 +15,11 @@ use crate::SandboxError;
 /// the kernel has killed and reaped the whole namespace, so this only bounds a pathological delay.
 const DRAIN_GRACE: Duration = Duration::from_millis(100);
 const CHUNK: usize = 64 * 1024;
+/// A wake-up that reads at least this much keeps reading at once; less, and the outputs pause.
+const READ_IN_BULK: usize = 16 * 1024;
+/// The first and the longest pause of the outputs after wake-ups that found little (see [`collect`]).
+const READ_PAUSE_MIN: Duration = Duration::from_micros(500);
+const READ_PAUSE_MAX: Duration = Duration::from_millis(20);
 
 /// The child's ends of an execution's pipes, in the order of its descriptors 0-4: stdin, stdout,
 /// stderr, result channel, payload.
@@ -31,7 +36,13 @@ pub struct ParentEnds {
 
 /// A close-on-exec pipe: (read end, write end).
 pub fn pipe() -> Result<(OwnedFd, OwnedFd), SandboxError> {
-    pipe_with(PipeFlags::CLOEXEC).map_err(|e| SandboxError::Setup(format!("pipe2: {}", std::io::Error::from(e))))
+    pipe_with(PipeFlags::CLOEXEC).map_err(|e| {
+        SandboxError::busy_or(
+            Some(e.raw_os_error()),
+            format!("pipe2: {}", std::io::Error::from(e)),
+            SandboxError::Setup,
+        )
+    })
 }
 
 /// The five pipes of one execution.
@@ -165,17 +176,18 @@ struct Reader {
 }
 
 impl Reader {
-    /// Read what is available; true when the cap was exceeded.
-    fn step(&mut self) -> bool {
+    /// Read what is available into `chunk` (shared by the readers: zeroed once per execution, not per
+    /// wake-up); true when the cap was exceeded. Adds the bytes read to `got`.
+    fn step(&mut self, chunk: &mut [u8], got: &mut usize) -> bool {
         let Some(fd) = &self.fd else { return false };
-        let mut chunk = [0u8; CHUNK];
         loop {
-            match rustix::io::read(fd, &mut chunk) {
+            match rustix::io::read(fd, &mut *chunk) {
                 Ok(0) => {
                     self.fd = None;
                     return false;
                 }
                 Ok(n) => {
+                    *got += n;
                     let room = self.cap.saturating_sub(self.buf.len());
                     self.buf.extend_from_slice(&chunk[..n.min(room)]);
                     if n > room {
@@ -213,6 +225,13 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
         Reader { fd: streams.report, buf: Vec::new(), cap: crate::setup::FAILURE_LEN },
     ];
     let mut stop_at: Option<Instant> = None;
+    let mut chunk = vec![0u8; CHUNK];
+    // Output is read in bulk, not as it is written: after a wake-up that found little, the outputs are
+    // left alone for a while (doubling up to READ_PAUSE_MAX) while the exit and stdin are still watched,
+    // so a program that writes a byte at a time costs the trainer a few hundred wake-ups a second at most
+    // instead of one per byte. A full pipe buffer is read at once.
+    let mut pause = Duration::ZERO;
+    let mut readers_at = Instant::now();
     loop {
         let now = Instant::now();
         if out.killed_for.is_none() && !out.exited && now >= deadline {
@@ -221,10 +240,10 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
         }
         if out.killed_for.is_some() {
             // Killed: what is buffered now is all we keep; do not wait for the teardown.
-            for r in readers.iter_mut().take(3) {
-                r.step();
+            let mut got = 0;
+            for r in &mut readers {
+                r.step(&mut chunk, &mut got);
             }
-            readers[3].step();
             break;
         }
         if out.exited && stop_at.is_none() {
@@ -236,7 +255,12 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
         if stop_at.is_some_and(|t| now >= t) {
             break;
         }
-        let until = stop_at.unwrap_or(deadline).max(now);
+        // Outputs are watched again once the pause is over (at once after the exit: drain everything).
+        let watch_readers = out.exited || now >= readers_at;
+        let mut until = stop_at.unwrap_or(deadline).max(now);
+        if !watch_readers {
+            until = until.min(readers_at);
+        }
         // Rounded up: waking a little after `until` rather than spinning just before it.
         let timeout = Timespec::try_from(until - now + Duration::from_millis(1)).unwrap_or(Timespec::default());
 
@@ -251,7 +275,7 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
                 }
             }
             for (i, r) in readers.iter().enumerate() {
-                if let Some(fd) = &r.fd {
+                if let Some(fd) = r.fd.as_ref().filter(|_| watch_readers) {
                     pfds.push(PollFd::new(fd, PollFlags::IN));
                     slots.push((1, i));
                 }
@@ -271,17 +295,25 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
             }
             pfds.iter().zip(slots).filter(|(p, _)| !p.revents().is_empty()).map(|(_, slot)| slot).collect()
         };
+        let mut got = 0;
+        let mut woke_readers = false;
         for (kind, i) in ready {
             match kind {
                 0 => writers[i].step(),
                 1 => {
-                    if readers[i].step() && i < 3 && out.killed_for.is_none() && !out.exited {
+                    woke_readers = true;
+                    if readers[i].step(&mut chunk, &mut got) && i < 3 && out.killed_for.is_none() && !out.exited {
                         kill(pidfd);
                         out.killed_for = Some(KillReason::Output);
                     }
                 }
                 _ => out.exited = true,
             }
+        }
+        if woke_readers {
+            pause =
+                if got >= READ_IN_BULK { Duration::ZERO } else { (pause * 2).clamp(READ_PAUSE_MIN, READ_PAUSE_MAX) };
+            readers_at = Instant::now() + pause;
         }
     }
     let [stdout, stderr, channel, report] = readers;

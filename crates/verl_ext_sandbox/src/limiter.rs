@@ -3,6 +3,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
+use std::time::Duration;
 
 use crate::{weak, ExecRequest, ExecResult, SandboxConfig, SandboxError};
 
@@ -64,6 +65,23 @@ impl Drop for Slot {
     }
 }
 
+/// Waits before each new try of an execution the host was short of a resource for ([`SandboxError::Busy`]):
+/// about half a second in all, then that execution's error stands (its sample scores 0; the batch goes on).
+const BUSY_BACKOFF: [Duration; 4] =
+    [Duration::from_millis(10), Duration::from_millis(40), Duration::from_millis(120), Duration::from_millis(320)];
+
+fn with_retries(mut one: impl FnMut() -> Result<ExecResult, SandboxError>) -> Result<ExecResult, SandboxError> {
+    let mut result = one();
+    for wait in BUSY_BACKOFF {
+        if !matches!(result, Err(SandboxError::Busy(_))) {
+            break;
+        }
+        std::thread::sleep(wait);
+        result = one();
+    }
+    result
+}
+
 pub(crate) fn run_each(
     reqs: &[ExecRequest],
     threads: usize,
@@ -80,7 +98,7 @@ pub(crate) fn run_each(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(req) = reqs.get(i) else { break };
                     let slot = Slot::acquire();
-                    let result = one(req);
+                    let result = with_retries(|| one(req));
                     drop(slot);
                     *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
                 }
@@ -95,4 +113,63 @@ pub(crate) fn run_each(
                 .unwrap_or_else(|| Err(SandboxError::Setup("worker thread ended early".into())))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok() -> ExecResult {
+        ExecResult {
+            status: crate::Status::Ok,
+            exit_code: Some(0),
+            signal: None,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            channel: Vec::new(),
+            wall_ms: 0.0,
+            cpu_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_busy_host_is_retried_then_its_error_stands() {
+        let mut tries = 0;
+        let r = with_retries(|| {
+            tries += 1;
+            if tries < 3 {
+                Err(SandboxError::Busy("EAGAIN".into()))
+            } else {
+                Ok(ok())
+            }
+        });
+        assert!(r.is_ok() && tries == 3);
+        let mut tries = 0;
+        let r = with_retries(|| {
+            tries += 1;
+            Err(SandboxError::Busy("EMFILE".into()))
+        });
+        assert_eq!((r.unwrap_err(), tries), (SandboxError::Busy("EMFILE".into()), 1 + BUSY_BACKOFF.len()));
+        // Other errors are not retried.
+        let mut tries = 0;
+        let _ = with_retries(|| {
+            tries += 1;
+            Err(SandboxError::Unsupported("no user namespaces".into()))
+        });
+        assert_eq!(tries, 1);
+    }
+
+    #[test]
+    fn only_resource_errors_are_busy() {
+        for errno in SandboxError::TRANSIENT_ERRNOS {
+            assert!(matches!(
+                SandboxError::busy_or(Some(errno), "x".into(), SandboxError::Unsupported),
+                SandboxError::Busy(_)
+            ));
+        }
+        for errno in [Some(libc::EPERM), Some(libc::EINVAL), None] {
+            let e = SandboxError::busy_or(errno, "x".into(), SandboxError::Unsupported);
+            assert!(matches!(e, SandboxError::Unsupported(_)));
+        }
+    }
 }

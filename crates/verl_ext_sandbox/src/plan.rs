@@ -134,8 +134,15 @@ pub fn cstring(s: impl AsRef<[u8]>) -> Result<CString, SandboxError> {
     CString::new(s.as_ref()).map_err(|_| SandboxError::Invalid("NUL byte in a path, argument or variable".into()))
 }
 
+/// Files and directories the scratch tmpfs holds per MiB of its size: an inode costs host kernel memory
+/// (~1 KB of slab) that the size limit does not count, so empty files could pin gigabytes without it.
+const SCRATCH_INODES_PER_MB: u64 = 64;
+/// At least this many, for a small scratch.
+const SCRATCH_INODES_MIN: u64 = 1024;
+
 fn scratch_opts(scratch_mb: u64) -> Result<CString, SandboxError> {
-    cstring(format!("size={}m,mode=1777", scratch_mb.max(1)))
+    let inodes = scratch_mb.saturating_mul(SCRATCH_INODES_PER_MB).max(SCRATCH_INODES_MIN);
+    cstring(format!("size={}m,mode=1777,nr_inodes={inodes}", scratch_mb.max(1)))
 }
 
 /// Mount flags the kernel locks on a bind of `path` inside a user namespace: a remount must keep them.
@@ -203,7 +210,11 @@ fn new_root(cfg: &SandboxConfig) -> Result<NewRoot, SandboxError> {
     for dev in DEVICES.iter().filter(|d| Path::new(d).exists()) {
         let target = stage.join(dev.trim_start_matches('/'));
         files.push(cstring(target.as_os_str().as_bytes())?);
-        binds.push(Bind::new(binds.len(), cstring(dev)?, &target, None)?);
+        // Read-only: opening a device for writing stays allowed (a special file needs no write access to
+        // its mount), but its metadata cannot change (`utimensat` on `/dev/zero` would be seen by every later
+        // execution: a channel between them). Not `nodev`, which would make the node unusable.
+        let remount = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID;
+        binds.push(Bind::new(binds.len(), cstring(dev)?, &target, Some(remount | locked_flags(Path::new(dev))?))?);
     }
     for d in ["tmp", "proc", ".old"] {
         push_dirs(stage, &Path::new("/").join(d), &mut dirs);

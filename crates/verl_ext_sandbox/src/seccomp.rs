@@ -1,8 +1,8 @@
 //! The seccomp filters every sandboxed process runs under.
 //!
-//! Three stacked filters: `clone3` fails with ENOSYS (its flags live in memory a filter cannot read, and
+//! Four stacked filters: `clone3` fails with ENOSYS (its flags live in memory a filter cannot read, and
 //! libc falls back to `clone` on ENOSYS); `socket`/`socketpair` outside the local and IP families fail
-//! with EAFNOSUPPORT; then an allow-list (`ALLOWED`: what an interpreter and ordinary programs use —
+//! with EAFNOSUPPORT; UNIX sockets other than connected stream pairs fail with EACCES; then an allow-list (`ALLOWED`: what an interpreter and ordinary programs use —
 //! files, memory, signals, time, threads, pipes and sockets, processes) with `clone` allowed only without
 //! namespace flags and `fcntl` without lock commands; every other syscall fails with EPERM. That includes
 //! kernel attack surface and escape hatches no test program needs (`DENIED` names the notable ones:
@@ -343,6 +343,8 @@ const FCNTL_REFUSED: &[u64] = &[
     libc::F_OFD_SETLKW as u64,
     libc::F_SETLEASE as u64,
     libc::F_NOTIFY as u64,
+    // Pipe buffers are kernel memory no rlimit counts: each pipe keeps its default size (64 KiB).
+    libc::F_SETPIPE_SZ as u64,
 ];
 
 /// Socket families a program may create: local and IP sockets. Others fail with EAFNOSUPPORT, as on a
@@ -393,6 +395,18 @@ fn build_allow_list() -> Result<BpfProgram, SandboxError> {
         .and_then(|c| SeccompRule::new(vec![c]))
         .map_err(|e| SandboxError::Setup(format!("seccomp rule: {e}")))?;
     rules.insert(libc::SYS_clone, vec![no_namespace]);
+    // mmap: allowed unless both shared and anonymous. Each such mapping is a kernel file and inode that no
+    // rlimit counts (the memfd hole in another form: hundreds of thousands per execution); shared memory
+    // between a program's processes goes through a file in the capped /tmp instead.
+    let private_or_file = |bit: u64| {
+        SeccompCondition::new(3, SeccompCmpArgLen::Dword, SeccompCmpOp::MaskedEq(bit), 0)
+            .and_then(|c| SeccompRule::new(vec![c]))
+            .map_err(|e| SandboxError::Setup(format!("seccomp rule: {e}")))
+    };
+    rules.insert(
+        libc::SYS_mmap,
+        vec![private_or_file(libc::MAP_SHARED as u64)?, private_or_file(libc::MAP_ANONYMOUS as u64)?],
+    );
     // fcntl: allowed for every command but the refused ones.
     rules.insert(libc::SYS_fcntl, vec![rule(FCNTL_REFUSED.iter().map(|&cmd| (1, SeccompCmpOp::Ne, cmd)))?]);
     let filter = SeccompFilter::new(rules, SeccompAction::Errno(libc::EPERM as u32), SeccompAction::Allow, arch()?)
@@ -408,10 +422,26 @@ fn build_socket_families() -> Result<BpfProgram, SandboxError> {
     build(rules, libc::EAFNOSUPPORT)
 }
 
+/// UNIX sockets that could reach a socket file outside the sandbox fail with EACCES: `socket(AF_UNIX, …)`
+/// (its `connect`/`sendto` take a path, and a read-only bind mount or Landlock does not stop a connect to a
+/// host socket under the interpreter's prefix or `/usr`) and datagram pairs (a datagram socket can still
+/// `sendto` a path). Connected stream and seqpacket pairs, which asyncio and multiprocessing use, stay.
+/// Abstract addresses belong to the network namespace, which is the sandbox's own.
+fn build_unix_sockets() -> Result<BpfProgram, SandboxError> {
+    let unix = (0, SeccompCmpOp::Eq, libc::AF_UNIX as u64);
+    // The type's low bits (SOCK_NONBLOCK and SOCK_CLOEXEC are flags above them).
+    let datagram = (1, SeccompCmpOp::MaskedEq(0xf), libc::SOCK_DGRAM as u64);
+    let rules = BTreeMap::from([
+        (libc::SYS_socket, vec![rule([unix.clone()])?]),
+        (libc::SYS_socketpair, vec![rule([unix, datagram])?]),
+    ]);
+    build(rules, libc::EACCES)
+}
+
 /// The BPF programs, in the order they must be installed.
-pub fn filters() -> Result<[BpfProgram; 3], SandboxError> {
+pub fn filters() -> Result<[BpfProgram; 4], SandboxError> {
     let clone3 = build(BTreeMap::from([(libc::SYS_clone3, vec![])]), libc::ENOSYS)?;
-    Ok([clone3, build_socket_families()?, build_allow_list()?])
+    Ok([clone3, build_socket_families()?, build_unix_sockets()?, build_allow_list()?])
 }
 
 /// Syscalls a zygote's children need during their set-up (their own filters deny them afterwards).
@@ -439,15 +469,15 @@ pub fn allowed_syscalls() -> impl Iterator<Item = &'static str> {
 
 /// The socket families a sandboxed program may create.
 pub fn socket_families() -> impl Iterator<Item = &'static str> {
-    SOCKET_FAMILIES.iter().map(|&(name, _)| name)
+    SOCKET_FAMILIES.iter().map(|&(name, _)| if name == "AF_UNIX" { "AF_UNIX (connected pairs only)" } else { name })
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn filters_compile() {
-        let [a, b, c] = super::filters().unwrap();
-        assert!(!a.is_empty() && !b.is_empty() && !c.is_empty());
+        let filters = super::filters().unwrap();
+        assert!(filters.iter().all(|f| !f.is_empty()));
         assert!(!super::zygote_filter().unwrap().is_empty());
     }
 

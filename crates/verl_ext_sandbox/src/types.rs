@@ -16,6 +16,23 @@ pub enum SandboxError {
     Setup(String),
     #[error("invalid sandbox request: {0}")]
     Invalid(String),
+    /// The host was short of a resource (descriptors, processes, memory) for one execution, after retries:
+    /// that execution cannot be scored, the others can ([`SandboxError::busy_or`]).
+    #[error("sandbox busy: {0}")]
+    Busy(String),
+}
+
+impl SandboxError {
+    /// Errors of the host running short of something for a moment (descriptors, processes, memory).
+    pub const TRANSIENT_ERRNOS: [i32; 4] = [libc::EAGAIN, libc::ENOMEM, libc::EMFILE, libc::ENFILE];
+
+    /// [`SandboxError::Busy`] when `errno` is transient, else what `otherwise` makes of the message.
+    pub fn busy_or(errno: Option<i32>, why: String, otherwise: fn(String) -> SandboxError) -> SandboxError {
+        match errno {
+            Some(e) if Self::TRANSIENT_ERRNOS.contains(&e) => SandboxError::Busy(why),
+            _ => otherwise(why),
+        }
+    }
 }
 
 /// Limits and the file-system view of one execution.

@@ -119,9 +119,10 @@ impl Zygote {
         let (n, mut got) = protocol::recv_with_fds(sock, &mut buf).map_err(|e| SpawnError::Gone(e.to_string()))?;
         match SpawnReply::from_bytes(&buf[..n]) {
             None => Err(SpawnError::Gone("the zygote closed its socket".into())),
-            Some(SpawnReply::Failed(errno)) => {
-                Err(SpawnError::Failed(format!("clone3 in the zygote: {}", std::io::Error::from_raw_os_error(errno))))
-            }
+            Some(SpawnReply::Failed(errno)) => Err(SpawnError::Failed(
+                errno,
+                format!("clone3 in the zygote: {}", std::io::Error::from_raw_os_error(errno)),
+            )),
             Some(SpawnReply::Started(_)) => got.pop().ok_or_else(|| SpawnError::Gone("reply without a pidfd".into())),
         }
     }
@@ -130,7 +131,8 @@ impl Zygote {
 enum SpawnError {
     /// The zygote is gone or wedged: start another.
     Gone(String),
-    Failed(String),
+    /// The clone failed (errno, message).
+    Failed(i32, String),
 }
 
 struct Pool {
@@ -196,7 +198,9 @@ pub fn run_warm(spec: &ZygoteSpec, req: &ExecRequest, cfg: &SandboxConfig) -> Re
                     )));
                 }
             }
-            Err(SpawnError::Failed(why)) => return Err(SandboxError::Unsupported(why)),
+            Err(SpawnError::Failed(errno, why)) => {
+                return Err(SandboxError::busy_or(Some(errno), why, SandboxError::Unsupported))
+            }
             Ok(r) => return r,
         }
     }

@@ -1120,6 +1120,8 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
     defined * 2 >= SAMPLE_POINTS && !off_grid_apart(a, b, rounds)
 }
 
+/// Points of each round checked off the grid ([`off_grid_apart`]).
+const OFF_GRID_POINTS: usize = 2;
 /// Off the sample grid by this much (not a multiple of 1/1024 nor close to one).
 const OFF_GRID: f64 = 0.000_707_106_781_186_547_5;
 
@@ -1127,7 +1129,8 @@ const OFF_GRID: f64 = 0.000_707_106_781_186_547_5;
 /// `rounds` rounds? The grid's points are multiples of 1/1024, where `\sin(1024\pi x)` vanishes; floating
 /// point alone can only reject here, and only loosely, so an ill-conditioned but equal form still passes.
 fn off_grid_apart(a: &Node, b: &Node, rounds: usize) -> bool {
-    (0..rounds * SAMPLE_POINTS).any(|k| {
+    // Two points a round (one of each sign in the first two): any one catches what vanishes on the grid.
+    (0..rounds * SAMPLE_POINTS).filter(|k| k % SAMPLE_POINTS < OFF_GRID_POINTS).any(|k| {
         let at = |name: &str| Some(sample(name, k) + OFF_GRID);
         match (numeric::eval(a, &at), numeric::eval(b, &at)) {
             (Some(x), Some(y)) if x.finite() && y.finite() => {
