@@ -57,6 +57,7 @@ KNOWN_REFUSED = {
     "hostile::cost[18]": "64 by 64 radical powers compared pair by pair spend the work budget",
     "hostile::cost[47]": "25 nested square roots exceed the parser's depth limit",
     "hostile::cost[49]": "30 nested brackets exceed the parser's depth limit",
+    "hostile::cost[53]": "the argument reduction of tan(pi^3000) (~5000 bits) is beyond the work budget",
 }
 
 

@@ -945,6 +945,10 @@ fn apart(x: C, y: C) -> bool {
 /// A fixed pseudo-random point for variable `name` at sample `k` (SplitMix64): |x| in [0.35, 2.65], negative
 /// at odd `k`, so `|x|` and `x` (or `\sqrt{x^2}` and `x`) differ.
 fn sample(name: &str, k: usize) -> f64 {
+    if k >= 3 * SAMPLE_POINTS {
+        // The wide round (piecewise functions only): eight times the first, |x| up to ~21.
+        return 8.0 * sample(name, k - 3 * SAMPLE_POINTS);
+    }
     if k >= 2 * SAMPLE_POINTS {
         // The third round: above 1, by 1 + |x| (a multiple of 1/1024 still).
         return 1.0 + sample(name, k - 2 * SAMPLE_POINTS).abs();
@@ -1081,9 +1085,13 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
     let mut defined = 0;
     // Then, while fewer than half were defined, the same points scaled into (-1, 1) (`\\arcsin a`,
     // `\\artanh a`), then moved above 1 (`\\operatorname{arcosh} a`, `\\ln(a - 1)`).
+    // A piecewise function (min, max, floor, …) may agree with a smooth one on the first round alone
+    // (`\\max(x^2, 0.1)` and `x^2` for |x| >= 0.35): then every round is tried, the wide one included.
+    let pieces = piecewise(a) || piecewise(b);
+    let rounds = if pieces { SAMPLE_ROUNDS + 1 } else { SAMPLE_ROUNDS };
     let mut last_round = 0;
-    for k in 0..SAMPLE_ROUNDS * SAMPLE_POINTS {
-        if k % SAMPLE_POINTS == 0 && k > 0 && defined * 2 >= SAMPLE_POINTS {
+    for k in 0..rounds * SAMPLE_POINTS {
+        if k % SAMPLE_POINTS == 0 && k > 0 && defined * 2 >= SAMPLE_POINTS && !pieces {
             break;
         }
         last_round = k / SAMPLE_POINTS;
@@ -1116,26 +1124,32 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
             _ => {}
         }
     }
-    let rounds = SAMPLE_ROUNDS.min(1 + last_round);
-    defined * 2 >= SAMPLE_POINTS && !off_grid_apart(a, b, rounds)
+    let rounds = rounds.min(1 + last_round);
+    defined * 2 >= SAMPLE_POINTS && !off_grid_apart(a, b, &vars, rounds)
 }
 
 /// Points of each round checked off the grid ([`off_grid_apart`]).
 const OFF_GRID_POINTS: usize = 2;
-/// Off the sample grid by this much (not a multiple of 1/1024 nor close to one).
-const OFF_GRID: f64 = 0.000_707_106_781_186_547_5;
+/// Off the sample grid by this much: 1/1409 (a prime denominator, so no multiple of 1/1024 is near it).
+const OFF_GRID_DENOMINATOR: i64 = 1409;
 
-/// Do `a` and `b` differ plainly (by more than 1e-3, relatively) at a point just off the grid of the first
-/// `rounds` rounds? The grid's points are multiples of 1/1024, where `\sin(1024\pi x)` vanishes; floating
-/// point alone can only reject here, and only loosely, so an ill-conditioned but equal form still passes.
-fn off_grid_apart(a: &Node, b: &Node, rounds: usize) -> bool {
+/// Do `a` and `b` differ at a point just off the grid of the first `rounds` rounds? The grid's points are
+/// multiples of 1/1024, where `\\sin(1024\\pi x)` vanishes. Values that floating point finds close pass (the
+/// grid decided those); others are decided in high precision at the exact point, or, where it cannot
+/// compute them, by whether floating point finds them plainly apart.
+fn off_grid_apart(a: &Node, b: &Node, vars: &[String], rounds: usize) -> bool {
     // Two points a round (one of each sign in the first two): any one catches what vanishes on the grid.
     (0..rounds * SAMPLE_POINTS).filter(|k| k % SAMPLE_POINTS < OFF_GRID_POINTS).any(|k| {
-        let at = |name: &str| Some(sample(name, k) + OFF_GRID);
+        let offset = BigRational::new(BigInt::from(1), BigInt::from(OFF_GRID_DENOMINATOR));
+        let at = |name: &str| Some(sample(name, k) + 1.0 / OFF_GRID_DENOMINATOR as f64);
         match (numeric::eval(a, &at), numeric::eval(b, &at)) {
-            (Some(x), Some(y)) if x.finite() && y.finite() => {
-                let scale = x.abs().max(y.abs()).max(1.0);
-                scale < 1e150 && C { re: x.re - y.re, im: x.im - y.im }.abs() > 1e-3 * scale
+            (Some(x), Some(y)) if x.finite() && y.finite() && !close(x, y, SAMPLED_TOL) => {
+                let exact_point =
+                    |name: &str| vars.iter().any(|v| v == name).then(|| sample_rational(name, k) + &offset);
+                match hp::equal(a, b, &exact_point) {
+                    Some(same) => !same,
+                    None => apart(x, y),
+                }
             }
             _ => false,
         }
@@ -1317,6 +1331,15 @@ mod tests {
         no("5 + \\sin(1024\\pi x)", "5");
         no("x + \\sin(2048\\pi x)", "x");
         no("\\left|\\sin(1024\\pi y)\\right| + 5", "5");
+        no("5000 + \\sin(1024\\pi x)", "5000");
+        no("5 + 10^{-4}\\sin(1024\\pi x)", "5");
+        no("1000x + \\sin(1024\\pi x)", "1000x");
+        // Piecewise against smooth: every round, a wide one too.
+        no("\\lfloor 1024 x \\rfloor", "1024x");
+        no("\\max(x^2, 0.1)", "x^2");
+        no("\\min(|x|, 2.7)", "|x|");
+        yes("|x|", "\\sqrt{x^2}");
+        yes("\\max(x, -x)", "|x|");
         // Ill-conditioned but equal: exact on the grid, and off it within the loose bound.
         yes("(x + 10^{6})^2 - 10^{12} - 2 \\cdot 10^{6} x", "x^2");
         // Defined only above 1.

@@ -13,6 +13,7 @@ use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
+use super::budget;
 use super::exact::{self, Surd};
 use super::limits::{MAX_BITS, MAX_FACTORIAL};
 use super::numeric::C;
@@ -27,6 +28,9 @@ pub const FLOAT_MARGIN: f64 = 1e-9;
 const FLOOR_PRECISION: [u64; 3] = [32, 256, 2048];
 /// 2^53: floating-point values at least this large are not known to the unit.
 const F64_EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
+
+/// Work units per (words)² of one gcd or lcm step (see [`exact`]).
+const GCD_COST: u64 = 12;
 
 fn fits(n: &BigInt) -> bool {
     n.bits() <= MAX_BITS
@@ -109,6 +113,11 @@ pub fn exact(op: Op, args: &[Surd]) -> Option<Surd> {
             let mut acc = integer(first)?.abs();
             for x in rest {
                 let x = integer(x)?;
+                // A gcd of w-word integers costs ~8·w² ns here (a binary gcd); an lcm adds a product and a division.
+                let w = budget::words(acc.bits().max(x.bits()));
+                if !budget::charge_exact(GCD_COST.saturating_mul(w * w)) {
+                    return None;
+                }
                 acc = if op == Op::Gcd { acc.gcd(&x) } else { acc.lcm(&x) };
                 if !fits(&acc) {
                     return None;

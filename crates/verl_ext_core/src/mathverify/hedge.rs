@@ -116,6 +116,18 @@ const AFTER_CUES: &[&str] = &[
     "ish",
     "guess",
     "bound",
+    "estimated",
+    "estimate",
+    "tentative",
+    "tentatively",
+    "unsure",
+    "uncertain",
+    "unverified",
+    "if",
+    "unless",
+    "when",
+    "assuming",
+    "provided",
 ];
 
 /// Words after `or` that restate an answer rather than offer another (`5, or equivalently 10/2`).
@@ -227,6 +239,9 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     if boxed && inside_expression(s, start, end) {
         return Some("a box inside a larger expression (\\boxed{5}+1)");
     }
+    if let Some(why) = continued(s, start, end) {
+        return Some(why);
+    }
     let before = clause_before(s, start);
     if ends_with_relation(before) {
         return Some("a bound, not a value (relation before the answer)");
@@ -258,7 +273,11 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     }
     let after = clause_after(s, end);
     let trimmed = strip_markup_start(after);
-    if trimmed.starts_with('?') || RELATIONS.iter().any(|r| trimmed.starts_with(r)) {
+    let doubt = trimmed.strip_prefix('(').unwrap_or(trimmed).trim_start();
+    if trimmed.starts_with('?')
+        || doubt.starts_with(['?', '❌', '✗', '✘', '×', '✕'])
+        || RELATIONS.iter().any(|r| trimmed.starts_with(r))
+    {
         return Some("a bound or a question, not a value (after the answer)");
     }
     let after_words = words_of(after);
@@ -270,6 +289,114 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     };
     if (0..after_words.len().min(AFTER_WORDS)).any(cue) {
         return Some("negated, bounded or hedged (words after the answer)");
+    }
+    None
+}
+
+/// Commands that, right after an answer, make it a factor of a larger value (`\\boxed{5}\\pi`, `5\\sqrt2`).
+const FACTOR_COMMANDS: &[&str] = &[
+    "pi",
+    "sqrt",
+    "frac",
+    "dfrac",
+    "tfrac",
+    "bmod",
+    "sin",
+    "cos",
+    "tan",
+    "cot",
+    "sec",
+    "csc",
+    "log",
+    "ln",
+    "exp",
+    "infty",
+    "binom",
+    "choose",
+    "over",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "theta",
+    "lambda",
+    "mu",
+    "sigma",
+    "phi",
+    "omega",
+    "tau",
+    "rho",
+    "epsilon",
+    "varepsilon",
+    "varphi",
+    "psi",
+    "eta",
+    "kappa",
+    "nu",
+    "xi",
+    "zeta",
+    "chi",
+    "mathrm",
+    "mathbf",
+    "operatorname",
+    "left",
+];
+
+/// Letters that, written right against an answer, scale or change it (`5k`, `5M`, `5bn`, `5i`, `5x`, `5!`).
+const ATTACHED_WORDS: &[&str] =
+    &["k", "M", "B", "bn", "mn", "mil", "i", "j", "x", "y", "z", "n", "t", "e", "E", "lakh", "crore"];
+
+/// Does the value at `s[start..end]` go on past its end (a digit group `5,000`, an exponent `5e3`, a factor
+/// `5\\pi` or `5k` written against it, a factorial), or come after a sign the reader applies to it (`−5`), or
+/// is it one of several (`5, 6`, `5 and 6`)? Then it is not the value stated.
+fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
+    let after = s[end..].trim_start_matches(['$', '}']);
+    let tight = &s[end..];
+    // Written against the value, before any space: a word of ATTACHED_WORDS, then no further letter.
+    let attached = ATTACHED_WORDS.iter().any(|w| {
+        tight.strip_prefix(w).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic()))
+            && !(matches!(*w, "e" | "E") && !tight[1..].starts_with(|c: char| c.is_ascii_digit() || c == '-'))
+    });
+    if attached || tight.starts_with('!') && !tight.starts_with("!=") {
+        return Some("a value written on past the answer (5k, 5e3, 5!)");
+    }
+    let digit_group = after.strip_prefix(',').is_some_and(|r| {
+        r.len() >= 3
+            && r.as_bytes()[..3].iter().all(u8::is_ascii_digit)
+            && !r[3..].starts_with(|c: char| c.is_ascii_digit())
+    });
+    if digit_group {
+        return Some("a value written on past the answer (5,000)");
+    }
+    let command = after.trim_start().strip_prefix('\\').map(|r| {
+        let n = r.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(r.len());
+        &r[..n]
+    });
+    // `\\boxed{5} = 6`: a side of an equation, not the value stated.
+    let equation = after.trim_start().strip_prefix('=').is_some_and(|r| !r.starts_with('='));
+    if equation
+        && start > 0
+        && s[..start].ends_with(|c: char| !c.is_alphanumeric())
+        && s[start..].starts_with("\\boxed")
+    {
+        return Some("a side of an equation (\\boxed{5} = 6)");
+    }
+    if command.is_some_and(|c| FACTOR_COMMANDS.contains(&c)) {
+        return Some("a factor after the answer (\\boxed{5}\\pi)");
+    }
+    // A sign written against the value (`−\\boxed{5}`, `$-$5`); a dash after a space is punctuation.
+    let before = s[..start].trim_end_matches(['$', '*']);
+    if before.ends_with(['−', '–', '-', '－']) && !before.ends_with("--") {
+        return Some("a sign before the answer");
+    }
+    // `5, 6` or `5 and 6`: more than one value where one is asked for.
+    let rest = after.trim_start();
+    let next = rest.strip_prefix(',').or_else(|| rest.strip_prefix("and ")).or_else(|| rest.strip_prefix("or "));
+    if next.is_some_and(|r| {
+        let r = r.trim_start().trim_start_matches(['$', '\\', '(']);
+        r.starts_with(|c: char| c.is_ascii_digit())
+    }) {
+        return Some("one of several values");
     }
     None
 }
@@ -528,6 +655,42 @@ mod tests {
         assert!(inside_bracket("Answer: Eq(x, 5)", 14));
         assert!(!inside_bracket("Answer: f(5) = 3", 15));
         assert!(!inside_bracket("the answer is (35 + 70 = 105)", 25));
+    }
+
+    #[test]
+    fn values_written_on_past_the_answer() {
+        for (s, answer) in [
+            ("The answer is $\\boxed{5}\\pi$.", "\\boxed{5}"),
+            ("The answer is $\\boxed{5} \\bmod 3$.", "\\boxed{5}"),
+            ("The answer is \\boxed{5}k.", "\\boxed{5}"),
+            ("The answer is \\boxed{5},000.", "\\boxed{5}"),
+            ("The answer is 5k.", "5"),
+            ("The answer is 5e3.", "5"),
+            ("The answer is 5!", "5"),
+            ("The answer is 5M.", "5"),
+            ("\\boxed{2}x", "\\boxed{2}"),
+            ("The answer is −\\boxed{5}.", "\\boxed{5}"),
+            ("Answer: 5, 6", "5"),
+            ("The answer is 5 and 6.", "5"),
+            ("\\boxed{5} (?)", "\\boxed{5}"),
+            ("The answer is $\\boxed{5} = 6$.", "\\boxed{5}"),
+            ("\\boxed{5} ❌", "\\boxed{5}"),
+            ("\\boxed{5} if $n$ is even", "\\boxed{5}"),
+            ("The answer is 5 (estimated).", "5"),
+        ] {
+            assert!(hedged(s, answer), "{s}");
+        }
+        for (s, answer) in [
+            ("so $x \\equiv \\boxed{9} \\pmod{11}$", "\\boxed{9}"),
+            ("The answer is $\\boxed{5}$, since 2+3=5.", "\\boxed{5}"),
+            ("The answer is \\boxed{5}th", "\\boxed{5}"),
+            ("The answer is 5 - it is prime.", "5"),
+            ("Answer — 5", "5"),
+            ("It is 5, which is prime.", "5"),
+            ("We need 5 people.", "5"),
+        ] {
+            assert!(!hedged(s, answer), "{s}");
+        }
     }
 
     #[test]

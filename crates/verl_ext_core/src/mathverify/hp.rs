@@ -30,10 +30,13 @@ const MARGIN: usize = 128;
 const MIN_PRECISION: usize = 192;
 /// Bits of rounding noise allowed above the precision floor (operations, function conditioning).
 const NOISE_BITS: i64 = 48;
-/// Work units (nanoseconds, measured on this project's VM) of one product and of one transcendental function
-/// per (P/64)², and the fixed part of each: a product ~2·w² + 100 ns, `sin`/`exp` ~400·w² + 40 µs.
+/// Work units (nanoseconds, measured with astro-float 0.9 on this project's VM) of one operation per (P/64)²,
+/// and the fixed part of each: a product ~2·w² + 100 ns; `exp`, `sin`, `cos` ~450·w²; `tan` ~900·w²;
+/// `ln` and the inverse functions ~1600·w² (each + 40 µs).
 const PRODUCT_COST: (u64, u64) = (2, 100);
-const TRANSCENDENTAL_COST: (u64, u64) = (400, 40_000);
+const TRANSCENDENTAL_COST: (u64, u64) = (450, 40_000);
+const TANGENT_COST: (u64, u64) = (900, 40_000);
+const LOGARITHMIC_COST: (u64, u64) = (1600, 40_000);
 /// Work units of one call of [`equal`] beyond its arithmetic.
 const CALL_COST: u64 = 2_000;
 const RM: RoundingMode = RoundingMode::ToEven;
@@ -204,10 +207,14 @@ impl Eval<'_> {
 
     /// Charge one operation at this precision (`transcendental`: a series, not a product).
     fn charge(&self, transcendental: bool) -> Option<()> {
-        let w = (self.p / 64) as u64 + 1;
-        let (per, fixed) = if transcendental { TRANSCENDENTAL_COST } else { PRODUCT_COST };
-        let units = per * w * w + fixed;
-        budget::charge(units).then_some(())
+        self.charge_as(if transcendental { TRANSCENDENTAL_COST } else { PRODUCT_COST }, 0)
+    }
+
+    /// Charge one operation of cost `(per w², fixed)` at this precision plus `extra_bits` (the argument
+    /// reduction of a periodic function works with the argument's own bits: `\\tan(\\pi^{3000})` needs ~5000 more).
+    fn charge_as(&self, (per, fixed): (u64, u64), extra_bits: u64) -> Option<()> {
+        let w = (self.p as u64 + extra_bits) / 64 + 1;
+        budget::charge(per.saturating_mul(w * w).saturating_add(fixed)).then_some(())
     }
 
     fn eval(&mut self, n: &Node) -> Option<Cx> {
@@ -487,7 +494,7 @@ impl Eval<'_> {
 
     fn ln(&mut self, z: Cx) -> Option<Cx> {
         let p = self.p;
-        self.charge(true)?;
+        self.charge_as(LOGARITHMIC_COST, 0)?;
         match &z.im {
             None if z.re.is_positive() => {
                 // ln 1 = 0 (astro-float's series does not end there).
@@ -535,7 +542,9 @@ impl Eval<'_> {
 
     fn exp(&mut self, z: Cx) -> Option<Cx> {
         let p = self.p;
-        self.charge(true)?;
+        // An imaginary part is reduced as a sine's argument is.
+        let reduction = z.im.as_ref().map_or(0, |t| 2 * u64::try_from(t.exponent().unwrap_or(0).max(0)).unwrap_or(0));
+        self.charge_as(TRANSCENDENTAL_COST, reduction)?;
         let m = z.re.exp(p, RM, self.cc);
         let v = match &z.im {
             None => Cx { re: m, im: None },
@@ -562,8 +571,18 @@ impl Eval<'_> {
         if v.im.is_some() {
             return None;
         }
-        self.charge(true)?;
         let x = &v.re;
+        let cost = match f {
+            Func::Tan | Func::Cot => TANGENT_COST,
+            Func::Asin | Func::Acos | Func::Atan | Func::Asinh | Func::Acosh | Func::Atanh | Func::Acot => {
+                LOGARITHMIC_COST
+            }
+            Func::Asec | Func::Acsc => LOGARITHMIC_COST,
+            _ => TRANSCENDENTAL_COST,
+        };
+        let periodic = matches!(f, Func::Sin | Func::Cos | Func::Tan | Func::Cot | Func::Sec | Func::Csc);
+        let reduction = if periodic { 2 * u64::try_from(x.exponent().unwrap_or(0).max(0)).unwrap_or(0) } else { 0 };
+        self.charge_as(cost, reduction)?;
         // Outside a function's real domain the value is undefined here (and astro-float's series need not end).
         let one_abs = BigFloat::from_u64(1, p);
         let within = |lo: bool| {

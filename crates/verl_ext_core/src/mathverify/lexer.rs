@@ -238,6 +238,50 @@ fn multiplier(word: &str) -> Option<[Tok; 2]> {
     Some([Tok::Sym(op), Tok::Num(n.to_owned())])
 }
 
+/// Words in a `\text{}` after a value that scale it in a way not read here (`5\text{ tenths}`, `5\text{ lakh}`,
+/// `5\text{ hundreds}`, SI prefixes alone): never a label, so the answer does not parse and is compared as text.
+const SCALES: &[&str] = &[
+    "hundreds",
+    "thousands",
+    "millions",
+    "billions",
+    "trillions",
+    "dozens",
+    "grand",
+    "lakh",
+    "lakhs",
+    "crore",
+    "crores",
+    "tenth",
+    "tenths",
+    "hundredth",
+    "hundredths",
+    "thousandth",
+    "thousandths",
+    "half",
+    "halves",
+    "third",
+    "thirds",
+    "quarter",
+    "quarters",
+    "fourths",
+    "fifths",
+    "kilo",
+    "mega",
+    "giga",
+    "tera",
+    "milli",
+    "micro",
+    "nano",
+    "ppm",
+    "ppb",
+    "mille",
+    "gazillion",
+    "zillion",
+];
+/// Abbreviations of scales, case as written (`5\text{M}` is five million, not a label; `m` stays metres).
+const SCALE_ABBREVIATIONS: &[&str] = &["M", "B", "bn", "Bn", "mn", "Mn", "MM", "K"];
+
 /// Words in a `\text{}` after a value that qualify it (`5\text{ or more}`, `\text{at least }5`): never a label.
 const QUALIFIERS: &[&str] = &[
     "or",
@@ -930,8 +974,11 @@ impl Lexer {
         // A multiplier (`5\text{ thousand}` is 5000) or a qualifier (`5\text{ or more}`) changes the value: it is
         // read, never dropped as a label.
         let meaningful = words.iter().any(|w| {
-            let w = w.to_ascii_lowercase();
-            multiplier(&w).is_some() || QUALIFIERS.contains(&w.as_str())
+            let lower = w.to_ascii_lowercase();
+            multiplier(&lower).is_some()
+                || QUALIFIERS.contains(&lower.as_str())
+                || SCALES.contains(&lower.as_str())
+                || SCALE_ABBREVIATIONS.contains(w)
         });
         let units = !words.is_empty() && words.iter().all(|w| *w == "per" || is_unit(w.trim_matches(['.', ','])));
         // `\\text{The answer is } 5`, `\\text{exactly } 12`: words before the value that only announce it.

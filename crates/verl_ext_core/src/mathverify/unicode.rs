@@ -173,6 +173,10 @@ fn simple(c: char) -> Option<&'static str> {
         // No-break, en/em/thin/hair, narrow no-break, medium mathematical and ideographic spaces.
         '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => Some(" "),
         '⋅' | '∙' => Some("\\cdot "),
+        // The minus sign and the operators a reader sees as `-`, `\\times`, `\\div` (`−\\boxed{5}` is negated).
+        '−' => Some("-"),
+        '×' => Some("\\times "),
+        '÷' => Some("\\div "),
         _ => None,
     }
 }
@@ -188,6 +192,7 @@ mod tests {
         assert_eq!(fold("x⁻¹ + y²"), "x^{-1} + y^{2}");
         assert_eq!(fold("a₁₂"), "a_{12}");
         assert_eq!(fold("2½"), "2\\frac{1}{2}");
+        assert_eq!(fold("−5 × 2 ÷ 3"), "-5 \\times  2 \\div  3");
         assert_eq!(fold("⅒"), "\\frac{1}{10}");
         assert_eq!(fold("3⁄4"), "\\frac{3}{4}");
         assert_eq!(fold("1 1⁄2"), "1 \\frac{1}{2}");
