@@ -353,9 +353,12 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
     let after = s[end..].trim_start_matches(['$', '}']);
     let tight = &s[end..];
     // Written against the value, before any space: a word of ATTACHED_WORDS, then no further letter.
-    let attached = ATTACHED_WORDS.iter().any(|w| {
-        tight.strip_prefix(w).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic()))
-            && !(matches!(*w, "e" | "E") && !tight[1..].starts_with(|c: char| c.is_ascii_digit() || c == '-'))
+    let attached = ATTACHED_WORDS.iter().any(|w| match tight.strip_prefix(w) {
+        // `e`/`E` only as an exponent (`5e3`, `5E-2`).
+        Some(r) if !r.starts_with(|c: char| c.is_alphabetic()) => {
+            !matches!(*w, "e" | "E") || r.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+        }
+        _ => false,
     });
     if attached || tight.starts_with('!') && !tight.starts_with("!=") {
         return Some("a value written on past the answer (5k, 5e3, 5!)");
