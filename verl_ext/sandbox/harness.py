@@ -466,7 +466,19 @@ def _run_assert(program: dict) -> None:
     test = compile(checker["test"], "test.py", "exec")
     # Builtins the test uses stay this process's own, except the entry point (which may be named `sum`).
     used = {n for n in _used_names(test) - set(vars(builtins)) if not n.startswith("__")}
-    wanted = sorted(used | {entry_point})
+    # The prompt's helpers (trusted: the dataset's) are its own definitions here; the program may define the
+    # same names (a wrong decoder with an encoder rewritten to match it), which are never asked for.
+    reference = {}
+    prompt = checker.get("prompt")
+    if prompt is not None:
+        if type(prompt) is not str:
+            raise ValueError("malformed request")
+        prompt_scope = vars(types.ModuleType("__prompt__"))
+        prompt_scope["__builtins__"] = builtins
+        exec(compile(prompt, "prompt.py", "exec"), prompt_scope)  # noqa: S102 - the dataset's prompt
+        reference = {n: v for n, v in prompt_scope.items()
+                     if n in used and n != entry_point and not n.startswith("__")}
+    wanted = sorted((used - set(reference)) | {entry_point})
     link.send(["names", wanted])
 
     def proxy(name):
@@ -478,7 +490,10 @@ def _run_assert(program: dict) -> None:
             error = vars(builtins).get(reply[1]) if isinstance(reply[1], str) else None
             message = f"{reply[1]}: {reply[2]}"
             exception: Exception = RuntimeError(message)
-            if isinstance(error, type) and issubclass(error, Exception):
+            # Exceptions the iteration protocol reads as "no more items" (`map`, `zip`, `next` with a default)
+            # would end a test's loop early instead of failing it: a RuntimeError, as PEP 479 makes them.
+            special = (StopIteration, StopAsyncIteration)
+            if isinstance(error, type) and issubclass(error, Exception) and not issubclass(error, special):
                 with contextlib.suppress(Exception):  # a constructor that wants other arguments
                     exception = error(message)
             raise exception
@@ -488,6 +503,7 @@ def _run_assert(program: dict) -> None:
 
     test_scope = vars(types.ModuleType("__main__"))  # the test's own module, with this process's builtins
     test_scope["__builtins__"] = builtins
+    test_scope.update(reference)
     for name, kind, value in link.receive():  # the program's process says what it defines
         if name not in wanted:
             raise ValueError(f"the program's process offered {name!r}, which the test does not use")

@@ -436,14 +436,16 @@ def _decode_prime(channel: bytes, n_tests: int, budget: int, call_based: bool) -
     return PrimeReport(False, channel, spans, error, call_based)
 
 
-def assert_request(code: str, test: str, entry_point: str, nonce: str) -> bytes:
+def assert_request(code: str, test: str, entry_point: str, nonce: str, prompt: str | None = None) -> bytes:
     """The harness request of an assert-mode run (on the execution's fd 4): the mode line, the length of
     the program's part, the program's part (JSON ``{"code"}``), then the checker's part (JSON ``{"nonce",
-    "test", "entry_point"}``). The harness reads the program's part, forks the program's process, which
-    closes fd 4 before any program code runs, and only then reads the checker's part: the test code and
-    the nonce never enter the program's memory."""
+    "test", "entry_point", "prompt"}``). The harness reads the program's part, forks the program's process,
+    which closes fd 4 before any program code runs, and only then reads the checker's part: the test code,
+    the prompt and the nonce never enter the program's memory. ``prompt`` (the dataset's, trusted) defines
+    the helpers the test may use (HumanEval's ``poly``, ``encode_cyclic``): those names are bound to the
+    prompt's definitions, never to the program's."""
     program = json.dumps({"code": code}).encode("utf-8", "surrogatepass")
-    checker = json.dumps({"nonce": nonce, "test": test, "entry_point": entry_point})
+    checker = json.dumps({"nonce": nonce, "test": test, "entry_point": entry_point, "prompt": prompt})
     return b"assert\n%d\n" % len(program) + program + checker.encode("utf-8", "surrogatepass")
 
 
