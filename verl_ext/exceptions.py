@@ -10,6 +10,7 @@ __all__ = [
     "SandboxUnavailableError",
     "UnknownDataSourceError",
     "VerlExtError",
+    "describe",
 ]
 
 
@@ -55,3 +56,20 @@ class SandboxUnavailableError(SandboxError):
 
 class RewardFunctionError(VerlExtError, RuntimeError):
     """A user's reward function raised (with ``on_error: raise``); the message has its exception and traceback."""
+
+
+def describe(e: BaseException, limit: int = 2000) -> str:
+    """``"TypeName: message"`` of any exception, at most ``limit`` characters of message, never raising: a
+    user's exception may have a ``__str__`` that raises, or a metaclass whose ``__name__`` does."""
+    try:
+        name = type.__dict__["__name__"].__get__(type(e), type)
+    except Exception:  # noqa: BLE001 - no name to be had
+        name = "exception"
+    try:
+        message = str(e)
+        if type(message) is not str:
+            raise TypeError("__str__ returned a non-string")
+        message = message[:limit]
+    except Exception:  # noqa: BLE001 - an exception that cannot be printed still gets described
+        message = "<its message cannot be printed>"
+    return f"{name}: {message}"

@@ -236,3 +236,20 @@ def test_the_reward_kwargs_reach_the_timeouts() -> None:
     options = ManagerOptions.from_reward_kwargs(
         {"code_timeout_s": 0.5, "code_test_timeout_s": 2, "code_assert_timeout_s": 1.5})
     assert options.code_timeouts == CodeTimeouts(first_pass_s=0.5, per_test_s=2.0, assert_s=1.5)
+
+
+def test_timeouts_the_sandbox_would_refuse_are_refused_at_once() -> None:
+    """A prime_code alarm is killed 1 s after it: 3600 would be 3601 s, over the sandbox's limit, and every
+    sample (correct ones too) would score 0 (red team)."""
+    from verl_ext.exceptions import InvalidInputError
+    from verl_ext.reward.options import CodeTimeouts
+
+    with pytest.raises(InvalidInputError, match="first_pass_s"):
+        CodeTimeouts(first_pass_s=3600)
+    with pytest.raises(InvalidInputError, match="assert_s"):
+        CodeTimeouts(assert_s=float("nan"))
+    tests = {"inputs": ["1\n"], "outputs": ["1\n"]}
+    good = "```python\nprint(input())\n```"
+    assert score_prime_code([good], [tests], timeouts=CodeTimeouts(3599, 3599, 3600))[0].score == 1.0
+    with pytest.raises(InvalidInputError, match="num_threads"):
+        score_prime_code([good], [tests], num_threads=10**30)

@@ -440,3 +440,30 @@ def test_a_malformed_prompt_scores_zero() -> None:
     assert score_assert_tests(["def add(a, b):\n    return a + b"], [gt])[0].score == 0.0
     gt = {**HUMANEVAL, "prompt": "def add(a, b):\n    pass\n"}
     assert score_assert_tests(["def add(a, b):\n    return a + b"], [gt])[0].score == 1.0
+
+
+def test_each_rerun_may_write_only_its_own_tests_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A problem with one large expected output: the re-runs of the small tests get their own small budgets,
+    not the large one's (red team: +101-132 MB of trainer memory per sample). The program fails the first
+    pass, then floods the result channel in every run."""
+    from verl_ext.sandbox import protocol
+
+    big = "y" * (2 << 20)
+    tests = {"inputs": ["1\n", "2\n", "3\n"], "outputs": ["1\n", big, "3\n"]}
+    flood = "```python\nimport os\nchunk = b'7' * 65536\ntry:\n    while True:\n        os.write(3, chunk)\n" \
+            "except OSError:\n    pass\n```"
+    seen: list[tuple[list[int] | None, list[int]]] = []
+    real = sandbox.run_payloads
+
+    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, channel_limits: Any = None) -> Any:
+        runs = real(payloads, stdins, limits, num_threads, channel_limits=channel_limits)
+        seen.append((None if channel_limits is None else list(channel_limits), [len(r.channel) for r in runs]))
+        return runs
+
+    monkeypatch.setattr(sandbox, "run_payloads", recording)
+    assert score_prime_code([flood], [tests])[0].score == 0.0
+    _first, reruns = seen
+    budgets = [protocol.prime_budget([o], call_based=False) for o in tests["outputs"]]
+    assert reruns[0] == budgets
+    assert all(size <= budget for size, budget in zip(reruns[1], budgets, strict=True)), reruns
+    assert reruns[1][0] <= 64 << 10 and reruns[1][2] <= 64 << 10  # not the large test's ~8 MB each

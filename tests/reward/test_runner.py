@@ -249,3 +249,15 @@ def test_verls_rate_limited_keys_bound_async_calls() -> None:
                         for i in range(4)])
     assert time.monotonic() - start >= 0.9  # 2 at once, then 2 more after ~1 s of refill
     assert RateLimits.from_reward_config({}) is None
+
+
+@pytest.mark.parametrize(("name", "kind"), [("unprintable", "thread"), ("async_unprintable", "async"),
+                                            ("unprintable", "process")])
+def test_an_exception_that_cannot_be_printed_is_still_a_zero(name: str, kind: str) -> None:
+    runner = FunctionRunner([bound(name, kind, 1.0, "x")], processes=1)
+    try:
+        [scored] = runner.score_batch([{"data_source": "d", "solution_str": "a", "ground_truth": "1",
+                                        "extra_info": None}])
+    finally:
+        runner.close()
+    assert scored.result == 0.0 and "_Unprintable" in scored.failures[0].message

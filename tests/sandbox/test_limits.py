@@ -69,3 +69,33 @@ def test_run_many_refuses_stdin_of_other_types(stdin: Any) -> None:
     # bytes(10**9) would allocate a gigabyte of zeros before failing anywhere else.
     with pytest.raises(InvalidInputError, match=r"stdins\[0\]"):
         sandbox.run_many(["pass"], [stdin])
+
+
+class _Lying(int):
+    """An int that says yes to every range check."""
+
+    def __lt__(self, other: object) -> bool:
+        return False
+
+    def __gt__(self, other: object) -> bool:
+        return False
+
+    def __le__(self, other: object) -> bool:
+        return True
+
+    def __ge__(self, other: object) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("field", ["memory_mb", "output_limit", "max_processes", "timeout_s"])
+def test_int_subclasses_are_checked_by_their_value(field: str) -> None:
+    with pytest.raises(InvalidInputError, match=field):
+        sandbox.Limits(**{field: _Lying(10**30)})
+    kept = sandbox.Limits(**{field: _Lying(64)})
+    assert type(getattr(kept, field)) in (int, float) and getattr(kept, field) == 64
+
+
+@pytest.mark.parametrize("threads", [10**30, -1, _Lying(10**30), 2.0, True, "2"])
+def test_bad_thread_counts_are_invalid_input(threads: Any) -> None:
+    with pytest.raises(InvalidInputError, match="num_threads"):
+        sandbox.run_many(["print(1)"], num_threads=threads)

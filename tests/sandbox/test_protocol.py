@@ -207,6 +207,23 @@ def test_each_output_is_bounded_by_its_own_expected_output() -> None:
     assert report.output(0) == long  # without an expected output, only the run's budget bounds it
 
 
+def test_long_integers_are_bounded_by_the_expected_output() -> None:
+    """Converting an integer is quadratic in its digits: a value of many 4300-digit integers (red team: 2,000
+    cost +220 ms) is refused, within its byte budget, before anything is converted."""
+    expected = json.dumps(["x" * 5000] * 200)  # ~1 MB of strings: a byte budget of ~8 MB, no long integers
+    hostile = [int("9" * 4300)] * 400  # within the node budget (864) and the byte budget
+    report = p.decode_prime(channel(out(0, hostile)), 1, 1 << 24, call_based=True)
+    assert report is not None
+    start = time.perf_counter()
+    with pytest.raises(p.Malformed, match="long integers"):
+        report.output(0, expected)
+    assert time.perf_counter() - start < 1.0  # a scan of ~6 MB, no conversion (measured: ~10 ms)
+    # Long integers the expected output has are allowed, twice over.
+    big = [int("9" * 4000)] * 3
+    report = p.decode_prime(channel(out(0, big)), 1, 1 << 24, call_based=True)
+    assert report is not None and report.output(0, json.dumps(big)) == big
+
+
 def test_stdin_outputs_are_one_string_checked_before_parsing() -> None:
     for value in ([[[[]]]] * 1000, [], {"a": 1}, (1,), 5, None, 0.5):
         report = p.decode_prime(channel(out(0, value)), 1, 1 << 20, call_based=False)
@@ -363,7 +380,7 @@ def test_valid_records_at_their_bounds_cost_a_small_multiple_of_the_honest_outpu
         "honest": p.encode_value(list(range(20000))).encode(),
         "nested lists": b"[" + b"[[[[]]]]," * (nodes // 5 - 1) + b"0]",
         "dicts": b"[" + b'{"d":[]},' * (nodes // 3 - 1) + b"0]",
-        "big integers": b"[" + (b"9" * 4299 + b",") * (size // 4300 - 1) + b"0]",
+        "big integers over the budget": b"[" + (b"9" * 4299 + b",") * (size // 4300 - 1) + b"0]",  # refused unread
         "strings": b"[" + b'"",' * (nodes - 2) + b"0]",
         "tuples over the budget": b"[" + b'{"t":[]},' * (size // 9 - 1) + b"0]",  # 1 string a node: cut first
     }

@@ -42,7 +42,7 @@ from typing import Any
 
 from verl_ext import sandbox
 from verl_ext.exceptions import InputTypeError, SandboxUnavailableError
-from verl_ext.reward.options import CodeTimeouts
+from verl_ext.reward.options import PROCESS_SLACK_S, CodeTimeouts
 from verl_ext.sandbox import protocol
 
 __all__ = ["CODE_SOURCES", "CodeScore", "CodeTimeouts", "extract_solution", "ground_truth_problem",
@@ -58,8 +58,6 @@ ASSERT_TIMEOUT_S = 5.0
 #: prime_code's alarms: all tests at once, then each of the first few on its own.
 FIRST_PASS_ALARM_S = 5
 PER_TEST_ALARM_S = 10
-#: prime_code kills the test process `timeout + 1` seconds after start.
-PROCESS_SLACK_S = 1
 #: prime_code re-runs at most this many tests one by one.
 PER_TEST_MAX = 10
 #: The limits used when a scorer is given no ``timeouts`` (prime_code's).
@@ -298,19 +296,27 @@ def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits, tim
     # problems are re-run as stdin programs here, exactly as verl does.
     singles = [{"inputs": [tests["inputs"][t]], "outputs": [tests["outputs"][t]]} for t in range(min(n, PER_TEST_MAX))]
     budgets = [protocol.prime_budget(single["outputs"], call_based=False) for single in singles]
+    # Each re-run may write only its own test's budget (not the largest test's), and each run's bytes are
+    # dropped as soon as its verdict is known: the trainer holds at most the sum of the tests' budgets.
     per_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": timeouts.per_test_s + PROCESS_SLACK_S,
                                    "channel_limit": max(budgets)})
     alarm = _alarm_s(timeouts.per_test_s)
     runs = sandbox.run_payloads([_payload(code, single, [0], alarm) for single in singles],
-                                [b""] * len(singles), per_limits, len(singles))
+                                [b""] * len(singles), per_limits, len(singles), channel_limits=budgets)
     results: list[Any] = []
-    for single, run, single_budget in zip(singles, runs, budgets, strict=True):
+    for position, (single, single_budget) in enumerate(zip(singles, budgets, strict=True)):
+        run, runs[position] = runs[position], _DROPPED
         results.extend(_verdicts(run, single, [0], single_budget) or [-1])
+        del run
     passed = sum(v is True for v in results)
     timed_out = sum(v == "timeout" for v in results)
     errors = sum(v in (-1, -2) for v in results)  # bools never equal -1/-2
     failed = len(results) - passed - timed_out - errors
     return CodeScore(passed / max(len(results), 1), passed, failed, timed_out, errors)
+
+
+#: What stands in a list of runs for one whose bytes were dropped once its verdict was known.
+_DROPPED = sandbox.ExecResult(status="ok", exit_code=0, signal=None, stdout="", stderr="", wall_ms=0.0, cpu_ms=0.0)
 
 
 def _isolated(score_one: Callable[[], CodeScore]) -> CodeScore:
@@ -349,6 +355,7 @@ def score_prime_code(
 
     base = limits or sandbox.Limits()
     limit = timeouts or DEFAULT_TIMEOUTS
+    num_threads = sandbox.checked_threads(num_threads)
     _require_text(completions)
     parsed = [_parse_tests(gt) for gt in ground_truths]
     codes = [extract_solution(c) for c in completions]
@@ -427,6 +434,7 @@ def score_assert_tests(
     import secrets
 
     base = limits or sandbox.Limits()
+    num_threads = sandbox.checked_threads(num_threads)
     _require_text(completions)
     nonces = [secrets.token_hex(16) for _ in completions]
     requests = [_assert_request(c, gt, nonce) for c, gt, nonce in zip(completions, ground_truths, nonces, strict=True)]

@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from verl_ext.exceptions import ConfigError, VerlExtError
+from verl_ext.exceptions import ConfigError, InvalidInputError, VerlExtError
 from verl_ext.reward.format import DEFAULT_TAGS, FormatReward
 from verl_ext.reward.functions import FunctionSpec, parse_functions
-from verl_ext.sandbox import Limits
+from verl_ext.sandbox import MAX_TIMEOUT_S, Limits
 
 __all__ = ["BASE_EXTRA_KEYS", "CODE_KEYS", "CodeTimeouts", "ManagerOptions", "RewardKwargs", "parse_reward_kwargs"]
 
@@ -62,13 +62,27 @@ class RewardKwargs:
     dedup: bool = True
 
 
+#: prime_code kills the test process `timeout + 1` seconds after start.
+PROCESS_SLACK_S = 1
+
+
 @dataclass(frozen=True)
 class CodeTimeouts:
-    """Wall-clock limits of sandboxed code rewards, in seconds (prime_code's at the defaults)."""
+    """Wall-clock limits of sandboxed code rewards, in seconds (prime_code's at the defaults). The prime_code
+    alarms may be at most the sandbox's limit less :data:`PROCESS_SLACK_S` (their run is killed that much
+    after them), the assert limit the sandbox's own: a value the sandbox would refuse for every run raises
+    :class:`~verl_ext.exceptions.InvalidInputError` here, not a 0 for every sample later."""
 
     first_pass_s: float = 5.0
     per_test_s: float = 10.0
     assert_s: float = 5.0
+
+    def __post_init__(self) -> None:
+        for name, most in (("first_pass_s", MAX_TIMEOUT_S - PROCESS_SLACK_S),
+                           ("per_test_s", MAX_TIMEOUT_S - PROCESS_SLACK_S), ("assert_s", MAX_TIMEOUT_S)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= most:
+                raise InvalidInputError(f"CodeTimeouts.{name} must be seconds in (0, {most}], got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -200,10 +214,13 @@ def _check(kw: RewardKwargs) -> None:
         raise ConfigError(f"{PREFIX}.function_concurrency", f"expected an integer >= 1, got {kw.function_concurrency}")
     if kw.code_memory_mb < 16:
         raise ConfigError(f"{PREFIX}.code_memory_mb", f"expected at least 16 (MB), got {kw.code_memory_mb}")
-    for name in ("code_timeout_s", "code_test_timeout_s", "code_assert_timeout_s"):
+    # The prime_code alarms' runs are killed PROCESS_SLACK_S after them, within the sandbox's own limit.
+    alarms = MAX_TIMEOUT_S - PROCESS_SLACK_S
+    for name, most in (("code_timeout_s", alarms), ("code_test_timeout_s", alarms),
+                       ("code_assert_timeout_s", MAX_TIMEOUT_S)):
         value = getattr(kw, name)
-        if not 0 < value <= 3600:
-            raise ConfigError(f"{PREFIX}.{name}", f"expected seconds in (0, 3600], got {value}")
+        if not 0 < value <= most:
+            raise ConfigError(f"{PREFIX}.{name}", f"expected seconds in (0, {most}], got {value}")
     if kw.format_weight != kw.format_weight or abs(kw.format_weight) == float("inf"):
         raise ConfigError(f"{PREFIX}.format_weight", f"expected a finite number, got {kw.format_weight}")
 

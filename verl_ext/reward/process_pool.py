@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from verl_ext.exceptions import describe
 from verl_ext.reward.functions import FunctionSpec
 
 __all__ = ["CallFailed", "FunctionPool"]
@@ -66,7 +67,7 @@ def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[Function
         try:
             functions[index] = load_function(spec)
         except Exception as e:  # noqa: BLE001 - reported by each call of this function
-            broken[index] = f"{type(e).__name__}: {e}"
+            broken[index] = describe(e)
     try:
         conn.send_bytes(pickle.dumps(("ready", os.getpid())))
         while True:
@@ -79,7 +80,7 @@ def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[Function
                     raise ImportError(broken[index])
                 answer = pickle.dumps((seq, "ok", functions[index](**kwargs)))
             except BaseException as e:  # noqa: BLE001 - the user's function may raise anything, even SystemExit
-                answer = pickle.dumps((seq, "raised", f"{type(e).__name__}: {str(e)[:2000]}",
+                answer = pickle.dumps((seq, "raised", describe(e),
                                        traceback.format_exc(limit=8)[-4000:]))
             if os.getpid() != server:  # a child the function forked came back here: it must not answer
                 os._exit(0)
@@ -220,7 +221,7 @@ class FunctionPool:
                     self._workers.add(worker)
                 result, broken = self._run(worker, call)
             except BaseException as e:  # noqa: BLE001 - whatever happens, the call gets an answer and the thread lives
-                result, broken = CallFailed(call.label, f"could not run the call: {type(e).__name__}: {e}"), True
+                result, broken = CallFailed(call.label, f"could not run the call: {describe(e)}"), True
             if broken and worker is not None:
                 worker.kill()
                 self._workers.discard(worker)
@@ -234,7 +235,7 @@ class FunctionPool:
         try:
             payload = pickle.dumps((worker.seq, call.index, call.kwargs))
         except Exception as e:  # noqa: BLE001 - an argument that does not pickle fails this call only
-            return CallFailed(call.label, f"arguments do not pickle: {type(e).__name__}: {e}"), False
+            return CallFailed(call.label, f"arguments do not pickle: {describe(e)}"), False
         worker.conn.send_bytes(payload)
         if not worker.conn.poll(call.timeout_s):
             return CallFailed(call.label, f"timed out after {call.timeout_s:g} s"), True
@@ -246,7 +247,7 @@ class FunctionPool:
         except OSError:  # recv_bytes: the message is longer than the limit
             return CallFailed(call.label, f"answered more than {self._max_result_bytes} bytes"), True
         except BaseException as e:  # noqa: BLE001 - unpickling runs the result's code: even SystemExit is its failure
-            return CallFailed(call.label, f"its result does not unpickle here: {type(e).__name__}: {e}"), True
+            return CallFailed(call.label, f"its result does not unpickle here: {describe(e)}"), True
         if not isinstance(answer, tuple) or len(answer) < 3 or answer[0] != worker.seq:
             return CallFailed(call.label, "its process answered out of turn (a forked child wrote to the pipe?)"), True
         if answer[1] == "ok":

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from verl_ext.exceptions import describe
 from verl_ext.reward.functions import FunctionSpec, combine, normalized
 from verl_ext.reward.process_pool import CallFailed, FunctionPool
 
@@ -186,13 +187,13 @@ class FunctionRunner:
         except asyncio.TimeoutError:
             return CallFailed(spec.label, f"timed out after {spec.timeout_s:g} s")
         except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's function raised: scored 0 or re-raised
-            return CallFailed(spec.label, f"{type(e).__name__}: {str(e)[:2000]}", raised=True)
+            return CallFailed(spec.label, describe(e), raised=True)
         if isinstance(result, CallFailed):
             return result
         try:
             return normalized(result)
         except Exception as e:  # noqa: BLE001 - any odd result (a huge int, a str, NaN) fails this call only
-            return CallFailed(spec.label, f"{type(e).__name__}: {str(e)[:500]}", raised=True)
+            return CallFailed(spec.label, describe(e, 500), raised=True)
 
     async def _in_thread(self, bound: BoundFunction, call: dict[str, Any]) -> Any:
         """Run a ``thread`` function on a daemon thread of its own once one of ``threads`` slots is free; its
@@ -278,7 +279,7 @@ async def _contained(coroutine: Any) -> Any:
     try:
         return await coroutine
     except SystemExit as e:
-        raise RuntimeError(f"SystemExit: {e}") from None
+        raise RuntimeError(describe(e)) from None
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -25,7 +26,8 @@ from typing import Any, Literal
 from verl_ext import _core
 from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError
 
-__all__ = ["LIMIT_CEILINGS", "LIMIT_FLOORS", "MAX_TIMEOUT_S", "MODES", "ExecResult", "Limits", "Status", "capabilities",
+__all__ = ["LIMIT_CEILINGS", "LIMIT_FLOORS", "MAX_THREADS", "MAX_TIMEOUT_S", "MODES", "ExecResult", "Limits", "Status",
+           "capabilities", "checked_threads",
            "default_concurrency", "mode", "require_isolation", "run", "run_many", "run_payloads", "shutdown",
            "warm_starts"]
 
@@ -87,13 +89,45 @@ class Limits:
     max_file_mb: int = 64
 
     def __post_init__(self) -> None:
+        # Compared, and kept, as plain numbers: a subclass of int or float could say anything in a comparison.
         timeout = self.timeout_s
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (0 < timeout <= MAX_TIMEOUT_S):
+        plain_timeout = _plain_number(timeout)
+        if plain_timeout is None or not (0 < plain_timeout <= MAX_TIMEOUT_S):
             raise InvalidInputError(f"timeout_s must be a number in (0, {MAX_TIMEOUT_S}], got {timeout!r}")
+        object.__setattr__(self, "timeout_s", plain_timeout)
         for name, ceiling in LIMIT_CEILINGS.items():
             value, floor = getattr(self, name), LIMIT_FLOORS.get(name, 1)
-            if isinstance(value, bool) or not isinstance(value, int) or not (floor <= value <= ceiling):
+            plain = _plain_int(value)
+            if plain is None or not (floor <= plain <= ceiling):
                 raise InvalidInputError(f"{name} must be an int in [{floor}, {ceiling}], got {value!r}")
+            object.__setattr__(self, name, plain)
+
+
+def _plain_int(value: object) -> int | None:
+    """``value`` as a plain ``int`` (its base value, whatever a subclass overrides), None if not an int."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return int.__index__(value)
+
+
+def _plain_number(value: object) -> float | int | None:
+    """``value`` as a plain finite ``int`` or ``float``, None otherwise."""
+    if isinstance(value, float):
+        plain = float.__float__(value)
+        return plain if math.isfinite(plain) else None
+    return _plain_int(value)
+
+
+#: Most executions one call may run at once (``num_threads``; 0: the default).
+MAX_THREADS = 4096
+
+
+def checked_threads(num_threads: object) -> int:
+    """``num_threads`` as a plain int in [0, :data:`MAX_THREADS`], else :class:`InvalidInputError`."""
+    plain = _plain_int(num_threads)
+    if plain is None or not 0 <= plain <= MAX_THREADS:
+        raise InvalidInputError(f"num_threads must be an int in [0, {MAX_THREADS}] (0: automatic), got {num_threads!r}")
+    return plain
 
 
 @dataclass(frozen=True)
@@ -188,6 +222,7 @@ def run_many(
         waiting for its deadline holds a slot but no core).
     """
     lim = Limits(**{**(limits.__dict__ if limits else {}), **limit_overrides})
+    num_threads = checked_threads(num_threads)
     # A bare string is a sequence of one-character programs: refuse it rather than run each character.
     if isinstance(codes, (str, bytes)) or not isinstance(codes, Sequence):
         raise InvalidInputError(f"codes must be a sequence of str, got {type(codes).__name__}")
@@ -230,10 +265,12 @@ def shutdown() -> None:
     _core.sandbox_shutdown()
 
 
-def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Limits, num_threads: int = 0
-                 ) -> list[ExecResult]:
-    """Run harness requests (a mode line, then its body; see ``harness.py``) in parallel sandboxes."""
+def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Limits, num_threads: int = 0,
+                 channel_limits: Sequence[int] | None = None) -> list[ExecResult]:
+    """Run harness requests (a mode line, then its body; see ``harness.py``) in parallel sandboxes;
+    ``channel_limits`` (one per request) replaces ``limits.channel_limit`` request by request."""
     require_isolation()
+    num_threads = checked_threads(num_threads)
     exe, paths = _interpreter()
     env = list(SANDBOX_ENV)
     lim = limits
@@ -241,6 +278,7 @@ def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Lim
         timeout_s=float(lim.timeout_s), memory_mb=int(lim.memory_mb), output_limit=int(lim.output_limit),
         channel_limit=int(lim.channel_limit), scratch_mb=int(lim.scratch_mb), max_processes=int(lim.max_processes),
         max_open_files=int(lim.max_open_files), max_file_mb=int(lim.max_file_mb), num_threads=num_threads,
+        channel_limits=None if channel_limits is None else [int(c) for c in channel_limits],
     )
     weak = mode() == WEAK_MODE
     if weak:

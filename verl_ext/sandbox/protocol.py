@@ -245,7 +245,9 @@ class PrimeReport:
         try:
             if not self.call_based:
                 return _string(value)
-            return _value(value, None if expected is None else node_budget(expected))
+            if expected is None:
+                return _value(value, None)
+            return _value(value, node_budget(expected), long_digit_budget(expected))
         except Malformed:
             raise
         except (ValueError, TypeError, RecursionError, MemoryError, OverflowError, UnicodeError) as e:
@@ -302,7 +304,7 @@ def _string(value: bytes) -> str:
     return text
 
 
-def _value(value: bytes, max_nodes: int | None) -> object:
+def _value(value: bytes, max_nodes: int | None, max_long_digits: int | None = None) -> object:
     """A call-based program's output: its nodes and depth counted on the bytes outside its strings
     before ``json.loads`` sees it. Every string of a value the harness writes follows a ``[``, ``{`` or
     ``,`` (or is the whole value), so it has at most one string more than nodes: checked first, so that
@@ -314,6 +316,8 @@ def _value(value: bytes, max_nodes: int | None) -> object:
         raise Malformed("output over its test's node budget")
     if not _depth_at_most(structure, MAX_DEPTH - 1):  # the record's own array is level 1
         raise Malformed("output nested too deeply")
+    if max_long_digits is not None and long_digits(structure) > max_long_digits:
+        raise Malformed("output over its test's budget of long integers")
     # Integers through _int, so their cost does not depend on sys.set_int_max_str_digits (floats are
     # linear to convert at any length: json's own parse_float stays).
     return json.loads(value.decode("ascii"), object_pairs_hook=_object, parse_constant=_constant, parse_int=_int)
@@ -382,6 +386,25 @@ def record_budget(expected: object, call_based: bool) -> int:
 def node_budget(expected: object) -> int:
     """Structure nodes a call-based ``out`` value may have for this expected output (:data:`NODE_FACTOR`)."""
     return NODE_FACTOR * expected_nodes(expected) + NODE_SLACK
+
+
+#: Digits of long integers (over the ``int()`` conversion's cheap size) a call-based ``out`` value may hold:
+#: FACTOR x those of the expected output + SLACK. Converting an integer costs time quadratic in its digits
+#: (~0.1 ms at 4300), so a value of thousands of them would cost the trainer far more than the honest one.
+LONG_DIGITS_FACTOR = 2
+LONG_DIGITS_SLACK = 4 * 4300
+_LONG_DIGITS = re.compile(rb"[0-9]{641,}")
+
+
+def long_digits(text: bytes) -> int:
+    """Digits in runs longer than ``int()``'s cheap size (640): the quadratic part of converting a value."""
+    return sum(m.end() - m.start() for m in _LONG_DIGITS.finditer(text))
+
+
+def long_digit_budget(expected: object) -> int:
+    """Long-integer digits a call-based ``out`` value may hold for this expected output."""
+    own = long_digits(expected.encode("utf-8", "surrogatepass")) if isinstance(expected, str) else 0
+    return LONG_DIGITS_FACTOR * own + LONG_DIGITS_SLACK
 
 
 def prime_budget(expected_outputs: list, call_based: bool) -> int:

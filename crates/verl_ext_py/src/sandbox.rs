@@ -30,12 +30,14 @@ fn sandbox_error(py: Python<'_>, e: &SandboxError) -> PyErr {
 /// host directories `(host, inside)` it sees read-only at another place), or `"weak"` (the opt-in
 /// mode without namespaces; see `weak.rs`).
 ///
+/// `channel_limits` (one per request) replaces `channel_limit` request by request.
+///
 /// Returns one dict per request (status, exit_code, signal, stdout, stderr, channel, wall_ms, cpu_ms),
 /// or an exception instance (not raised) where the sandbox itself failed.
 #[pyfunction]
 #[pyo3(signature = (requests, *, timeout_s, memory_mb, output_limit, channel_limit, scratch_mb, max_processes,
                     max_open_files, max_file_mb, read_only_paths, num_threads=0, start="cold",
-                    mapped_paths=Vec::new()))]
+                    mapped_paths=Vec::new(), channel_limits=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn sandbox_run_many<'py>(
     py: Python<'py>,
@@ -52,6 +54,7 @@ pub fn sandbox_run_many<'py>(
     num_threads: usize,
     start: &str,
     mapped_paths: Vec<(PathBuf, PathBuf)>,
+    channel_limits: Option<Vec<usize>>,
 ) -> PyResult<Bound<'py, PyList>> {
     if !(timeout_s.is_finite() && timeout_s > 0.0 && timeout_s <= 3600.0) {
         return Err(exception(py, "InvalidInputError", format!("timeout_s must be in (0, 3600], got {timeout_s}")));
@@ -68,8 +71,15 @@ pub fn sandbox_run_many<'py>(
         read_only_paths: SandboxConfig::default().read_only_paths.into_iter().chain(read_only_paths).collect(),
         mapped_paths,
     };
-    let reqs: Vec<ExecRequest> =
-        requests.into_iter().map(|(argv, env, stdin, payload)| ExecRequest { argv, env, stdin, payload }).collect();
+    if channel_limits.as_ref().is_some_and(|l| l.len() != requests.len()) {
+        return Err(exception(py, "InvalidInputError", "channel_limits must have one limit per request".into()));
+    }
+    let limits = channel_limits.map_or_else(|| vec![None; requests.len()], |l| l.into_iter().map(Some).collect());
+    let reqs: Vec<ExecRequest> = requests
+        .into_iter()
+        .zip(limits)
+        .map(|((argv, env, stdin, payload), channel_limit)| ExecRequest { argv, env, stdin, payload, channel_limit })
+        .collect();
     let out = match start {
         "cold" => detached(py, || sandbox::run_all(&reqs, &cfg, num_threads))?,
         "weak" => detached(py, || sandbox::run_all_weak(&reqs, &cfg, num_threads))?,

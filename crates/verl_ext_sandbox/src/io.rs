@@ -77,7 +77,7 @@ pub fn watch(
             channel: ends.channel,
             report,
         },
-        Caps { output: cfg.output_limit, channel: cfg.channel_limit },
+        Caps { output: cfg.output_limit, channel: req.channel_limit.unwrap_or(cfg.channel_limit) },
         // A timeout past what Instant can hold waits "forever" (a year) rather than panicking.
         start.checked_add(cfg.timeout).unwrap_or_else(|| start + Duration::from_secs(365 * 86_400)),
     )

@@ -49,7 +49,7 @@ pub fn probe(argv: Vec<String>, read_only_paths: Vec<std::path::PathBuf>) -> Cap
         read_only_paths: SandboxConfig::default().read_only_paths.into_iter().chain(read_only_paths).collect(),
         ..SandboxConfig::default()
     };
-    let req = ExecRequest { argv, env: vec![], stdin: vec![], payload: vec![] };
+    let req = ExecRequest { argv, env: vec![], stdin: vec![], payload: vec![], channel_limit: None };
     let (full_isolation, error) = match run(&req, &cfg) {
         Ok(r) if r.exit_code == Some(0) => (true, None),
         Ok(r) => {

@@ -105,6 +105,9 @@ pub struct ExecRequest {
     pub stdin: Vec<u8>,
     /// Delivered on fd 4 (then EOF): how the harness gets code and test inputs.
     pub payload: Vec<u8>,
+    /// This execution's result-channel cap, when it differs from the batch's (`SandboxConfig::channel_limit`):
+    /// each test re-run alone reads at most its own test's budget.
+    pub channel_limit: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -55,7 +55,13 @@ impl Zygote {
         let dead = Arc::new(AtomicBool::new(false));
         let log = Arc::new(Mutex::new(Vec::new()));
         let (tx, rx) = std::sync::mpsc::channel();
-        let req = ExecRequest { argv: spec.argv.clone(), env: spec.env.clone(), stdin: vec![], payload: vec![] };
+        let req = ExecRequest {
+            argv: spec.argv.clone(),
+            env: spec.env.clone(),
+            stdin: vec![],
+            payload: vec![],
+            channel_limit: None,
+        };
         let zcfg = SandboxConfig {
             read_only_paths: spec.read_only_paths.clone(),
             mapped_paths: spec.mapped_paths.clone(),

@@ -24,6 +24,7 @@ fn sh(script: &str, cfg: &SandboxConfig) -> verl_ext_sandbox::ExecResult {
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
         stdin: b"input line\n".to_vec(),
         payload: b"payload".to_vec(),
+        channel_limit: None,
     };
     run(&req, cfg).expect("sandbox run")
 }
@@ -75,7 +76,13 @@ fn setup_failures_name_their_step() {
     if !available() {
         return;
     }
-    let req = ExecRequest { argv: vec!["/no/such/program".into()], env: vec![], stdin: vec![], payload: vec![] };
+    let req = ExecRequest {
+        argv: vec!["/no/such/program".into()],
+        env: vec![],
+        stdin: vec![],
+        payload: vec![],
+        channel_limit: None,
+    };
     let err = run(&req, &SandboxConfig::default()).expect_err("nothing to exec");
     let enoent = std::io::Error::from_raw_os_error(2);
     assert_eq!(err, verl_ext_sandbox::SandboxError::Setup(format!("execve: {enoent}")));
@@ -85,7 +92,13 @@ fn setup_failures_name_their_step() {
 fn too_few_open_files_are_refused_as_invalid() {
     // Descriptors 0-5 are the execution's own: below the floor every run failed in its set-up, with an
     // error that named a step rather than the limit.
-    let req = ExecRequest { argv: vec!["/bin/true".into()], env: vec![], stdin: vec![], payload: vec![] };
+    let req = ExecRequest {
+        argv: vec!["/bin/true".into()],
+        env: vec![],
+        stdin: vec![],
+        payload: vec![],
+        channel_limit: None,
+    };
     for max_open_files in [0, 1, 5, 15] {
         let cfg = SandboxConfig { max_open_files, ..SandboxConfig::default() };
         let weak = run_all_weak(std::slice::from_ref(&req), &cfg, 1).remove(0);
