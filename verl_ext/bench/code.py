@@ -160,6 +160,34 @@ FILLING_PROGRAM = (
 )
 
 
+#: Prints its output a byte at a time, flushed (wrong: every run, the first and the re-runs, writes ~20 KB).
+TRICKLE_PROGRAM = "import sys\nfor _ in range(20001):\n    sys.stdout.write('1')\n    sys.stdout.flush()\n"
+#: Writes as much as its run's channel allows, in every run of a problem with one 2 MiB expected output.
+LARGE_EXPECTED_FLOOD = ("import os\nchunk = b'7' * 65536\ntry:\n    while True:\n        os.write(3, chunk)\n"
+                        "except OSError:\n    pass\nos._exit(0)\n")
+#: Trainer cost goal per hostile sample (issue 13; any channel content, any way of writing).
+HOSTILE_CPU_MS_GOAL = 50.0
+HOSTILE_RSS_MB_GOAL = 32.0
+
+
+#: The honest solution each hostile row is compared with (rows not named here have a cheap honest answer).
+HONEST_OF = {"trickle_stdin": "honest_stdin_trickle_problem",
+             "fill_large_expected_output": "honest_large_expected_output",
+             **{f"fill_{shape}_stdin_{size}": f"honest_stdin_{size}" for shape in FILL_SHAPES for size in FILL_WIDTHS}}
+
+
+def _beyond_honest(cost: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """Each hostile row's trainer cost beyond its honest counterpart's (the goal's measure: a large problem
+    costs the trainer its comparison whoever answers)."""
+    out = {}
+    for name, row in cost.items():
+        if name.startswith("honest"):
+            continue
+        base = cost.get(HONEST_OF.get(name, ""), {"cpu_ms": 0.0, "rss_mb": 0.0})
+        out[name] = {"cpu_ms": row["cpu_ms"] - base["cpu_ms"], "rss_mb": row["rss_mb"] - base["rss_mb"]}
+    return out
+
+
 def _hostile_cost(quiet: bool = True) -> dict[str, dict[str, float]]:
     """Trainer CPU ms and RSS MB of scoring each of HOSTILE_PROGRAMS alone (10 call-based tests), and of
     FILLING_PROGRAM on stdin problems of each of FILL_WIDTHS (with the honest solution's cost beside)."""
@@ -182,6 +210,16 @@ def _hostile_cost(quiet: bool = True) -> dict[str, dict[str, float]]:
             sizes = {n: min(protocol.prime_budget(outputs[:n], call_based=False) - frame, value) for n in (10, 1)}
             program = f"SIZES = {sizes!r}\nHEAD, UNIT, TAIL = {head!r}, {unit!r}, {tail!r}\n" + FILLING_PROGRAM
             cases.append((f"fill_{shape}_stdin_{size}", program, stdin_tests))
+    # Issue 24: output written a byte at a time (one wake-up per byte before), and a problem with one large
+    # expected output (each re-run could fill the largest test's channel budget before), each against its
+    # honest counterpart on the same problem.
+    trickle_tests = {"inputs": [f"{i}\n" for i in range(10)], "outputs": ["1" * 20000] * 10}
+    cases.append(("honest_stdin_trickle_problem", "print('1' * 20000)", trickle_tests))
+    cases.append(("trickle_stdin", TRICKLE_PROGRAM, trickle_tests))
+    large_tests = {"inputs": [f"{i}\n" for i in range(10)], "outputs": [str(i) for i in range(9)] + ["7" * (2 << 20)]}
+    cases.append(("honest_large_expected_output", "n = int(input())\nprint(n if n < 9 else '7' * (2 << 20))",
+                  large_tests))
+    cases.append(("fill_large_expected_output", LARGE_EXPECTED_FLOOD, large_tests))
     out = {}
     bar = tqdm(cases, desc=f"{'hostile samples':>22}", unit="sample", disable=quiet, leave=False)
     for name, program, problem in bar:
@@ -273,8 +311,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"sandbox start per empty program: cold {start_ms['cold']:.1f} ms, warm {start_ms['warm']:.1f} ms "
           f"({start_ms['cold'] / start_ms['warm']:.1f}x)")
     hostile = _hostile_cost(quiet)
-    print("trainer cost per hostile sample (goal <= 50 ms, <= 32 MB): " + ", ".join(
-        f"{k} {v['cpu_ms']:.1f} ms +{v['rss_mb']:.1f} MB" for k, v in hostile.items()))
+    print(f"trainer cost per hostile sample (goal <= {HOSTILE_CPU_MS_GOAL:g} ms, <= {HOSTILE_RSS_MB_GOAL:g} MB): "
+          + ", ".join(f"{k} {v['cpu_ms']:.1f} ms +{v['rss_mb']:.1f} MB" for k, v in hostile.items()))
+    extra = _beyond_honest(hostile)
+    print("  beyond the honest solution of the same problem: " + ", ".join(
+        f"{k} +{v['cpu_ms']:.1f} ms +{v['rss_mb']:.1f} MB" for k, v in extra.items()))
+    worst_cpu = max(v["cpu_ms"] for v in extra.values())
+    rss = [v["rss_mb"] for v in extra.values() if not math.isnan(v["rss_mb"])]
+    worst_rss = max(rss) if rss else math.nan
     ours = next(r for r in rows if r["name"] == "verl_ext")
     prime_row = next((r for r in rows if r["name"] == "verl_prime_manager"), None)
     correct = [c for c in work if c.kind == "correct"]
@@ -290,6 +334,10 @@ def run(args: argparse.Namespace) -> int:
     }
     for k, (v, goal) in goals.items():
         print(f"goal {k} >= {goal:g}: {'met' if v >= goal else 'NOT met'} ({v:.1f})")
+    ceilings = {"hostile_cpu_ms": (worst_cpu, HOSTILE_CPU_MS_GOAL), "hostile_rss_mb": (worst_rss, HOSTILE_RSS_MB_GOAL)}
+    for k, (v, goal) in ceilings.items():
+        verdict = "not measured here" if math.isnan(v) else "met" if v <= goal else "NOT met"
+        print(f"goal worst {k} <= {goal:g}: {verdict} ({v:.1f})")
     agree_ok = all(results["verl_ext"][i] == ref[i] for i, c in enumerate(work)
                    if c.kind in ("correct", "wrong", "crash"))
     print(f"agreement with (a) on correct/wrong/crash: {'100%' if agree_ok else 'NOT 100%'}")
@@ -300,9 +348,12 @@ def run(args: argparse.Namespace) -> int:
         "contenders": rows,
         "latency_ms": {"verl_naive_p50": pct(latencies, 50), "verl_naive_p99": pct(latencies, 99),
                        "verl_ext_p50": pct(ours_lat, 50), "verl_ext_p99": pct(ours_lat, 99)},
-        "goals": {k: {"value": v, "goal": g, "met": v >= g} for k, (v, g) in goals.items()},
+        "goals": {**{k: {"value": v, "goal": g, "met": v >= g} for k, (v, g) in goals.items()},
+                  **{k: {"value": v, "goal": g, "met": None if math.isnan(v) else v <= g, "at_most": True}
+                     for k, (v, g) in ceilings.items()}},
         "agreement_correct_wrong_crash": agree_ok,
         "start_ms_per_empty_program": start_ms,
         "hostile_trainer_cost": hostile,
+        "hostile_trainer_cost_beyond_honest": extra,
     })
     return 0 if agree_ok else 1
