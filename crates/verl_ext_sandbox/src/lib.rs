@@ -5,8 +5,10 @@
 //! the private mounts vanish with it, so nothing is left behind.
 //!
 //! Each execution's process tree gets one CPU share ([`cpu_share`]); memory it could hold outside its
-//! limits (memfd), sockets outside the local and IP families, and state shared between concurrent
-//! executions (file locks, inotify instances, syncing or evicting shared files) are refused ([`seccomp`]).
+//! limits (memfd, shared anonymous mappings, grown pipes), sockets outside the local and IP families, UNIX
+//! sockets that could reach a path on the host, and state shared between concurrent executions (file
+//! locks, inotify instances, syncing or evicting shared files) are refused ([`seccomp`]); the scratch tmpfs
+//! caps its inodes and the device nodes are bound read-only (`plan`).
 //!
 //! Memory: `memory_mb` is RLIMIT_AS, a limit on each process's address space, not on the execution.
 //! Without a per-execution cgroup (the default) an execution's processes may together hold up to
