@@ -145,13 +145,15 @@ def test_bench_code_agrees_with_verl_on_a_small_workload(tmp_path: Path,
     assert rc == 0 and result["agreement_correct_wrong_crash"] is True
     assert result["sizes"]["kinds"] == {"correct": 3, "wrong": 3, "crash": 3, "slow": 0, "adversarial": 1}
     assert [c["name"] for c in result["contenders"]] == ["verl_naive_prime_code", "verl_ext"]
-    assert "completions from 3 HumanEval problems" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "completions from 3 HumanEval problems" in printed and "(nan)" not in printed
     # Issue 24's rows, each beside its honest counterpart, and the trainer-cost goals judged in the JSON.
     cost = result["hostile_trainer_cost"]
     assert {"trickle_stdin", "honest_stdin_trickle_problem", "fill_large_expected_output"} <= set(cost)
     assert cost["trickle_stdin"]["score"] == 0.0 and cost["honest_stdin_trickle_problem"]["score"] == 1.0
     assert set(result["hostile_trainer_cost_beyond_honest"]) == {k for k in cost if not k.startswith("honest")}
     assert result["goals"]["hostile_cpu_ms"]["at_most"] is True
+    assert result["goals"]["x_prime"]["met"] is None  # --skip-prime: not measured, not "NOT met (nan)"
 
 
 def test_bench_logprob_checks_correctness_on_cpu(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

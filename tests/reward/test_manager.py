@@ -284,6 +284,16 @@ def test_a_bad_functions_entry_fails_when_the_manager_is_built(tiny_tokenizer: A
         manager(tiny_tokenizer, functions=[{"path": FNS, "name": "wrong_signature"}])
 
 
+def test_routing_log_names_what_was_configured(tiny_tokenizer: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only reward_kwargs.functions set: the log says so, not that custom_reward_function is configured."""
+    m = manager(tiny_tokenizer, function_processes=1, functions=[{"path": FNS, "name": "judge"}])
+    try:
+        out = capsys.readouterr().out
+        assert "reward_kwargs.functions are configured" in out and "custom_reward_function" not in out
+    finally:
+        m._runner.close()
+
+
 def test_the_trl_example_of_the_docs_scores_as_trl_weighs_it(tiny_tokenizer: Any) -> None:
     """docs/reward-functions.md: a TRL reward_funcs/reward_weights list, moved with per-sample adapters."""
     from pathlib import Path

@@ -56,7 +56,7 @@ def _custom_configured(config: Any, compute_score: Any) -> bool:
     return bool(custom and custom.get("path")) or not _is_default(compute_score)
 
 
-def _log_routing(options: ManagerOptions, runner: FunctionRunner | None = None) -> None:
+def _log_routing(options: ManagerOptions, runner: FunctionRunner | None = None, verl_custom: bool = False) -> None:
     """Say once which data sources verl-ext scores natively and which go to Python, and where each function
     runs."""
     if runner is not None:
@@ -70,7 +70,10 @@ def _log_routing(options: ManagerOptions, runner: FunctionRunner | None = None) 
         where = (f"natively: {sorted(options.native_sources)} (where verl-ext can); every other source goes to "
                  "the Python function")
     elif options.custom_function:
-        where = ("nothing natively: custom_reward_function is configured and scores every sample "
+        # Say which was configured: verl's custom_reward_function, or only reward_kwargs.functions.
+        what = ("reward_kwargs.functions are configured and score" if options.functions and not verl_custom
+                else "custom_reward_function is configured and scores")
+        where = (f"nothing natively: {what} every sample "
                  "(set reward_kwargs.native_sources to score some sources in Rust)")
     else:
         where = "every data source verl-ext can score natively; the rest go to verl's default_compute_score"
@@ -234,7 +237,7 @@ class VerlExtRewardManager(RewardManagerBase):
                                custom_config=reward.get("custom_reward_function", None), reward_config=reward)
         if self._runner is not None:
             self.options = replace(self.options, function_labels=_labels(self._runner))
-        _log_routing(self.options, self._runner)
+        _log_routing(self.options, self._runner, custom)
         sandbox_fusion = config.get("reward", {}).get("sandbox_fusion", None) if hasattr(config, "get") else None
         # With a SandboxFusion URL configured, code sources keep verl's SandboxFusion path.
         self._scorer = _Scorer(tokenizer, self.options, sandboxed_code=not (sandbox_fusion or {}).get("url"))
@@ -296,7 +299,7 @@ class VerlExtBatchRewardManager(AbstractRewardManager):
         self._runner = _runner(compute_score, self.options, custom)
         if self._runner is not None:
             self.options = replace(self.options, function_labels=_labels(self._runner))
-        _log_routing(self.options, self._runner)
+        _log_routing(self.options, self._runner, custom)
         self._scorer = _Scorer(tokenizer, self.options)
 
     def __call__(self, data: DataProto, return_dict: bool = False) -> torch.Tensor | dict[str, Any]:
