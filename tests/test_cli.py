@@ -200,6 +200,14 @@ def test_bench_math_verify_compares_the_judges(tmp_path: Path, capsys: pytest.Ca
 def test_bench_math_verify_needs_a_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "math-verify", "--corpus", str(tmp_path / "none.jsonl")]) == 2
     assert "no corpus at" in capsys.readouterr().err
+    # A file that is not a corpus (issue 26: `--corpus /etc/passwd` said only "Expecting value: line 1 column 1").
+    for name, content in (("passwd", "root:x:0:0:root:/root:/bin/bash\n"), ("list.jsonl", "[1, 2]\n"),
+                          ("binary.jsonl", b"\xff\xfe\x00")):
+        path = tmp_path / name
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        assert main(["bench", "math-verify", "--corpus", str(path), "--skip-suites"]) == 2
+        err = capsys.readouterr().err
+        assert "not a JSONL corpus" in err and str(path) in err, err
 
 
 def test_bench_udf_scores_like_verls_naive_manager(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

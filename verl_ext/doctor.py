@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from verl_ext.exceptions import ConfigError, InvalidInputError, VerlExtError
+from verl_ext.wording import counted
 
 __all__ = ["Finding", "Need", "add_arguments", "check_config", "compose", "configs_dir", "main", "needs", "run"]
 
@@ -442,7 +443,8 @@ def _check_parquet(key: str, path: Path, source_key: str, prompt_key: str, route
                                      "for it and no reward function is configured, so verl's default_compute_score "
                                      "scores it (NotImplementedError unless verl knows it); set "
                                      "reward.custom_reward_function or reward.reward_kwargs.functions"))
-    sample = f"the first {read} of {total} rows" if read < total else f"all {total} rows"
+    sample = f"the first {read} of {counted(total, 'row')}" if read < total else (
+        "its one row" if total == 1 else f"all {total} rows")
     summary = ", ".join(f"{ds} {n} ({route(ds) or 'verl'})" for ds, n in sorted(rows.items()))
     found.append(Finding(OK, key, f"{path}: {sample} read: {summary or 'no rows'}"))
     return found

@@ -17,6 +17,7 @@ from verl_ext.bench.args import add_common_arguments, non_negative_int, positive
 from verl_ext.bench.corpus import Sample, make_batch, pathological
 from verl_ext.bench.report import median_seconds, write_results
 from verl_ext.reward.scoring import compute_score, compute_scores
+from verl_ext.wording import counted
 
 #: Goals from the foundation issue: >= 10x verl's loop on all cores; 1 MB inputs under 50 ms.
 SPEEDUP_GOAL = 10.0
@@ -74,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
                   "verl_ext_1_thread": lambda bar: _verl_ext(batch, 1, bar),
                   f"verl_ext_{threads}_threads": lambda bar: _verl_ext(batch, threads, bar)}
     print(f"verl-ext bench math: {len(batch)} answers (gsm8k, MATH, math_dapo/AIME; "
-          f"{sum(len(s.solution) for s in batch) / len(batch):.0f} chars on average), {args.repeats} repeats")
+          f"{sum(len(s.solution) for s in batch) / len(batch):.0f} chars on average), "
+          f"{counted(args.repeats, 'repeat')}")
 
     results: dict[str, list[Any]] = {}
     seconds: dict[str, float] = {}

@@ -32,6 +32,7 @@ from verl_ext.bench import answer_suites
 from verl_ext.bench.args import add_common_arguments, non_negative_int, positive_int
 from verl_ext.bench.report import write_results
 from verl_ext.reward.math_verify import math_equal_batch
+from verl_ext.wording import counted
 
 #: The corpus written for this project (checked out next to the package).
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "math_equivalence.jsonl"
@@ -66,9 +67,20 @@ def load_corpus(path: Path) -> list[Pair]:
     if not path.is_file():
         raise FileNotFoundError(f"no corpus at {path} (it ships in the repository: tests/data/; pass --corpus)")
     pairs = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a JSONL corpus (not UTF-8 text)") from None
+    for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
-            row = json.loads(line)
+            try:
+                row = json.loads(line)
+            except ValueError as e:
+                raise ValueError(f"{path}:{n}: not a JSONL corpus: each line must be a JSON object with keys "
+                                 f"id, category, reference, prediction, equal ({e})") from None
+            if not isinstance(row, dict):
+                raise ValueError(f"{path}:{n}: not a JSONL corpus: a line is a JSON {type(row).__name__}, "
+                                 "not an object")
             try:
                 pairs.append(Pair(str(row["id"]), str(row["category"]), str(row["reference"]),
                                   str(row["prediction"]), bool(row["equal"]),
@@ -445,7 +457,8 @@ def run(args: argparse.Namespace) -> int:
 
     summaries = [_summary(name, pairs, v, s) for name, v, s in contenders]
     categories = sorted({p.category for p in pairs})
-    print(f"this project's corpus: {_portable(args.corpus)} ({len(pairs)} pairs, {len(categories)} categories, "
+    print(f"this project's corpus: {_portable(args.corpus)} ({counted(len(pairs), 'pair')}, "
+          f"{counted(len(categories), 'category')}, "
           f"{sum(p.equal for p in pairs)} equivalent; {sum(own)} labelled by its own policy, the rest by other "
           "projects' published conventions); one core each")
     print(f"{'judge':<12} {'accuracy':>9} {'false +':>8} {'false -':>8} {'answers/s':>11}")

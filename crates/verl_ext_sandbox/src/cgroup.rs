@@ -46,6 +46,8 @@ impl Support {
                 pids.display(),
                 cpu.as_ref().map_or(String::new(), |c| format!(", cpu under {}", c.display()))
             ),
+            // Not asked for is not "unavailable": say it is off and how to turn it on.
+            Support::Unavailable(why) if why.starts_with(OFF) => format!("{why}; rlimits only"),
             Support::Unavailable(why) => format!("unavailable ({why}); rlimits only"),
         }
     }
@@ -97,11 +99,14 @@ fn writable(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// How [`Support::Unavailable`] starts when cgroups were not asked for.
+const OFF: &str = "off";
+
 fn detect() -> Support {
     // Opt-in for now: with them on, executions were seen to stall until their deadline while the calling
     // process had live forked multiprocessing servers (prime_code's managers); under investigation.
     if std::env::var("VERL_EXT_SANDBOX_CGROUPS").as_deref() != Ok("1") {
-        return Support::Unavailable("off (opt in with VERL_EXT_SANDBOX_CGROUPS=1, experimental)".into());
+        return Support::Unavailable(format!("{OFF} (opt in with VERL_EXT_SANDBOX_CGROUPS=1, experimental)"));
     }
     let mounts = cgroup_mounts();
     if let Some((mount, _, _)) = mounts.iter().find(|(_, t, _)| t == "cgroup2") {
@@ -217,5 +222,18 @@ impl Drop for Group {
                 std::thread::sleep(std::time::Duration::from_millis(2));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn off_is_not_called_unavailable() {
+        let off = Support::Unavailable(format!("{OFF} (opt in with VERL_EXT_SANDBOX_CGROUPS=1, experimental)"));
+        assert_eq!(off.describe(), "off (opt in with VERL_EXT_SANDBOX_CGROUPS=1, experimental); rlimits only");
+        let missing = Support::Unavailable("no writable cgroup".into());
+        assert_eq!(missing.describe(), "unavailable (no writable cgroup); rlimits only");
     }
 }
