@@ -23,6 +23,20 @@ def _bench_parsers() -> dict[str, argparse.ArgumentParser]:
     return subparsers(subparsers(build_parser())["bench"])
 
 
+@pytest.mark.parametrize(("where", "says"), [("dir", "is a directory"), ("missing/out.json", "does not exist")])
+def test_json_paths_are_checked_before_any_work(where: str, says: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 26: a directory ran the whole bench and then failed with a traceback; a path under a missing
+    directory created it silently."""
+    (tmp_path / "dir").mkdir()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "math", "--n", "40", "--repeats", "1", "--json", str(tmp_path / where)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --json: " in err and says in err and "Traceback" not in err
+    assert not (tmp_path / "missing").exists()
+
+
 @pytest.mark.parametrize(("argv", "flag", "allowed"), [
     (["bench", "math", "--n", "0"], "--n", ">= 1"),
     (["bench", "math", "--threads", "-1"], "--threads", ">= 0"),

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 __all__ = [
     "UsageError",
@@ -33,6 +35,7 @@ __all__ = [
     "add_json_flag",
     "float_in",
     "int_in",
+    "json_path",
     "non_negative_int",
     "positive_float",
     "positive_int",
@@ -125,11 +128,27 @@ def add_common_arguments(parser: argparse.ArgumentParser, benchmark: str) -> Non
         parser.add_argument("--no-progress", action="store_true", help="hide the progress bars (shown on stderr)")
 
 
+def json_path(text: str) -> str:
+    """``--json PATH``, checked before any work: not a directory, in a directory that exists and can be
+    written (``""`` and ``"-"`` pass as they are: the default file, stdout)."""
+    if text in ("", "-"):
+        return text
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a directory; give a file name for the JSON results")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise argparse.ArgumentTypeError(f"the directory {parent} does not exist (it is not created for you)")
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"{text} cannot be written")
+    return text
+
+
 def add_json_flag(parser: argparse.ArgumentParser, benchmark: str) -> None:
     """Add ``--json [PATH]`` alone (see :func:`add_common_arguments`), unless the parser has it."""
     from verl_ext.bench.report import RUNS_DIR
 
     with contextlib.suppress(argparse.ArgumentError):  # raised when the parser has the flag already
-        parser.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
+        parser.add_argument("--json", nargs="?", const="", default=None, metavar="PATH", type=json_path,
                             help=f"write the results as JSON: to PATH, to stdout with '-' (the report then goes "
                                  f"to stderr), or with no PATH to {RUNS_DIR}/{benchmark}-<device>.json")
