@@ -23,6 +23,35 @@ def _bench_parsers() -> dict[str, argparse.ArgumentParser]:
     return subparsers(subparsers(build_parser())["bench"])
 
 
+@pytest.mark.parametrize("argv", [
+    ["bench", "math", "--n", "99999999999"],
+    ["bench", "udf", "--samples", "100000000"],
+    ["bench", "logprob", "--vocab", "2000000000"],
+    ["bench", "logprob", "--n", "100000000"],
+    ["bench", "sampling", "--batch", "10000000"],
+])
+def test_sizes_the_machine_cannot_hold_are_refused_before_any_work(argv: list[str],
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 26: these grew until the machine died or ended in allocation tracebacks."""
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2 and time.perf_counter() - start < 30
+    err = capsys.readouterr().err
+    assert "GiB is available here" in err and "Traceback" not in err
+
+
+def test_thread_counts_are_capped_by_the_cores(capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "math", "--threads", "100000"])
+    assert exit_info.value.code == 2
+    assert f"from 0 to {8 * (os.cpu_count() or 1)}" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("where", "says"), [("dir", "is a directory"), ("missing/out.json", "does not exist")])
 def test_json_paths_are_checked_before_any_work(where: str, says: str, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:

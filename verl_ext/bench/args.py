@@ -36,14 +36,49 @@ __all__ = [
     "float_in",
     "int_in",
     "json_path",
+    "memory_available",
     "non_negative_int",
     "positive_float",
     "positive_int",
+    "require_memory",
+    "thread_count",
 ]
 
 
 class UsageError(ValueError):
     """A combination of arguments a benchmark cannot run with (the CLI reports it as a usage error)."""
+
+
+#: Threads a bench may be asked for per core: more only adds contention (and 100,000 threads stall the host).
+THREADS_PER_CORE = 8
+#: Share of the memory available now that a bench may plan to use (the rest stays for everything else).
+MEMORY_SHARE = 0.5
+
+
+def thread_count(text: str) -> int:
+    """``--threads``: 0 (automatic) up to :data:`THREADS_PER_CORE` per core of this machine."""
+    return int_in(0, THREADS_PER_CORE * (os.cpu_count() or 1))(text)
+
+
+def memory_available() -> int:
+    """Bytes of memory available now (``MemAvailable``; total physical memory where that is unknown)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def require_memory(what: str, needed: float, available: int | None = None) -> None:
+    """Raise :class:`UsageError` before any work when ``what`` would need more than :data:`MEMORY_SHARE` of the
+    memory available (``available``: of another device, e.g. a GPU's free memory)."""
+    have = memory_available() if available is None else available
+    if needed > MEMORY_SHARE * have:
+        raise UsageError(f"{what} needs about {needed / 2**30:.1f} GiB of memory; {have / 2**30:.1f} GiB is "
+                         f"available here and a bench uses at most {MEMORY_SHARE:.0%} of it: choose smaller sizes")
 
 
 def _int(text: str) -> int:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from verl_ext.bench.args import add_common_arguments, positive_int
+from verl_ext.bench.args import add_common_arguments, positive_int, require_memory
 from verl_ext.bench.report import cuda_median_ms, gpu_device, write_results
 
 if TYPE_CHECKING:
@@ -163,6 +163,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not torch.cuda.is_available():
         n, vocab, hidden = args.n or 256, args.vocab or 1000, args.hidden or 64
+        # fp64 logits, their gradients and a few copies per backend, and the weights.
+        require_memory(f"--n {n} --vocab {vocab} --hidden {hidden}", 8 * (8 * n * vocab + 3 * hidden * vocab))
         print(f"verl-ext bench logprob: no GPU; correctness only at N={n}, V={vocab}, H={hidden} (CPU timings "
               "say nothing about the kernels)")
         result = _check_cpu(n, vocab, hidden)

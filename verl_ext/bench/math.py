@@ -13,7 +13,7 @@ from typing import Any
 from tqdm import tqdm
 
 from verl_ext import _core
-from verl_ext.bench.args import add_common_arguments, non_negative_int, positive_int
+from verl_ext.bench.args import add_common_arguments, non_negative_int, positive_int, require_memory, thread_count
 from verl_ext.bench.corpus import Sample, make_batch, pathological
 from verl_ext.bench.report import median_seconds, write_results
 from verl_ext.reward.scoring import compute_score, compute_scores
@@ -31,7 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the generated batch")
     p.add_argument("--repeats", type=positive_int, default=5,
                    help="timed repetitions per contender; the median counts")
-    p.add_argument("--threads", type=non_negative_int, default=0,
+    p.add_argument("--threads", type=thread_count, default=0,
                    help="threads of the multi-threaded run (0: all cores)")
     add_common_arguments(p, "math")
 
@@ -68,7 +68,12 @@ def _verl_ext(batch: list[Sample], threads: int, bar: tqdm) -> list[Any]:
     return out
 
 
+#: Memory of one generated answer with its verdicts, in bytes (measured ~1.5 KB; generous).
+BYTES_PER_ANSWER = 4096
+
+
 def run(args: argparse.Namespace) -> int:
+    require_memory(f"--n {args.n}", args.n * BYTES_PER_ANSWER)
     batch = make_batch(args.n, args.seed)
     threads = args.threads or _core.default_num_threads()
     contenders = {"verl": lambda bar: _verl_loop(batch, bar),

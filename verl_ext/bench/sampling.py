@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from verl_ext.bench.args import UsageError, add_common_arguments, float_in, positive_int
+from verl_ext.bench.args import UsageError, add_common_arguments, float_in, positive_int, require_memory
 from verl_ext.bench.report import cuda_median_ms, gpu_device, write_results
 
 if TYPE_CHECKING:
@@ -162,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"argument --top-k: must be at most the vocabulary ({vocab}), got {args.top_k}")
     if not torch.cuda.is_available():
         batch, vocab = (args.batch or [64])[0], args.vocab or 1000
+        # fp64 logits, probabilities, sorted copies and masks per backend.
+        require_memory(f"--batch {batch} --vocab {vocab}", 8 * 8 * batch * vocab)
         print(f"verl-ext bench sampling: no GPU; correctness only at B={batch}, V={vocab}, top-k {args.top_k}, "
               f"top-p {args.top_p} (CPU timings say nothing about the kernels)")
         logits = _logits(batch, vocab, "cpu")

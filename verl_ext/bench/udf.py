@@ -30,7 +30,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from verl_ext.bench.args import add_common_arguments, float_in, int_in, positive_int
+from verl_ext.bench.args import add_common_arguments, float_in, int_in, positive_int, require_memory
 from verl_ext.bench.report import write_results
 
 CPU_SPEEDUP_PER_CORE_GOAL = 0.8
@@ -218,9 +218,14 @@ def _native_overhead(tokenizer: Any, n: int, repeats: int, no_progress: bool) ->
             for name, t in times.items()} | {"overhead": best["function_configured"] / best["no_function"] - 1}
 
 
+#: Memory of one sample (its DataProto rows, tokens and results), in bytes (generous).
+BYTES_PER_SAMPLE = 16384
+
+
 def run(args: argparse.Namespace) -> int:
     from verl_ext.bench.dataproto import build_tiny_tokenizer
 
+    require_memory(f"--samples {args.samples}", args.samples * BYTES_PER_SAMPLE)
     cores = os.cpu_count() or 1
     processes = args.processes or cores
     rounds = _rounds_for(args.work_ms)
