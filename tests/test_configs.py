@@ -103,3 +103,42 @@ def test_sampling_config_installs_the_worker_extension_on_either_vllm_runner() -
 
     pytest.importorskip("vllm", reason="the worker extension subclasses verl's vLLM extension, which needs vLLM")
     assert callable(getattr(importlib.import_module(module), name).monkey_patch_model)  # what vLLM will import
+
+
+#: Where the docs show `reward.reward_kwargs` overrides for the command line.
+DOCS = [Path(__file__).resolve().parents[1] / p for p in
+        ("README.md", "docs/configuration.md", "docs/reward-functions.md", "docs/math-verifier.md")]
+
+
+def _documented_overrides() -> list[str]:
+    import re
+
+    found: list[str] = []
+    for doc in DOCS:
+        text = doc.read_text()
+        # Quoted ('...': a list with spaces) or bare, as written; not the `<key>=...` placeholder.
+        found += re.findall(r"'(\+\+reward\.reward_kwargs\.[^']+)'", text)
+        found += [o for o in re.findall(r"(?<!['\w])(\+?\+?reward\.reward_kwargs\.[a-z_]+=[^\s`'\\)]+)", text)
+                  if o.startswith("++") and "<" not in o and "..." not in o]
+    return sorted(set(found))
+
+
+def test_docs_show_overrides_with_double_plus() -> None:
+    """Issue 26: `+reward.reward_kwargs.format_weight=...`, as documented, failed on verl-ext's configs, which
+    set format_weight already (Hydra refuses `+` on an existing key)."""
+    overrides = _documented_overrides()
+    assert len(overrides) >= 4, overrides
+    for doc in DOCS:
+        import re
+
+        assert not re.search(r"(?<![+\w])\+reward\.reward_kwargs", doc.read_text()), doc
+
+
+@pytest.mark.parametrize("config", ["grpo_math_verl_ext", "grpo_code_verl_ext"])
+def test_the_documented_overrides_compose_as_written(config: str, tmp_path: Path) -> None:
+    (tmp_path / "my_rewards.py").write_text("def correctness(**kw):\n    return 0.0\n")
+    overrides = [o for o in _documented_overrides() if "functions=" not in o]
+    reward_kwargs = compose(config, *overrides)["reward"]["reward_kwargs"]
+    assert reward_kwargs["format_weight"] == 0.1
+    functions = next(o for o in _documented_overrides() if "functions=" in o)
+    assert compose(config, functions)["reward"]["reward_kwargs"]["functions"]
