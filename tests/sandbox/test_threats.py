@@ -640,6 +640,22 @@ except OSError as e:
     assert (r.status, r.stdout) == ("ok", f"refused {errno.EPERM}\n"), r
 
 
+def test_a_slow_trickle_on_stderr_costs_the_trainer_little() -> None:
+    """A byte every 0.1 ms on stderr until the deadline (red team: ~1.4 ms of trainer CPU per second of the
+    execution). Bound: 100 ms over 5 s against a program that only sleeps, ten times the measured figure."""
+    trickle = "import os, time\nwhile True:\n    os.write(2, b'x')\n    time.sleep(0.0001)\n"
+    quiet = "import time\ntime.sleep(60)\n"
+
+    def trainer_cpu(code: str) -> float:
+        start = time.process_time()
+        r = run(code, timeout_s=5)
+        assert r.status == "timeout", r.status
+        return time.process_time() - start
+
+    extra = trainer_cpu(trickle) - trainer_cpu(quiet)
+    assert extra <= 0.1, extra
+
+
 def test_trainer_cpu_does_not_depend_on_how_output_is_written() -> None:
     """A program writing its output a byte at a time costs the trainer about what one writing it at once
     does (red team: one wake-up per byte, ~0.5-1 s of trainer CPU for this MiB; measured after: ~20 ms).
@@ -717,3 +733,57 @@ time.sleep(30)
     assert r.status == "timeout", r
     grew_mb = (peak[0] - before) / 1024
     assert grew_mb <= scratch_mb + 64, f"slab grew {grew_mb:.0f} MB"
+
+
+def test_socket_buffers_keep_the_hosts_default_size() -> None:
+    """`net.core.wmem_max` may let one socket queue megabytes no limit counts (red team: ~0.5 GB a process)."""
+    code = """
+import socket
+a, b = socket.socketpair()
+for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+    try:
+        a.setsockopt(socket.SOL_SOCKET, option, 64 << 20)
+        print('GREW')
+    except OSError as e:
+        print('refused', e.errno)
+a.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+a.sendall(b'ok')
+print(b.recv(2).decode())
+"""
+    r = run(code)
+    import errno
+
+    assert (r.status, r.stdout) == ("ok", f"refused {errno.EPERM}\nrefused {errno.EPERM}\nok\n"), r
+
+
+def test_one_executions_timers_leave_its_neighbours_theirs() -> None:
+    """POSIX timers hold queued signals, counted per user namespace: each execution may have 1024 (red team:
+    96,364 timers of one execution made a concurrent execution's timer_create fail)."""
+    hog = """
+import ctypes, time
+libc = ctypes.CDLL(None, use_errno=True)
+class Event(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_long), ("signo", ctypes.c_int), ("notify", ctypes.c_int), ("pad", ctypes.c_byte * 48)]
+made = 0
+for _ in range(200000):
+    ev = Event(0, 0, 1)  # SIGEV_NONE
+    t = ctypes.c_void_p()
+    if libc.timer_create(1, ctypes.byref(ev), ctypes.byref(t)) != 0:
+        break
+    made += 1
+print(made <= 1024)
+time.sleep(3)
+"""
+    neighbour = """
+import ctypes, time
+time.sleep(1.5)
+libc = ctypes.CDLL(None, use_errno=True)
+class Event(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_long), ("signo", ctypes.c_int), ("notify", ctypes.c_int), ("pad", ctypes.c_byte * 48)]
+ev = Event(0, 0, 1)
+t = ctypes.c_void_p()
+print(libc.timer_create(1, ctypes.byref(ev), ctypes.byref(t)) == 0, ctypes.get_errno())
+"""
+    hog_r, neighbour_r = sandbox.run_many([hog, neighbour], timeout_s=6, num_threads=2)
+    assert hog_r.stdout == "True\n", hog_r
+    assert neighbour_r.stdout.startswith("True"), neighbour_r

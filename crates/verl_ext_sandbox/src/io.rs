@@ -19,7 +19,7 @@ const CHUNK: usize = 64 * 1024;
 const READ_IN_BULK: usize = 16 * 1024;
 /// The first and the longest pause of the outputs after wake-ups that found little (see [`collect`]).
 const READ_PAUSE_MIN: Duration = Duration::from_micros(500);
-const READ_PAUSE_MAX: Duration = Duration::from_millis(20);
+const READ_PAUSE_MAX: Duration = Duration::from_millis(100);
 
 /// The child's ends of an execution's pipes, in the order of its descriptors 0-4: stdin, stdout,
 /// stderr, result channel, payload.

@@ -5,6 +5,9 @@ use std::sync::OnceLock;
 use crate::ids::HostIds;
 use crate::SandboxConfig;
 
+/// RLIMIT_SIGPENDING of an execution (see [`Limits::rlimits`]): ample for signals and a program's timers.
+const SIGPENDING: libc::rlim_t = 1024;
+
 /// Limits of one execution (rlimits and the scratch tmpfs size).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SpawnLimits {
@@ -56,7 +59,7 @@ impl SpawnLimits {
     }
 
     /// The rlimits an execution runs under.
-    pub fn rlimits(&self) -> [(libc::__rlimit_resource_t, libc::rlim_t); 10] {
+    pub fn rlimits(&self) -> [(libc::__rlimit_resource_t, libc::rlim_t); 11] {
         [
             (libc::RLIMIT_AS, self.memory_bytes),
             (libc::RLIMIT_CPU, self.cpu_s),
@@ -66,6 +69,10 @@ impl SpawnLimits {
             (libc::RLIMIT_NPROC, self.processes),
             (libc::RLIMIT_MEMLOCK, 0),
             (libc::RLIMIT_MSGQUEUE, 0),
+            // Queued signals and POSIX timers (each holds a queued signal): counted per user namespace, so a
+            // small limit per execution keeps one execution's timers (kernel memory no other limit counts) from
+            // using up the count the executions of a zygote share.
+            (libc::RLIMIT_SIGPENDING, SIGPENDING),
             // No real-time policy (it would run ahead of every fair share) and no raised priority.
             (libc::RLIMIT_RTPRIO, 0),
             (libc::RLIMIT_NICE, 0),

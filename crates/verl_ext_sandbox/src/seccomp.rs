@@ -407,6 +407,17 @@ fn build_allow_list() -> Result<BpfProgram, SandboxError> {
         libc::SYS_mmap,
         vec![private_or_file(libc::MAP_SHARED as u64)?, private_or_file(libc::MAP_ANONYMOUS as u64)?],
     );
+    // setsockopt: socket buffers are kernel memory no rlimit counts, and `net.core.wmem_max` may let one
+    // socket queue megabytes: the sizes stay the host's defaults.
+    let sol_socket = libc::SOL_SOCKET as u64;
+    let buffer_sizes = [libc::SO_SNDBUF, libc::SO_RCVBUF, libc::SO_SNDBUFFORCE, libc::SO_RCVBUFFORCE];
+    rules.insert(
+        libc::SYS_setsockopt,
+        vec![
+            rule([(1, SeccompCmpOp::Ne, sol_socket)])?,
+            rule(buffer_sizes.iter().map(|&o| (2, SeccompCmpOp::Ne, o as u64)))?,
+        ],
+    );
     // fcntl: allowed for every command but the refused ones.
     rules.insert(libc::SYS_fcntl, vec![rule(FCNTL_REFUSED.iter().map(|&cmd| (1, SeccompCmpOp::Ne, cmd)))?]);
     let filter = SeccompFilter::new(rules, SeccompAction::Errno(libc::EPERM as u32), SeccompAction::Allow, arch()?)
