@@ -1348,6 +1348,26 @@ mod tests {
     }
 
     #[test]
+    fn units_of_the_same_kind_with_other_prefixes_differ() {
+        for (a, b) in [
+            ("5\\text{ s}", "5\\text{ ms}"),
+            ("5\\text{ N}", "5\\text{ kN}"),
+            ("5\\text{ V}", "5\\text{ mV}"),
+            ("5\\text{ mol}", "5\\text{ mmol}"),
+            ("5\\text{ kB}", "5\\text{ bytes}"),
+            ("5\\text{ bytes}", "5\\text{ bits}"),
+            ("5\\text{ dollars}", "5\\text{ cents}"),
+        ] {
+            no(a, b);
+        }
+        yes("5\\text{ ms}", "5\\text{ milliseconds}");
+        yes("5\\text{ ms}", "5");
+        // Capitals name points: `MN` is a segment, never a unit.
+        yes("MN", "MN");
+        no("MN = 5", "MN = 6");
+    }
+
+    #[test]
     fn options() {
         let o = |float_rounding, strict, allow_set_relation_comp| Options {
             float_rounding,

@@ -356,6 +356,12 @@ fn canonical_unit(word: &str) -> Option<&'static str> {
         "euro" | "euros" => "eur",
         "liter" | "liters" | "litre" | "litres" | "l" => "l",
         "ml" => "ml",
+        "ms" | "millisecond" | "milliseconds" => "ms",
+        "microsecond" | "microseconds" => "us",
+        "ns" | "nanosecond" | "nanoseconds" => "ns",
+        "mmol" | "millimole" | "millimoles" => "mmol",
+        "byte" | "bytes" => "byte",
+        "bit" | "bits" => "bit",
         "rad" | "radian" | "radians" => "rad",
         "mg" => "mg",
         "mol" => "mol",
@@ -369,11 +375,17 @@ fn canonical_unit(word: &str) -> Option<&'static str> {
 
 /// Units whose symbol is case-sensitive, canonical as written.
 fn physical_unit(word: &str) -> Option<&'static str> {
-    ["N", "J", "kJ", "W", "kW", "Pa", "kPa", "Hz", "kHz", "V"].into_iter().find(|u| *u == word)
+    // Not all-capital symbols (`MN`, `GB`, `A`): those name points and choices.
+    [
+        "N", "kN", "J", "kJ", "mJ", "W", "kW", "mW", "Pa", "kPa", "MPa", "GPa", "Hz", "kHz", "MHz", "GHz", "V", "mV",
+        "kV", "mA", "kB",
+    ]
+    .into_iter()
+    .find(|u| *u == word)
 }
 
 fn is_unit(word: &str) -> bool {
-    UNITS.contains(&word) || UNITS.contains(&word.to_ascii_lowercase().as_str())
+    UNITS.contains(&word) || UNITS.contains(&word.to_ascii_lowercase().as_str()) || canonical_unit(word).is_some()
 }
 
 /// Replace the spellings that are easier to handle as text before tokenising.
