@@ -62,6 +62,11 @@ const CLAUSE_CUES: &[&str] = &[
     "is'nt",
     "could",
     "might",
+    "doubt",
+    "suppose",
+    "supposing",
+    "wrongly",
+    "mistakenly",
 ];
 /// Words that bound or hedge the value right after them (`over 5`, `more than 5`, `about 5`, `maybe 5`).
 const NEAR_CUES: &[&str] = &[
@@ -86,7 +91,16 @@ const NEAR_CUES: &[&str] = &[
     "possibly",
     "probably",
     "guess",
+    // Scaling words: the value after them is not the answer itself (`twice 5`; `half of 5` below).
+    "twice",
+    "thrice",
+    "close",
+    "near",
+    "negative",
 ];
+/// Words that, before `of`, relate the value after it to the answer (`a multiple of 5`, `half of 5`); alone
+/// they are ordinary (`the least common multiple is 60`).
+const OF_CUES: &[&str] = &["multiple", "multiples", "factor", "divisor", "half", "fraction", "part", "double", "twice"];
 /// Words of [`NEAR_CUES`] reach this far back (`more than about 5`).
 const NEAR_WORDS: usize = 2;
 /// Words that bound, hedge or scale the value right before them (`5 or more`, `5 at most`, `5, maybe`,
@@ -212,6 +226,11 @@ const REVISIONS: &[&str] = &[
     "bound",
     "actually",
     "instead",
+    "edit",
+    "edited",
+    "nevermind",
+    "erratum",
+    "typo",
 ];
 /// Two-word revisions (`not sure`, `not correct`).
 const REVISION_PAIRS: &[(&str, &str)] = &[
@@ -230,6 +249,11 @@ const REVISION_PAIRS: &[(&str, &str)] = &[
     ("may", "be"),
     ("may", "have"),
     ("also", "possible"),
+    ("never", "mind"),
+    ("messed", "up"),
+    ("should", "be"),
+    ("meant", "to"),
+    ("i", "meant"),
 ];
 
 /// Why the answer at `s[start..end]` is not asserted, if it is not: a cue or bounding relation in its clause
@@ -268,7 +292,8 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         return Some("negated or hedged (words before the answer)");
     }
     let last: Vec<&str> = near.iter().rev().take(NEAR_WORDS).map(String::as_str).collect();
-    if last.iter().any(|w| NEAR_CUES.contains(w)) || matches!(last.as_slice(), ["least" | "most", "at"]) {
+    let related = matches!(last.as_slice(), ["of", w] if OF_CUES.contains(w));
+    if last.iter().any(|w| NEAR_CUES.contains(w)) || matches!(last.as_slice(), ["least" | "most", "at"]) || related {
         return Some("bounded or approximate (words before the answer)");
     }
     let after = clause_after(s, end);
@@ -680,6 +705,11 @@ mod tests {
             ("\\boxed{5} ❌", "\\boxed{5}"),
             ("\\boxed{5} if $n$ is even", "\\boxed{5}"),
             ("The answer is 5 (estimated).", "5"),
+            ("The answer is twice \\boxed{5}.", "\\boxed{5}"),
+            ("The answer is half of \\boxed{5}.", "\\boxed{5}"),
+            ("The answer is a multiple of \\boxed{5}.", "\\boxed{5}"),
+            ("I doubt the answer is \\boxed{5}.", "\\boxed{5}"),
+            ("Suppose the answer is \\boxed{5}.", "\\boxed{5}"),
         ] {
             assert!(hedged(s, answer), "{s}");
         }
@@ -690,6 +720,10 @@ mod tests {
             ("The answer is 5 - it is prime.", "5"),
             ("Answer — 5", "5"),
             ("It is 5, which is prime.", "5"),
+            ("The least common multiple is 60.", "60"),
+            ("The common difference is \\boxed{5}.", "\\boxed{5}"),
+            ("The greatest common factor is 5.", "5"),
+            ("If we add them we get 5.", "5"),
             ("We need 5 people.", "5"),
         ] {
             assert!(!hedged(s, answer), "{s}");
