@@ -756,15 +756,18 @@ print(b.recv(2).decode())
     assert (r.status, r.stdout) == ("ok", f"refused {errno.EPERM}\nrefused {errno.EPERM}\nok\n"), r
 
 
+#: A POSIX timer's `struct sigevent` (SIGEV_NONE timers need only its first fields), for ctypes in a program.
+TIMER_EVENT = ("libc = ctypes.CDLL(None, use_errno=True)\nclass Event(ctypes.Structure):\n"
+               "    _fields_ = [('value', ctypes.c_long), ('signo', ctypes.c_int), ('notify', ctypes.c_int),\n"
+               "                ('pad', ctypes.c_byte * 48)]\n")
+
+
 def test_one_executions_timers_leave_its_neighbours_theirs() -> None:
     """POSIX timers hold queued signals, counted per user namespace: each execution may have 1024 (red team:
     96,364 timers of one execution made a concurrent execution's timer_create fail)."""
     hog = """
 import ctypes, time
-libc = ctypes.CDLL(None, use_errno=True)
-class Event(ctypes.Structure):
-    _fields_ = [("value", ctypes.c_long), ("signo", ctypes.c_int), ("notify", ctypes.c_int), ("pad", ctypes.c_byte * 48)]
-made = 0
+{TIMER_EVENT}made = 0
 for _ in range(200000):
     ev = Event(0, 0, 1)  # SIGEV_NONE
     t = ctypes.c_void_p()
@@ -777,13 +780,11 @@ time.sleep(3)
     neighbour = """
 import ctypes, time
 time.sleep(1.5)
-libc = ctypes.CDLL(None, use_errno=True)
-class Event(ctypes.Structure):
-    _fields_ = [("value", ctypes.c_long), ("signo", ctypes.c_int), ("notify", ctypes.c_int), ("pad", ctypes.c_byte * 48)]
-ev = Event(0, 0, 1)
+{TIMER_EVENT}ev = Event(0, 0, 1)
 t = ctypes.c_void_p()
 print(libc.timer_create(1, ctypes.byref(ev), ctypes.byref(t)) == 0, ctypes.get_errno())
 """
+    hog, neighbour = (p.replace("{TIMER_EVENT}", TIMER_EVENT) for p in (hog, neighbour))
     hog_r, neighbour_r = sandbox.run_many([hog, neighbour], timeout_s=6, num_threads=2)
     assert hog_r.stdout == "True\n", hog_r
     assert neighbour_r.stdout.startswith("True"), neighbour_r
