@@ -326,6 +326,29 @@ def test_a_fork_bomb_does_not_starve_a_neighbours_process_limit() -> None:
     assert (n_result.status, n_result.stdout) == ("ok", "ok\n"), n_result
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="executions have host uids of their own only when the trainer is root")
+def test_descriptors_in_flight_do_not_starve_a_neighbour() -> None:
+    """The kernel counts descriptors in flight (sent over a UNIX socket, not yet received) per host user,
+    against the sender's RLIMIT_NOFILE: executions sharing a host uid could make each other's sends fail."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    filler = ("import array, os, socket, time\na, b = socket.socketpair()\na.setblocking(False)\n"
+              "fd = os.open('/dev/null', os.O_RDONLY)\nsent = 0\ntry:\n    while True:\n"
+              "        a.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd] * 200))])\n"
+              "        sent += 200\nexcept OSError as e:\n    print('full', flush=True)\ntime.sleep(3)")
+    neighbour = ("import array, os, socket, time\ntime.sleep(1)\na, b = socket.socketpair()\n"
+                 "fd = os.open('/dev/null', os.O_RDONLY)\n"
+                 "a.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])\n"
+                 "print(len(socket.recv_fds(b, 1, 1)[1]))")
+    with ThreadPoolExecutor(2) as pool:
+        f = pool.submit(sandbox.run, filler, timeout_s=6.0)
+        time.sleep(0.2)
+        n = pool.submit(sandbox.run, neighbour, timeout_s=6.0)
+        f_result, n_result = f.result(), n.result()
+    assert (f_result.status, f_result.stdout) == ("ok", "full\n"), f_result
+    assert (n_result.status, n_result.stdout) == ("ok", "1\n"), n_result
+
+
 def test_no_capabilities_even_as_namespace_root() -> None:
     code = ("import subprocess\nfor text in (open('/proc/self/status').read(),\n"
             "             subprocess.run(['/bin/cat', '/proc/self/status'], capture_output=True, text=True).stdout):\n"

@@ -7,7 +7,7 @@ use std::time::Instant;
 use rustix::process::{pidfd_send_signal, waitpid, Pid, Signal, WaitOptions};
 
 use crate::clone::{clone3, NAMESPACES};
-use crate::ids::{write_id_maps, HostIds};
+use crate::ids::{write_id_maps, HostIds, ZYGOTE_EXECUTION_IDS};
 use crate::io::{self, pipe};
 use crate::plan::{self, Ids, Plan, Role};
 use crate::setup::{self, Step};
@@ -63,7 +63,8 @@ fn start_child(
 }
 
 /// Start a zygote (see [`crate::zygote`]) running `req.argv` with `control` on its fd 3; returns its pid,
-/// the read end of its stderr, and its host ids (to release once it is reaped).
+/// the read end of its stderr, and its host ids (its own, then its executions'; to release once it is
+/// reaped).
 pub(crate) fn launch_zygote(
     req: &ExecRequest,
     cfg: &SandboxConfig,
@@ -75,7 +76,7 @@ pub(crate) fn launch_zygote(
     let (sync_r, sync_w) = pipe()?;
     let (report_r, report_w) = pipe()?;
     drop((stdin_w, pay_w));
-    let ids = HostIds::acquire();
+    let ids = HostIds::acquire_range(1 + ZYGOTE_EXECUTION_IDS as usize);
     let fds = [stdin_r.as_raw_fd(), log_w.as_raw_fd(), log_w.as_raw_fd(), control.as_raw_fd(), pay_r.as_raw_fd()];
     let plan = plan::cold(req, cfg, &ids, fds, sync_r.as_raw_fd(), report_w.as_raw_fd(), Role::Zygote)?;
     let (pid, pidfd) = start_child(&plan, &ids, None, sync_w)?;

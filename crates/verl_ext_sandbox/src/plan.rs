@@ -18,16 +18,22 @@ use crate::{seccomp, setup, zygote, ExecRequest, SandboxConfig, SandboxError};
 /// Where the new root is assembled before `pivot_root` (inside the child's own mount namespace).
 const STAGE: &str = "/tmp";
 const DEVICES: [&str; 4] = ["/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"];
-/// A warm execution's id maps: root inside is the zygote's id, the only one the zygote has.
-pub const OWN_ID_MAP: &[u8] = b"0 1000 1\n";
+/// Capabilities a zygote keeps (as ambient capabilities, across its `execve`): switching to an
+/// execution's id in its own user namespace before each clone ([`crate::ids::ExecutionIds`]).
+const ZYGOTE_CAPS: u64 = 1 << setup::CAP_SETUID | 1 << setup::CAP_SETGID;
 
 /// Who maps the child's ids.
 pub enum Ids {
     /// Cold: the parent writes the maps, then releases the child through `sync`; the child then takes
     /// on `inner_id`.
     FromParent { sync: libc::c_int, inner_id: libc::uid_t },
-    /// Warm: the child writes [`OWN_ID_MAP`] itself.
-    Own,
+    /// Warm: the child writes `map` (root inside is `id`, its own id in the zygote's namespace) itself.
+    Own { map: CString },
+}
+
+/// A warm execution's id map: root inside is `id` (its own id in the zygote's namespace; one id).
+pub fn own_id_map(id: libc::uid_t) -> Result<CString, SandboxError> {
+    cstring(format!("0 {id} 1\n"))
 }
 
 /// A bind mount. The child opens `host_path` (`O_PATH`) into descriptor `slot` before the staging
@@ -103,6 +109,8 @@ pub struct Plan<'a> {
     /// that nothing the program runs can write a `/proc` file, `oom_score_adj` included.
     pub read_only_proc: bool,
     pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
+    /// Capabilities kept (a mask of `CAP_*` bits), raised as ambient so that they survive `execve`.
+    pub kept_caps: u64,
     pub filters: Cow<'a, [BpfProgram]>,
     /// The pipes to place on 0-4: stdin, stdout, stderr, result channel, payload.
     pub fds: [libc::c_int; 5],
@@ -121,7 +129,7 @@ pub enum Role {
 
 impl Role {
     /// A zygote is not root of its namespace: since Linux 5.12 a user namespace may map its parent's
-    /// uid 0 only if its creator held CAP_SETFCAP, and the zygote holds no capability.
+    /// uid 0 only if its creator held CAP_SETFCAP, and the zygote holds only CAP_SETUID and CAP_SETGID.
     fn inner_id(self) -> libc::uid_t {
         match self {
             Role::Program => 0,
@@ -282,6 +290,7 @@ pub fn cold(
         landlock: role == Role::Program,
         read_only_proc: role == Role::Program,
         rlimits,
+        kept_caps: if role == Role::Zygote { ZYGOTE_CAPS } else { 0 },
         filters: Cow::Owned(filters),
         fds,
         report,
@@ -289,24 +298,27 @@ pub fn cold(
     })
 }
 
-/// The plan of a warm start: a zygote's child with `limits`, under `filters`, on the given pipes.
+/// The plan of a warm start: a zygote's child with `limits`, under `filters`, on the given pipes, as
+/// `id` (in the zygote's namespace).
 pub fn warm<'a>(
     fds: [libc::c_int; 5],
     report: libc::c_int,
     limits: &SpawnLimits,
     filters: &'a [BpfProgram],
+    id: libc::uid_t,
 ) -> Result<Plan<'a>, SandboxError> {
     if limits.open_files < crate::MIN_OPEN_FILES {
         return Err(SandboxError::Invalid(format!("max_open_files below {}", crate::MIN_OPEN_FILES)));
     }
     Ok(Plan {
-        ids: Ids::Own,
+        ids: Ids::Own { map: own_id_map(id)? },
         new_root: None,
         scratch: cstring("/tmp")?,
         scratch_opts: scratch_opts(limits.scratch_mb)?,
         landlock: true,
         read_only_proc: true,
         rlimits: limits.rlimits().to_vec(),
+        kept_caps: 0,
         filters: Cow::Borrowed(filters),
         fds,
         report,
@@ -317,7 +329,7 @@ pub fn warm<'a>(
 #[cfg(test)]
 mod tests {
     #[test]
-    fn own_id_map_names_the_zygote_id() {
-        assert_eq!(super::OWN_ID_MAP, format!("0 {} 1\n", super::zygote::ZYGOTE_ID).as_bytes());
+    fn own_id_map_maps_root_to_one_id() {
+        assert_eq!(super::own_id_map(1001).unwrap().as_bytes(), b"0 1001 1\n");
     }
 }

@@ -20,7 +20,7 @@ use crate::plan::{Ids, NewRoot, Plan};
 pub enum Step {
     /// Cold: wait until the parent has written the id maps (and die with the parent).
     WaitForIdMaps,
-    /// Warm: write our own id maps (root inside is the zygote's id).
+    /// Warm: write our own id maps (root inside is the id the zygote cloned us as).
     MapIds,
     /// `oom_score_adj` 1000, inherited by every process the execution forks: under host memory pressure
     /// the kernel's OOM killer picks sandboxed processes before the trainer (without a memory cgroup,
@@ -161,10 +161,15 @@ impl Step {
 const PR_CAPBSET_DROP: libc::c_int = 24;
 const PR_SET_SECUREBITS: libc::c_int = 28;
 const PR_CAP_AMBIENT: libc::c_int = 47;
+const PR_CAP_AMBIENT_RAISE: libc::c_ulong = 2;
 const PR_CAP_AMBIENT_CLEAR_ALL: libc::c_ulong = 4;
 /// NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock bit (not KEEP_CAPS).
 const SECUREBITS_LOCKED_DOWN: libc::c_ulong = 0b1110_1111;
 const LAST_CAP: libc::c_ulong = 63;
+// Capability numbers (linux/capability.h).
+pub const CAP_SETGID: u32 = 6;
+pub const CAP_SETUID: u32 = 7;
+const CAP_SETPCAP: u32 = 8;
 /// Where the report pipe goes (next to the pipes on 0-4).
 const REPORT_FD: libc::c_int = 5;
 /// The lowest descriptor the child's own set-up opens once the inherited ones are closed: the
@@ -240,10 +245,14 @@ unsafe fn run(step: Step, plan: &Plan<'_>, report: &mut libc::c_int) -> Done {
                 }
             }
             Step::MapIds => {
-                // Root inside maps to the zygote's id: one id, our own.
+                // Root inside maps to the id the zygote cloned us as: one id, our own.
+                let Ids::Own { map } = &plan.ids else { return Ok(()) };
+                // The zygote's change of ids left the process non-dumpable, and the `/proc` files of a
+                // non-dumpable process belong to root: we could not open our own maps.
+                ok(libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0))?;
                 ok(write_file(c"/proc/self/setgroups", b"deny"))?;
-                ok(write_file(c"/proc/self/uid_map", crate::plan::OWN_ID_MAP))?;
-                ok(write_file(c"/proc/self/gid_map", crate::plan::OWN_ID_MAP))
+                ok(write_file(c"/proc/self/uid_map", map.as_bytes()))?;
+                ok(write_file(c"/proc/self/gid_map", map.as_bytes()))
             }
             Step::RaiseOomScore => ok(write_file(c"/proc/self/oom_score_adj", OOM_SCORE_ADJ)),
             Step::NewSession => ok(libc::syscall(libc::SYS_setsid)),
@@ -357,7 +366,7 @@ unsafe fn run(step: Step, plan: &Plan<'_>, report: &mut libc::c_int) -> Done {
                 }
                 Ok(())
             }
-            Step::DropCapabilities => ok(drop_capabilities()),
+            Step::DropCapabilities => ok(drop_capabilities(plan.kept_caps)),
             Step::InstallSeccomp => {
                 for filter in plan.filters.iter() {
                     if seccompiler::apply_filter(filter).is_err() {
@@ -432,23 +441,37 @@ struct CapData {
 
 const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
 
-/// Leave no capability behind, now or after any execve: root of a user namespace holds them all
-/// there. Empties the bounding and ambient sets, locks root's special treatment off (securebits),
-/// then clears the effective, permitted and inheritable sets. Returns a negative value on failure.
-unsafe fn drop_capabilities() -> libc::c_long {
+/// Leave no capability but `kept` behind, now or after any execve: root of a user namespace holds them
+/// all there. Empties the bounding and ambient sets but for `kept`, raises `kept` as ambient (so that it
+/// survives the zygote's execve), locks root's special treatment off (securebits), then leaves only
+/// `kept` in the effective, permitted and inheritable sets. Returns a negative value on failure.
+unsafe fn drop_capabilities(kept: u64) -> libc::c_long {
     // SAFETY: prctl/capset with constant arguments and stack buffers of the kernel's layout.
     unsafe {
-        for cap in 0..=LAST_CAP {
+        let capset = |caps: u64| {
+            let header = CapHeader { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
+            let (lo, hi) = (caps as u32, (caps >> 32) as u32);
+            let data = [
+                CapData { effective: lo, permitted: lo, inheritable: lo & kept as u32 },
+                CapData { effective: hi, permitted: hi, inheritable: hi & (kept >> 32) as u32 },
+            ];
+            libc::syscall(libc::SYS_capset, &header as *const CapHeader, data.as_ptr())
+        };
+        for cap in (0..=LAST_CAP).filter(|&c| kept & (1 << c) == 0) {
             libc::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0); // EINVAL past the kernel's last capability
         }
+        // The kept ones go ambient (they must be permitted and inheritable) before the securebits forbid
+        // raising any; CAP_SETPCAP stays effective until the securebits are set.
         if libc::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0
+            || capset(kept | 1 << CAP_SETPCAP) < 0
+            || (0..=LAST_CAP)
+                .filter(|&c| kept & (1 << c) != 0)
+                .any(|c| libc::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0)
             || libc::prctl(PR_SET_SECUREBITS, SECUREBITS_LOCKED_DOWN, 0, 0, 0) < 0
         {
             return -1;
         }
-        let header = CapHeader { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
-        let data = [CapData { effective: 0, permitted: 0, inheritable: 0 }; 2];
-        libc::syscall(libc::SYS_capset, &header as *const CapHeader, data.as_ptr())
+        capset(kept)
     }
 }
 

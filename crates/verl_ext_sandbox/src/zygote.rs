@@ -1,12 +1,13 @@
 //! The zygote: a pre-started interpreter inside the sandbox's read-only root that forks one isolated
 //! child per execution, so an execution costs a `clone3` and a few mounts, not an interpreter start.
 //!
-//! The zygote runs in its own user, PID, mount, network, IPC and UTS namespaces, without capabilities
-//! and under a seccomp filter ([`crate::seccomp::zygote_filter`]); it never runs untrusted code. For
+//! The zygote runs in its own user, PID, mount, network, IPC and UTS namespaces, holding only
+//! CAP_SETUID and CAP_SETGID in its own namespace (to clone each execution as an id of its own, see
+//! [`ZYGOTE_ID`]), under a seccomp filter ([`crate::seccomp::zygote_filter`]); it never runs untrusted code. For
 //! each request it clones a child into *fresh* user, PID, mount, network, IPC and UTS namespaces (the
 //! new user namespace gives the child the capabilities for its own mounts and nothing outside). The
 //! child runs the same set-up as a cold start (`setup`) on a warm plan (`plan::warm`):
-//! it maps its own ids, starts a session, places its pipes, mounts a fresh size-capped tmpfs at `/tmp`
+//! it maps its own id, starts a session, places its pipes, mounts a fresh size-capped tmpfs at `/tmp`
 //! and a fresh `/proc`, applies Landlock, sets rlimits, drops every capability, installs seccomp, and
 //! returns to the interpreter, which runs the harness. The trainer gets the child's pidfd (to enforce
 //! the deadline) and, once the zygote has reaped it, an exit record on a pipe of its own.
@@ -22,6 +23,7 @@ use rustix::process::{pidfd_send_signal, Signal};
 use seccompiler::BpfProgram;
 
 use crate::clone::{clone3, NAMESPACES};
+use crate::ids::ExecutionIds;
 use crate::io::pipe;
 use crate::protocol::{self, ExitRecord, SpawnLimits, SpawnReply, SPAWN_FDS};
 use crate::{plan, seccomp, setup};
@@ -70,12 +72,37 @@ fn thread_count() -> Result<usize, String> {
     Ok(std::fs::read_dir("/proc/self/task").map_err(|e| format!("reading /proc/self/task: {e}"))?.count())
 }
 
-/// The zygote's uid and gid inside its own user namespace (executions map it to their root).
+/// The zygote's uid and gid inside its own user namespace. As root, the trainer maps the ids after it
+/// too ([`crate::ids::ZYGOTE_EXECUTION_IDS`]), and each execution is cloned as one of those, which its
+/// root then maps to: the kernel's per-user counts (descriptors in flight, pipe buffers, processes) are
+/// then per execution. Otherwise executions map the zygote's id and share those counts.
 pub const ZYGOTE_ID: libc::uid_t = 1000;
+
+/// The ids the zygote may clone executions as, from its own `uid_map`, if it can take them on.
+fn execution_ids() -> Option<ExecutionIds> {
+    let map = std::fs::read_to_string("/proc/self/uid_map").ok()?;
+    let ids = ExecutionIds::after(ZYGOTE_ID, &map)?;
+    // SAFETY: plain id changes of this single-threaded process, undone at once.
+    unsafe { become_id(ZYGOTE_ID + 1) && become_id(ZYGOTE_ID) }.then_some(ids)
+}
+
+/// Take on `id` as real, effective and saved uid and gid (with the zygote's CAP_SETUID/CAP_SETGID).
+/// Raw system calls: libc's wrappers would signal threads the zygote does not have.
+///
+/// # Safety
+/// Only in the single-threaded zygote.
+unsafe fn become_id(id: libc::uid_t) -> bool {
+    // SAFETY: raw setres[ug]id with plain integers.
+    unsafe {
+        libc::syscall(libc::SYS_setresgid, id, id, id) == 0 && libc::syscall(libc::SYS_setresuid, id, id, id) == 0
+    }
+}
 
 /// An execution the zygote still has to reap.
 struct Live {
     pid: libc::pid_t,
+    /// Its id, if one of its own (free again once it is reaped).
+    id: Option<libc::uid_t>,
     pidfd: OwnedFd,
     /// Where its exit record goes (the trainer holds the read end).
     status: OwnedFd,
@@ -137,6 +164,7 @@ unsafe fn run(control: BorrowedFd<'_>, hooks: &Hooks) {
                 exit_zygote(1)
             }
         };
+        let mut ids = execution_ids();
         let mut live: Vec<Live> = Vec::new();
         loop {
             let ready: Vec<bool> = {
@@ -155,7 +183,12 @@ unsafe fn run(control: BorrowedFd<'_>, hooks: &Hooks) {
             };
             let exited: Vec<usize> = (1..ready.len()).filter(|&i| ready[i]).map(|i| i - 1).collect();
             for i in exited.into_iter().rev() {
-                report_exit(live.swap_remove(i));
+                let l = live.swap_remove(i);
+                let id = l.id;
+                report_exit(l);
+                if let (Some(ids), Some(id)) = (ids.as_mut(), id) {
+                    ids.release(id);
+                }
             }
             if !ready[0] {
                 continue;
@@ -176,7 +209,7 @@ unsafe fn run(control: BorrowedFd<'_>, hooks: &Hooks) {
                 let _ = protocol::send_with_fds(control, &SpawnReply::Failed(libc::EINVAL).to_bytes(), &[]);
                 continue;
             };
-            if spawn(control, &limits, fds, &filters, hooks, &mut live) {
+            if spawn(control, &limits, fds, &filters, hooks, ids.as_mut(), &mut live) {
                 // The execution: the zygote's descriptors are closed already; forget their owners.
                 std::mem::forget(live);
                 return;
@@ -192,6 +225,7 @@ unsafe fn spawn(
     fds: [OwnedFd; SPAWN_FDS],
     filters: &[BpfProgram],
     hooks: &Hooks,
+    ids: Option<&mut ExecutionIds>,
     live: &mut Vec<Live>,
 ) -> bool {
     // SAFETY: the zygote is single-threaded with the interpreter's lock held (checked by `serve`); the child only runs the set-up before returning to the interpreter.
@@ -204,10 +238,22 @@ unsafe fn spawn(
         let Ok((report_r, report_w)) = pipe() else { return refuse(libc::EMFILE) };
         let pipes =
             [stdin.as_raw_fd(), stdout.as_raw_fd(), stderr.as_raw_fd(), channel.as_raw_fd(), payload.as_raw_fd()];
-        let Ok(plan) = plan::warm(pipes, report_w.as_raw_fd(), limits, filters) else { return refuse(libc::EINVAL) };
+        // All ids taken (more executions at once than the zygote has ids): share the zygote's.
+        let mut ids = ids;
+        let id = ids.as_deref_mut().and_then(ExecutionIds::take);
+        let release = |ids: Option<&mut ExecutionIds>| {
+            if let (Some(ids), Some(id)) = (ids, id) {
+                ids.release(id);
+            }
+        };
+        let Ok(plan) = plan::warm(pipes, report_w.as_raw_fd(), limits, filters, id.unwrap_or(ZYGOTE_ID)) else {
+            release(ids);
+            return refuse(libc::EINVAL);
+        };
         let mut pidfd: libc::c_int = -1;
         (hooks.before)();
-        let pid = clone3(NAMESPACES, &mut pidfd);
+        // Cloned as its id, the child's user namespace is owned by that id, and its root can map to it.
+        let pid = if id.is_none_or(|id| become_id(id)) { clone3(NAMESPACES, &mut pidfd) } else { -1 };
         if pid == 0 {
             (hooks.child)();
             setup::apply(&plan);
@@ -215,9 +261,15 @@ unsafe fn spawn(
             std::mem::forget((stdin, stdout, stderr, channel, payload, status, report_r, report_w));
             return true;
         }
+        let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
+        if id.is_some() && !become_id(ZYGOTE_ID) {
+            log("cannot take the zygote's own id back");
+            exit_zygote(1);
+        }
         (hooks.parent)();
         if pid < 0 {
-            return refuse(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO));
+            release(ids);
+            return refuse(errno);
         }
         let pidfd = OwnedFd::from_raw_fd(pidfd);
         drop((stdin, stdout, stderr, channel, payload, report_w));
@@ -226,7 +278,7 @@ unsafe fn spawn(
             log(&format!("reply: {e}"));
             let _ = pidfd_send_signal(&pidfd, Signal::KILL);
         }
-        live.push(Live { pid: pid as libc::pid_t, pidfd, status, report: report_r });
+        live.push(Live { pid: pid as libc::pid_t, id, pidfd, status, report: report_r });
         false
     }
 }
