@@ -435,3 +435,19 @@ def test_stdin_comparison_shortcuts_change_no_verdict(printed: str, expected: st
     line break; no float conversion when the line counts differ) give the cascade's own verdicts."""
     assert _stdin_matches(printed, expected) == _stdin_matches_reference(printed, expected)
     assert _stdin_matches(printed, printed) == _stdin_matches_reference(printed, printed)
+
+
+#: Lines that compare equal, as text or as floats, in several ways (blank, padded, empty, scientific).
+_LINES = st.lists(st.sampled_from(["", " ", "\t", "\x1f", "1", " 1", "1 ", "1.0", "1e0", "2", "0.5", " 0.5 ", "a b",
+                                   "a  b", "10", "1_0", "inf", "nan"]), max_size=8)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(printed=_LINES, expected=_LINES, printed_end=st.sampled_from(["", "\n", "\n\n", " "]),
+       expected_end=st.sampled_from(["", "\n", " \n"]))
+def test_stdin_comparison_by_counts_changes_no_verdict(printed: list[str], expected: list[str], printed_end: str,
+                                                        expected_end: str) -> None:
+    """Outputs of lines that often match (blank, empty and padded lines; floats): the checks decided by
+    line counts give the cascade's own verdicts, True ones included."""
+    out, want = "\n".join(printed) + printed_end, "\n".join(expected) + expected_end
+    assert _stdin_matches(out, want) == _stdin_matches_reference(out, want)
