@@ -663,19 +663,22 @@ except OSError as e:
     assert (r.status, r.stdout) == ("ok", f"refused {errno.EPERM}\n"), r
 
 
+def trainer_cpu(code: str, status: str, stdout_len: int = 0, **limits: Any) -> float:
+    """CPU seconds of this process (the trainer) while one execution of ``code`` runs; it must end in ``status``
+    having printed ``stdout_len`` bytes."""
+    start = time.process_time()
+    r = run(code, **limits)
+    assert (r.status, len(r.stdout)) == (status, stdout_len), r.status
+    return time.process_time() - start
+
+
 def test_a_slow_trickle_on_stderr_costs_the_trainer_little() -> None:
     """A byte every 0.1 ms on stderr until the deadline (red team: ~1.4 ms of trainer CPU per second of the
     execution). Bound: 100 ms over 5 s against a program that only sleeps, ten times the measured figure."""
     trickle = "import os, time\nwhile True:\n    os.write(2, b'x')\n    time.sleep(0.0001)\n"
     quiet = "import time\ntime.sleep(60)\n"
 
-    def trainer_cpu(code: str) -> float:
-        start = time.process_time()
-        r = run(code, timeout_s=5)
-        assert r.status == "timeout", r.status
-        return time.process_time() - start
-
-    extra = trainer_cpu(trickle) - trainer_cpu(quiet)
+    extra = trainer_cpu(trickle, "timeout", timeout_s=5) - trainer_cpu(quiet, "timeout", timeout_s=5)
     assert extra <= 0.1, extra
 
 
@@ -687,14 +690,9 @@ def test_trainer_cpu_does_not_depend_on_how_output_is_written() -> None:
     honest = f"import os\nos.write(1, b'x' * {size})"
     trickle = f"import os\nfor _ in range({size}):\n    os.write(1, b'x')"
 
-    def trainer_cpu(code: str) -> float:
-        start = time.process_time()
-        r = run(code, timeout_s=30, output_limit=2 * size)
-        assert (r.status, len(r.stdout)) == ("ok", size), r.status
-        return time.process_time() - start
-
-    trainer_cpu(honest)
-    extra = trainer_cpu(trickle) - trainer_cpu(honest)
+    limits = {"timeout_s": 30, "output_limit": 2 * size, "stdout_len": size}
+    trainer_cpu(honest, "ok", **limits)
+    extra = trainer_cpu(trickle, "ok", **limits) - trainer_cpu(honest, "ok", **limits)
     assert extra <= 0.2, extra
 
 
