@@ -142,3 +142,10 @@ def test_the_documented_overrides_compose_as_written(config: str, tmp_path: Path
     assert reward_kwargs["format_weight"] == 0.1
     functions = next(o for o in _documented_overrides() if "functions=" in o)
     assert compose(config, functions)["reward"]["reward_kwargs"]["functions"]
+
+
+def test_the_top_level_configs_are_the_packaged_ones() -> None:
+    """`configs/` at the top of the checkout is where a reader looks; the wheel ships `verl_ext/configs`: one copy."""
+    root = Path(__file__).resolve().parents[1]
+    top = root / "configs"
+    assert top.is_symlink() and top.resolve() == Path(verl_ext.configs.__file__).resolve().parent
