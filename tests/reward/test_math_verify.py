@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import subprocess
 import sys
 import time
@@ -392,9 +391,9 @@ def test_any_solution_is_read_in_bounded_time_without_error(solution: str, truth
 
 
 # ---------------------------------------------------------------------------------------------------------
-# The labelled corpus (tests/data/, written for this project; labels checked independently with sympy).
+# The labelled corpus (verl_ext/bench/data/, written for this project; labels checked independently with sympy).
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "math_equivalence.jsonl"
+CORPUS = Path(__file__).resolve().parents[2] / "verl_ext" / "bench" / "data" / "math_equivalence.jsonl"
 
 
 def _corpus() -> list[dict]:
@@ -409,10 +408,10 @@ def test_corpus_is_large_balanced_and_reproducible(tmp_path: Path) -> None:
         by_category[r["category"]][r["equal"]] += 1
     assert len(by_category) >= 20
     assert all(c[True] >= 30 and c[False] >= 30 for c in by_category.values()), by_category
-    # The generator rewrites the file byte for byte (it writes next to itself: run a copy).
-    shutil.copy(CORPUS.with_name("make_math_equivalence.py"), tmp_path / "make_math_equivalence.py")
-    subprocess.run([sys.executable, str(tmp_path / "make_math_equivalence.py")], check=True, capture_output=True)
-    assert (tmp_path / "math_equivalence.jsonl").read_bytes() == CORPUS.read_bytes()
+    # The generator rewrites the file byte for byte.
+    generator = Path(__file__).resolve().parents[1] / "data" / "make_math_equivalence.py"
+    subprocess.run([sys.executable, str(generator), str(tmp_path / "out.jsonl")], check=True, capture_output=True)
+    assert (tmp_path / "out.jsonl").read_bytes() == CORPUS.read_bytes()
 
 
 #: Corpus rows where verl-ext deliberately differs from the external convention that labels them.

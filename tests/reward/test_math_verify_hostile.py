@@ -2,7 +2,7 @@
 credit without giving the answer, so every such output must score 0 and the same answer written plainly must
 still score 1.
 
-(a) The hand-judged suite ``tests/data/hostile_math.jsonl`` (classes and counts in tests/data/README.md): no
+(a) The hand-judged suite ``verl_ext/bench/data/hostile_math.jsonl`` (classes and counts in the README there): no
 false positive, and no false negative on its ``true`` controls.
 
 (b) Generated attacks of the same classes around a random integer or fraction ``g`` (gold ``str(g)``):

@@ -1,4 +1,4 @@
-"""verl-ext's verifier on answer-checking suites other projects wrote (tests/data, README there): at least as
+"""verl-ext's verifier on answer-checking suites other projects wrote (verl_ext/bench/data, README there): at least as
 many cases right as Math-Verify, run the same way in the same test, and no false positive."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""Answer-checking test suites written by other projects (``tests/data``, sources and commits in its README):
-Math-Verify's own suite and held-out ones (NeMo-Skills, inspect_ai, hendrycks/math, latex2sympy2_extended,
-lighteval). Each case is run the way its project's test runs it, by verl-ext, by Math-Verify and by verl's prime_math.
+"""Answer-checking test suites written by other projects (``data/`` beside this module, shipped in the
+wheel; sources and commits in its README): Math-Verify's own suite and held-out ones (NeMo-Skills,
+inspect_ai, hendrycks/math, latex2sympy2_extended, lighteval). Each case is run the way its project's test
+runs it, by verl-ext, by Math-Verify and by verl's prime_math.
 
 A judge returns its verdict on a case: for a (gold, pred) case whether the two are equal; for a
 Math-Verify ``string_parse`` case whether the letter read is the one the test expects (``expected`` is
@@ -22,7 +23,7 @@ from typing import Any
 from verl_ext.reward.math_verify import verify
 
 #: The data directory of the repository checkout.
-DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 #: Suite name -> file in ``DATA``.
 SUITES = {
     "math-verify": "math_verify_suite.jsonl",
@@ -37,7 +38,7 @@ SUITES = {
 #: missed 10 of 162 cases; four rules were then added for misses they showed (Python `**` powers, `\approx`
 #: after an exact value, revising words between boxes, percent labels), so they are not strictly unseen.
 #: latex2sympy2_extended's and lighteval's suites were added later and not used to write rules (lighteval's overlaps
-#: Math-Verify's suite: 192 of its 233 cases are also there, see tests/data/README.md).
+#: Math-Verify's suite: 192 of its 233 cases are also there, see data/README.md).
 HELD_OUT = ("nemo-skills", "inspect-ai", "hendrycks-math", "latex2sympy2-extended", "lighteval")
 
 #: Cases whose label verl-ext is right to contradict, with the reason (suite, id) -> why.
@@ -104,7 +105,7 @@ def load(suite: str, data: Path = DATA) -> list[Case]:
     """The cases of one suite (see ``SUITES``)."""
     path = data / SUITES[suite]
     if not path.is_file():
-        raise FileNotFoundError(f"no suite file at {path} (it ships in the repository: tests/data/)")
+        raise FileNotFoundError(f"no suite file at {path} (it ships in the package: verl_ext/bench/data/)")
     cases = []
     for line in path.read_text().splitlines():
         if line.strip():

@@ -34,8 +34,8 @@ from verl_ext.bench.report import write_results
 from verl_ext.reward.math_verify import math_equal_batch
 from verl_ext.wording import counted
 
-#: The corpus written for this project (checked out next to the package).
-DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "math_equivalence.jsonl"
+#: The corpus written for this project (shipped in the package, beside the suites).
+DEFAULT_CORPUS = Path(__file__).resolve().parent / "data" / "math_equivalence.jsonl"
 #: Goals of the issue: accuracy >= Math-Verify's, >= 100x its answers/s on one core.
 SPEED_GOAL = 100.0
 #: Goal of the issue for ``--adversarial``: every ``verify``/``math_equal`` call on inputs of at most 10 KB
@@ -65,7 +65,7 @@ class Pair:
 def load_corpus(path: Path) -> list[Pair]:
     """The labelled pairs of a JSONL corpus (keys id, category, reference, prediction, equal)."""
     if not path.is_file():
-        raise FileNotFoundError(f"no corpus at {path} (it ships in the repository: tests/data/; pass --corpus)")
+        raise FileNotFoundError(f"no corpus at {path} (the package ships one in verl_ext/bench/data/; pass --corpus)")
     pairs = []
     try:
         text = path.read_text(encoding="utf-8")
@@ -197,7 +197,7 @@ def _suites(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def _print_suites(rows: list[dict[str, Any]]) -> None:
     names = list(rows[0]["judges"])
-    print("other projects' answer-checking suites (tests/data/README.md), each case run as its project's test "
+    print("other projects' answer-checking suites (verl_ext/bench/data/README.md), each case run as its project's test "
           "runs it; right = label agreed with (mislabelled cases corrected), false + = equal where the label "
           "says not")
     print(f"{'suite':<16} {'cases':>5}" + "".join(f" {n + ' right':>18} {'false +':>7} {'answers/s':>9}"
