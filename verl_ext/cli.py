@@ -73,6 +73,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                             "check a main_ppo config (with its Hydra overrides)", formatter_class=HelpFormatter)
     doctor.add_arguments(p)
     p.set_defaults(func=doctor.main)
+
+    from verl_ext.smoke import run as smoke
+
+    p = commands.add_parser("smoke", help="run a main_ppo config for one step on CPU with a tiny model and a few of "
+                            "its own rows: a broken reward function, column or override fails in minutes",
+                            formatter_class=HelpFormatter)
+    smoke.add_arguments(p)
+    p.set_defaults(func=smoke.main)
     return parser
 
 

@@ -1,0 +1,194 @@
+"""verl's own trainer, whole: ``python -m verl.trainer.main_ppo`` with verl-ext's configs for one GRPO step and
+a validation pass on this CPU machine (vLLM's CPU build, verl's FSDP2 engine, verl-ext's CPU platform), in a
+subprocess of the end-to-end venv (``.venv-e2e``, made by ``ci/setup.sh``). Everything is asserted from the
+run's own outputs: its metrics file and its validation dump."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verl_ext.cpu.overrides import cpu_overrides
+from verl_ext.smoke.assets import tiny_checkpoint
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = ROOT / ".venv-e2e" / "bin" / "python"
+FUNCTIONS = Path(__file__).with_name("reward_fns.py")
+#: reward_extra_info keys every sample of the verl_ext manager reports (README, "Use it in your verl run").
+MANAGER_KEYS = {"score", "acc", "pred", "tests_passed", "tests_failed", "tests_timeout", "tests_error", "unscorable"}
+#: A whole run on the 2-core VM takes 100-170 s; ten times that on a loaded machine is a hang.
+RUN_TIMEOUT_S = 1200
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not PYTHON.exists(), reason=f"{PYTHON} missing: ci/setup.sh makes it (vLLM's CPU build)"),
+]
+
+
+#: The math run's data sources: gsm8k rows scored natively (Rust), the others by the user's functions.
+NATIVE, BY_FUNCTIONS = "openai/gsm8k", "e2e/arithmetic"
+
+
+def _math_rows(split: str, n: int) -> list[dict[str, Any]]:
+    instruction = 'Let\'s think step by step and output the final answer after "####".'
+    rows = []
+    for i in range(n):
+        a, b = i + 2, 3 * i + 1
+        rows.append({"data_source": (NATIVE, BY_FUNCTIONS)[i % 2], "ability": "math",
+                     "prompt": [{"role": "user", "content": f"What is {a} + {b}? {instruction}"}],
+                     "reward_model": {"style": "rule", "ground_truth": str(a + b)},
+                     "extra_info": {"split": split, "index": i}})
+    return rows
+
+
+#: HumanEval-shaped problems (prompt, entry point, test), run in the sandbox by the code config.
+CODE_PROBLEMS = [
+    ("add", 'def add(a: int, b: int) -> int:\n    """Return a + b."""\n',
+     "def check(candidate):\n    assert candidate(1, 2) == 3\n"),
+    ("double", 'def double(x: int) -> int:\n    """Return 2 * x."""\n',
+     "def check(candidate):\n    assert candidate(2) == 4\n"),
+]
+
+
+def _code_rows(split: str, n: int) -> list[dict[str, Any]]:
+    rows = []
+    for i in range(n):
+        name, prompt, test = CODE_PROBLEMS[i % len(CODE_PROBLEMS)]
+        truth = json.dumps({"test": test, "entry_point": name, "prompt": prompt})
+        rows.append({"data_source": "humaneval", "ability": "code",
+                     "prompt": [{"role": "user", "content": "Complete the function.\n" + prompt}],
+                     "reward_model": {"style": "rule", "ground_truth": truth},
+                     "extra_info": {"split": split, "index": i}})
+    return rows
+
+
+@pytest.fixture(scope="module")
+def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import pandas as pd
+
+    root = tmp_path_factory.mktemp("e2e")
+    tiny_checkpoint(root / "model")
+    for kind, rows in (("math", _math_rows), ("code", _code_rows)):
+        (root / kind).mkdir()
+        pd.DataFrame(rows("train", 16)).to_parquet(root / kind / "train.parquet")
+        pd.DataFrame(rows("test", 4)).to_parquet(root / kind / "test.parquet")
+    return root
+
+
+def _ours(mark: str) -> list[int]:
+    """Processes whose environment carries this run's mark (the trainer, Ray, vLLM, the sandbox)."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit() and int(d.name) != os.getpid():
+            try:
+                if mark.encode() in (d / "environ").read_bytes():
+                    found.append(int(d.name))
+            except OSError:
+                continue
+    return found
+
+
+def main_ppo(assets: Path, config: str, data: str, out: Path, *extra: str) -> dict[str, Any]:
+    """Run main_ppo for one step plus validation; return its step-1 metrics (asserting exit 0 and that no
+    process of the run outlives it)."""
+    out.mkdir()
+    mark = f"VERL_EXT_E2E_RUN={uuid.uuid4().hex}"
+    env = {**os.environ, "VERL_PLATFORM": "cpu", "VERL_FILE_LOGGER_PATH": str(out / "metrics.jsonl"),
+           "TOKENIZERS_PARALLELISM": "false", "HYDRA_FULL_ERROR": "1", mark.split("=")[0]: mark.split("=")[1],
+           # Ray's socket paths must stay short.
+           "RAY_TMPDIR": tempfile.mkdtemp(prefix="ve2e", dir="/tmp")}
+    argv = [str(PYTHON), "-m", "verl.trainer.main_ppo", "--config-name", config,
+            f"data.train_files={assets / data / 'train.parquet'}", f"data.val_files={assets / data / 'test.parquet'}",
+            f"actor_rollout_ref.model.path={assets / 'model'}", *cpu_overrides(),
+            "data.train_batch_size=4", "data.max_prompt_length=256", "data.max_response_length=32",
+            "data.dataloader_num_workers=0", "actor_rollout_ref.rollout.n=2",
+            "actor_rollout_ref.actor.ppo_mini_batch_size=4", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8",
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=8",
+            "actor_rollout_ref.rollout.max_model_len=512", "actor_rollout_ref.rollout.max_num_batched_tokens=1024",
+            "actor_rollout_ref.rollout.max_num_seqs=16", "actor_rollout_ref.rollout.agent.num_workers=1",
+            "actor_rollout_ref.rollout.val_kwargs.do_sample=True", "actor_rollout_ref.rollout.val_kwargs.n=1",
+            "reward.num_workers=1", "transfer_queue.backend.SimpleStorage.num_data_storage_units=1",
+            "ray_kwargs.ray_init.num_cpus=8",
+            "trainer.total_training_steps=1", "trainer.total_epochs=1", "trainer.test_freq=1",
+            "trainer.val_before_train=False", "trainer.save_freq=-1", "trainer.logger=[console,file]",
+            "trainer.project_name=e2e", f"trainer.experiment_name={config}",
+            f"trainer.validation_data_dir={out / 'validation'}", f"trainer.rollout_data_dir={out / 'rollout'}",
+            f"trainer.default_local_dir={out / 'checkpoints'}", *extra]
+    started = time.monotonic()
+    try:
+        run = subprocess.run(argv, cwd=out, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    finally:
+        deadline = time.monotonic() + 30  # Ray's daemons exit shortly after the driver
+        while _ours(mark) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        left = _ours(mark)
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+    (out / "log.txt").write_text(run.stdout + run.stderr)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]
+    assert not left, f"processes left after the run: {left}"
+    print(f"{config}: {time.monotonic() - started:.0f} s")
+    lines = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    return next(m["data"] for m in lines if m.get("step") == 1)
+
+
+def _validation_rows(out: Path) -> list[dict[str, Any]]:
+    files = sorted((out / "validation").glob("*.jsonl"))
+    assert files, "no validation dump"
+    return [json.loads(line) for line in files[-1].read_text().splitlines() if line.strip()]
+
+
+def test_grpo_step_with_fused_ops_fused_sampler_and_reward_functions(assets: Path, tmp_path: Path) -> None:
+    """The math config with the fused actor ops (external_lib=verl_ext.patches), the fused sampler in vLLM
+    (VLLMWorkerExtension), gsm8k rows scored natively and the other rows by two reward functions of the
+    user's (one sync, one async), in the same batches."""
+    functions = (f"[{{path: {FUNCTIONS}, name: length_score, weight: 1.0}}, "
+                 f"{{path: {FUNCTIONS}, name: digit_share, weight: 0.5}}]")
+    metrics = main_ppo(assets, "grpo_math_verl_ext_fused", "math", tmp_path / "run",
+                       f"++reward.reward_kwargs.functions={functions}",
+                       f"++reward.reward_kwargs.native_sources=[{NATIVE}]",
+                       "++actor_rollout_ref.rollout.engine_kwargs.vllm.worker_extension_cls="
+                       "verl_ext.rollout.VLLMWorkerExtension")
+    # The functions' scores differ between a prompt's samples: non-zero advantages and gradient.
+    assert metrics["actor/grad_norm"] > 0, metrics
+    # The actor's log-probs (fused op) and the rollout's (vLLM with the fused sampler) agree.
+    assert metrics["training/rollout_probs_diff_max"] < 0.02, metrics
+    for source, keys in ((NATIVE, ("acc", "unscorable")), (BY_FUNCTIONS, ("acc", "unscorable", "length_score",
+                                                                          "digit_share"))):
+        for key in keys:
+            assert f"val-{'core' if key == 'acc' else 'aux'}/{source}/{key}/mean@1" in metrics, sorted(metrics)
+    rows = _validation_rows(tmp_path / "run")
+    assert len(rows) == 4
+    for row in rows:
+        # The same keys for every sample, whichever scored it.
+        assert set(row) >= MANAGER_KEYS | {"length_score", "digit_share"}, sorted(row)
+        assert row["unscorable"] == 0, row
+        if row["gts"] in {r["reward_model"]["ground_truth"] for r in _math_rows("test", 4)[1::2]}:
+            # Scored by the functions: the weighted sum of theirs.
+            assert row["score"] == pytest.approx(row["length_score"] + 0.5 * row["digit_share"]), row
+        else:
+            # gsm8k's own scorer: right or wrong; the functions' keys are there, empty.
+            assert row["score"] in (0.0, 1.0) and row["length_score"] is None, row
+
+
+def test_grpo_step_with_code_rewards_in_the_sandbox(assets: Path, tmp_path: Path) -> None:
+    """The code config: HumanEval-shaped rows scored in the sandbox by a Ray reward worker."""
+    metrics = main_ppo(assets, "grpo_code_verl_ext", "code", tmp_path / "run")
+    assert "val-core/humaneval/acc/mean@1" in metrics or "val-core/humaneval/reward/mean@1" in metrics, sorted(metrics)
+    rows = _validation_rows(tmp_path / "run")
+    assert len(rows) == 4
+    for row in rows:
+        assert set(row) >= MANAGER_KEYS, sorted(row)
+        assert row["unscorable"] == 0, row  # the sandbox ran the tests: each row has a verdict
+        assert row["tests_passed"] + row["tests_failed"] + row["tests_timeout"] + row["tests_error"] >= 1, row
