@@ -355,10 +355,14 @@ def test_code_ground_truths_are_checked_against_their_scorer(tmp_path: Path,
 
 
 def test_sources_without_a_scorer_and_missing_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = write_parquet(tmp_path / "mine.parquet", [("my/dataset", "1"), ("openai/gsm8k", "3")])
+    # A source verl knows (geometry3k: verl's own scorer) is fine; one nobody knows would stop the run at its first
+    # batch (verl's NotImplementedError): an error, before any model loads.
+    data = write_parquet(tmp_path / "mine.parquet", [("my/dataset", "1"), ("openai/gsm8k", "3"),
+                                                     ("hiyouga/geometry3k", "3")])
     got = check(capsys, f"data.train_files={data}")
-    warnings = [f["message"] for f in data_findings(got) if f["level"] == "warning"]
-    assert len(warnings) == 1 and warnings[0].startswith(f"{data}: my/dataset (1 row): verl-ext has no native scorer")
+    errors = [f["message"] for f in data_findings(got) if f["level"] in ("error", "warning")]
+    assert len(errors) == 1 and errors[0].startswith(f"{data}: my/dataset (1 row): no scorer knows this data source")
+    assert got["config"]["findings"] and not got["ok"]
     # With a custom function every source goes to it (verl's meaning): nothing to warn about, no type checks.
     fn = tmp_path / "fn.py"
     fn.write_text("def compute_score(data_source, solution_str, ground_truth, extra_info=None):\n    return 0.0\n")
@@ -380,3 +384,55 @@ def test_missing_data_files_are_named_with_their_key(tmp_path: Path, capsys: pyt
     got = check(capsys, f"data.train_files=[{tmp_path / 'a.parquet'},{tmp_path / 'b.parquet'}]")
     assert got["by_key"]["data.train_files[1]"] == {
         "level": "error", "key": "data.train_files[1]", "message": f"no such file: {tmp_path / 'b.parquet'}"}
+
+
+def test_a_directory_is_not_a_data_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    got = check(capsys, f"data.train_files={tmp_path}")
+    assert got["by_key"]["data.train_files"]["message"] == \
+        f"{tmp_path} is a directory: verl reads data files (list each one)"
+
+
+def test_a_config_is_found_by_name_in_the_current_directory_or_by_main_ppos_flags(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "my_run.yaml").write_text("defaults:\n  - grpo_math_verl_ext\n  - _self_\n"
+                                          "trainer:\n  project_name: mine\n")
+    monkeypatch.chdir(tmp_path)
+    for argv in (["--config", "my_run"], ["--config-path", str(tmp_path), "--config-name", "my_run"]):
+        main(["doctor", "--no-sandbox", "--json", *argv])
+        report = json.loads(capsys.readouterr().out)
+        assert report["config"]["composed"], report["config"]
+    assert main(["doctor", "--config-path", str(tmp_path)]) == 2
+    assert "--config-path needs --config-name" in capsys.readouterr().err
+    assert main(["doctor", "--config", "nowhere"]) == 1
+    assert "looked for" in capsys.readouterr().out
+
+
+def test_disabled_plugins_with_the_import_path_are_not_a_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """VERL_USE_EXTERNAL_PLUGINS=none and the README's import-path form: everything works (issue 26)."""
+    data = tmp_path / "train.jsonl"  # not parquet: only its existence is checked
+    data.write_text("{}\n")
+    monkeypatch.setenv("VERL_USE_EXTERNAL_PLUGINS", "none")
+    rc = main(["doctor", "--no-sandbox", "--config", "grpo_math_verl_ext", f"data.train_files={data}",
+               f"data.val_files={data}", "trainer.n_gpus_per_node=0", "actor_rollout_ref.rollout.name=hf",
+               "reward.reward_manager.source=importlib",
+               "reward.reward_manager.module.path=pkg://verl_ext.reward.manager",
+               "reward.reward_manager.name=VerlExtRewardManager"])
+    out = capsys.readouterr().out
+    assert "verl plugin        not loaded (VERL_USE_EXTERNAL_PLUGINS=none): the managers import by path" in out
+    assert "BROKEN" not in out and "doctor: verl cannot use verl-ext" not in out, out
+    assert rc == 0, out
+
+
+def test_the_rlimits_only_mode_says_isolation_is_not_used_and_runs_nothing(monkeypatch: pytest.MonkeyPatch,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from verl_ext import sandbox
+
+    monkeypatch.setenv("VERL_EXT_SANDBOX_MODE", "rlimits-only")
+    ran: list[Any] = []
+    monkeypatch.setattr(sandbox, "run_many", lambda *a, **k: ran.append(a) or [])
+    monkeypatch.setattr(sandbox, "run", lambda *a, **k: ran.append(a))
+    main(["doctor", "--no-sandbox"])
+    out = capsys.readouterr().out
+    assert "NOT used: rlimits-only mode" in out and "full isolation     yes" not in out, out
+    assert "warm starts" not in out and ran == []

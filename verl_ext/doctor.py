@@ -31,7 +31,8 @@ from typing import Any
 from verl_ext.exceptions import ConfigError, InvalidInputError, VerlExtError
 from verl_ext.wording import counted
 
-__all__ = ["Finding", "Need", "add_arguments", "check_config", "compose", "configs_dir", "main", "needs", "run"]
+__all__ = ["Finding", "Need", "add_arguments", "add_config_arguments", "check_config", "compose", "config_argument",
+           "config_file", "configs_dir", "main", "needs", "plugins_disabled", "run"]
 
 #: Version of the ``--json`` object's layout.
 SCHEMA_VERSION = 1
@@ -64,9 +65,27 @@ def _accelerator() -> str:
     return "none (CPU only)"
 
 
+def plugins_disabled() -> str | None:
+    """``VERL_USE_EXTERNAL_PLUGINS=...`` when it keeps ``import verl`` from loading verl-ext's plugin (then
+    the manager is used by import path, as the README shows), else None."""
+    policy = os.environ.get("VERL_USE_EXTERNAL_PLUGINS", "auto").strip().lower()
+    if policy == "auto" or (policy != "none" and "verl_ext" in {p.strip() for p in policy.split(",")}):
+        return None
+    return f"VERL_USE_EXTERNAL_PLUGINS={policy}"
+
+
 def _registration() -> str | None:
-    """None when ``import verl`` registered the ``verl_ext`` reward managers, else what went wrong (verl only
-    logs a failing plugin at DEBUG, so a broken install would otherwise surface mid-run)."""
+    """None when ``import verl`` registered the ``verl_ext`` reward managers (or, with the plugin disabled, when
+    the managers import by path), else what went wrong (verl only logs a failing plugin at DEBUG, so a broken
+    install would otherwise surface mid-run)."""
+    if plugins_disabled():
+        try:
+            manager = importlib.import_module("verl_ext.reward.manager")
+            for name in ("VerlExtRewardManager", "VerlExtBatchRewardManager"):
+                getattr(manager, name)
+        except (ImportError, AttributeError) as e:
+            return f"{type(e).__name__}: {e}"
+        return None
     try:
         importlib.import_module("verl")  # loads the verl.plugins entry points
         from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls as loop_manager
@@ -144,6 +163,45 @@ def configs_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parent / "configs"
 
 
+def config_file(config: str) -> Path:
+    """The YAML file of ``config``: a path to one, or a name: one of verl-ext's configs (:func:`configs_dir`,
+    where main_ppo finds it too), else ``NAME.yaml`` in the current directory. Raises FileNotFoundError."""
+    path = Path(config).expanduser()
+    if path.suffix in (".yaml", ".yml"):
+        candidates = [path]
+    else:
+        candidates = [configs_dir() / f"{config}.yaml", Path(f"{config}.yaml")]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"no config {config!r} (looked for {' and '.join(str(c) for c in candidates)})")
+
+
+def config_argument(args: argparse.Namespace) -> str | None:
+    """``--config``, or main_ppo's ``--config-name NAME`` (a name, as ``--config`` takes it) with
+    ``--config-path DIR`` (then the file DIR/NAME.yaml). Raises ValueError for a mix of the two forms."""
+    if args.config_name is None:
+        if args.config_path is not None:
+            raise ValueError("--config-path needs --config-name (as on main_ppo's command line)")
+        return args.config
+    if args.config is not None:
+        raise ValueError("give --config, or main_ppo's --config-path/--config-name, not both")
+    if args.config_path is None:
+        return str(args.config_name)
+    name = args.config_name if args.config_name.endswith((".yaml", ".yml")) else f"{args.config_name}.yaml"
+    return str(Path(args.config_path) / name)
+
+
+def add_config_arguments(p: argparse.ArgumentParser, required: bool) -> None:
+    """``--config`` (a name or a YAML path) and main_ppo's own ``--config-path``/``--config-name``."""
+    p.add_argument("--config", default=None, metavar="NAME_OR_YAML",
+                   help=("" if required else "also check ") + "the main_ppo config: a name in verl-ext's configs "
+                        "(verl_ext/configs) or in the current directory (NAME.yaml), or a YAML path")
+    p.add_argument("--config-path", default=None, metavar="DIR", help="as on main_ppo's command line (with "
+                   "--config-name)")
+    p.add_argument("--config-name", default=None, metavar="NAME", help="as on main_ppo's command line")
+
+
 def compose(config: str, overrides: Sequence[str] = ()) -> Any:
     """Compose a main_ppo config the way ``python -m verl.trainer.main_ppo --config-name`` would, with the
     same Hydra ``overrides``: ``config`` is a path to a YAML file or the name of one of verl-ext's configs
@@ -151,11 +209,7 @@ def compose(config: str, overrides: Sequence[str] = ()) -> Any:
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
-    path = Path(config)
-    if path.suffix not in (".yaml", ".yml"):
-        path = configs_dir() / f"{config}.yaml"
-    if not path.is_file():
-        raise FileNotFoundError(f"no config {config!r} (looked for {path})")
+    path = config_file(config)
     with initialize_config_dir(config_dir=str(path.resolve().parent), version_base=None):
         return hydra_compose(config_name=path.stem, overrides=list(overrides))
 
@@ -438,16 +492,34 @@ def _check_parquet(key: str, path: Path, source_key: str, prompt_key: str, route
                              f"(row {tally.first}: {_short(tally.example)}): {tally.why}"))
     if warn_unscored:
         for ds, n in sorted(rows.items()):
-            if route(ds) == "":
-                found.append(Finding(WARNING, key, f"{path}: {ds} ({_rows_text(n)}): verl-ext has no native scorer "
-                                     "for it and no reward function is configured, so verl's default_compute_score "
-                                     "scores it (NotImplementedError unless verl knows it); set "
-                                     "reward.custom_reward_function or reward.reward_kwargs.functions"))
+            if route(ds) == "" and not _verl_knows(ds):
+                # verl's meaning is kept: its default_compute_score raises, and the run stops at the first batch
+                # (scoring a whole data source 0 would train on rows nothing can reward): an error here, before
+                # any model loads.
+                found.append(Finding(ERROR, key, f"{path}: {ds} ({_rows_text(n)}): no scorer knows this data "
+                                     "source (verl-ext has no native one, verl's default_compute_score raises "
+                                     "NotImplementedError, so the run would stop at its first batch) and no reward "
+                                     "function is configured: set reward.custom_reward_function or "
+                                     "reward.reward_kwargs.functions"))
     sample = f"the first {read} of {counted(total, 'row')}" if read < total else (
         "its one row" if total == 1 else f"all {total} rows")
     summary = ", ".join(f"{ds} {n} ({route(ds) or 'verl'})" for ds, n in sorted(rows.items()))
     found.append(Finding(OK, key, f"{path}: {sample} read: {summary or 'no rows'}"))
     return found
+
+
+def _verl_knows(data_source: str) -> bool:
+    """Whether verl's ``default_compute_score`` scores this source (it raises NotImplementedError for one it
+    does not know; any other outcome of an empty answer means it does)."""
+    from verl.utils.reward_score import default_compute_score
+
+    try:
+        default_compute_score(data_source, "", "")
+    except NotImplementedError:
+        return False
+    except Exception:  # noqa: BLE001 - it knows the source; an empty answer may fail its own way
+        return True
+    return True
 
 
 def _data_files(value: Any) -> list[str] | None:
@@ -482,7 +554,9 @@ def _check_data(cfg: Any, route: Callable[[str], str], warn_unscored: bool) -> l
                 found.append(Finding(OK, where, f"{file}: remote, not checked"))
                 continue
             path = Path(file).expanduser()
-            if not path.is_file():
+            if path.is_dir():
+                found.append(Finding(ERROR, where, f"{path} is a directory: verl reads data files (list each one)"))
+            elif not path.is_file():
                 found.append(Finding(ERROR, where, f"no such file: {path}"))
             elif path.suffix != ".parquet":
                 found.append(Finding(OK, where, f"{path} exists (not parquet: its rows are not checked)"))
@@ -639,7 +713,9 @@ def collect(require_sandbox: bool = True, config: str | None = None, overrides: 
     sandbox_ok = bool(caps["full_isolation"])
     environment = _environment(sandbox)
     mode_ok = not any(f.key == "VERL_EXT_SANDBOX_MODE" for f in environment)
-    warm = _warm_starts(sandbox) if sandbox_ok and mode_ok else None
+    # Not in the rlimits-only mode: the probe would run its programs without isolation.
+    weak = mode_ok and sandbox.mode() == sandbox.WEAK_MODE
+    warm = _warm_starts(sandbox) if sandbox_ok and mode_ok and not weak else None
     config_report = _report_config(config, overrides, accelerator, sandbox_ok, require_sandbox) if config else None
     problems = []
     if broken is not None:
@@ -673,14 +749,26 @@ def print_report(report: Report) -> None:
     for dist in DISTS:
         print(f"  {dist:<18} {v[dist]}")
     print(f"  accelerator        {report.accelerator}")
-    broken = report.registration
-    print(f"  verl plugin        {'reward manager verl_ext registered' if broken is None else 'BROKEN: ' + broken}")
+    broken, disabled = report.registration, plugins_disabled()
+    if broken is not None:
+        plugin = f"BROKEN: {broken}"
+    elif disabled:
+        plugin = (f"not loaded ({disabled}): the managers import by path (reward.reward_manager.source=importlib, "
+                  "module.path=pkg://verl_ext.reward.manager, name=VerlExtRewardManager; see the README)")
+    else:
+        plugin = "reward manager verl_ext registered"
+    print(f"  verl plugin        {plugin}")
     print(f"  kernels            triton {'yes' if report.kernels['triton'] else 'no'}, "
           f"flashinfer {'yes' if report.kernels['flashinfer'] else 'no'}")
     caps = report.capabilities
     ok = bool(caps["full_isolation"])
     print("sandbox (code rewards):")
-    print(f"  full isolation     {'yes' if ok else 'NO: ' + str(caps['error'])}")
+    weak = report.mode.startswith(sandbox.WEAK_MODE)
+    if weak:
+        print(f"  full isolation     {'available on this host, but' if ok else 'unavailable, and'} NOT used: "
+              f"{sandbox.WEAK_MODE} mode (below)")
+    else:
+        print(f"  full isolation     {'yes' if ok else 'NO: ' + str(caps['error'])}")
     if not ok and _in_container():
         print(f"  in a container     {CONTAINER_HINT}")
     allowed = len(caps.get("allowed_syscalls", []))
@@ -743,9 +831,7 @@ def run(require_sandbox: bool = True, config: str | None = None, overrides: Sequ
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """``verl-ext doctor``'s arguments."""
     p.add_argument("--no-sandbox", action="store_true", help="do not fail when the sandbox is unavailable")
-    p.add_argument("--config", default=None, metavar="NAME_OR_YAML",
-                   help="also check this main_ppo config: a name in verl-ext's configs (verl_ext/configs) or a "
-                        "YAML path")
+    add_config_arguments(p, required=False)
     p.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
                    help="Hydra overrides of --config, exactly as on main_ppo's command line "
                         "(e.g. data.train_files=/x.parquet +reward.reward_kwargs.format_weight=0.1)")
@@ -756,8 +842,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run ``verl-ext doctor`` with parsed :func:`add_arguments` arguments."""
     overrides = list(getattr(args, "overrides", None) or [])
-    if overrides and not args.config:
+    try:
+        config = config_argument(args)
+    except ValueError as e:
+        print(f"verl-ext doctor: {e}", file=sys.stderr)
+        return 2
+    if overrides and not config:
         print(f"verl-ext doctor: overrides ({' '.join(overrides)}) need --config NAME", file=sys.stderr)
         return 2
-    return run(require_sandbox=not args.no_sandbox, config=args.config, overrides=overrides,
+    return run(require_sandbox=not args.no_sandbox, config=config, overrides=overrides,
                as_json=bool(getattr(args, "json", False)))

@@ -51,8 +51,9 @@ class SmokeError(Exception):
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """``verl-ext smoke``'s arguments."""
-    p.add_argument("--config", required=True, metavar="NAME_OR_YAML",
-                   help="the main_ppo config: a name in verl-ext's configs or a YAML path")
+    from verl_ext.doctor import add_config_arguments
+
+    add_config_arguments(p, required=True)
     p.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
                    help="Hydra overrides, exactly as on main_ppo's command line")
     p.add_argument("--out", type=Path, default=None,
@@ -61,8 +62,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run ``verl-ext smoke``; 0 when the step and the validation pass, 1 (one line on stderr) otherwise."""
+    from verl_ext.doctor import config_argument
+
     try:
-        return _smoke(args.config, list(args.overrides), args.out)
+        config = config_argument(args)
+    except ValueError as e:
+        print(f"verl-ext smoke: {e}", file=sys.stderr)
+        return 2
+    if config is None:
+        print("verl-ext smoke: name the config: --config NAME_OR_YAML (or --config-path DIR --config-name NAME)",
+              file=sys.stderr)
+        return 2
+    try:
+        return _smoke(config, list(args.overrides), args.out)
     except SmokeError as e:
         print(f"verl-ext smoke: {e}", file=sys.stderr)
         return 1
@@ -194,9 +206,11 @@ def _tiny_model(cfg: Any, dest: Path) -> str:
 def _main_ppo_argv(config: str, overrides: list[str], cfg: Any, work: Path) -> list[str]:
     from omegaconf import OmegaConf
 
-    path = Path(config)
-    name = ["--config-path", str(path.resolve().parent), "--config-name", path.stem] \
-        if path.suffix in (".yaml", ".yml") else ["--config-name", config]
+    from verl_ext.doctor import config_file, configs_dir
+
+    path = config_file(config)  # a name in verl-ext's configs stays a name (main_ppo finds it); a file its path
+    name = ["--config-name", config] if path.parent.resolve() == configs_dir().resolve() else \
+        ["--config-path", str(path.resolve().parent), "--config-name", path.stem]
     ours = [f"data.train_files={work / 'train_files.parquet'}", f"data.val_files={work / 'val_files.parquet'}",
             f"actor_rollout_ref.model.path={work / 'model'}", *cpu_overrides(), *STEP,
             f"trainer.validation_data_dir={work / 'validation'}", f"trainer.default_local_dir={work / 'checkpoints'}"]
