@@ -226,7 +226,7 @@ def _run(argv: list[str], work: Path) -> int:
            "TOKENIZERS_PARALLELISM": "false", "HYDRA_FULL_ERROR": "1",
            "RAY_TMPDIR": tempfile.mkdtemp(prefix="vxs", dir="/tmp")}  # Ray's socket paths must stay short
     with open(work / "main_ppo.log", "w") as log, \
-            tqdm(total=len(PHASES), desc="verl-ext smoke", unit="phase", bar_format="{desc}: {n}/{total} {postfix}") \
+            tqdm(total=len(PHASES), desc="verl-ext smoke: starting", bar_format="{desc} [{n}/{total}, {elapsed}]") \
             as bar, subprocess.Popen(argv, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, errors="replace") as proc:
         assert proc.stdout is not None
@@ -235,8 +235,8 @@ def _run(argv: list[str], work: Path) -> int:
             log.write(line)
             for i, (marker, phase) in enumerate(PHASES[reached:], start=reached):
                 if marker in line:
+                    bar.set_description_str(f"verl-ext smoke: {phase}", refresh=False)
                     bar.update(i + 1 - reached)
-                    bar.set_postfix_str(phase)
                     reached = i + 1
                     break
         return proc.wait()
