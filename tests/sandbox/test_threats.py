@@ -310,18 +310,24 @@ def test_bad_arguments() -> None:
         sandbox.run_many(not_text)
 
 
-def test_a_fork_bomb_does_not_starve_a_neighbours_process_limit() -> None:
-    """Process limits are per execution (own user namespace, and own host uid as root), not shared."""
+def attacker_and_neighbour(attacker: str, attacker_timeout_s: float, neighbour: str,
+                           neighbour_timeout_s: float) -> tuple[sandbox.ExecResult, sandbox.ExecResult]:
+    """Two concurrent executions, the neighbour started 0.1-0.2 s after the attacker."""
     from concurrent.futures import ThreadPoolExecutor
 
+    with ThreadPoolExecutor(2) as pool:
+        a = pool.submit(sandbox.run, attacker, timeout_s=attacker_timeout_s)
+        time.sleep(0.15)
+        n = pool.submit(sandbox.run, neighbour, timeout_s=neighbour_timeout_s)
+        return a.result(), n.result()
+
+
+def test_a_fork_bomb_does_not_starve_a_neighbours_process_limit() -> None:
+    """Process limits are per execution (own user namespace, and own host uid as root), not shared."""
     bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
     neighbour = ("import threading, time\ntime.sleep(0.2)\nts = [threading.Thread(target=time.sleep, args=(0.01,)) "
                  "for _ in range(20)]\n[t.start() for t in ts]\n[t.join() for t in ts]\nprint('ok')")
-    with ThreadPoolExecutor(2) as pool:
-        b = pool.submit(sandbox.run, bomb, timeout_s=2.0)
-        time.sleep(0.1)
-        n = pool.submit(sandbox.run, neighbour, timeout_s=4.0)
-        b_result, n_result = b.result(), n.result()
+    b_result, n_result = attacker_and_neighbour(bomb, 2.0, neighbour, 4.0)
     assert b_result.status == "timeout"
     assert (n_result.status, n_result.stdout) == ("ok", "ok\n"), n_result
 
@@ -330,8 +336,6 @@ def test_a_fork_bomb_does_not_starve_a_neighbours_process_limit() -> None:
 def test_descriptors_in_flight_do_not_starve_a_neighbour() -> None:
     """The kernel counts descriptors in flight (sent over a UNIX socket, not yet received) per host user,
     against the sender's RLIMIT_NOFILE: executions sharing a host uid could make each other's sends fail."""
-    from concurrent.futures import ThreadPoolExecutor
-
     filler = ("import array, os, socket, time\na, b = socket.socketpair()\na.setblocking(False)\n"
               "fd = os.open('/dev/null', os.O_RDONLY)\nsent = 0\ntry:\n    while True:\n"
               "        a.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd] * 200))])\n"
@@ -340,11 +344,7 @@ def test_descriptors_in_flight_do_not_starve_a_neighbour() -> None:
                  "fd = os.open('/dev/null', os.O_RDONLY)\n"
                  "a.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])\n"
                  "print(len(socket.recv_fds(b, 1, 1)[1]))")
-    with ThreadPoolExecutor(2) as pool:
-        f = pool.submit(sandbox.run, filler, timeout_s=6.0)
-        time.sleep(0.2)
-        n = pool.submit(sandbox.run, neighbour, timeout_s=6.0)
-        f_result, n_result = f.result(), n.result()
+    f_result, n_result = attacker_and_neighbour(filler, 6.0, neighbour, 6.0)
     assert (f_result.status, f_result.stdout) == ("ok", "full\n"), f_result
     assert (n_result.status, n_result.stdout) == ("ok", "1\n"), n_result
 
