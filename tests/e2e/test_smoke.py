@@ -4,12 +4,17 @@ broken input is one line naming its cause, found before any model loads."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.e2e.test_main_ppo import MANAGER_KEYS, _code_rows, _ours, _validation_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 E2E_PYTHON = ROOT / ".venv-e2e" / "bin" / "python"
@@ -59,12 +64,32 @@ def test_a_broken_input_is_one_line_naming_its_cause(train: str, args: list[str]
 
 @pytest.mark.slow
 @pytest.mark.skipif(not E2E_PYTHON.exists(), reason=f"{E2E_PYTHON} missing: ci/setup.sh makes it (vLLM's CPU build)")
-def test_a_config_runs_one_step_on_cpu(data: Path, tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    r = smoke(E2E_PYTHON, tmp_path, *_files(data), "--out", str(out))
+def test_the_code_config_runs_one_step_with_the_sandbox_on_a_ray_reward_worker(tmp_path: Path) -> None:
+    """``verl-ext smoke --config grpo_code_verl_ext`` on HumanEval-shaped rows: main_ppo, one step and a
+    validation pass, the code rewards run in the sandbox by a Ray reward worker; asserted from its outputs."""
+    import pandas as pd
+
+    pd.DataFrame(_code_rows("train", 12)).to_parquet(tmp_path / "train.parquet")
+    pd.DataFrame(_code_rows("test", 4)).to_parquet(tmp_path / "test.parquet")
+    out, mark = tmp_path / "run", f"VERL_EXT_E2E_RUN={uuid.uuid4().hex}"
+    env = {**os.environ, mark.split("=")[0]: mark.split("=")[1]}
+    r = subprocess.run([str(E2E_PYTHON), "-m", "verl_ext.cli", "smoke", "--config", "grpo_code_verl_ext",
+                        f"data.train_files={tmp_path / 'train.parquet'}", f"data.val_files={tmp_path / 'test.parquet'}",
+                        "--out", str(out)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=SMOKE_TIMEOUT_S)
+    deadline = time.monotonic() + 30  # Ray's daemons exit shortly after the driver
+    while _ours(mark) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _ours(mark), "processes left after the run"
     assert r.returncode == 0, (r.stdout + r.stderr)[-4000:] + (out / "main_ppo.log").read_text()[-4000:]
     assert "replaced data.train_files -> 8 rows of" in r.stdout, r.stdout
     assert "actor_rollout_ref.model.path -> a random" in r.stdout, r.stdout
-    assert "val-core/openai/gsm8k/acc/mean@1" in r.stdout, r.stdout
+    assert "val-core/humaneval/acc/mean@1" in r.stdout, r.stdout
     metrics: list[dict[str, Any]] = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     assert any(m.get("step") == 1 for m in metrics)
+    rows = _validation_rows(out)
+    assert len(rows) == 4
+    for row in rows:
+        assert set(row) >= MANAGER_KEYS, sorted(row)
+        assert row["unscorable"] == 0, row  # the sandbox ran the tests: each row has a verdict
+        assert row["tests_passed"] + row["tests_failed"] + row["tests_timeout"] + row["tests_error"] >= 1, row
