@@ -22,7 +22,7 @@ from verl_ext.reward.options import ManagerOptions
     ({"code_timeout_s": 0}, "reward.reward_kwargs.code_timeout_s", "(0, 3599]"),
     ({"code_timeout_s": 3600}, "reward.reward_kwargs.code_timeout_s", "(0, 3599]"),
     ({"code_assert_timeout_s": 3600.5}, "reward.reward_kwargs.code_assert_timeout_s", "(0, 3600]"),
-    ({"function_concurrency": 0}, "reward.reward_kwargs.function_concurrency", ">= 1"),
+    ({"function_concurrency": -1}, "reward.reward_kwargs.function_concurrency", ">= 0 (0: no bound)"),
     ({"functions": "f.py"}, "reward.reward_kwargs.functions", "expected a list"),
     ({"functions": [{"name": "f"}]}, "reward.reward_kwargs.functions[0].path", "required"),
     ({"functions": [{"path": "f.py", "kind": "gpu"}]}, "reward.reward_kwargs.functions[0].kind",

@@ -256,3 +256,16 @@ def test_verls_rate_limited_keys_bound_async_calls() -> None:
     assert RateLimits.from_reward_config({}) is None
 
 
+
+
+@pytest.mark.parametrize(("concurrency", "most"), [(0, 100), (8, 8)])
+def test_async_calls_are_unbounded_unless_a_bound_is_set(concurrency: int, most: int) -> None:
+    """As verl's naive manager, every call of a batch starts at once by default (issue 26: a default bound of 64
+    made verl-ext slower than naive on a fast judge); `function_concurrency` is the opt-in bound."""
+    function = bound("inflight", "async", 1.0, "i")
+    counts = function.fn.__globals__["in_flight"]
+    counts["most"] = 0
+    runner = FunctionRunner([function], concurrency=concurrency, dedup=False)
+    runner.score_batch([{"data_source": "d", "solution_str": str(i), "ground_truth": "1", "extra_info": None}
+                        for i in range(100)])
+    assert counts["most"] == most

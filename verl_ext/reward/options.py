@@ -56,8 +56,9 @@ class RewardKwargs:
     function_processes: int = 0
     #: Threads running ``thread`` functions (0: 4 x cores).
     function_threads: int = 0
-    #: Calls of ``async`` functions in flight at once, per reward worker.
-    function_concurrency: int = 64
+    #: Calls of ``async`` functions in flight at once, per reward worker (0: no bound, as verl's naive manager,
+    #: which awaits every sample of a batch at once; a judge behind a rate limit sets one).
+    function_concurrency: int = 0
     #: Score identical (data_source, response, ground truth) in flight once (GRPO groups repeat answers).
     dedup: bool = True
 
@@ -102,7 +103,7 @@ class ManagerOptions:
     functions: tuple[FunctionSpec, ...] = ()
     function_processes: int = 0
     function_threads: int = 0
-    function_concurrency: int = 64
+    function_concurrency: int = 0
     dedup: bool = True
     #: Python reward functions are configured (then they score what ``native_sources`` leaves).
     custom_function: bool = False
@@ -210,8 +211,9 @@ def _check(kw: RewardKwargs) -> None:
     for name in ("num_threads", "function_processes", "function_threads"):
         if getattr(kw, name) < 0:
             raise ConfigError(f"{PREFIX}.{name}", f"expected an integer >= 0 (0: automatic), got {getattr(kw, name)}")
-    if kw.function_concurrency < 1:
-        raise ConfigError(f"{PREFIX}.function_concurrency", f"expected an integer >= 1, got {kw.function_concurrency}")
+    if kw.function_concurrency < 0:
+        raise ConfigError(f"{PREFIX}.function_concurrency",
+                          f"expected an integer >= 0 (0: no bound), got {kw.function_concurrency}")
     if kw.code_memory_mb < 16:
         raise ConfigError(f"{PREFIX}.code_memory_mb", f"expected at least 16 (MB), got {kw.code_memory_mb}")
     # The prime_code alarms' runs are killed PROCESS_SLACK_S after them, within the sandbox's own limit.

@@ -1,10 +1,10 @@
 """Run a sample through the user's reward functions: all of them at once, each where its ``kind`` says.
 
 ``process`` functions go to a :class:`~verl_ext.reward.process_pool.FunctionPool`, ``thread`` functions
-to a thread pool, ``async`` functions are awaited on the caller's event loop (at most
-``function_concurrency`` calls in flight per loop). Every call has its function's timeout. Samples with
-the same ``(data_source, solution_str, ground_truth)`` in flight at the same time are scored once (GRPO
-groups repeat answers); the first one's ``extra_info`` is the one the functions see.
+to a thread pool, ``async`` functions are awaited on the caller's event loop (all at once, as verl's naive
+manager does, or at most ``function_concurrency`` calls in flight per loop when set). Every call has its
+function's timeout. Samples with the same ``(data_source, solution_str, ground_truth, extra_info)`` in flight
+at the same time are scored once (GRPO groups repeat answers).
 """
 
 from __future__ import annotations
@@ -93,11 +93,11 @@ class FunctionRunner:
     """Scores samples with a list of reward functions; see the module docstring.
 
     ``processes`` and ``threads`` size the pools (started on first use), ``concurrency`` bounds async
-    calls per event loop, ``dedup`` turns on scoring repeated samples once.
+    calls per event loop (0: no bound), ``dedup`` turns on scoring repeated samples once.
     """
 
     def __init__(self, functions: Sequence[BoundFunction], *, processes: int = 1, threads: int = 4,
-                 concurrency: int = 64, dedup: bool = True, rate_limits: RateLimits | None = None) -> None:
+                 concurrency: int = 0, dedup: bool = True, rate_limits: RateLimits | None = None) -> None:
         if not functions:
             raise ValueError("FunctionRunner needs at least one function")
         self.functions = tuple(functions)
@@ -182,7 +182,10 @@ class FunctionRunner:
                 result = await self._in_thread(bound, call)
             else:
                 await self._rate_limit()
-                async with self._semaphore(self._concurrency):
+                if self._concurrency:
+                    async with self._semaphore(self._concurrency):
+                        result = await _within(bound.fn(**call), spec.timeout_s)
+                else:
                     result = await _within(bound.fn(**call), spec.timeout_s)
         except asyncio.TimeoutError:
             return CallFailed(spec.label, f"timed out after {spec.timeout_s:g} s")
