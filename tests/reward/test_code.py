@@ -125,6 +125,16 @@ def test_scores_equal_prime_code(cases: list[tuple[str, dict[str, Any]]]) -> Non
         assert o.score == r, (code, tests, o, r)
 
 
+@pytest.mark.parametrize("close", ["sys.stdout.close()", "sys.stdout.close(1)", "print(sys.stdout.close(0))",
+                                   "del sys.stdout.close"])
+def test_closing_stdout_scores_like_prime_code(close: str) -> None:
+    """prime_code replaces the captured stdout's `close` by a one-argument function: with no argument it
+    raises TypeError, which fails the test (red team: it scored 1.0 here)."""
+    code = f"import sys\nprint(sum(map(int, input().split())))\n{close}"
+    tests = {"inputs": ["1 2\n"], "outputs": ["3\n"]}
+    assert score_prime_code([code], [tests])[0].score == prime(code, tests)
+
+
 def test_slow_solutions_score_like_prime_code() -> None:
     tests = {"inputs": ["1\n", "2\n", "3\n"], "outputs": ["1\n", "2\n", "3\n"]}
     slow = "import time\nx = int(input())\nif x == 2:\n    time.sleep(60)\nprint(x)"

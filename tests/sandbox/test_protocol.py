@@ -13,11 +13,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verl_ext.reward.code import _allclose, _call_matches, _is_int_like, _stdin_matches, _verdicts
+from verl_ext.reward.code import _call_matches, _is_int_like, _stdin_matches, _verdicts
 from verl_ext.sandbox import ExecResult
 from verl_ext.sandbox import protocol as p
 
@@ -418,7 +419,7 @@ def _stdin_matches_reference(printed: str, expected: str) -> bool:
         return True
     try:
         if not all(_is_int_like(a) and _is_int_like(b) for a, b in zip(lines, wanted, strict=True)) \
-                and _allclose([float(a) for a in lines], [float(b) for b in wanted]):
+                and len(lines) == len(wanted) and np.allclose([float(a) for a in lines], [float(b) for b in wanted]):
             return True
     except (ValueError, OverflowError):
         pass

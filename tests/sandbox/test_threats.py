@@ -349,6 +349,20 @@ def test_descriptors_in_flight_do_not_starve_a_neighbour() -> None:
     assert (n_result.status, n_result.stdout) == ("ok", "1\n"), n_result
 
 
+@pytest.mark.parametrize("warm", ["1", "0"])
+def test_programs_run_at_nice_zero_whatever_the_watchers_priority(warm: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trainer's watcher threads run at a raised priority (nice -5, as root); a process inherits the nice
+    value of the thread that cloned it, so without a reset every program (and the zygote's children) would
+    outrank the trainer (red team: nice -5 in warm and cold starts)."""
+    monkeypatch.setenv("VERL_EXT_SANDBOX_WARM", warm)
+    code = "import os\nprint(os.getpriority(os.PRIO_PROCESS, 0))\ntry:\n    os.nice(-1)\nexcept OSError as e:\n" \
+           "    print('refused', e.errno)"
+    r = run(code, timeout_s=5)
+    import errno
+
+    assert (r.status, r.stdout) == ("ok", f"0\nrefused {errno.EPERM}\n"), r
+
+
 def test_no_capabilities_even_as_namespace_root() -> None:
     code = ("import subprocess\nfor text in (open('/proc/self/status').read(),\n"
             "             subprocess.run(['/bin/cat', '/proc/self/status'], capture_output=True, text=True).stdout):\n"

@@ -163,15 +163,21 @@ def _is_int_like(v: Any) -> bool:
     return isinstance(v, int) or (isinstance(v, str) and v.isdigit())
 
 
-def _allclose(a: list[float], b: list[float]) -> bool:
-    """``numpy.allclose`` with its defaults (rtol 1e-5, atol 1e-8; NaN never close; inf only to itself)."""
-    for x, y in zip(a, b, strict=True):
-        if math.isinf(x) or math.isinf(y):
-            if x != y:
-                return False
-        elif not abs(x - y) <= 1e-8 + 1e-5 * abs(y):
-            return False
-    return True
+def _close(x: float, y: float) -> bool:
+    """``numpy.isclose`` with ``allclose``'s defaults (rtol 1e-5, atol 1e-8; NaN never close; inf only to itself)."""
+    if math.isinf(x) or math.isinf(y):
+        return x == y
+    return abs(x - y) <= 1e-8 + 1e-5 * abs(y)
+
+
+def _floats_close(lines: list[str], wanted: list[str]) -> bool:
+    """prime_code's float check: every line converts and is close to its expected line (it converts all
+    lines first; any conversion error fails the check, as does any pair that differs). Pair by pair, so an
+    output that differs early costs no conversion of the rest."""
+    try:
+        return all(_close(float(a), float(b)) for a, b in zip(lines, wanted, strict=True))
+    except (ValueError, OverflowError):
+        return False
 
 
 #: Line boundaries of ``str.splitlines`` besides "\n" in ASCII ("\r\n" counts as one; the others are not ASCII).
@@ -220,15 +226,16 @@ def _matches_by_counts(printed: str, expected: str, wanted: list[str]) -> bool:
     if stripped.count("\n") == target.count("\n") and "\n".join(map(str.strip, stripped.split("\n"))) == target:
         return True
     lines_n = printed.count("\n") + (0 if not printed or printed.endswith("\n") else 1)  # len(splitlines())
+    lines = None
     if lines_n in (1, len(wanted)):
-        lines = printed.splitlines()
+        lines = printed.split("\n")[:lines_n]  # splitlines() here
         if lines == [expected] or lines == wanted:
             return True
     masked = printed.translate(_LINE_CONTENT)  # ASCII to ASCII: one pass at C speed
     if masked.count("x\n") + masked.endswith("x") not in (1, len(wanted)):  # the non-empty lines
         return False
     # filter(None, splitlines()) here; each empty piece of split() is the shared empty string.
-    return _nonempty_lines_match(list(filter(None, printed.split("\n"))), wanted)
+    return _nonempty_lines_match(list(filter(None, printed.split("\n") if lines is None else lines)), wanted)
 
 
 def _nonempty_lines_match(lines: list[str], wanted: list[str]) -> bool:
@@ -237,15 +244,10 @@ def _nonempty_lines_match(lines: list[str], wanted: list[str]) -> bool:
         return True
     if len(lines) != len(wanted):
         return False  # the float comparison below zips them strictly: it would raise, caught as False
-    try:
-        if not all(_is_int_like(a) and _is_int_like(b) for a, b in zip(lines, wanted, strict=True)) \
-                and _allclose([float(a) for a in lines], [float(b) for b in wanted]):
-            return True
-    except (ValueError, OverflowError):
-        pass
-    # prime_code finally compares the lines with token sets of the expected lines: a list of strings
-    # never equals a list of sets unless both are empty, which the checks above already accepted.
-    return False
+    # As floats unless every pair is integer-like. prime_code finally compares the lines with token sets of the
+    # expected lines: a list of strings never equals a list of sets unless both are empty, accepted above.
+    return not all(_is_int_like(a) and _is_int_like(b) for a, b in zip(lines, wanted, strict=True)) \
+        and _floats_close(lines, wanted)
 
 
 def _verdicts(result: sandbox.ExecResult, tests: dict[str, Any], indices: Sequence[int], budget: int) -> list[Any]:

@@ -31,6 +31,9 @@ pub enum Step {
     RaiseOomScore,
     /// A session of its own: the scheduler's autogroup gives the whole tree one CPU share.
     NewSession,
+    /// Nice 0: a new process inherits the nice value of the thread that cloned it, and the trainer's watcher
+    /// threads run at a raised priority (`limiter`); the program must not (RLIMIT_NICE then keeps it there).
+    ResetPriority,
     /// The pipes on descriptors 0-4, the report pipe on 5.
     PlacePipes,
     /// Keep 0-5; close everything else (the trainer's descriptors, other executions' pipes), so that
@@ -72,11 +75,12 @@ pub enum Step {
 }
 
 /// Every step, in order (each step's code is its index here).
-pub const STEPS: [Step; 25] = [
+pub const STEPS: [Step; 26] = [
     Step::WaitForIdMaps,
     Step::MapIds,
     Step::RaiseOomScore,
     Step::NewSession,
+    Step::ResetPriority,
     Step::PlacePipes,
     Step::CloseInheritedFds,
     Step::OpenBindSources,
@@ -107,6 +111,7 @@ impl Step {
             Step::MapIds => "map the user and group ids",
             Step::RaiseOomScore => "raise oom_score_adj",
             Step::NewSession => "start a new session",
+            Step::ResetPriority => "reset the scheduling priority",
             Step::PlacePipes => "move pipes into place",
             Step::CloseInheritedFds => "close inherited descriptors",
             Step::OpenBindSources => "open bind sources",
@@ -256,6 +261,7 @@ unsafe fn run(step: Step, plan: &Plan<'_>, report: &mut libc::c_int) -> Done {
             }
             Step::RaiseOomScore => ok(write_file(c"/proc/self/oom_score_adj", OOM_SCORE_ADJ)),
             Step::NewSession => ok(libc::syscall(libc::SYS_setsid)),
+            Step::ResetPriority => ok(libc::setpriority(libc::PRIO_PROCESS, 0, 0)),
             Step::OpenBindSources => {
                 // They may lie under a directory only the caller can traverse (e.g. an interpreter below /root).
                 // Only 0-5 are open now, so each lands on its planned slot (FIRST_FREE_FD + its index); should
