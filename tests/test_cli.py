@@ -231,7 +231,9 @@ def test_bench_sampling_baseline_draws_from_the_top_k_top_p_set() -> None:
 
 def test_bench_math_verify_compares_the_judges(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "mv.json"
-    rc = main(["bench", "math-verify", "--limit", "60", "--skip-prime", "--no-progress", "--json", str(out)])
+    # Not the suites: Math-Verify on the hostile suite can take gigabytes in this process (a CI run was killed).
+    rc = main(["bench", "math-verify", "--limit", "60", "--skip-prime", "--skip-suites", "--no-progress", "--json",
+               str(out)])
     assert rc == 0
     result = json.loads(out.read_text())
     names = [j["name"] for j in result["judges"]]
