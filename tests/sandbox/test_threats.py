@@ -363,6 +363,21 @@ def test_programs_run_at_nice_zero_whatever_the_watchers_priority(warm: str, mon
     assert (r.status, r.stdout) == ("ok", f"0\nrefused {errno.EPERM}\n"), r
 
 
+@pytest.mark.skipif(os.geteuid() != 0 or not Path("/usr/bin/setpriv").exists(),
+                    reason="needs root and setpriv to start a trainer without CAP_SYS_NICE")
+def test_a_trainer_at_lower_priority_keeps_its_programs_there() -> None:
+    """A trainer under `nice` (Ray's workers) without CAP_SYS_NICE: its programs stay at its priority (resetting
+    to 0 would raise it, which the kernel refuses: every execution failed its set-up in a Ray reward worker)."""
+    import subprocess
+    import sys
+
+    probe = ("from verl_ext import sandbox\nr = sandbox.run('import os\\nprint(os.getpriority(os.PRIO_PROCESS, 0))', "
+             "timeout_s=5)\nprint(r.status, r.stdout.strip())")
+    out = subprocess.run(["/usr/bin/setpriv", "--bounding-set=-sys_nice", "--inh-caps=-sys_nice", "nice", "-n", "5",
+                          sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip().splitlines()[-1:] == ["ok 5"], out.stdout + out.stderr
+
+
 def test_no_capabilities_even_as_namespace_root() -> None:
     code = ("import subprocess\nfor text in (open('/proc/self/status').read(),\n"
             "             subprocess.run(['/bin/cat', '/proc/self/status'], capture_output=True, text=True).stdout):\n"

@@ -31,8 +31,9 @@ pub enum Step {
     RaiseOomScore,
     /// A session of its own: the scheduler's autogroup gives the whole tree one CPU share.
     NewSession,
-    /// Nice 0: a new process inherits the nice value of the thread that cloned it, and the trainer's watcher
-    /// threads run at a raised priority (`limiter`); the program must not (RLIMIT_NICE then keeps it there).
+    /// At most nice 0: a new process inherits the nice value of the thread that cloned it, and the trainer's
+    /// watcher threads run at a raised priority (`limiter`); the program must not (RLIMIT_NICE then keeps it
+    /// there). A lower priority (a trainer under `nice`, Ray's workers) stays: raising it needs CAP_SYS_NICE.
     ResetPriority,
     /// The pipes on descriptors 0-4, the report pipe on 5.
     PlacePipes,
@@ -261,7 +262,7 @@ unsafe fn run(step: Step, plan: &Plan<'_>, report: &mut libc::c_int) -> Done {
             }
             Step::RaiseOomScore => ok(write_file(c"/proc/self/oom_score_adj", OOM_SCORE_ADJ)),
             Step::NewSession => ok(libc::syscall(libc::SYS_setsid)),
-            Step::ResetPriority => ok(libc::setpriority(libc::PRIO_PROCESS, 0, 0)),
+            Step::ResetPriority => ok(lower_to_nice_zero()),
             Step::OpenBindSources => {
                 // They may lie under a directory only the caller can traverse (e.g. an interpreter below /root).
                 // Only 0-5 are open now, so each lands on its planned slot (FIRST_FREE_FD + its index); should
@@ -391,6 +392,24 @@ unsafe fn run(step: Step, plan: &Plan<'_>, report: &mut libc::c_int) -> Done {
                     Ok(())
                 }
             },
+        }
+    }
+}
+
+/// Nice 0 if the process runs at a raised priority (a negative nice value), else unchanged: lowering a
+/// priority is always allowed. Returns a negative value on failure.
+pub fn lower_to_nice_zero() -> libc::c_int {
+    // SAFETY: getpriority/setpriority of the calling process with constant arguments; errno read right after.
+    unsafe {
+        *libc::__errno_location() = 0;
+        let nice = libc::getpriority(libc::PRIO_PROCESS, 0);
+        if nice == -1 && *libc::__errno_location() != 0 {
+            return -1;
+        }
+        if nice < 0 {
+            libc::setpriority(libc::PRIO_PROCESS, 0, 0)
+        } else {
+            0
         }
     }
 }

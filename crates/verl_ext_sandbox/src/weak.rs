@@ -81,8 +81,8 @@ pub fn run_weak(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sa
     unsafe {
         cmd.pre_exec(move || {
             let fail = || Err(std::io::Error::last_os_error());
-            // Nice 0: not the raised priority of the watcher thread that forked us (see setup::Step::ResetPriority).
-            if libc::setsid() < 0 || libc::setpriority(libc::PRIO_PROCESS, 0, 0) < 0 {
+            // At most nice 0: not the raised priority of the watcher thread that forked us (setup::Step::ResetPriority).
+            if libc::setsid() < 0 || crate::setup::lower_to_nice_zero() < 0 {
                 return fail();
             }
             // Best effort (the host's /proc is writable here, so the program may lower it again, down to 0):
