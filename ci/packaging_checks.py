@@ -6,13 +6,16 @@
   derivation whose drvPath can be computed;
 - the PyPI files the flake fetches have the hashes the Docker lock files give them;
 - both Dockerfiles pass hadolint, and every ``FROM`` is pinned by ``@sha256:`` once ARGs are resolved;
-- the Docker lock files pin every package of their ``.in`` file with at least one sha256.
+- the Docker lock files pin every package of their ``.in`` file with at least one sha256;
+- ``docker/seccomp.json`` is Docker's default plus verl-ext's reasoned additions, and ``docker/seccomp-oci.json``
+  its current OCI form (``ci/seccomp_profile.py``).
 Each check returns a list of problems (empty when it passes).
 """
 
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 import os
 import re
@@ -185,6 +188,16 @@ def check_image_locks(root: Path = ROOT) -> list[str]:
     return problems
 
 
+def check_seccomp(root: Path = ROOT) -> list[str]:
+    """ci/seccomp_profile.py's check (a sibling script, loaded by path: ci/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("seccomp_profile", Path(__file__).with_name("seccomp_profile.py"))
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    problems: list[str] = module.check(root)
+    return problems
+
+
 def run_all(root: Path = ROOT) -> list[str]:
     problems = check_nix_parses(nix_files(root))
     try:
@@ -201,6 +214,7 @@ def run_all(root: Path = ROOT) -> list[str]:
     problems += check_hadolint(dockerfiles)
     for path in dockerfiles:
         problems += [f"{path.name}: {p}" for p in check_from_pins(path.read_text())]
+    problems += check_seccomp(root)
     return problems
 
 
@@ -211,5 +225,6 @@ if __name__ == "__main__":
     if not found:
         print(f"packaging ok: {len(nix_files())} .nix files parse; flake.lock locks every input; flake outputs "
               f"{sorted(EXPECTED_OUTPUTS['packages'])} evaluate against the stand-in nixpkgs; flake PyPI hashes match "
-              f"the Docker locks; {', '.join(DOCKERFILES)} pass hadolint with every FROM pinned by digest")
+              f"the Docker locks; {', '.join(DOCKERFILES)} pass hadolint with every FROM pinned by digest; the seccomp "
+              "profiles are Docker's default plus verl-ext's additions")
     sys.exit(1 if found else 0)

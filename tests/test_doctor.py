@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from verl_ext import doctor
+from verl_ext import container, doctor
 from verl_ext.cli import main
 
 HAS_VLLM = importlib.util.find_spec("vllm") is not None
@@ -86,11 +86,13 @@ def test_doctor_says_how_to_run_a_container_when_isolation_fails(monkeypatch: py
 
     caps = {**sandbox.capabilities(), "full_isolation": False, "error": "clone3 with new namespaces failed"}
     monkeypatch.setattr(sandbox, "capabilities", lambda: caps)
-    monkeypatch.setattr(doctor, "_in_container", lambda: True)
+    monkeypatch.setattr(container, "in_container", lambda: True)
     assert main(["doctor"]) == 1
     out = capsys.readouterr().out
     assert "NO: clone3 with new namespaces failed" in out
-    assert "--security-opt seccomp=unconfined --security-opt systempaths=unconfined" in out
+    assert ("--security-opt seccomp=docker/seccomp.json (in the images: /opt/verl-ext/seccomp.json) "
+            "--security-opt systempaths=unconfined --user verl") in out
+    assert "unconfined --security-opt seccomp=unconfined" not in out and "seccomp=unconfined" not in out
 
 
 def test_doctor_says_which_resource_controls_are_in_force(capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verl_ext import container
 from verl_ext.exceptions import ConfigError, InvalidInputError, VerlExtError
 from verl_ext.wording import counted
 
@@ -96,15 +97,6 @@ def _registration() -> str | None:
     except (ImportError, AttributeError, LookupError, ValueError) as e:  # a missing verl, an unknown manager
         return f"{type(e).__name__}: {e}"
     return None
-
-
-#: What a Docker container needs for the sandbox (measured with Docker 20.10, see the README).
-CONTAINER_HINT = ("run it with --security-opt seccomp=unconfined --security-opt systempaths=unconfined "
-                  "(and --security-opt apparmor=unconfined on AppArmor hosts)")
-
-
-def _in_container() -> bool:
-    return Path("/.dockerenv").exists() or Path("/run/.containerenv").exists()
 
 
 def _mode_fix(sandbox: Any) -> str:
@@ -242,7 +234,7 @@ def needs(cfg: Any, accelerator: str, sandbox_ok: bool) -> list[Need]:
     return found
 
 
-def _compose_errors() -> tuple[type[BaseException], ...]:
+def compose_errors() -> tuple[type[BaseException], ...]:
     """What composing a broken config raises: a missing file, Hydra's and OmegaConf's errors."""
     errors: tuple[type[BaseException], ...] = (OSError, ValueError, ImportError)
     try:
@@ -430,7 +422,7 @@ class _Tally:
         self.count += 1
 
 
-def _rows(path: Path, columns: Sequence[str], limit: int) -> Iterator[dict[str, Any]]:
+def head_rows(path: Path, columns: Sequence[str], limit: int) -> Iterator[dict[str, Any]]:
     """The first ``limit`` rows of a parquet file, only ``columns`` read."""
     import pyarrow.parquet as pq
 
@@ -466,7 +458,7 @@ def _check_parquet(key: str, path: Path, source_key: str, prompt_key: str, route
     checked: dict[str, int] = {}  # ground truths checked per data source
     tallies: dict[tuple[str, str], _Tally] = {}  # (data source, problem)
     read = 0
-    for i, row in enumerate(_rows(path, [source_key, "reward_model"], DATA_ROWS)):
+    for i, row in enumerate(head_rows(path, [source_key, "reward_model"], DATA_ROWS)):
         read += 1
         ds, rm = row.get(source_key), row.get("reward_model")
         if not isinstance(ds, str):
@@ -522,7 +514,7 @@ def _verl_knows(data_source: str) -> bool:
     return True
 
 
-def _data_files(value: Any) -> list[str] | None:
+def data_files(value: Any) -> list[str] | None:
     if isinstance(value, str):
         return [value]
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
@@ -544,7 +536,7 @@ def _check_data(cfg: Any, route: Callable[[str], str], warn_unscored: bool) -> l
     for name in ("train_files", "val_files"):
         key = f"data.{name}"
         value = _get(cfg, key, found)
-        files = _data_files(value)
+        files = data_files(value)
         if files is None:
             found.append(Finding(ERROR, key, f"expected a path or a list of paths, got {_short(value)}"))
             continue
@@ -612,6 +604,9 @@ def _environment(sandbox: Any) -> list[Finding]:
         if backend not in BACKENDS:
             found.append(Finding(ERROR, "VERL_EXT_SAMPLER_BACKEND", f"{backend!r} is not a sampler backend (the fused "
                                  f"vLLM sampler raises); set it to one of {', '.join(BACKENDS)}, or unset it (auto)"))
+    unsafe = container.host_sysctls_writable()
+    if unsafe is not None:
+        found.append(Finding(WARNING, "container", unsafe))
     threads = os.environ.get("VERL_EXT_NUM_THREADS")
     if threads is not None and not (threads.strip().isdigit() and int(threads) > 0):
         found.append(Finding(WARNING, "VERL_EXT_NUM_THREADS", f"{threads!r} is not a positive integer: ignored "
@@ -637,7 +632,7 @@ class ConfigReport:
             and not any(f.level == ERROR for f in self.findings)
 
 
-def _override_key(overrides: Sequence[str], message: str) -> str:
+def override_key(overrides: Sequence[str], message: str) -> str:
     """The key of the override a Hydra error is about (else ``overrides`` or ``config``)."""
     for override in overrides:
         key = re.split(r"[=@]", override.lstrip("+~"), maxsplit=1)[0]
@@ -651,9 +646,9 @@ def _report_config(config: str, overrides: Sequence[str], accelerator: str, sand
     report = ConfigReport(config, list(overrides))
     try:
         cfg = compose(config, overrides)
-    except _compose_errors() as e:  # a broken config or an override that does not apply: a finding, not a crash
+    except compose_errors() as e:  # a broken config or an override that does not apply: a finding, not a crash
         report.error = str(e)
-        report.findings.append(Finding(ERROR, _override_key(overrides, str(e)), f"does not compose: {e}"))
+        report.findings.append(Finding(ERROR, override_key(overrides, str(e)), f"does not compose: {e}"))
         return report
     errors: tuple[type[BaseException], ...] = (*_node_errors(), AttributeError)
     try:
@@ -769,8 +764,8 @@ def print_report(report: Report) -> None:
               f"{sandbox.WEAK_MODE} mode (below)")
     else:
         print(f"  full isolation     {'yes' if ok else 'NO: ' + str(caps['error'])}")
-    if not ok and _in_container():
-        print(f"  in a container     {CONTAINER_HINT}")
+    if not ok and container.in_container():
+        print(f"  in a container     {container.CONTAINER_HINT}")
     allowed = len(caps.get("allowed_syscalls", []))
     print(f"  seccomp filters    {f'allow-list of {allowed} syscalls, the rest EPERM' if caps['seccomp'] else 'no'}")
     landlock = caps["landlock_abi"]
