@@ -113,3 +113,41 @@ def test_a_timeout_kills_the_functions_children_too(tmp_path: Path) -> None:
             pytest.fail(f"the function's child {child} outlived the timeout")
     finally:
         p.close()
+
+
+def test_calls_sent_ahead_of_a_failing_one_run_again_on_the_new_process() -> None:
+    """A process gets the next call while it runs one; when the running call kills it or times out, the
+    calls sent ahead were never started: each runs on the replacement and gets its own result."""
+    p = FunctionPool([FunctionSpec(FNS, "hostile"), FunctionSpec(FNS, "pid")], processes=1)
+    try:
+        texts = ["exit", "a", "b", "hang", "c", "exit", "d"]
+        futures = [p.submit(0, {**ARGS, "solution_str": t}, 1.0 if t == "hang" else 60.0) for t in texts]
+        got = [f.result(timeout=300) for f in futures]
+        for text, result in zip(texts, got, strict=True):
+            if text == "exit":
+                assert isinstance(result, CallFailed) and "its process died" in result.message, result
+            elif text == "hang":
+                assert isinstance(result, CallFailed) and "timed out after 1 s" in result.message, result
+            else:
+                assert result == 0.5, (text, result)
+        assert p.replaced == 3
+    finally:
+        p.close()
+
+
+@pytest.mark.parametrize("size", [100, 4 << 20])
+def test_a_call_behind_a_hanging_one_never_delays_its_timeout(size: int) -> None:
+    """Whatever the size of the next call's arguments (a large one is not sent ahead: the pipe would block the
+    dispatcher), the hanging call times out on time and the next one then runs."""
+    import time
+
+    p = FunctionPool([FunctionSpec(FNS, "hostile")], processes=1)
+    try:
+        started = time.monotonic()
+        hang = p.submit(0, {**ARGS, "solution_str": "hang"}, 2.0)
+        after = p.submit(0, {**ARGS, "solution_str": "x" * size}, 60.0)
+        assert "timed out after 2 s" in hang.result(timeout=300).message
+        assert time.monotonic() - started < 60  # 2 s, slowed at most 30x by a busy machine, not an hour
+        assert after.result(timeout=300) == 0.5
+    finally:
+        p.close()

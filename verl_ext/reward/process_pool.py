@@ -10,6 +10,7 @@ are reused; they exit when the pool closes or this process exits.
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import contextlib
 import multiprocessing
@@ -37,6 +38,15 @@ __all__ = ["CallFailed", "FunctionPool"]
 MAX_RESULT_BYTES = 1 << 20
 #: Seconds a process may take to start and import the functions before it is considered broken.
 START_TIMEOUT_S = 120.0
+#: Calls sent to a process ahead of the one it runs, and the largest payload sent ahead: the pipe's buffer
+#: (a socket's, over 200 KiB on Linux) takes it without blocking the dispatcher, which must stay free to
+#: time out the running call.
+SENT_AHEAD = 1
+SEND_AHEAD_BYTES = 16 << 10
+#: _send's answer for a call that waits for the answer before it.
+_HELD = object()
+#: No call queued (the queue's ``None`` is the stop sentinel).
+_NOTHING = object()
 
 
 @dataclass(frozen=True)
@@ -206,49 +216,105 @@ class FunctionPool:
             self._threads.append(thread)
 
     def _dispatch(self, context: Any) -> None:
+        """Serve calls with one process. The next call is sent ahead while the process runs one (so it never
+        waits for this thread between calls) when its payload fits the pipe's buffer (so sending never blocks
+        this thread); a call's timeout counts from when the answer before it came back. Calls sent ahead to a
+        process that is then replaced run on its successor."""
         worker: _Worker | None = None
+        sent: collections.deque[tuple[_Call, int]] = collections.deque()  # (call, seq): sent, not answered
+        retry: collections.deque[_Call] = collections.deque()  # running calls to send again, in order
+        stopping = False
         while True:
-            call = self._calls.get()
-            if call is None:
-                if worker is not None:
-                    worker.kill()
-                return
-            if not call.future.set_running_or_notify_cancel():
+            if len(sent) < SENT_AHEAD + 1:
+                call = retry.popleft() if retry else None
+                if call is None and not stopping:
+                    queued: object
+                    try:
+                        queued = self._calls.get(block=not sent)
+                    except queue.Empty:
+                        queued = _NOTHING
+                    if queued is None:
+                        stopping = True
+                    elif isinstance(queued, _Call) and queued.future.set_running_or_notify_cancel():
+                        call = queued
+                if call is not None and worker is None and self._closed:
+                    call.future.set_result(CallFailed(call.label, "the pool closed before the call ran"))
+                    continue
+                if call is not None:
+                    try:
+                        if worker is None:
+                            worker = _Worker(context, self._specs)
+                            self._workers.add(worker)
+                        failed = self._send(worker, call, sent)
+                    except BaseException as e:  # noqa: BLE001 - the call gets an answer and the thread lives
+                        if sent:  # the process died running the call before: its answer says so
+                            retry.appendleft(call)
+                        else:
+                            call.future.set_result(CallFailed(call.label, f"could not run the call: {describe(e)}"))
+                            self._replace(worker)
+                            worker = None
+                    else:
+                        if failed is _HELD:
+                            retry.appendleft(call)  # too big to send ahead: after the answer before it
+                        elif failed is not None:
+                            call.future.set_result(failed)
+                    if len(sent) == 1 and not retry:
+                        continue  # try to send one more ahead before waiting
+            if not sent:
+                if stopping and not retry:
+                    if worker is not None:
+                        worker.kill()
+                    return
                 continue
+            assert worker is not None
+            call, seq = sent.popleft()
             try:
-                if worker is None:
-                    worker = _Worker(context, self._specs)
-                    self._workers.add(worker)
-                result, broken = self._run(worker, call)
-            except BaseException as e:  # noqa: BLE001 - whatever happens, the call gets an answer and the thread lives
+                result, broken = self._receive(worker, call, seq)
+            except BaseException as e:  # noqa: BLE001 - whatever happens, the call gets an answer
                 result, broken = CallFailed(call.label, f"could not run the call: {describe(e)}"), True
-            if broken and worker is not None:
-                worker.kill()
-                self._workers.discard(worker)
+            if broken:
+                self._replace(worker)
                 worker = None
-                self.replaced += 1
+                retry.extendleft(reversed([c for c, _ in sent]))  # sent ahead, never started: run them again
+                sent.clear()
             call.future.set_result(result)
 
-    def _run(self, worker: _Worker, call: _Call) -> tuple[Any, bool]:
-        """(result or CallFailed, whether the process must be replaced)."""
-        worker.seq += 1
+    def _replace(self, worker: _Worker | None) -> None:
+        """Kill a process that must not serve again; the next call starts a new one."""
+        if worker is not None:
+            worker.kill()
+            self._workers.discard(worker)
+            self.replaced += 1
+
+    def _send(self, worker: _Worker, call: _Call, sent: collections.deque[tuple[_Call, int]]) -> Any:
+        """Send ``call`` to the process and record it in ``sent``; a :class:`CallFailed` when its arguments
+        do not pickle, :data:`_HELD` when it must wait for the answer before it, else None."""
+        seq = worker.seq + 1
         try:
-            payload = pickle.dumps((worker.seq, call.index, call.kwargs))
+            payload = pickle.dumps((seq, call.index, call.kwargs))
         except Exception as e:  # noqa: BLE001 - an argument that does not pickle fails this call only
-            return CallFailed(call.label, f"arguments do not pickle: {describe(e)}"), False
+            return CallFailed(call.label, f"arguments do not pickle: {describe(e)}")
+        if sent and len(payload) > SEND_AHEAD_BYTES:
+            return _HELD
         worker.conn.send_bytes(payload)
+        worker.seq = seq
+        sent.append((call, seq))
+        return None
+
+    def _receive(self, worker: _Worker, call: _Call, seq: int) -> tuple[Any, bool]:
+        """(result or CallFailed, whether the process must be replaced)."""
         if not worker.conn.poll(call.timeout_s):
             return CallFailed(call.label, f"timed out after {call.timeout_s:g} s"), True
         try:
             answer = pickle.loads(worker.conn.recv_bytes(self._max_result_bytes))
-        except EOFError:
+        except (EOFError, ConnectionResetError):  # reset: it died with a call sent ahead unread
             worker.process.join(timeout=5)
             return CallFailed(call.label, f"its process died (exit code {worker.process.exitcode})"), True
         except OSError:  # recv_bytes: the message is longer than the limit
             return CallFailed(call.label, f"answered more than {self._max_result_bytes} bytes"), True
         except BaseException as e:  # noqa: BLE001 - unpickling runs the result's code: even SystemExit is its failure
             return CallFailed(call.label, f"its result does not unpickle here: {describe(e)}"), True
-        if not isinstance(answer, tuple) or len(answer) < 3 or answer[0] != worker.seq:
+        if not isinstance(answer, tuple) or len(answer) < 3 or answer[0] != seq:
             return CallFailed(call.label, "its process answered out of turn (a forked child wrote to the pipe?)"), True
         if answer[1] == "ok":
             return answer[2], False
