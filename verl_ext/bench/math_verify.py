@@ -30,6 +30,7 @@ from tqdm import tqdm
 
 from verl_ext.bench import answer_suites
 from verl_ext.bench.args import add_common_arguments, non_negative_int, positive_int
+from verl_ext.bench.bounded import judge_bounded
 from verl_ext.bench.report import write_results
 from verl_ext.reward.math_verify import math_equal_batch
 from verl_ext.wording import counted
@@ -180,9 +181,13 @@ def _suites(args: argparse.Namespace) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"suite": suite, "held_out": suite in answer_suites.HELD_OUT, "cases": len(cases),
                                "judges": {}}
         for name, judge in judges:
-            progress = tqdm(cases, desc=f"{suite}: {name}", disable=args.no_progress, leave=False)
             start = time.perf_counter()
-            verdicts = [judge(c) for c in progress]
+            if name == "math-verify":  # unbounded on hostile cases: a child process with a memory and time bound
+                with tqdm(total=len(cases), desc=f"{suite}: {name}", disable=args.no_progress, leave=False) as bar:
+                    verdicts = judge_bounded(judge, cases, on_case=bar.update)
+            else:
+                verdicts = [judge(c) for c in tqdm(cases, desc=f"{suite}: {name}", disable=args.no_progress,
+                                                   leave=False)]
             secs = time.perf_counter() - start
             t = answer_suites.tally(cases, verdicts)
             row["judges"][name] = {
@@ -448,7 +453,8 @@ def run(args: argparse.Namespace) -> int:
     contenders.append(("verl-ext", verdicts, secs))
     if not args.skip_math_verify:
         judge = _math_verify_judge()
-        verdicts, secs = _timed(lambda: _python_loop(judge, pairs, "Math-Verify", quiet))
+        with tqdm(total=len(pairs), desc="Math-Verify", disable=quiet, leave=False) as bar:
+            verdicts, secs = _timed(lambda: judge_bounded(judge, pairs, on_case=bar.update))
         contenders.append(("math-verify", verdicts, secs))
     if not args.skip_prime:
         judge = _prime_math_judge()

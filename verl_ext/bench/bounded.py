@@ -1,0 +1,69 @@
+"""Another project's judge run over many cases in a child process with a memory and a time bound, so that a
+case that makes it allocate without end (Math-Verify reached 24 GB on a hostile suite) or hang costs that
+case, not the machine: the case is judged False and the child is started again after it."""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import resource
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: Address space a child may add to what it inherits (the judge's parse trees and caches).
+EXTRA_ADDRESS_SPACE = 4 << 30
+#: Seconds one case may take before the child is killed and the case judged False.
+CASE_TIMEOUT_S = 60.0
+
+
+def _serve(conn: multiprocessing.connection.Connection, judge: Callable[[Any], bool], cases: Sequence[Any],
+           start: int, extra_bytes: int) -> None:
+    page = os.sysconf("SC_PAGE_SIZE")
+    with open("/proc/self/statm") as f:
+        inherited = int(f.read().split()[0]) * page
+    limit = inherited + extra_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    for i in range(start, len(cases)):
+        try:
+            verdict = bool(judge(cases[i]))
+        except MemoryError:  # the bound at work: this case only
+            verdict = False
+        conn.send((i, verdict))
+    conn.close()
+
+
+def judge_bounded(judge: Callable[[T], bool], cases: Sequence[T], *, extra_bytes: int = EXTRA_ADDRESS_SPACE,
+                  case_timeout_s: float = CASE_TIMEOUT_S, on_case: Callable[[], None] | None = None) -> list[bool]:
+    """``[judge(c) for c in cases]``, computed in forked children bounded by ``extra_bytes`` of address space
+    beyond what they inherit and ``case_timeout_s`` per case; a case that kills or stalls its child is False.
+    ``on_case`` is called once per case judged (for a progress bar)."""
+    context = multiprocessing.get_context("fork")
+    verdicts: list[bool] = []
+    while len(verdicts) < len(cases):
+        reader, writer = context.Pipe(duplex=False)
+        child = context.Process(target=_serve, args=(writer, judge, cases, len(verdicts), extra_bytes), daemon=True)
+        child.start()
+        writer.close()
+        try:
+            while len(verdicts) < len(cases):
+                if not reader.poll(case_timeout_s):
+                    break  # a stalled case
+                try:
+                    _, verdict = reader.recv()
+                except EOFError:
+                    break  # the child died on this case
+                verdicts.append(verdict)
+                if on_case:
+                    on_case()
+        finally:
+            child.kill()
+            child.join()
+            reader.close()
+        if len(verdicts) < len(cases):
+            verdicts.append(False)  # the case the child did not answer
+            if on_case:
+                on_case()
+    return verdicts
