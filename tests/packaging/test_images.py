@@ -29,6 +29,8 @@ from typing import Any, NoReturn
 
 import pytest
 
+from tests.packaging.ci_modules import load_ci_module
+
 ROOT = Path(__file__).resolve().parents[2]
 MODE = os.environ.get("VERL_EXT_IMAGE_TEST", "")
 BUDGET = os.environ.get("VERL_EXT_IMAGE_TEST_BUDGET_S")
@@ -58,16 +60,24 @@ WHEEL_STAGE = f"FROM scratch AS wheel\nCOPY {WHEEL_DIR}/ /wheel/\n\n"
 MAIN_PPO = ["python3", "-m", "verl.trainer.main_ppo", "--config-path", "/opt/verl-ext/configs",
             "--config-name", "grpo_math_verl_ext"]
 
-#: `docker run` options under which the code sandbox works in a container (Docker 20.10, Linux 6.x, no AppArmor):
-#:   --security-opt seccomp=unconfined --security-opt systempaths=unconfined      (both needed)
-#:   --cap-drop ALL --cap-add SETUID --cap-add SETGID --security-opt no-new-privileges      (hardening that keeps it)
-#: Docker's default seccomp profile answers clone3 with ENOSYS (and allows new namespaces only with
-#: CAP_SYS_ADMIN); the /proc paths Docker masks or makes read-only forbid the sandbox's fresh /proc mount;
-#: SETUID and SETGID let root map itself to nobody in the sandbox's user namespace. `--cap-add SYS_ADMIN` in
-#: place of seccomp=unconfined fails at pivot_root. The CLI turns `systempaths=unconfined` into empty
-#: MaskedPaths and ReadonlyPaths, which docker-py has no parameter for but its host config can carry.
-SANDBOX_RUN_OPTIONS: dict[str, Any] = {"security_opt": ["seccomp=unconfined", "no-new-privileges"],
-                                       "cap_drop": ["ALL"], "cap_add": ["SETUID", "SETGID"]}
+#: The seccomp profile the docs tell users to run code rewards with: Docker's default plus what the sandbox
+#: does in its own namespaces (ci/seccomp_profile.py proves that; test_each_addition_... that each is needed).
+PROFILE = json.loads((ROOT / "docker" / "seccomp.json").read_text())
+
+
+def _seccomp(profile: dict[str, Any]) -> str:
+    """A profile as the docker CLI sends `--security-opt seccomp=FILE`: the file's contents."""
+    return "seccomp=" + json.dumps(profile)
+
+
+#: docs/images.md's `docker run` options for code rewards, as the image's own non-root user:
+#:   --security-opt seccomp=docker/seccomp.json --security-opt systempaths=unconfined
+#:   --cap-drop ALL --security-opt no-new-privileges      (hardening that keeps it)
+#: The CLI turns `systempaths=unconfined` into empty MaskedPaths and ReadonlyPaths, which docker-py has no
+#: parameter for but its host config can carry: the kernel mounts a fresh /proc in a user namespace only where
+#: no path of the container's /proc is covered.
+SANDBOX_RUN_OPTIONS: dict[str, Any] = {"security_opt": [_seccomp(PROFILE), "no-new-privileges"],
+                                       "cap_drop": ["ALL"]}
 SANDBOX_HOST_CONFIG = {"MaskedPaths": [], "ReadonlyPaths": []}
 
 
@@ -276,13 +286,14 @@ def image(request: pytest.FixtureRequest, engine: Engine, standin: str, wheel: P
 
 
 def _run(engine: Engine, image: str, script: str, *args: str, options: dict[str, Any] | None = None,
-         extra_host_config: dict[str, Any] | None = None, timeout_s: int = 600) -> dict[str, Any]:
+         extra_host_config: dict[str, Any] | None = None, user: str | None = None,
+         timeout_s: int = 600) -> dict[str, Any]:
     """Run ``python3 -c script args`` in a fresh container (``options``: docker-py host config parameters);
     the JSON its last output line holds."""
     api = engine.client.api
     host_config = api.create_host_config(**(options or {}))
     host_config.update(extra_host_config or {})
-    container = api.create_container(image, ["python3", "-c", script, *args], host_config=host_config)
+    container = api.create_container(image, ["python3", "-c", script, *args], host_config=host_config, user=user)
     try:
         api.start(container)
         status = api.wait(container, timeout=timeout_s)["StatusCode"]
@@ -318,7 +329,7 @@ print(json.dumps({
 #: Runs inside a container: `verl-ext doctor` with the sandbox, one program and the code rewards in it (with
 #: verl's prime_code scores beside them).
 SANDBOX_SMOKE = r"""
-import json, subprocess
+import getpass, json, subprocess
 from verl.utils.reward_score import default_compute_score
 from verl_ext import sandbox
 from verl_ext.reward import compute_score
@@ -329,7 +340,7 @@ tests = json.dumps({"inputs": ["1 2\n", "3 4\n"], "outputs": ["3\n", "7\n"]})
 cases = [("codecontests", "a, b = map(int, input().split())\nprint(a + b)", tests),
          ("codecontests", "a, b = map(int, input().split())\nprint(a * b)", tests)]
 print(json.dumps({
-    "doctor_rc": doctor.returncode, "doctor": doctor.stdout + doctor.stderr,
+    "doctor_rc": doctor.returncode, "doctor": doctor.stdout + doctor.stderr, "user": getpass.getuser(),
     "run": [ran.status, ran.stdout],
     "scores": [[compute_score(*c), default_compute_score(*c)] for c in cases],
 }))
@@ -361,5 +372,124 @@ def test_code_rewards_run_in_the_sandbox_with_the_documented_run_options(engine:
     got = _run(engine, image, SANDBOX_SMOKE, options=SANDBOX_RUN_OPTIONS, extra_host_config=SANDBOX_HOST_CONFIG)
     assert got["doctor_rc"] == 0, got["doctor"]
     assert re.search(r"^\s+full isolation\s+yes$", got["doctor"], re.M), got["doctor"]
+    assert "container:" not in got["doctor"], got["doctor"]  # the image's own user cannot write /proc/sys
+    assert got["user"] == "verl"
     assert got["run"] == ["ok", "42\n"]
     assert got["scores"] == [[1.0, 1.0], [0.0, 0.0]]
+
+
+#: Runs inside a container: one program in the sandbox; the error when the sandbox is unavailable.
+SANDBOX_PROBE = r"""
+import json
+from verl_ext import sandbox
+from verl_ext.exceptions import SandboxUnavailableError
+try:
+    ran = sandbox.run("print(6 * 7)", timeout_s=10)
+    print(json.dumps({"ok": [ran.status, ran.stdout]}))
+except SandboxUnavailableError as e:
+    print(json.dumps({"error": str(e)}))
+"""
+
+#: What the sandbox reports without each part of the documented set-up (measured with Docker 20.10).
+NEEDED_FOR = {
+    "clone3": "clone3 with new namespaces failed: Operation not permitted",
+    "mount": "sandbox set-up failed: make mounts private: Operation not permitted",
+    "umount2": "sandbox set-up failed: detach the old root: Operation not permitted",
+    "pivot_root": "sandbox set-up failed: pivot_root: Operation not permitted",
+    "sethostname": "sandbox set-up failed: set the hostname: Operation not permitted",
+}
+
+
+def test_each_addition_to_dockers_profile_is_needed(engine: Engine, image: str) -> None:
+    """The profile allows nothing the sandbox can do without: with any one addition taken out, it fails at
+    the step that needs it; with Docker's own default (the daemon's), clone3 answers ENOSYS; with /proc masked,
+    the fresh /proc is refused."""
+    seccomp_profile = load_ci_module("seccomp_profile")
+    added = {name for rule in seccomp_profile.additions(PROFILE) for name in rule["names"]}
+    assert added == set(NEEDED_FOR), "give each addition to docker/seccomp.json its failure here"
+    unconfined_proc = {"MaskedPaths": [], "ReadonlyPaths": []}
+    cases = [({"security_opt": [_seccomp(seccomp_profile.without(PROFILE, [name])), "no-new-privileges"],
+               "cap_drop": ["ALL"]}, unconfined_proc, says) for name, says in NEEDED_FOR.items()]
+    cases.append(({"cap_drop": ["ALL"]}, unconfined_proc,
+                  "clone3 with new namespaces failed: Function not implemented"))
+    cases.append((SANDBOX_RUN_OPTIONS, None, "sandbox set-up failed: mount /proc: Operation not permitted"))
+    for options, host_config, says in cases:
+        got = _run(engine, image, SANDBOX_PROBE, options=options, extra_host_config=host_config)
+        assert says in got.get("error", ""), (says, got)
+
+
+def test_doctor_warns_when_the_hosts_root_runs_it_with_proc_unmasked(engine: Engine, image: str) -> None:
+    """As uid 0 without a user namespace and with /proc unmasked, /proc/sys is writable (the kernel's
+    settings): doctor says so. (The image's default user is verl.)"""
+    # As root the sandbox maps each execution to an id of its own, which takes CAP_SETUID and CAP_SETGID.
+    options = {**SANDBOX_RUN_OPTIONS, "cap_add": ["SETUID", "SETGID"]}
+    got = _run(engine, image, SANDBOX_SMOKE, options=options, extra_host_config=SANDBOX_HOST_CONFIG, user="0")
+    assert got["user"] == "root"
+    assert re.search(r"WARNING container: this container runs as uid 0 .* /proc/sys/kernel/core_pattern writable",
+                     got["doctor"]), got["doctor"]
+
+
+#: One main_ppo step of the CPU run takes 100-170 s on the 2-core VM; ten times that is a hang.
+STEP_TIMEOUT_S = 1500
+
+
+def test_main_ppo_trains_a_step_of_the_code_config_in_the_image(engine: Engine, image: str,
+                                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The image, started as docs/images.md tells users to (model and data from the environment, the shipped
+    seccomp profile, /proc unmasked, the image's user), runs ``main_ppo`` with grpo_code_verl_ext for one
+    step and a validation pass: the code rewards run in the sandbox on a Ray reward worker. On this machine's
+    CPU: the stand-in base carries vLLM's CPU build, and the command appends verl-ext's CPU platform
+    overrides and smoke's step sizes to the image's own command. Asserted from the run's metrics and dump."""
+    if not image.endswith(":cuda"):
+        pytest.skip("the step runs in the CUDA image; the ROCm image's final stage is the same recipe on the "
+                    "same stand-in base (its doctor and sandbox tests run above)")
+    import pandas as pd
+
+    from tests.e2e.rows import code_rows
+    from verl_ext.cpu.overrides import cpu_overrides
+    from verl_ext.smoke.assets import tiny_checkpoint
+    from verl_ext.smoke.run import STEP
+
+    data = tmp_path_factory.mktemp("image-step")
+    tiny_checkpoint(data / "model")
+    pd.DataFrame(code_rows("train", 12)).to_parquet(data / "train.parquet")
+    pd.DataFrame(code_rows("test", 4)).to_parquet(data / "test.parquet")
+    (data / "out").mkdir()
+    for path in (data, data / "out"):
+        path.chmod(0o777)  # the image's user writes its outputs there
+    for path in (data / "model").iterdir():
+        path.chmod(0o644)  # and reads the model (transformers writes the weights 0600)
+    api = engine.client.api
+    command = [*engine.client.images.get(image).attrs["Config"]["Cmd"], *cpu_overrides(), *STEP,
+               "trainer.validation_data_dir=/data/out/validation", "trainer.default_local_dir=/data/out/checkpoints"]
+    assert command[command.index("--config-name") + 1] == "grpo_math_verl_ext"
+    command[command.index("--config-name") + 1] = "grpo_code_verl_ext"
+    host_config = api.create_host_config(ipc_mode="host", binds={str(data): {"bind": "/data", "mode": "rw"}},
+                                         **SANDBOX_RUN_OPTIONS)
+    host_config.update(SANDBOX_HOST_CONFIG)
+    environment = {"VERL_EXT_MODEL_PATH": "/data/model", "VERL_EXT_TRAIN_FILES": "/data/train.parquet",
+                   "VERL_EXT_VAL_FILES": "/data/test.parquet",
+                   # This machine's CPU in place of the GPUs: verl-ext's CPU platform, and the run's metrics.
+                   "VERL_PLATFORM": "cpu", "VERL_FILE_LOGGER_PATH": "/data/out/metrics.jsonl",
+                   "TOKENIZERS_PARALLELISM": "false", "HYDRA_FULL_ERROR": "1"}
+    container = api.create_container(image, command, host_config=host_config, environment=environment)
+    started = time.monotonic()
+    try:
+        api.start(container)
+        status = api.wait(container, timeout=STEP_TIMEOUT_S)["StatusCode"]
+        output = api.logs(container).decode(errors="replace")
+    finally:
+        api.remove_container(container, force=True)
+    (data / "out" / "container.log").write_text(output)
+    causes = [line for line in output.splitlines() if re.search(r"\w(Error|Exception)\b", line)]
+    assert status == 0, "\n".join([output[-3000:], f"(whole log: {data / 'out' / 'container.log'})", *causes[-20:]])
+    print(f"main_ppo in the image: {time.monotonic() - started:.0f} s")
+    metrics = [json.loads(line) for line in (data / "out" / "metrics.jsonl").read_text().splitlines() if line]
+    step = next(m["data"] for m in metrics if m.get("step") == 1)
+    assert "val-core/humaneval/acc/mean@1" in step, sorted(step)
+    (dump,) = sorted((data / "out" / "validation").glob("*.jsonl"))[-1:]
+    rows = [json.loads(line) for line in dump.read_text().splitlines() if line.strip()]
+    assert len(rows) == 4
+    for row in rows:
+        assert row["unscorable"] == 0, row  # the sandbox ran the tests: each row has a verdict
+        assert row["tests_passed"] + row["tests_failed"] + row["tests_timeout"] + row["tests_error"] >= 1, row

