@@ -151,3 +151,84 @@ def test_a_call_behind_a_hanging_one_never_delays_its_timeout(size: int) -> None
         assert after.result(timeout=300) == 0.5
     finally:
         p.close()
+
+
+def test_a_message_begun_and_never_finished_times_out() -> None:
+    """A child the function forked writes the start of an answer to the pipe and stops: the call times out
+    (its timeout plus at most the second given to finish a message), and the pool goes on."""
+    import time
+
+    p = FunctionPool([FunctionSpec(FNS, "hostile")], processes=1)
+    try:
+        started = time.monotonic()
+        partial = p.submit(0, {**ARGS, "solution_str": "partial"}, 2.0)
+        after = p.submit(0, {**ARGS, "solution_str": "x"}, 60.0)
+        assert "timed out after 2 s" in partial.result(timeout=300).message
+        assert time.monotonic() - started < 60  # 2 + 1 s, slowed by a busy machine; it used to hang for ever
+        assert after.result(timeout=300) == 0.5
+    finally:
+        p.close()
+
+
+@pytest.mark.parametrize("late", [True, False])
+def test_an_answer_written_as_its_process_is_stopped_counts_and_the_next_call_is_not_run_twice(late: bool) -> None:
+    """The deadline passes; the process is stopped. An answer it wrote as its time ran out is taken, but the
+    process may then have started the call sent after it, which therefore must not run again (the dispatcher
+    fails it instead); without an answer the call timed out and the next one never started."""
+    import concurrent.futures
+    import multiprocessing
+    import pickle
+    import time
+    import typing
+    from types import SimpleNamespace
+    from typing import Any
+
+    from verl_ext.reward.process_pool import _Call
+
+    reader, writer = multiprocessing.Pipe(duplex=True)
+
+    class Stopped:
+        conn = reader
+        process = SimpleNamespace(join=lambda timeout=None: None, exitcode=-9)
+
+        def stop(self) -> None:
+            if late:
+                writer.send_bytes(pickle.dumps((1, "ok", 0.75)))
+
+    p = FunctionPool([FunctionSpec(FNS, "hostile")], processes=1)
+    try:
+        call = _Call(0, "hostile", {}, 0.1, concurrent.futures.Future())
+        got = p._dispatcher._receive(typing.cast(Any, Stopped()), call, 1, time.monotonic() + 0.1)
+        if late:
+            assert got == (0.75, True, True)
+        else:
+            assert isinstance(got[0], CallFailed) and "timed out after 0.1 s" in got[0].message
+            assert got[1:] == (True, False)
+    finally:
+        p.close()
+        reader.close()
+        writer.close()
+
+
+def test_a_pool_never_closed_stops_its_processes_and_threads_when_collected() -> None:
+    import gc
+    import os
+    import time
+
+    p = FunctionPool([FunctionSpec(FNS, "pid")], processes=2)
+    pid = p.submit(0, {**ARGS, "solution_str": "x"}, 60.0).result(timeout=300)["pid"]
+    threads = list(p._threads)  # its own dispatchers (other tests' pools have theirs)
+    del p
+    gc.collect()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the collected pool's process is still alive")
+    while time.monotonic() < deadline and any(t.is_alive() for t in threads):
+        time.sleep(0.1)
+    assert not any(t.is_alive() for t in threads)

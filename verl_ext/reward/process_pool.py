@@ -21,6 +21,7 @@ import queue
 import signal
 import sys
 import threading
+import time
 import traceback
 import types
 import weakref
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verl_ext.exceptions import describe
+from verl_ext.reward.frames import FrameTooLong, read_frame
 from verl_ext.reward.functions import FunctionSpec
 
 __all__ = ["CallFailed", "FunctionPool"]
@@ -43,6 +45,8 @@ START_TIMEOUT_S = 120.0
 #: time out the running call.
 SENT_AHEAD = 1
 SEND_AHEAD_BYTES = 16 << 10
+#: Seconds given, after a timed-out process is stopped, to read an answer it wrote as its time ran out.
+LATE_ANSWER_S = 0.2
 #: _send's answer for a call that waits for the answer before it.
 _HELD = object()
 #: No call queued (the queue's ``None`` is the stop sentinel).
@@ -145,17 +149,16 @@ class _Worker:
         with _main_hidden():
             self.process.start()
         child.close()
-        if not self.conn.poll(START_TIMEOUT_S):
+        try:
+            ready = read_frame(self.conn, time.monotonic() + START_TIMEOUT_S, MAX_RESULT_BYTES)
+        except (EOFError, OSError):
+            ready = None
+        if ready is None:
             self.kill()
             raise RuntimeError(f"a reward function process did not start within {START_TIMEOUT_S:.0f} s")
-        self.conn.recv_bytes(MAX_RESULT_BYTES)
 
-    def kill(self) -> None:
-        """Idempotent: the dispatcher and the pool's shutdown may both call it."""
-        with self._lock:
-            if self._dead:
-                return
-            self._dead = True
+    def stop(self) -> None:
+        """Kill the process and its group, keeping the pipe (what it wrote before can still be read)."""
         if self.process.is_alive():
             pid = self.process.pid
             if pid is not None:  # the worker leads its own group (setsid): its children go with it
@@ -163,6 +166,14 @@ class _Worker:
                     os.killpg(pid, signal.SIGKILL)
             self.process.kill()
         self.process.join(timeout=10)
+
+    def kill(self) -> None:
+        """Idempotent: the dispatcher and the pool's shutdown may both call it."""
+        with self._lock:
+            if self._dead:
+                return
+            self._dead = True
+        self.stop()
         self.conn.close()
 
 
@@ -175,54 +186,28 @@ class _Call:
     future: concurrent.futures.Future[Any]
 
 
-class FunctionPool:
-    """Calls ``specs[index](**kwargs)`` in one of ``processes`` worker processes; see the module docstring."""
+class _Dispatcher:
+    """What the dispatcher threads share (never the pool itself, so that an unclosed pool can be collected
+    and its finalizer stop them): the queue of calls, the processes, and how calls are sent and answered."""
 
-    def __init__(self, specs: Sequence[FunctionSpec], processes: int, *,
-                 max_result_bytes: int = MAX_RESULT_BYTES) -> None:
-        if processes < 1:
-            raise ValueError(f"processes must be >= 1, got {processes}")
-        self._specs = tuple(specs)
-        self._processes = processes
-        self._max_result_bytes = max_result_bytes
-        self._calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
-        self._threads: list[threading.Thread] = []
-        self._workers: set[_Worker] = set()
-        self._lock = threading.Lock()
-        self._closed = False
+    def __init__(self, specs: tuple[FunctionSpec, ...], max_result_bytes: int) -> None:
+        self.specs = specs
+        self.max_result_bytes = max_result_bytes
+        self.calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self.workers: set[_Worker] = set()
+        self.closed = False
         self.replaced = 0  # processes replaced after a timeout or crash (for logs and tests)
-        # Runs on close(), when the pool is collected, or at exit (weakref.finalize's own atexit hook).
-        self._finalizer = weakref.finalize(self, FunctionPool._shutdown, self._calls, self._workers,
-                                           self._threads)
 
-    def submit(self, index: int, kwargs: dict[str, Any], timeout_s: float) -> concurrent.futures.Future[Any]:
-        """A future of the function's result, or of a :class:`CallFailed`; it never raises."""
-        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        with self._lock:  # queued under the lock: close() cannot slip its stop sentinels in before this call
-            if self._closed:
-                raise RuntimeError("the reward function pool is closed")
-            if not self._threads:
-                self._start()
-            self._calls.put(_Call(index, self._specs[index].label, kwargs, timeout_s, future))
-        return future
-
-    def _start(self) -> None:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["verl_ext.reward.process_pool"])
-        for i in range(self._processes):
-            thread = threading.Thread(target=self._dispatch, args=(context,), name=f"verl-ext-reward-fn-{i}",
-                                      daemon=True)
-            thread.start()
-            self._threads.append(thread)
-
-    def _dispatch(self, context: Any) -> None:
+    def run(self, context: Any) -> None:
         """Serve calls with one process. The next call is sent ahead while the process runs one (so it never
         waits for this thread between calls) when its payload fits the pipe's buffer (so sending never blocks
-        this thread); a call's timeout counts from when the answer before it came back. Calls sent ahead to a
-        process that is then replaced run on its successor."""
+        this thread). A call's timeout counts from when its process started it: when it was sent to an idle
+        process, or when the answer before it came. Calls sent ahead to a process that is then replaced run
+        on its successor, unless they may have started (see :meth:`_receive`)."""
         worker: _Worker | None = None
         sent: collections.deque[tuple[_Call, int]] = collections.deque()  # (call, seq): sent, not answered
         retry: collections.deque[_Call] = collections.deque()  # running calls to send again, in order
+        head_since = 0.0  # when the process started sent[0]
         stopping = False
         while True:
             if len(sent) < SENT_AHEAD + 1:
@@ -230,21 +215,22 @@ class FunctionPool:
                 if call is None and not stopping:
                     queued: object
                     try:
-                        queued = self._calls.get(block=not sent)
+                        queued = self.calls.get(block=not sent)
                     except queue.Empty:
                         queued = _NOTHING
                     if queued is None:
                         stopping = True
                     elif isinstance(queued, _Call) and queued.future.set_running_or_notify_cancel():
                         call = queued
-                if call is not None and worker is None and self._closed:
+                if call is not None and worker is None and self.closed:
                     call.future.set_result(CallFailed(call.label, "the pool closed before the call ran"))
                     continue
+                was_idle = not sent
                 if call is not None:
                     try:
                         if worker is None:
-                            worker = _Worker(context, self._specs)
-                            self._workers.add(worker)
+                            worker = _Worker(context, self.specs)
+                            self.workers.add(worker)
                         failed = self._send(worker, call, sent)
                     except BaseException as e:  # noqa: BLE001 - the call gets an answer and the thread lives
                         if sent:  # the process died running the call before: its answer says so
@@ -258,8 +244,10 @@ class FunctionPool:
                             retry.appendleft(call)  # too big to send ahead: after the answer before it
                         elif failed is not None:
                             call.future.set_result(failed)
-                    if len(sent) == 1 and not retry:
-                        continue  # try to send one more ahead before waiting
+                        elif len(sent) == 1:
+                            head_since = time.monotonic()  # an idle process starts it now
+                    if was_idle and len(sent) == 1 and not retry:
+                        continue  # it started an idle process: try once to send one more ahead
             if not sent:
                 if stopping and not retry:
                     if worker is not None:
@@ -269,21 +257,29 @@ class FunctionPool:
             assert worker is not None
             call, seq = sent.popleft()
             try:
-                result, broken = self._receive(worker, call, seq)
+                result, broken, next_may_have_run = self._receive(worker, call, seq, head_since + call.timeout_s)
             except BaseException as e:  # noqa: BLE001 - whatever happens, the call gets an answer
-                result, broken = CallFailed(call.label, f"could not run the call: {describe(e)}"), True
+                result, broken, next_may_have_run = (
+                    CallFailed(call.label, f"could not run the call: {describe(e)}"), True, False)
+            head_since = time.monotonic()  # the process went on to the call sent ahead, if any
             if broken:
                 self._replace(worker)
                 worker = None
-                retry.extendleft(reversed([c for c, _ in sent]))  # sent ahead, never started: run them again
+                ahead = [c for c, _ in sent]
                 sent.clear()
+                if next_may_have_run and ahead:  # never run a call twice: it may have had side effects
+                    ahead[0].future.set_result(CallFailed(
+                        ahead[0].label, "its process was replaced as it may have started this call (the call "
+                        "before it answered at its timeout); not run again"))
+                    ahead = ahead[1:]
+                retry.extendleft(reversed(ahead))  # sent ahead, never started: run them again
             call.future.set_result(result)
 
     def _replace(self, worker: _Worker | None) -> None:
         """Kill a process that must not serve again; the next call starts a new one."""
         if worker is not None:
             worker.kill()
-            self._workers.discard(worker)
+            self.workers.discard(worker)
             self.replaced += 1
 
     def _send(self, worker: _Worker, call: _Call, sent: collections.deque[tuple[_Call, int]]) -> Any:
@@ -301,24 +297,80 @@ class FunctionPool:
         sent.append((call, seq))
         return None
 
-    def _receive(self, worker: _Worker, call: _Call, seq: int) -> tuple[Any, bool]:
-        """(result or CallFailed, whether the process must be replaced)."""
-        if not worker.conn.poll(call.timeout_s):
-            return CallFailed(call.label, f"timed out after {call.timeout_s:g} s"), True
+    def _receive(self, worker: _Worker, call: _Call, seq: int, deadline: float) -> tuple[Any, bool, bool]:
+        """(result or CallFailed, whether the process must be replaced, whether it may have started the call
+        sent after this one). Every read is bounded by ``deadline``: a process that stops partway through an
+        answer times out like one that never answers."""
         try:
-            answer = pickle.loads(worker.conn.recv_bytes(self._max_result_bytes))
+            frame = read_frame(worker.conn, deadline, self.max_result_bytes)
         except (EOFError, ConnectionResetError):  # reset: it died with a call sent ahead unread
             worker.process.join(timeout=5)
-            return CallFailed(call.label, f"its process died (exit code {worker.process.exitcode})"), True
-        except OSError:  # recv_bytes: the message is longer than the limit
-            return CallFailed(call.label, f"answered more than {self._max_result_bytes} bytes"), True
+            return CallFailed(call.label, f"its process died (exit code {worker.process.exitcode})"), True, False
+        except FrameTooLong:
+            return CallFailed(call.label, f"answered more than {self.max_result_bytes} bytes"), True, False
+        next_may_have_run = False
+        if frame is None:
+            # Stop the process, then look once more: an answer it wrote as its time ran out still counts, but
+            # then it may also have started the next call.
+            worker.stop()
+            try:
+                frame = read_frame(worker.conn, time.monotonic() + LATE_ANSWER_S, self.max_result_bytes, 0.0)
+            except (EOFError, OSError):
+                frame = None
+            if frame is None:
+                return CallFailed(call.label, f"timed out after {call.timeout_s:g} s"), True, False
+            next_may_have_run = True
+        try:
+            answer = pickle.loads(frame)
         except BaseException as e:  # noqa: BLE001 - unpickling runs the result's code: even SystemExit is its failure
-            return CallFailed(call.label, f"its result does not unpickle here: {describe(e)}"), True
+            return CallFailed(call.label, f"its result does not unpickle here: {describe(e)}"), True, next_may_have_run
         if not isinstance(answer, tuple) or len(answer) < 3 or answer[0] != seq:
-            return CallFailed(call.label, "its process answered out of turn (a forked child wrote to the pipe?)"), True
+            return (CallFailed(call.label, "its process answered out of turn (a forked child wrote to the pipe?)"),
+                    True, next_may_have_run)
         if answer[1] == "ok":
-            return answer[2], False
-        return CallFailed(call.label, f"{answer[2]}\n{answer[3]}", raised=True), False
+            return answer[2], next_may_have_run, next_may_have_run
+        return CallFailed(call.label, f"{answer[2]}\n{answer[3]}", raised=True), next_may_have_run, next_may_have_run
+
+
+class FunctionPool:
+    """Calls ``specs[index](**kwargs)`` in one of ``processes`` worker processes; see the module docstring."""
+
+    def __init__(self, specs: Sequence[FunctionSpec], processes: int, *,
+                 max_result_bytes: int = MAX_RESULT_BYTES) -> None:
+        if processes < 1:
+            raise ValueError(f"processes must be >= 1, got {processes}")
+        self._processes = processes
+        self._dispatcher = _Dispatcher(tuple(specs), max_result_bytes)
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        # Runs on close(), when the pool is collected, or at exit (weakref.finalize's own atexit hook).
+        self._finalizer = weakref.finalize(self, FunctionPool._shutdown, self._dispatcher, self._threads)
+
+    @property
+    def replaced(self) -> int:
+        """Processes replaced after a timeout or crash (for logs and tests)."""
+        return self._dispatcher.replaced
+
+    def submit(self, index: int, kwargs: dict[str, Any], timeout_s: float) -> concurrent.futures.Future[Any]:
+        """A future of the function's result, or of a :class:`CallFailed`; it never raises."""
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        with self._lock:  # queued under the lock: close() cannot slip its stop sentinels in before this call
+            if self._closed:
+                raise RuntimeError("the reward function pool is closed")
+            if not self._threads:
+                self._start()
+            self._dispatcher.calls.put(_Call(index, self._dispatcher.specs[index].label, kwargs, timeout_s, future))
+        return future
+
+    def _start(self) -> None:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["verl_ext.reward.process_pool"])
+        for i in range(self._processes):
+            thread = threading.Thread(target=self._dispatcher.run, args=(context,), name=f"verl-ext-reward-fn-{i}",
+                                      daemon=True)
+            thread.start()
+            self._threads.append(thread)
 
     def close(self) -> None:
         """Stop the dispatchers and processes (pending calls are cancelled)."""
@@ -327,17 +379,17 @@ class FunctionPool:
         self._finalizer()
 
     @staticmethod
-    def _shutdown(calls: queue.SimpleQueue[_Call | None], workers: set[_Worker],
-                  threads: list[threading.Thread]) -> None:
+    def _shutdown(dispatcher: _Dispatcher, threads: list[threading.Thread]) -> None:
+        dispatcher.closed = True
         while True:
             try:
-                pending = calls.get_nowait()
+                pending = dispatcher.calls.get_nowait()
             except queue.Empty:
                 break
             if pending is not None:
                 pending.future.cancel()
         for _ in threads:
-            calls.put(None)
-        for worker in list(workers):
+            dispatcher.calls.put(None)
+        for worker in list(dispatcher.workers):
             worker.kill()
-        workers.clear()
+        dispatcher.workers.clear()
