@@ -1,13 +1,17 @@
 """Another project's judge run over many cases in a child process with a memory and a time bound, so that a
 case that makes it allocate without end (Math-Verify reached 24 GB on a hostile suite) or hang costs that
-case, not the machine: the case is judged False and the child is started again after it."""
+case, not the machine: the case is judged False and the child is started again after it. The child leads a
+process group of its own, killed whole; the address-space bound is per process (RLIMIT_AS), so a judge that
+starts processes gets it once for each."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.connection
 import os
 import resource
+import signal
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -21,6 +25,7 @@ CASE_TIMEOUT_S = 60.0
 
 def _serve(conn: multiprocessing.connection.Connection, judge: Callable[[Any], bool], cases: Sequence[Any],
            start: int, extra_bytes: int) -> None:
+    os.setsid()  # a group of its own: whatever the judge starts is killed with it
     page = os.sysconf("SC_PAGE_SIZE")
     with open("/proc/self/statm") as f:
         inherited = int(f.read().split()[0]) * page
@@ -59,6 +64,9 @@ def judge_bounded(judge: Callable[[T], bool], cases: Sequence[T], *, extra_bytes
                 if on_case:
                     on_case()
         finally:
+            if child.pid is not None:
+                with contextlib.suppress(OSError):
+                    os.killpg(child.pid, signal.SIGKILL)
             child.kill()
             child.join()
             reader.close()
