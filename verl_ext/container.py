@@ -21,25 +21,54 @@ CONTAINER_HINT = ("run it with verl-ext's seccomp profile and an unmasked /proc,
                   "--security-opt seccomp=docker/seccomp.json (in the images: /opt/verl-ext/seccomp.json) "
                   "--security-opt systempaths=unconfined --user verl (and --security-opt apparmor=unconfined on "
                   "AppArmor hosts); see docs/images.md")
+#: The variable container managers set in their containers (systemd's convention; lower case by design).
+_CONTAINER_VARIABLE = "container"
 #: A sysctl a container's root must never be able to write.
 _SENTINEL_SYSCTL = Path("/proc/sys/kernel/core_pattern")
-#: /proc/self/uid_map of a process in the host's user namespace.
-_HOST_UID_MAP = ["0", "0", "4294967295"]
+
+
+def _exists(path: str) -> bool:
+    try:
+        return Path(path).exists()
+    except OSError:  # not stat-able (EACCES): unknown, taken as absent
+        return False
 
 
 def in_container() -> bool:
-    """Docker, Podman or a Kubernetes pod."""
-    return (Path("/.dockerenv").exists() or Path("/run/.containerenv").exists()
-            or "KUBERNETES_SERVICE_HOST" in os.environ)
+    """Docker, Podman, containerd (ctr, nerdctl, Kubernetes), LXC or systemd-nspawn, by the marks each leaves:
+    marker files, the ``container`` variable systemd's convention has container managers set, a Kubernetes
+    pod's service variables, or a container runtime's name in the cgroup path."""
+    if _exists("/.dockerenv") or _exists("/run/.containerenv") or _exists("/run/systemd/container"):
+        return True
+    if os.environ.get(_CONTAINER_VARIABLE) or "KUBERNETES_SERVICE_HOST" in os.environ:
+        return True
+    try:
+        cgroup = Path("/proc/1/cgroup").read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return False
+    return any(mark in cgroup for mark in ("docker", "containerd", "kubepods", "libpod", "lxc", "crio"))
+
+
+def _uid_outside(uid: int, uid_map: str) -> int | None:
+    """The id ``uid`` maps to in the parent user namespace, per ``uid_map``'s lines (inside, outside, count)."""
+    for line in uid_map.splitlines():
+        fields = line.split()
+        if len(fields) != 3 or not all(f.isdigit() for f in fields):
+            continue
+        inside, outside, count = (int(f) for f in fields)
+        if inside <= uid < inside + count:
+            return outside + uid - inside
+    return None
 
 
 def host_root(uid_map: Path = Path("/proc/self/uid_map")) -> bool:
-    """Whether this process is uid 0 of the host's user namespace."""
+    """Whether this process's effective uid is uid 0 outside its user namespace too (the host's root, also
+    where a user namespace maps 0 to 0)."""
     try:
-        first = uid_map.read_text().split("\n", 1)[0].split()
-    except OSError:
+        text = uid_map.read_bytes().decode("ascii")
+    except (OSError, UnicodeDecodeError):
         return False
-    return os.geteuid() == 0 and first == _HOST_UID_MAP
+    return _uid_outside(os.geteuid(), text) == 0
 
 
 def host_sysctls_writable(sysctl: Path = _SENTINEL_SYSCTL) -> str | None:
@@ -47,7 +76,11 @@ def host_sysctls_writable(sysctl: Path = _SENTINEL_SYSCTL) -> str | None:
     Checked with access(2), nothing is written."""
     if not in_container() or not host_root():
         return None
-    if not os.access(sysctl, os.W_OK):
+    try:
+        writable = os.access(sysctl, os.W_OK, effective_ids=True)
+    except (OSError, ValueError):
+        return None
+    if not writable:
         return None
     return (f"this container runs as uid 0 of the kernel's first user namespace with {sysctl} writable: any "
             "process in it can change the kernel's settings. Unless the kernel is this container's own (a VM: "
