@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
+
 from verl_ext.bench.bounded import judge_bounded
 
 
@@ -35,3 +37,14 @@ def test_every_case_gets_a_verdict_and_hostile_ones_cost_only_themselves() -> No
 
 def test_no_cases() -> None:
     assert judge_bounded(_judge, []) == []
+
+
+def test_a_judge_that_cannot_start_is_an_error_not_all_false(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child that dies before its bound is set is not a case's doing: the bench stops with an error instead
+    of judging every case False."""
+    def refuse() -> None:
+        raise PermissionError("no new session here")
+
+    monkeypatch.setattr(os, "setsid", refuse)  # the forked child inherits it
+    with pytest.raises(RuntimeError, match="did not start"):
+        judge_bounded(_judge, ["yes", "no"])

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verl_ext.reward.frames import FrameTooLong, read_frame
+from verl_ext.reward.frames import FrameIncomplete, FrameTooLong, read_frame
 
 
 @settings(max_examples=30, deadline=None)
@@ -46,7 +46,8 @@ def test_a_message_begun_and_never_finished_is_cut_off() -> None:
     try:
         os.write(writer.fileno(), struct.pack("!i", 4096) + b"x")
         started = time.monotonic()
-        assert read_frame(reader, time.monotonic() + 0.1, 1 << 20, body_grace_s=0.2) is None
+        with pytest.raises(FrameIncomplete):
+            read_frame(reader, time.monotonic() + 0.1, 1 << 20, body_grace_s=0.2)
         assert time.monotonic() - started < 10
     finally:
         reader.close()

@@ -155,7 +155,8 @@ def test_a_call_behind_a_hanging_one_never_delays_its_timeout(size: int) -> None
 
 def test_a_message_begun_and_never_finished_times_out() -> None:
     """A child the function forked writes the start of an answer to the pipe and stops: the call times out
-    (its timeout plus at most the second given to finish a message), and the pool goes on."""
+    (its timeout plus at most the second given to finish a message); the call sent after it may have
+    started (the answer may have been the process's), so it fails rather than run twice; the pool goes on."""
     import time
 
     p = FunctionPool([FunctionSpec(FNS, "hostile")], processes=1)
@@ -163,9 +164,10 @@ def test_a_message_begun_and_never_finished_times_out() -> None:
         started = time.monotonic()
         partial = p.submit(0, {**ARGS, "solution_str": "partial"}, 2.0)
         after = p.submit(0, {**ARGS, "solution_str": "x"}, 60.0)
-        assert "timed out after 2 s" in partial.result(timeout=300).message
+        assert "timed out after 2 s (its answer began but did not finish)" in partial.result(timeout=300).message
         assert time.monotonic() - started < 60  # 2 + 1 s, slowed by a busy machine; it used to hang for ever
-        assert after.result(timeout=300) == 0.5
+        assert "not run again" in after.result(timeout=300).message
+        assert call(p, "x") == 0.5
     finally:
         p.close()
 
@@ -232,3 +234,18 @@ def test_a_pool_never_closed_stops_its_processes_and_threads_when_collected() ->
     while time.monotonic() < deadline and any(t.is_alive() for t in threads):
         time.sleep(0.1)
     assert not any(t.is_alive() for t in threads)
+
+
+def test_a_result_that_does_not_unpickle_fails_its_call_only() -> None:
+    """The answer arrived whole (the process may already run the call sent after it): the process serves on
+    and the next call gets its own result, run once."""
+    p = FunctionPool([FunctionSpec(FNS, "hostile")], processes=1)
+    try:
+        first = p.submit(0, {**ARGS, "solution_str": "unloadable"}, 60.0)
+        second = p.submit(0, {**ARGS, "solution_str": "a"}, 60.0)
+        got = first.result(timeout=300)
+        assert isinstance(got, CallFailed) and "does not unpickle here" in got.message, got
+        assert second.result(timeout=300) == 0.5
+        assert p.replaced == 0
+    finally:
+        p.close()

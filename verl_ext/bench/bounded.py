@@ -21,6 +21,10 @@ T = TypeVar("T")
 EXTRA_ADDRESS_SPACE = 4 << 30
 #: Seconds one case may take before the child is killed and the case judged False.
 CASE_TIMEOUT_S = 60.0
+#: Seconds a child may take to fork and set its bound.
+START_TIMEOUT_S = 60.0
+#: A child's first message: its bound is set.
+_READY = "ready"
 
 
 def _serve(conn: multiprocessing.connection.Connection, judge: Callable[[Any], bool], cases: Sequence[Any],
@@ -29,8 +33,10 @@ def _serve(conn: multiprocessing.connection.Connection, judge: Callable[[Any], b
     page = os.sysconf("SC_PAGE_SIZE")
     with open("/proc/self/statm") as f:
         inherited = int(f.read().split()[0]) * page
-    limit = inherited + extra_bytes
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = inherited + extra_bytes if hard == resource.RLIM_INFINITY else min(inherited + extra_bytes, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard if hard != resource.RLIM_INFINITY else limit))
+    conn.send(_READY)
     for i in range(start, len(cases)):
         try:
             verdict = bool(judge(cases[i]))
@@ -53,6 +59,12 @@ def judge_bounded(judge: Callable[[T], bool], cases: Sequence[T], *, extra_bytes
         child.start()
         writer.close()
         try:
+            try:
+                started = reader.poll(START_TIMEOUT_S) and reader.recv() == _READY
+            except EOFError:
+                started = False
+            if not started:  # not a case's doing: the judge cannot run here at all
+                raise RuntimeError(f"the bounded judge's process did not start (exit code {child.exitcode})")
             while len(verdicts) < len(cases):
                 if not reader.poll(case_timeout_s):
                     break  # a stalled case

@@ -24,6 +24,10 @@ class FrameTooLong(OSError):
     """The message announces more bytes than the reader accepts (the stream is then out of step)."""
 
 
+class FrameIncomplete(TimeoutError):
+    """Part of a message came, the rest not in time (the stream is then out of step)."""
+
+
 def _read_exactly(fd: int, poller: Any, n: int, until: float) -> bytes | None:
     chunks: list[bytes] = []
     got = 0
@@ -40,23 +44,27 @@ def _read_exactly(fd: int, poller: Any, n: int, until: float) -> bytes | None:
 
 
 def read_frame(conn: Any, until: float, limit: int, body_grace_s: float = 1.0) -> bytes | None:
-    """The next message of ``conn`` (a ``multiprocessing`` connection), or None when its first bytes have not
-    come by ``until`` (``time.monotonic()``) or the rest not ``body_grace_s`` after that. Raises EOFError at
-    end of file (a dead writer), :class:`FrameTooLong` for a message over ``limit`` bytes, and the
-    descriptor's own errors (ConnectionResetError)."""
+    """The next message of ``conn`` (a ``multiprocessing`` connection), or None when none has begun by
+    ``until`` (``time.monotonic()``). Raises :class:`FrameIncomplete` when one began but the rest did not
+    come ``body_grace_s`` after that, EOFError at end of file (a dead writer), :class:`FrameTooLong` for a
+    message over ``limit`` bytes, and the descriptor's own errors (ConnectionResetError)."""
     fd = conn.fileno()
     poller = select.poll()
     poller.register(fd, select.POLLIN)
-    header = _read_exactly(fd, poller, 4, until)
-    if header is None:
+    first = _read_exactly(fd, poller, 1, until)
+    if first is None:
         return None
     rest_until = max(until, time.monotonic()) + body_grace_s
-    (size,) = struct.unpack("!i", header)
+
+    def rest(n: int) -> bytes:
+        got = _read_exactly(fd, poller, n, rest_until)
+        if got is None:
+            raise FrameIncomplete(f"a message began but {n} more bytes did not come in {body_grace_s:g} s")
+        return got
+
+    (size,) = struct.unpack("!i", first + rest(3))
     if size == -1:
-        wide = _read_exactly(fd, poller, 8, rest_until)
-        if wide is None:
-            return None
-        (size,) = struct.unpack("!Q", wide)
+        (size,) = struct.unpack("!Q", rest(8))
     if size < 0 or size > limit:
         raise FrameTooLong(f"a message of {size} bytes (at most {limit})")
-    return _read_exactly(fd, poller, size, rest_until)
+    return rest(size)

@@ -1,11 +1,13 @@
 """A pool of forkserver processes calling the user's synchronous reward functions in parallel.
 
 Each process imports the functions once (by ``path`` and ``name``) and serves calls one at a time. A
-dispatcher thread per process sends it a call and waits for the answer with the call's timeout: a call
-that times out, kills its process or answers with more than ``max_result_bytes`` gets a
+dispatcher thread per process sends it a call (and, while no other dispatcher waits for work, the next one
+ahead, so that the process never waits for the dispatcher) and waits for the answer with the call's
+timeout: a call that times out, kills its process or answers with more than ``max_result_bytes`` gets a
 :class:`CallFailed` result and its process is replaced; an exception raised by the function comes back
-as :class:`CallFailed` too (``raised=True``), and the process serves on. Processes start on first use and
-are reused; they exit when the pool closes or this process exits.
+as :class:`CallFailed` too (``raised=True``), and the process serves on. No call runs twice: a call sent
+ahead to a process that may have started it before being replaced fails instead. Processes start on first
+use and are reused; they exit when the pool closes or this process exits.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verl_ext.exceptions import describe
-from verl_ext.reward.frames import FrameTooLong, read_frame
+from verl_ext.reward.frames import FrameIncomplete, FrameTooLong, read_frame
 from verl_ext.reward.functions import FunctionSpec
 
 __all__ = ["CallFailed", "FunctionPool"]
@@ -152,7 +154,9 @@ class _Worker:
         try:
             ready = read_frame(self.conn, time.monotonic() + START_TIMEOUT_S, MAX_RESULT_BYTES)
         except (EOFError, OSError):
-            ready = None
+            self.kill()
+            raise RuntimeError(f"a reward function process exited as it started (exit code "
+                               f"{self.process.exitcode})") from None
         if ready is None:
             self.kill()
             raise RuntimeError(f"a reward function process did not start within {START_TIMEOUT_S:.0f} s")
@@ -184,6 +188,8 @@ class _Call:
     kwargs: dict[str, Any]
     timeout_s: float
     future: concurrent.futures.Future[Any]
+    #: (process, sequence number, pickled message) of a call held back from sending ahead: sent as is next.
+    pickled: tuple[int, int, bytes] | None = None
 
 
 class _Dispatcher:
@@ -197,6 +203,8 @@ class _Dispatcher:
         self.workers: set[_Worker] = set()
         self.closed = False
         self.replaced = 0  # processes replaced after a timeout or crash (for logs and tests)
+        self.idle = 0  # dispatchers waiting for a call (then none sends ahead: the idle one takes it)
+        self._idle_lock = threading.Lock()
 
     def run(self, context: Any) -> None:
         """Serve calls with one process. The next call is sent ahead while the process runs one (so it never
@@ -213,11 +221,20 @@ class _Dispatcher:
             if len(sent) < SENT_AHEAD + 1:
                 call = retry.popleft() if retry else None
                 if call is None and not stopping:
-                    queued: object
-                    try:
-                        queued = self.calls.get(block=not sent)
-                    except queue.Empty:
-                        queued = _NOTHING
+                    queued: object = _NOTHING
+                    if not sent:
+                        with self._idle_lock:
+                            self.idle += 1
+                        try:
+                            queued = self.calls.get()
+                        finally:
+                            with self._idle_lock:
+                                self.idle -= 1
+                    elif self.idle == 0:  # send ahead only when no other dispatcher waits for work
+                        try:
+                            queued = self.calls.get_nowait()
+                        except queue.Empty:
+                            queued = _NOTHING
                     if queued is None:
                         stopping = True
                     elif isinstance(queued, _Call) and queued.future.set_running_or_notify_cancel():
@@ -269,8 +286,8 @@ class _Dispatcher:
                 sent.clear()
                 if next_may_have_run and ahead:  # never run a call twice: it may have had side effects
                     ahead[0].future.set_result(CallFailed(
-                        ahead[0].label, "its process was replaced as it may have started this call (the call "
-                        "before it answered at its timeout); not run again"))
+                        ahead[0].label, "its process was replaced when it may have started this call (the call "
+                        "before it answered as its time ran out, or unreadably); not run again"))
                     ahead = ahead[1:]
                 retry.extendleft(reversed(ahead))  # sent ahead, never started: run them again
             call.future.set_result(result)
@@ -286,12 +303,17 @@ class _Dispatcher:
         """Send ``call`` to the process and record it in ``sent``; a :class:`CallFailed` when its arguments
         do not pickle, :data:`_HELD` when it must wait for the answer before it, else None."""
         seq = worker.seq + 1
-        try:
-            payload = pickle.dumps((seq, call.index, call.kwargs))
-        except Exception as e:  # noqa: BLE001 - an argument that does not pickle fails this call only
-            return CallFailed(call.label, f"arguments do not pickle: {describe(e)}")
+        if call.pickled is not None and call.pickled[:2] == (id(worker), seq):
+            payload = call.pickled[2]  # held back before: pickled once
+        else:
+            try:
+                payload = pickle.dumps((seq, call.index, call.kwargs))
+            except Exception as e:  # noqa: BLE001 - an argument that does not pickle fails this call only
+                return CallFailed(call.label, f"arguments do not pickle: {describe(e)}")
         if sent and len(payload) > SEND_AHEAD_BYTES:
+            call.pickled = (id(worker), seq, payload)
             return _HELD
+        call.pickled = None
         worker.conn.send_bytes(payload)
         worker.seq = seq
         sent.append((call, seq))
@@ -300,15 +322,19 @@ class _Dispatcher:
     def _receive(self, worker: _Worker, call: _Call, seq: int, deadline: float) -> tuple[Any, bool, bool]:
         """(result or CallFailed, whether the process must be replaced, whether it may have started the call
         sent after this one). Every read is bounded by ``deadline``: a process that stops partway through an
-        answer times out like one that never answers."""
+        answer times out like one that never answers. Once an answer has left the process, the process is
+        free to start the next call, so whenever it is then replaced, that call may have run."""
         try:
             frame = read_frame(worker.conn, deadline, self.max_result_bytes)
         except (EOFError, ConnectionResetError):  # reset: it died with a call sent ahead unread
             worker.process.join(timeout=5)
             return CallFailed(call.label, f"its process died (exit code {worker.process.exitcode})"), True, False
-        except FrameTooLong:
-            return CallFailed(call.label, f"answered more than {self.max_result_bytes} bytes"), True, False
-        next_may_have_run = False
+        except FrameTooLong:  # the answer may already sit in the pipe's buffer
+            return CallFailed(call.label, f"answered more than {self.max_result_bytes} bytes"), True, True
+        except FrameIncomplete:  # part of an answer came: the rest may have followed
+            return CallFailed(call.label, f"timed out after {call.timeout_s:g} s (its answer began but did not "
+                              "finish)"), True, True
+        late = False
         if frame is None:
             # Stop the process, then look once more: an answer it wrote as its time ran out still counts, but
             # then it may also have started the next call.
@@ -319,17 +345,18 @@ class _Dispatcher:
                 frame = None
             if frame is None:
                 return CallFailed(call.label, f"timed out after {call.timeout_s:g} s"), True, False
-            next_may_have_run = True
+            late = True
         try:
             answer = pickle.loads(frame)
         except BaseException as e:  # noqa: BLE001 - unpickling runs the result's code: even SystemExit is its failure
-            return CallFailed(call.label, f"its result does not unpickle here: {describe(e)}"), True, next_may_have_run
+            # The message was whole: the process is in step and serves on (unless it is already stopped).
+            return CallFailed(call.label, f"its result does not unpickle here: {describe(e)}"), late, late
         if not isinstance(answer, tuple) or len(answer) < 3 or answer[0] != seq:
             return (CallFailed(call.label, "its process answered out of turn (a forked child wrote to the pipe?)"),
-                    True, next_may_have_run)
+                    True, True)
         if answer[1] == "ok":
-            return answer[2], next_may_have_run, next_may_have_run
-        return CallFailed(call.label, f"{answer[2]}\n{answer[3]}", raised=True), next_may_have_run, next_may_have_run
+            return answer[2], late, late
+        return CallFailed(call.label, f"{answer[2]}\n{answer[3]}", raised=True), late, late
 
 
 class FunctionPool:
