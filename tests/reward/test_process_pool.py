@@ -245,6 +245,7 @@ def test_a_result_that_does_not_unpickle_fails_its_call_only() -> None:
         second = p.submit(0, {**ARGS, "solution_str": "a"}, 60.0)
         got = first.result(timeout=300)
         assert isinstance(got, CallFailed) and "does not unpickle here" in got.message, got
+        assert "this result cannot be rebuilt" in got.message
         assert second.result(timeout=300) == 0.5
         assert p.replaced == 0
     finally:
