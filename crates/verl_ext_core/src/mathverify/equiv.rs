@@ -21,6 +21,7 @@ use std::sync::LazyLock;
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
+use num_traits::ToPrimitive;
 
 use super::budget;
 use super::exact::{self, Surd};
@@ -297,6 +298,12 @@ fn judge_within_budget(prediction: &str, reference: &str, o: &Options) -> Verdic
         prediction = rename_like(&prediction, &reference);
     }
     let (prediction, reference) = (scaled_matrix(prediction), scaled_matrix(reference));
+    if let Some(gold) = float_repr(r) {
+        let value = (is_scalar(&prediction) && vars_of(&prediction).is_empty()).then(|| real_f64(&prediction));
+        if value.flatten().is_some_and(|x| ulps_close(x, gold)) {
+            return verdict(true, "equal at the reference's float precision");
+        }
+    }
     let equal = eq(&prediction, &reference, o);
     verdict(equal, if equal { "equivalent" } else { "not equivalent" })
 }
@@ -893,6 +900,44 @@ pub fn eq(a: &Node, b: &Node, o: &Options) -> bool {
     }
 }
 
+/// Significant digits of a reference that is a printed binary float (Python's `repr(2/3)` is
+/// `0.6666666666666666`: 16; shortest round-trip forms of doubles that are not short decimals have 15 to 17).
+const FLOAT_REPR_DIGITS: std::ops::RangeInclusive<usize> = 15..=17;
+/// How far, in units in the last place of the reference, a value may be from a float-repr reference.
+const FLOAT_REPR_ULPS: f64 = 2.0;
+
+/// The value of a reference written as a printed binary float (SVAMP- and ASDiv-style datasets store golds
+/// as `repr(float)`): a decimal of [`FLOAT_REPR_DIGITS`] significant digits that is the shortest round-trip
+/// form of its double. Such a reference means that double, not the decimal's exact value, so the prediction
+/// is compared at its precision: `2/3` and `0.6666666666666667` equal `0.6666666666666666`, `0.67` does not.
+fn float_repr(reference: &str) -> Option<f64> {
+    let t = reference.trim();
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    let (int, frac) = digits.split_once('.')?;
+    if int.is_empty() || frac.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let lead = int.trim_start_matches('0');
+    let significant = lead.len() + if lead.is_empty() { frac.trim_start_matches('0').len() } else { frac.len() };
+    let value: f64 = t.parse().ok()?;
+    // Rust prints the shortest string that round-trips, as Python's repr does (for these magnitudes).
+    (FLOAT_REPR_DIGITS.contains(&significant) && value.is_finite() && value != 0.0 && format!("{value}") == t)
+        .then_some(value)
+}
+
+/// A constant's value as the nearest double, when it is real.
+fn real_f64(n: &Node) -> Option<f64> {
+    if let Some(q) = exact::eval(n).and_then(|s| s.as_rational()) {
+        return q.to_f64();
+    }
+    numeric::eval(n, &|_| None).filter(|c| c.is_real()).map(|c| c.re)
+}
+
+/// Is `x` within [`FLOAT_REPR_ULPS`] units in the last place of `gold`?
+fn ulps_close(x: f64, gold: f64) -> bool {
+    x.is_finite() && (x - gold).abs() <= FLOAT_REPR_ULPS * f64::EPSILON * gold.abs()
+}
+
 fn is_scalar(n: &Node) -> bool {
     !matches!(
         n,
@@ -907,11 +952,13 @@ fn is_scalar(n: &Node) -> bool {
     )
 }
 
-/// `p\%` stands for `p/100` and for `p`.
-fn percent_forms(n: &Node) -> Vec<&Node> {
-    match n {
-        Node::Percent(inner) => vec![n, inner],
-        _ => vec![n],
+/// `p\%` against a plain value `v`: `p/100` always (`50\% = 0.5`, `150\% = 1.5`), and `p` itself only where
+/// `v` is a percentage number (`|v| >= 1`: GSM8K's `50` for "what percent…?"), never where `v` is a fraction
+/// below one: `0.5\%` equals `0.005`, not `1/2`. A value whose size is unknown (with variables) may be either.
+fn percent_reading<'a>(percent: &'a Node, inner: &'a Node, other: &Node) -> Vec<&'a Node> {
+    match numeric::eval(other, &|_| None).filter(|c| c.is_real()) {
+        Some(v) if v.re.abs() < 1.0 => vec![percent],
+        _ => vec![percent, inner],
     }
 }
 
@@ -919,10 +966,12 @@ fn scalar_eq(a: &Node, b: &Node, o: &Options) -> bool {
     if !is_scalar(a) || !is_scalar(b) {
         return false;
     }
-    if let (Node::Percent(x), Node::Percent(y)) = (a, b) {
-        return value_eq(x, y, o);
+    match (a, b) {
+        (Node::Percent(x), Node::Percent(y)) => value_eq(x, y, o),
+        (Node::Percent(x), _) => percent_reading(a, x, b).into_iter().any(|x| value_eq(x, b, o)),
+        (_, Node::Percent(y)) => percent_reading(b, y, a).into_iter().any(|y| value_eq(a, y, o)),
+        _ => value_eq(a, b, o),
     }
-    percent_forms(a).into_iter().any(|x| percent_forms(b).into_iter().any(|y| value_eq(x, y, o)))
 }
 
 fn close(x: C, y: C, tol: f64) -> bool {

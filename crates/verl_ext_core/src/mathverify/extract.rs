@@ -33,6 +33,10 @@ const ANSWER_WINDOW: usize = 50;
 const EQUALS_WINDOW: usize = 100;
 /// Characters between `final answer` and its ` is`.
 const FINAL_WINDOW: usize = 100;
+/// Words that announce an answer (`answer:`, `答案：`, `Ответ:`), each followed by its value as `answer` is.
+const ANSWER_WORDS: &[&str] = &["answer", "答案", "Ответ", "ответ"];
+/// Longest line after `answer:` read whole as a tuple or an equation (bytes).
+const MAX_LINE_ANSWER: usize = 200;
 
 /// Where an answer came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -323,18 +327,31 @@ impl<'a> Text<'a> {
 
     fn answer(&self, out: &mut Vec<Candidate>) {
         let (mut colons, mut words) = (0, 0);
-        for at in last_first(self.s, "answer") {
+        let mut anchors: Vec<(usize, usize)> = Vec::new();
+        for word in ANSWER_WORDS {
+            anchors.extend(last_first(self.s, word).take(2 * MAX_TRIES).map(|at| (at, at + word.len())));
+        }
+        anchors.sort_unstable_by(|a, b| b.cmp(a));
+        for (_, from) in anchors {
             if colons >= MAX_TRIES && words >= MAX_TRIES {
                 break;
             }
-            let from = at + "answer".len();
-            let colon = self.s[from..].starts_with(':');
+            let colon_len = [":", "：", "】"].iter().find(|c| self.s[from..].starts_with(*c)).map_or(0, |c| c.len());
+            let colon = colon_len > 0;
             let source = if colon { Source::AnswerColon } else { Source::AnswerWord };
             let count = if colon { &mut colons } else { &mut words };
             if *count >= MAX_TRIES {
                 continue;
             }
-            let from = from + usize::from(colon);
+            let from = from + colon_len;
+            // `Answer: (2, 4)`, `Answer: 5x - 7y + 11z + 4 = 0`: a line that is one answer is read whole.
+            if colon {
+                if let Some((start, end, text)) = self.whole_line(from) {
+                    *count += 1;
+                    out.push(Candidate { text, source, start, end });
+                    continue;
+                }
+            }
             // In prose, the value after the last `=` within the window (`answer: x = 5 + 1 = 6`).
             let eq_window = &self.s[from..advance(self.s, from, EQUALS_WINDOW)];
             let after_eq = eq_window.rfind('=').map(|i| from + i + 1);
@@ -351,6 +368,19 @@ impl<'a> Text<'a> {
             *count += found.len();
             out.extend(found.into_iter().map(|(start, end, text)| Candidate { text, source, start, end }));
         }
+    }
+
+    /// The rest of the line from `from`, when it is a tuple, interval or equation that parses (without math
+    /// delimiters or prose): `(2, 4)`, `[0, 1)`, `5x - 7y + 11z + 4 = 0`.
+    fn whole_line(&self, from: usize) -> Option<(usize, usize, String)> {
+        let rest = &self.s[from..];
+        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        let text = line.trim().trim_end_matches('.').trim_end();
+        let start = from + (line.len() - line.trim_start().len());
+        let shaped = text.starts_with(['(', '[']) && text.ends_with([')', ']']) && text.contains(',')
+            || text.contains('=') && text.split('=').next().is_some_and(|lhs| lhs.trim().contains([' ', '+', '-']));
+        let plain = !text.contains(['$', '\\']) && text.len() <= MAX_LINE_ANSWER;
+        (shaped && plain && self.targets.latex && parses(text)).then(|| (start, start + text.len(), text.to_owned()))
     }
 
     fn plain(&self, out: &mut Vec<Candidate>) {
@@ -394,7 +424,7 @@ pub fn candidates(text: &str, targets: Targets) -> Vec<Candidate> {
         // comparison); prose that does not parse is no answer.
         let answer = match number {
             Some(n) if targets.expr => Some(n.text),
-            _ if targets.latex && (whole.contains('\\') || parses(whole)) => Some(whole.to_owned()),
+            _ if targets.latex && (whole.contains('\\') && !prose_like(whole) || parses(whole)) => Some(whole.to_owned()),
             _ => None,
         };
         out.extend(answer.map(|a| Candidate { text: a, source: Source::Whole, start: 0, end: text.len() }));
@@ -406,6 +436,18 @@ pub fn candidates(text: &str, targets: Targets) -> Vec<Candidate> {
     out.sort_by_key(|c| (c.source.priority(), std::cmp::Reverse(c.end), c.start, c.source));
     out.dedup_by(|a, b| a.text == b.text);
     out
+}
+
+/// Words of three or more letters outside LaTeX commands that make a text prose (a sentence or more), not a
+/// bare LaTeX answer (`\text{Plane}` has one).
+const PROSE_WORDS: usize = 6;
+
+/// Is the text prose rather than one LaTeX answer: [`PROSE_WORDS`] or more words outside commands?
+fn prose_like(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphabetic() && c != '\\')
+        .filter(|w| !w.starts_with('\\') && w.chars().count() >= 3)
+        .nth(PROSE_WORDS - 1)
+        .is_some()
 }
 
 /// Does an answer parse?
@@ -469,16 +511,26 @@ fn prose_number(text: &str, c: &Candidate) -> bool {
         && !at.starts_with(['$', '\\'])
 }
 
-/// Is the answer revised after it (`\\boxed{5}. Wait, that is wrong.`)? Not when, after the last revision, the
-/// same answer is stated again (`Wait, let me verify: 5·2 = 10. So the answer is indeed 5.`).
+/// Is the answer revised after it? When the answer is stated again after the last revision word, it stands
+/// (`Wait, let me verify: 5·2 = 10. So the answer is indeed 5.`); otherwise a different value after the first
+/// revision word revises it (`\\boxed{5}. Wait, it is 6.`), and so does a disavowal (`\\boxed{5}. That is
+/// wrong.`, `I'm not sure`). A check that confirms it (`Let me verify: 48+24=72. Correct.`), a negated
+/// disavowal (`I made no mistakes`) or a wrong thing that is not the answer (`a wrong approach would be to
+/// subtract`) does not.
 fn revised(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static str> {
-    let at = hedge::revision_after(text, chosen.end)?;
-    let restated = all
+    let revisions = hedge::revisions_after(text, chosen.end);
+    let (first, last) = (revisions.first?, revisions.last?);
+    let same = |c: &Candidate| parses(&c.text) && super::math_equal(&c.text, &chosen.text).equal;
+    let restated = all.iter().filter(|c| c.start >= last && stated(text, last, c)).take(MAX_RESTATED).any(same);
+    if restated {
+        return None;
+    }
+    let different = all
         .iter()
-        .filter(|c| c.start >= at && stated(text, at, c))
+        .filter(|c| c.start >= first && c.start >= chosen.end && !matches!(c.source, Source::Letter(_)))
         .take(MAX_RESTATED)
-        .any(|c| parses(&c.text) && super::math_equal(&c.text, &chosen.text).equal);
-    (!restated).then_some("revised after the answer")
+        .any(|c| parses(&c.text) && !same(c));
+    (different || revisions.disavowed).then_some("revised after the answer")
 }
 
 /// Is `c` an answer stated after `from`: `final answer is X`, `answer: X`, a box, or `answer is X` with only

@@ -117,9 +117,6 @@ const AFTER_CUES: &[&str] = &[
     "approximately",
     "approx",
     "roughly",
-    "more",
-    "less",
-    "fewer",
     "least",
     "most",
     "wrong",
@@ -143,6 +140,23 @@ const AFTER_CUES: &[&str] = &[
     "assuming",
     "provided",
 ];
+
+/// Comparatives that, followed by `than`, make the value before them a bound (`5 more than`).
+const COMPARATIVES: &[&str] = &["more", "less", "fewer", "greater", "smaller", "larger", "bigger", "higher", "lower"];
+
+/// Words that say a quantity is required (`must score`, `needs to sell`): `at least`/`at most` after them
+/// state the minimum or maximum asked for (`Jane must score at least 9 points`), not a bound of the answer.
+const REQUIRING: &[&str] = &["must", "need", "needs", "needed", "require", "requires", "required", "ought"];
+/// Verbs after which `at least X` bounds the value itself (`the answer must be at least 9`).
+const BEING: &[&str] = &["be", "is", "are", "was", "were", "been", "being", "equal", "equals", "answer", "it"];
+
+/// Do the clause's words before `at least`/`at most` (`words`) require an action of that amount: a word of
+/// [`REQUIRING`] (or `has to`/`have to`), and a verb other than `be` just before the bound?
+fn required(words: &[String]) -> bool {
+    let requires = words.iter().any(|w| REQUIRING.contains(&w.as_str()))
+        || words.windows(2).any(|p| matches!(p[0].as_str(), "has" | "have" | "had") && p[1] == "to");
+    requires && words.last().is_some_and(|w| !BEING.contains(&w.as_str()) && !REQUIRING.contains(&w.as_str()))
+}
 
 /// Words after `or` that restate an answer rather than offer another (`5, or equivalently 10/2`).
 const RESTATING: &[&str] = &["equivalently", "simply", "written", "expressed", "in"];
@@ -182,31 +196,19 @@ const RELATIONS: &[&str] = &[
     "~~",
 ];
 
-/// Words after an answer that withdraw or revise it (`\boxed{5}. Wait, that's wrong; it is 6.`).
-const REVISIONS: &[&str] = &[
-    "wait",
+/// Words after an answer that disavow it on their own (`\\boxed{5}. That's wrong.`, `I'm not sure`), unless
+/// negated (`I made no mistakes`) or, for `wrong`/`incorrect`, naming something else (`a wrong approach
+/// would be to subtract`).
+const DISAVOWALS: &[&str] = &[
     "oops",
     "mistake",
     "mistaken",
     "mistakes",
     "wrong",
     "incorrect",
-    "correction",
-    "scratch",
     "miscalculated",
     "miscalculation",
     "miscounted",
-    "recalculate",
-    "recalculating",
-    "recompute",
-    "reconsider",
-    "reconsidering",
-    "redo",
-    "recheck",
-    "rethink",
-    "retract",
-    "revise",
-    "revised",
     "error",
     "unsure",
     "uncertain",
@@ -222,25 +224,41 @@ const REVISIONS: &[&str] = &[
     "nope",
     "false",
     "lie",
-    "rechecking",
     "bound",
+    "nevermind",
+    "erratum",
+    "typo",
+    "scratch",
+    "retract",
+];
+/// Words after an answer that announce a revision: they withdraw it only when a different value follows
+/// (`\\boxed{5}. Wait, it is 6.`), not when the check confirms it (`Wait, let me verify: 48+24=72. Correct.`).
+const REVISING: &[&str] = &[
+    "wait",
+    "correction",
+    "recalculate",
+    "recalculating",
+    "recompute",
+    "reconsider",
+    "reconsidering",
+    "redo",
+    "recheck",
+    "rechecking",
+    "rethink",
+    "revise",
+    "revised",
     "actually",
     "instead",
     "edit",
     "edited",
-    "nevermind",
-    "erratum",
-    "typo",
 ];
-/// Two-word revisions (`not sure`, `not correct`).
-const REVISION_PAIRS: &[(&str, &str)] = &[
+/// Two-word disavowals (`not sure`, `not correct`), the second word's end marking them.
+const DISAVOWAL_PAIRS: &[(&str, &str)] = &[
     ("not", "sure"),
     ("not", "certain"),
     ("not", "confident"),
     ("not", "correct"),
     ("not", "right"),
-    ("no", "wait"),
-    ("second", "thought"),
     ("might", "be"),
     ("might", "also"),
     ("might", "have"),
@@ -251,10 +269,64 @@ const REVISION_PAIRS: &[(&str, &str)] = &[
     ("also", "possible"),
     ("never", "mind"),
     ("messed", "up"),
-    ("should", "be"),
-    ("meant", "to"),
-    ("i", "meant"),
 ];
+/// Two-word revisions (`no wait`, `should be`).
+const REVISING_PAIRS: &[(&str, &str)] =
+    &[("no", "wait"), ("second", "thought"), ("should", "be"), ("meant", "to"), ("i", "meant")];
+/// Words that negate a disavowal within [`NEGATION_WORDS`] before it (`no mistakes`, `didn't make an error`).
+const NEGATORS: &[&str] =
+    &["no", "not", "never", "without", "nothing", "none", "nor", "neither", "dont", "didnt", "doesnt", "isnt", "wasnt"];
+/// How far back a negator reaches.
+const NEGATION_WORDS: usize = 3;
+/// Nouns after `wrong`/`incorrect` that are the answer itself (`the wrong answer`); another noun there is
+/// something else that is wrong (`a wrong approach`).
+const ANSWER_NOUNS: &[&str] = &["answer", "answers", "result", "value", "values", "solution", "calculation", "count"];
+
+/// The revision words after an answer, as [`revisions_after`] reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Revisions {
+    /// Where the first revision word ends (a byte offset): a different value after it revises the answer.
+    pub first: Option<usize>,
+    /// Where the last one ends: the answer stated again after it stands.
+    pub last: Option<usize>,
+    /// A disavowal of the answer is among them.
+    pub disavowed: bool,
+}
+
+/// The revision words of the text after `end` ([`DISAVOWALS`], [`REVISING`] and their pairs), negated
+/// disavowals and `wrong`/`incorrect` naming something else left out.
+pub fn revisions_after(s: &str, end: usize) -> Revisions {
+    let Some(rest) = s.get(end..) else { return Revisions::default() };
+    let words = words_at(rest);
+    let mut out = Revisions::default();
+    let mut mark = |at: usize, disavowal: bool| {
+        out.first = Some(out.first.map_or(end + at, |f| f.min(end + at)));
+        out.last = Some(out.last.map_or(end + at, |l| l.max(end + at)));
+        out.disavowed |= disavowal;
+    };
+    for (k, (at, w)) in words.iter().enumerate() {
+        let w = w.as_str();
+        let pair_with = |pairs: &[(&str, &str)]| k > 0 && pairs.iter().any(|(a, b)| words[k - 1].1 == *a && w == *b);
+        let negated = || {
+            words[k.saturating_sub(NEGATION_WORDS)..k]
+                .iter()
+                .any(|(_, n)| NEGATORS.contains(&n.as_str()) || n.ends_with("n't"))
+        };
+        let elsewhere = || {
+            matches!(w, "wrong" | "incorrect")
+                && k > 0
+                && matches!(words[k - 1].1.as_str(), "a" | "an" | "the" | "this" | "that" | "one" | "another")
+                && words.get(k + 1).is_some_and(|(_, n)| !ANSWER_NOUNS.contains(&n.as_str()))
+                && rest[words[k].0..].starts_with(' ')
+        };
+        if pair_with(DISAVOWAL_PAIRS) || DISAVOWALS.contains(&w) && !negated() && !elsewhere() {
+            mark(*at, true);
+        } else if REVISING.contains(&w) || pair_with(REVISING_PAIRS) {
+            mark(*at, false);
+        }
+    }
+    out
+}
 
 /// Why the answer at `s[start..end]` is not asserted, if it is not: a cue or bounding relation in its clause
 /// just before or after it. A box declares its answer, so `x = 1/5, or \boxed{20}\%` restates it; `4 or 5`
@@ -293,7 +365,8 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     }
     let last: Vec<&str> = near.iter().rev().take(NEAR_WORDS).map(String::as_str).collect();
     let related = matches!(last.as_slice(), ["of", w] if OF_CUES.contains(w));
-    if last.iter().any(|w| NEAR_CUES.contains(w)) || matches!(last.as_slice(), ["least" | "most", "at"]) || related {
+    let bound = matches!(last.as_slice(), ["least" | "most", "at"]) && !required(&near[..near.len() - 2]);
+    if last.iter().any(|w| NEAR_CUES.contains(w)) || bound || related {
         return Some("bounded or approximate (words before the answer)");
     }
     let after = clause_after(s, end);
@@ -306,6 +379,12 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         return Some("a bound or a question, not a value (after the answer)");
     }
     let after_words = words_of(after);
+    // `5 more than …` bounds; `7300 more bottles` (how many more?) is an ordinary answer.
+    let comparative = after_words.first().is_some_and(|w| COMPARATIVES.contains(&w.as_str()))
+        && after_words.get(1).is_some_and(|w| w == "than");
+    if comparative {
+        return Some("a bound, not a value (more/less than after the answer)");
+    }
     let cue = |k: usize| {
         let w = after_words[k].as_str();
         // `5 (or equivalently 10/2)` restates the answer.
@@ -432,7 +511,8 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
 /// Is the box at `s[start..end]` an operand of something around it (`\\boxed{5}+1`, `-\\boxed{5}`,
 /// `\\frac{\\boxed{5}}{2}`, `\\boxed{5}^2`, `1\\boxed{5}`)? Then its content is not the value written.
 fn inside_expression(s: &str, start: usize, end: usize) -> bool {
-    let after = s[end..].trim_start_matches([' ', '\t', '$']);
+    // Markdown bold around a box (`**Answer:** \\boxed{5}`, `**\\boxed{5}**`) is markup, not a product.
+    let after = strip_bold_start(s[end..].trim_start_matches([' ', '\t', '$'])).trim_start_matches([' ', '\t', '$']);
     let operator_after = after
         .starts_with(['+', '-', '*', '/', '^', '_', '!', '%', '\'', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
         || ["\\times", "\\cdot", "\\div", "\\%", "\\pm", "\\mp"]
@@ -443,19 +523,59 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
         || words_of(&after[..floor_boundary(after, after.len().min(12))])
             .first()
             .is_some_and(|w| matches!(w.as_str(), "plus" | "minus" | "times"));
-    let before = s[..start].trim_end_matches([' ', '\t', '$']);
+    let spaced = s[..start].trim_end_matches('$').ends_with(char::is_whitespace);
+    let before = strip_bold_end(s[..start].trim_end_matches([' ', '\t', '$'])).trim_end_matches([' ', '\t', '$']);
     // `\\(\\boxed{5}\\)` and `\\[\\boxed{5}\\]` are math delimiters, a box in a box is a box; a full stop ends a sentence (`0.` does not).
     let delimited = before.ends_with("\\(")
         || before.ends_with("\\[")
         || before.ends_with("\\boxed{")
         || before.ends_with("\\fbox{");
-    let decimal_point = before.strip_suffix('.').is_some_and(|b| b.ends_with(|c: char| c.is_ascii_digit()));
+    // `0.\\boxed{5}` continues a decimal; `= 72. \\boxed{72}` ends a sentence before the box.
+    let decimal_point =
+        !spaced && before.strip_suffix('.').is_some_and(|b| b.ends_with(|c: char| c.is_ascii_digit()));
+    // `= 72 \\boxed{72}`: the value just written, boxed after a space, is restated, not multiplied.
+    let restated = spaced && trailing_number(before).is_some_and(|n| n == number_text(boxed_content(s, start, end)));
     let operator_before = !delimited
+        && !restated
         && (before
             .ends_with(['+', '-', '*', '/', '^', '_', '{', '(', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
             || decimal_point
             || ["\\times", "\\cdot", "\\div", "\\sqrt", "\\frac", "\\pm", "\\mp"].iter().any(|c| before.ends_with(c)));
     operator_after || operator_before
+}
+
+/// `text` without a leading Markdown bold marker (`**`).
+fn strip_bold_start(text: &str) -> &str {
+    text.strip_prefix("**").unwrap_or(text)
+}
+
+/// `text` without a trailing Markdown bold marker (`**`).
+fn strip_bold_end(text: &str) -> &str {
+    text.strip_suffix("**").unwrap_or(text)
+}
+
+/// The argument of the box spanning `s[start..end]` (`\\boxed{72}` -> `72`), or the span itself.
+fn boxed_content(s: &str, start: usize, end: usize) -> &str {
+    let span = &s[start..end];
+    match (span.find('{'), span.strip_suffix('}')) {
+        (Some(open), Some(inner)) if open < inner.len() => &inner[open + 1..],
+        _ => span,
+    }
+}
+
+/// A number's text without digit-group commas and spaces (`1,250` -> `1250`).
+fn number_text(text: &str) -> String {
+    text.chars().filter(|c| !matches!(c, ',' | ' ' | '{' | '}')).collect()
+}
+
+/// The number that ends `text` (digits with `.`/`,` inside), normalised by [`number_text`].
+fn trailing_number(text: &str) -> Option<String> {
+    let start = text.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',').len();
+    let tail = &text[start..];
+    let tail = tail.trim_start_matches([',', '.']);
+    (tail.starts_with(|c: char| c.is_ascii_digit())
+        && !text[..start].ends_with(|c: char| c.is_alphanumeric() || matches!(c, '\\' | '^' | '_' | '/')))
+    .then(|| number_text(tail.trim_end_matches(['.', ','])))
 }
 
 /// Is the number in prose at `start` inside a bracket opened before it in its line (`Answer: Eq(x, 5)`,
@@ -478,24 +598,6 @@ pub fn inside_bracket(s: &str, start: usize) -> bool {
         }
     }
     false
-}
-
-/// Why the answer ending at `end` is withdrawn by what follows it, if it is: a revision anywhere after it.
-pub fn revised_after(s: &str, end: usize) -> Option<&'static str> {
-    revision_after(s, end).map(|_| "revised after the answer")
-}
-
-/// Where the last revision after `end` ends (a byte offset in `s`), if the text after the answer has one.
-pub fn revision_after(s: &str, end: usize) -> Option<usize> {
-    let rest = s.get(end..)?;
-    let words = words_at(rest);
-    let single = words.iter().filter(|(_, w)| REVISIONS.contains(&w.as_str())).map(|(at, _)| *at).next_back();
-    let pair = words
-        .windows(2)
-        .filter(|p| REVISION_PAIRS.iter().any(|(a, b)| p[0].1 == *a && p[1].1 == *b))
-        .map(|p| p[1].0)
-        .next_back();
-    single.max(pair).map(|at| end + at)
 }
 
 /// The largest char boundary <= `i`.
@@ -732,11 +834,19 @@ mod tests {
 
     #[test]
     fn revisions() {
-        assert!(revised_after("\\boxed{5}. Wait, that's wrong; it is 6.", 9).is_some());
-        assert!(revised_after("\\boxed{5}. I am not sure.", 9).is_some());
-        assert!(revised_after("\\boxed{5}. Maybe.", 9).is_some());
-        assert!(revised_after("\\boxed{8}, but it might also be 9.", 9).is_some());
-        assert!(revised_after("\\boxed{5}. I hope it is correct.", 9).is_none());
-        assert!(revised_after("\\boxed{5}", 9).is_none());
+        let disavowed = |t: &str| revisions_after(t, 9).disavowed;
+        assert!(disavowed("\\boxed{5}. Wait, that's wrong; it is 6."));
+        assert!(disavowed("\\boxed{5}. I am not sure."));
+        assert!(disavowed("\\boxed{5}. Maybe."));
+        assert!(disavowed("\\boxed{8}, but it might also be 9."));
+        assert!(disavowed("\\boxed{5}. I think I made a mistake somewhere."));
+        assert!(disavowed("\\boxed{5}. That is the wrong answer."));
+        assert!(!disavowed("\\boxed{5}. I hope it is correct."));
+        assert!(!disavowed("\\boxed{5}\n\nI made no mistakes."));
+        assert!(!disavowed("\\boxed{5}. I didn't make any error."));
+        assert!(!disavowed("\\boxed{5}. A wrong approach would be to subtract."));
+        assert_eq!(revisions_after("\\boxed{5}", 9), Revisions::default());
+        let wait = revisions_after("\\boxed{5}. Wait, let me check.", 9);
+        assert!(wait.first.is_some() && !wait.disavowed);
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod blocks;
 pub mod budget;
+pub mod completion;
 pub mod equiv;
 pub mod exact;
 pub mod extract;
@@ -168,7 +169,15 @@ pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Ver
         // Fullwidth digits, superscripts, invisible characters: folded before the answer is looked for, so
         // `１２` in prose is 12 and `no\u{200b}t` is "not".
         let solution = unicode::fold(solution);
-        let solution = solution.as_ref();
+        let solution = completion::strip_special_tokens(&solution);
+        if completion::ends_in_loop(&solution) {
+            return Verification { score: 0.0, prediction: None, reason: "a repetition loop at the end".into() };
+        }
+        // The R1-Zero template's answer is the last `<answer>` tag's content; a reasoning model's follows `</think>`.
+        let solution = match completion::answer_region(&solution) {
+            Ok(region) => region,
+            Err(why) => return Verification { score: 0.0, prediction: None, reason: why.into() },
+        };
         let Some(found) = extract::find(solution, options.targets) else {
             return Verification { score: 0.0, prediction: None, reason: "no answer found".into() };
         };

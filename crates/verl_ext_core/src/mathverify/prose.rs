@@ -21,12 +21,22 @@ fn expr_char(c: char) -> bool {
     c.is_ascii_digit() || c == '.' || c == ' ' || OPERATORS.contains(&c)
 }
 
-/// May a number start at byte `i` (after the start, whitespace, `=`, or `**` that follows one of those)?
+/// May a number start at byte `i` (after the start, whitespace, `=`, an opening quote, or `**` that follows
+/// one of those)?
 fn may_start(s: &str, i: usize) -> bool {
     let before = &s[..i];
     let before = before.strip_suffix("**").unwrap_or(before);
-    // After CJK text too, which puts no space before a number (`比例为13/28`).
-    before.is_empty() || before.ends_with(|c: char| c.is_whitespace() || c == '=' || super::hedge::is_cjk(c))
+    // After CJK text and its punctuation too, which put no space before a number (`比例为13/28`, `答案：180`),
+    // and inside a quoted value (`"answer": "9"`).
+    before.is_empty()
+        || before.ends_with(|c: char| {
+            c.is_whitespace() || matches!(c, '=' | '"' | '“' | '‘' | '「') || super::hedge::is_cjk(c) || cjk_punctuation(c)
+        })
+}
+
+/// CJK punctuation and fullwidth forms (`：`, `】`, `，`).
+fn cjk_punctuation(c: char) -> bool {
+    matches!(c, '\u{3000}'..='\u{303f}' | '\u{ff01}'..='\u{ff0f}' | '\u{ff1a}'..='\u{ff20}')
 }
 
 fn digits_len(s: &str) -> usize {
@@ -167,7 +177,14 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
             text.push_str(factor);
             n
         });
-        let end = start + len + pct + extra;
+        // `14π`: π written against the number is a factor of it.
+        let pi = if pct == 0 && extra == 0 && t[len..].starts_with('π') {
+            text.push_str("\\pi");
+            'π'.len_utf8()
+        } else {
+            0
+        };
+        let end = start + len + pct + extra + pi;
         if out.first().is_none_or(|e| e.end != end) {
             out.push(Found { start, end, text });
         }
