@@ -37,6 +37,9 @@ from verl_ext.wording import counted
 
 #: The corpus written for this project (shipped in the package, beside the suites).
 DEFAULT_CORPUS = Path(__file__).resolve().parent / "data" / "math_equivalence.jsonl"
+#: Real model completions from public repositories, each labelled by reading its final answer (sources,
+#: commits and licences per row; data/README.md).
+REAL_COMPLETIONS = Path(__file__).resolve().parent / "data" / "real_completions.jsonl"
 #: Goals of the issue: accuracy >= Math-Verify's, >= 100x its answers/s on one core.
 SPEED_GOAL = 100.0
 #: Goal of the issue for ``--adversarial``: every ``verify``/``math_equal`` call on inputs of at most 10 KB
@@ -98,6 +101,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--skip-prime", action="store_true", help="skip verl's prime_math (a process per answer)")
     p.add_argument("--skip-math-verify", action="store_true", help="skip HuggingFace Math-Verify")
     p.add_argument("--skip-suites", action="store_true", help="skip the other projects' answer-checking suites")
+    p.add_argument("--skip-real", action="store_true",
+                   help="skip the real model completions (verl_ext/bench/data/real_completions.jsonl)")
     p.add_argument("--adversarial", action="store_true",
                    help="instead: time every verify and math_equal call on pathological inputs of at most 10 KB "
                         "(verl_ext.bench.adversarial_math) against the goal of 10 ms per call; the corpus, suites "
@@ -198,6 +203,79 @@ def _suites(args: argparse.Namespace) -> list[dict[str, Any]]:
             }
         out.append(row)
     return out
+
+
+def load_real_completions(path: Path = REAL_COMPLETIONS) -> list[dict[str, Any]]:
+    """The labelled real completions: one JSON object per line (``completion``, ``gold``, ``correct``, and the
+    row's provenance: ``source``, ``commit``, ``path``, ``model``, ``licence``, ``format``)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _math_verify_completion_judge() -> Callable[[dict[str, Any]], bool]:
+    from math_verify import parse, verify
+
+    def judge(row: dict[str, Any]) -> bool:
+        try:
+            return bool(verify(parse(row["gold"]), parse(row["completion"])))
+        except Exception:  # noqa: BLE001 - Math-Verify's own failures count as "no credit"
+            return False
+
+    return judge
+
+
+def _real(args: argparse.Namespace) -> dict[str, Any]:
+    """verl-ext's ``verify`` and Math-Verify on whole real completions: false negatives (a correct answer given
+    no credit) and false positives (credit for a wrong one), in all and by answer format."""
+    from verl_ext.reward.math_verify import verify_batch
+
+    rows = load_real_completions()
+    start = time.perf_counter()
+    ours = [r["acc"] for r in verify_batch([r["completion"] for r in rows], [r["gold"] for r in rows], num_threads=1)]
+    judges: dict[str, tuple[list[bool], float]] = {"verl-ext": (ours, time.perf_counter() - start)}
+    if not args.skip_math_verify:
+        judge = _math_verify_completion_judge()
+        start = time.perf_counter()
+        with tqdm(total=len(rows), desc="real completions: Math-Verify", disable=args.no_progress, leave=False) as bar:
+            theirs = judge_bounded(judge, rows, on_case=bar.update)
+        judges["math-verify"] = (theirs, time.perf_counter() - start)
+
+    def errors(verdicts: list[bool], idx: list[int]) -> tuple[int, int]:
+        fn = sum(rows[i]["correct"] and not verdicts[i] for i in idx)
+        return fn, sum(verdicts[i] and not rows[i]["correct"] for i in idx)
+
+    everything = list(range(len(rows)))
+    print(f"real model completions: {_portable(REAL_COMPLETIONS)} ({counted(len(rows), 'completion')} of "
+          f"{len({r['model'] for r in rows})} models from {len({r['source'] for r in rows})} repositories, "
+          f"{sum(r['correct'] for r in rows)} correct by a reading of the final answer); false - = a correct "
+          "answer given no credit, false + = credit for a wrong one")
+    print(f"{'format':<28} {'rows':>5}" + "".join(f" {n + ' false -':>20} {'false +':>8}" for n in judges))
+    by_format: dict[str, dict[str, Any]] = {}
+    for fmt in sorted({r["format"] for r in rows}):
+        idx = [i for i, r in enumerate(rows) if r["format"] == fmt]
+        cells = {n: errors(v, idx) for n, (v, _) in judges.items()}
+        by_format[fmt] = {"rows": len(idx), **{n: {"false_negatives": c[0], "false_positives": c[1]}
+                                               for n, c in cells.items()}}
+        print(f"{fmt[:28]:<28} {len(idx):>5}" + "".join(f" {c[0]:>20} {c[1]:>8}" for c in cells.values()))
+    totals = {n: errors(v, everything) for n, (v, _) in judges.items()}
+    print(f"{'all':<28} {len(rows):>5}" + "".join(f" {c[0]:>20} {c[1]:>8}" for c in totals.values()))
+    goals: dict[str, Any] = {}
+    if "math-verify" in totals:
+        (fn, fp), (mfn, mfp) = totals["verl-ext"], totals["math-verify"]
+        goals = {"false_negatives": {"goal": f"<= Math-Verify's ({mfn})", "value": fn, "met": fn <= mfn},
+                 "false_positives": {"goal": f"<= Math-Verify's ({mfp})", "value": fp, "met": fp <= mfp}}
+        print(f"goals: false - <= Math-Verify's: {'met' if fn <= mfn else 'NOT met'} ({fn} vs {mfn}); "
+              f"false + <= Math-Verify's: {'met' if fp <= mfp else 'NOT met'} ({fp} vs {mfp})")
+    print()
+    return {
+        "rows": len(rows),
+        "judges": {n: {"false_negatives": totals[n][0], "false_positives": totals[n][1],
+                       "answers_per_s": len(rows) / secs if secs > 0 else float("inf")}
+                   for n, (_, secs) in judges.items()},
+        "by_format": by_format,
+        "goals": goals,
+        "wrong": [{"id": r["id"], "correct": r["correct"], **{n: v[i] for n, (v, _) in judges.items()}}
+                  for i, r in enumerate(rows) if any(v[i] != r["correct"] for v, _ in judges.values())],
+    }
 
 
 def _print_suites(rows: list[dict[str, Any]]) -> None:
@@ -434,6 +512,7 @@ def run(args: argparse.Namespace) -> int:
     suites = [] if args.skip_suites else _suites(args)
     if suites:
         _print_suites(suites)
+    real = {} if args.skip_real else _real(args)
     quiet = args.no_progress
     contenders: list[tuple[str, list[bool], float]] = []
     preds, refs = [p.prediction for p in pairs], [p.reference for p in pairs]
@@ -497,7 +576,8 @@ def run(args: argparse.Namespace) -> int:
         for i, p in enumerate(pairs) if len({v[i] for _, v, _ in contenders}) > 1
     ]
     write_results(args.json, "math-verify", {
-        "suites": suites, "corpus": _portable(args.corpus), "pairs": len(pairs), "judges": summaries,
+        "suites": suites, "real_completions": real, "corpus": _portable(args.corpus), "pairs": len(pairs),
+        "judges": summaries,
         "speed_ratios": ratios, "disagreements": disagreements,
     })
     return 0

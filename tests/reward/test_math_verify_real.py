@@ -1,0 +1,123 @@
+"""The verifier on real model completions (``verl_ext/bench/data/real_completions.jsonl``: 619 outputs of 34
+models from 10 public repositories, each labelled by reading its final answer; provenance per row), and on
+the answer shapes those completions take: the R1-Zero answer tag, special tokens, a sentence before a box,
+ordinary words around an answer, float-repr golds, final sentences, revisions that revise nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from verl_ext.bench.math_verify import load_real_completions
+from verl_ext.reward.math_verify import verify
+
+#: Rows verl-ext judges against their label, and why (each a limitation, stated in docs/math-verifier.md).
+KNOWN_MISSES = {
+    "skythought::sky-t1-math-correct-5k-27b/math500::227":
+        "a choice letter in prose ('the only correct option is (C) Plane') is read only with the string target",
+    "gaokao-bench::gpt4-0314-m2fill::18": "a choice letter gold '$A$' for a fill-in answer; no letter is read",
+    "gaokao-bench::gpt4-0314-m1fill::0": "the gold '\\mathrm{~N}' holds a LaTeX tie '~' the parser rejects",
+    "gaokao-bench::gpt4-0314-m2fill::62": "the gold '0. 98.' is written with a space inside the number",
+    "gaokao-bench::gpt4-0314-m2fill::30":
+        "'答案: 解方程 $x*1 + (x+1)*2 = 0$，得到 $x=-2$': the first block after the anchor is read (as Math-Verify "
+        "does), an equation whose root is the gold; the sentence's result x=-2 is wrong",
+}
+
+
+def test_real_completions_match_their_labels() -> None:
+    rows = load_real_completions()
+    assert len(rows) >= 500
+    assert len({r["model"] for r in rows}) >= 10 and len({r["source"] for r in rows}) >= 5
+    for r in rows:
+        assert r["licence"] and len(r["commit"]) == 40 and r["source"].startswith("https://github.com/"), r["id"]
+    wrong = {r["id"]: (r["correct"], r["gold"], verify(r["completion"], r["gold"])["reason"])
+             for r in rows if verify(r["completion"], r["gold"])["acc"] != r["correct"]}
+    assert wrong.keys() == KNOWN_MISSES.keys(), {k: v for k, v in wrong.items() if k not in KNOWN_MISSES}
+
+
+def test_no_false_positive_on_real_completions_beyond_the_known_one() -> None:
+    credited_wrong = [r["id"] for r in load_real_completions()
+                      if not r["correct"] and verify(r["completion"], r["gold"])["acc"]]
+    assert credited_wrong == ["gaokao-bench::gpt4-0314-m2fill::30"]
+
+
+def test_every_answer_format_of_the_corpus_is_credited_somewhere() -> None:
+    """Each format with a correct row has a correct row credited: no format is read as 'no answer' throughout."""
+    rows = load_real_completions()
+    for fmt in {r["format"] for r in rows if r["correct"]}:
+        assert any(verify(r["completion"], r["gold"])["acc"] for r in rows if r["format"] == fmt and r["correct"]), fmt
+
+
+# The shapes of real outputs (issue 32's classes), each with the hostile twin that must stay withdrawn.
+CREDITED = [
+    ("<think>5+10=15</think> <answer> 15 </answer>", "15"),
+    ("<think>5+10=15</think>\n<answer>15</answer>", "15"),
+    ("<think>...</think> <answer> $60 </answer>", "60"),
+    ("<think>...</think> <answer> 494,550 </answer>", "494550"),
+    ("<think>...</think> <answer> 4. </answer>", "4"),
+    ("<think>...</think> <answer>So the total is 12 apples.</answer>", "12"),
+    ("<think>2+2</think> <answer> 4", "4"),
+    ("<think>嗯，计算一下</think><answer>答案是 180</answer>", "180"),
+    ("So the answer is 14<|eot_id|>", "14"),
+    ("The answer is \\boxed{14}.<|im_end|>", "14"),
+    ("So she has 14 apples.</s>", "14"),
+    ("x = 2, so the answer is 2<｜end▁of▁sentence｜>", "2"),
+    ("【答案】 10 <eoa>", "10"),
+    ("Jane must score at least 9 points.", "9"),
+    ("They need $\\boxed{7300}$ more bottles.", "7300"),
+    ("So she needs $1 more.", "1"),
+    ("Therefore, she spent a total of 70 minutes on the games.", "70"),
+    ("48+24 = 72. \\boxed{72}", "72"),
+    ("She has 72. \\boxed{72}", "72"),
+    ("So the total is = 72 \\boxed{72}", "72"),
+    ("**Answer:**  \\boxed{\\frac{19}{34}}", "\\frac{19}{34}"),
+    ("The answer is 0.6666666666666667", "0.6666666666666666"),
+    ("The answer is 2/3", "0.6666666666666666"),
+    ("The answer is \n\nShe bought 12 pencils in all.", "12"),
+    ("He pays $1,250 for the rent.", "1250"),
+    ("答案：180", "180"),
+    ("Ответ: 5", "5"),
+    ('{"reasoning": "6 / 2 = 3 days", "answer": "9"}', "9"),
+    ("Answer: (2, 4)", "(2,4)"),
+    ("Answer: 5x - 7y + 11z + 4 = 0", "5x - 7y + 11z + 4 = 0"),
+    ("\\boxed{72}\n\nI made no mistakes.", "72"),
+    ("\\boxed{72}. Let me verify: 48+24=72. Correct.", "72"),
+    ("\\boxed{72}. A wrong approach would be to subtract.", "72"),
+    ("\\boxed{0.5\\%}", "0.005"),
+    ("\\boxed{50\\%}", "50"),
+    ("\\boxed{50\\%}", "0.5"),
+    ("<think>long reasoning that reaches 7</think>\n\nThe final answer is \\boxed{8}.", "8"),
+    ("【答案】14π<eoa>", "14 \\pi"),
+]
+WITHDRAWN = [
+    ("<think>x</think><answer>answer here</answer>", "5"),
+    ("<think>it is 5</think><answer></answer>", "5"),
+    ("<think>so far we have 5 and then", "5"),
+    ("<think>it is 5</think> I cannot tell.", "5"),
+    ("<answer> at least 5 </answer>", "5"),
+    ("<answer>5 or 6</answer>", "5"),
+    ("The answer is at least 9.", "9"),
+    ("The answer must be at least 9.", "9"),
+    ("\\boxed{5} more than the other", "5"),
+    ("\\boxed{5}+1", "5"),
+    ("\\boxed{5}\\pi", "5"),
+    ("\\boxed{72}. Wait, actually it is 73.", "72"),
+    ("\\boxed{72}. Wait, that is wrong.", "72"),
+    ("\\boxed{72}. I think I made a mistake somewhere.", "72"),
+    ("\\boxed{0.5\\%}", "\\frac{1}{2}"),
+    ("The answer is 0.67", "0.6666666666666666"),
+    ("The answer is 0.6666", "0.6666666666666666"),
+    ("Let me think. " + "The answer is 5. So we add 2 and 3. " * 12, "5"),
+    ("14<|eot_id|> or 15", "14"),
+]
+
+
+@pytest.mark.parametrize(("completion", "gold"), CREDITED)
+def test_real_answer_shapes_are_credited(completion: str, gold: str) -> None:
+    result = verify(completion, gold)
+    assert result["acc"], result
+
+
+@pytest.mark.parametrize(("completion", "gold"), WITHDRAWN)
+def test_their_hostile_twins_earn_nothing(completion: str, gold: str) -> None:
+    result = verify(completion, gold)
+    assert not result["acc"], result
