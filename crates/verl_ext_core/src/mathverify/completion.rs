@@ -107,9 +107,9 @@ pub fn answer_tag(s: &str) -> Option<&str> {
 }
 
 /// Shortest repeated tail that is a loop (bytes): a short echo (`5. 5.`) is not one.
-const MIN_LOOP_BYTES: usize = 240;
+pub const MIN_LOOP_BYTES: usize = 240;
 /// Copies of the repeated passage a loop has at least.
-const MIN_LOOP_COPIES: usize = 3;
+pub const MIN_LOOP_COPIES: usize = 3;
 /// Bytes of the end looked for earlier in the text: the period of a loop is the distance to an earlier copy.
 const PROBE: usize = 24;
 /// Earlier copies of the probe tried as a period (the nearest first); a loop's own period is among the first.

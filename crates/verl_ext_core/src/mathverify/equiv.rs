@@ -30,6 +30,7 @@ use super::lexer::{lex, lex_with_units, WRAPPERS};
 use super::limits::{MAX_ANSWER_BYTES, SAMPLE_POINTS};
 use super::numeric::{self, C};
 use super::parser::{int, parse, size, substitute, Constant, Func, Node, Op, Rel};
+use super::sets;
 use super::{Failure, Options, Verdict};
 
 /// Names read as functions in `f(x) = ...`.
@@ -127,11 +128,12 @@ fn predicted_choice(s: &str) -> Option<char> {
 /// `=` (Math-Verify's fallback: `1 = \\zzz = x = 0` is 0), unless that splits a list (`a=1, b=\\zzz`); a
 /// prediction that does not parse is never read from a part of itself.
 fn parsed(s: &str, reference: bool) -> Result<(Node, Vec<String>), Failure> {
-    let whole = lex_with_units(s).and_then(|(toks, units)| Ok((parse(toks)?, units)));
+    let read = |toks| parse(toks).and_then(sets::resolve);
+    let whole = lex_with_units(s).and_then(|(toks, units)| Ok((read(toks)?, units)));
     if reference && whole.is_err() && !s.contains([',', ';']) {
         let last = s.rfind('=').filter(|&i| !s[..i].ends_with(['\\', '<', '>', '!']));
         if let Some(i) = last.filter(|&i| i > 0) {
-            if let Ok(n) = lex_with_units(&s[i + 1..]).and_then(|(toks, units)| Ok((parse(toks)?, units))) {
+            if let Ok(n) = lex_with_units(&s[i + 1..]).and_then(|(toks, units)| Ok((read(toks)?, units))) {
                 return Ok(n);
             }
         }
@@ -351,6 +353,7 @@ fn map_vars(n: &Node, f: &dyn Fn(&str) -> Option<String>) -> Node {
         Node::Root(x, y) => Node::Root(b(x), b(y)),
         Node::Log(x, y) => Node::Log(b(x), b(y)),
         Node::PlusMinus(x, y) => Node::PlusMinus(b(x), b(y)),
+        Node::SetOp(op, x, y) => Node::SetOp(*op, b(x), b(y)),
         Node::Big { product, index, bounds, body } => Node::Big {
             product: *product,
             index: index.clone(),

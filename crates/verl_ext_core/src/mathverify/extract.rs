@@ -23,6 +23,7 @@ use super::lexer::lex;
 use super::limits::MAX_ANSWER_BYTES;
 use super::parser::parse;
 use super::prose;
+use super::sets;
 use super::{letters, Targets};
 
 /// Candidates parsed at most per text.
@@ -424,7 +425,9 @@ pub fn candidates(text: &str, targets: Targets) -> Vec<Candidate> {
         // comparison); prose that does not parse is no answer.
         let answer = match number {
             Some(n) if targets.expr => Some(n.text),
-            _ if targets.latex && (whole.contains('\\') && !prose_like(whole) || parses(whole)) => Some(whole.to_owned()),
+            _ if targets.latex && (whole.contains('\\') && !prose_like(whole) || parses(whole)) => {
+                Some(whole.to_owned())
+            }
             _ => None,
         };
         out.extend(answer.map(|a| Candidate { text: a, source: Source::Whole, start: 0, end: text.len() }));
@@ -452,7 +455,7 @@ fn prose_like(text: &str) -> bool {
 
 /// Does an answer parse?
 pub fn parses(answer: &str) -> bool {
-    answer.len() <= MAX_ANSWER_BYTES && lex(answer).and_then(parse).is_ok()
+    answer.len() <= MAX_ANSWER_BYTES && lex(answer).and_then(parse).and_then(sets::resolve).is_ok()
 }
 
 /// An answer found in a text.

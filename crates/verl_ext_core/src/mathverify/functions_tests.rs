@@ -2,8 +2,7 @@
 //! must be equal and, beside them, wrong values that must not be.
 
 use super::equiv::judge;
-use super::lexer::lex;
-use super::parser::parse;
+use super::extract::parses;
 use super::{math_equal, Options};
 
 fn yes(p: &str, r: &str) {
@@ -14,10 +13,6 @@ fn yes(p: &str, r: &str) {
 fn no(p: &str, r: &str) {
     let v = judge(p, r, &Options::default());
     assert!(!v.equal, "{p:?} should not equal {r:?}: {v:?}");
-}
-
-fn parses(s: &str) -> bool {
-    lex(s).and_then(parse).is_ok()
 }
 
 #[test]

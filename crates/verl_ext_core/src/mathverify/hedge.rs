@@ -531,8 +531,7 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
         || before.ends_with("\\boxed{")
         || before.ends_with("\\fbox{");
     // `0.\\boxed{5}` continues a decimal; `= 72. \\boxed{72}` ends a sentence before the box.
-    let decimal_point =
-        !spaced && before.strip_suffix('.').is_some_and(|b| b.ends_with(|c: char| c.is_ascii_digit()));
+    let decimal_point = !spaced && before.strip_suffix('.').is_some_and(|b| b.ends_with(|c: char| c.is_ascii_digit()));
     // `= 72 \\boxed{72}`: the value just written, boxed after a space, is restated, not multiplied.
     let restated = spaced && trailing_number(before).is_some_and(|n| n == number_text(boxed_content(s, start, end)));
     let operator_before = !delimited

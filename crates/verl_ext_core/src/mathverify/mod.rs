@@ -5,6 +5,11 @@
 //! and in high precision otherwise ([`hp`], no tolerance; expressions with
 //! variables at [`limits::SAMPLE_POINTS`] fixed pseudo-random points). The rules for intervals, sets,
 //! tuples, equations, percentages and multiple choice are in [`equiv`].
+//!
+//! The modules depend in one direction: **read** ([`unicode`], [`lexer`], [`parser`]: text to a tree; the parser
+//! imports nothing but the lexer) → **evaluate** ([`sets`] computes set operations on the parsed tree, then
+//! [`exact`], [`numeric`], [`hp`], [`functions`] give values) → **find and compare** ([`completion`],
+//! [`blocks`], [`prose`], [`hedge`], [`extract`] find the answer in a solution; [`equiv`] compares two).
 
 pub mod blocks;
 pub mod budget;

@@ -231,7 +231,12 @@ pub fn variables(node: &Node, out: &mut Vec<String>) {
         }
         Node::Num(_) | Node::Decimal(_) | Node::Const(_) | Node::Text(_) => {}
         Node::Neg(x) | Node::Func(_, x) | Node::Factorial(x) | Node::Percent(x) => variables(x, out),
-        Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) | Node::PlusMinus(a, b) => {
+        Node::Div(a, b)
+        | Node::Pow(a, b)
+        | Node::Root(a, b)
+        | Node::Log(a, b)
+        | Node::PlusMinus(a, b)
+        | Node::SetOp(_, a, b) => {
             variables(a, out);
             variables(b, out);
         }

@@ -7,7 +7,6 @@ use num_traits::{One, Zero};
 
 use super::lexer::Tok;
 use super::limits::{MAX_DEPTH, MAX_NODES, MAX_POSTFIX};
-use super::sets::{self, SetOp};
 use super::Failure;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +91,13 @@ impl Rel {
     }
 }
 
+/// A set operator between two operands (`\cap`, `\setminus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetOp {
+    Intersection,
+    Difference,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node {
     Num(BigRational),
@@ -122,6 +128,8 @@ pub enum Node {
     /// Items separated by commas outside brackets (`1, 2` or `x=1, x=2`).
     List(Vec<Node>),
     Union(Vec<Node>),
+    /// `A \cap B`, `A \setminus B` as written; [`super::sets::resolve`] computes them after parsing.
+    SetOp(SetOp, Box<Node>, Box<Node>),
     Matrix(Vec<Vec<Node>>),
     /// A chain `e0 r1 e1 r2 e2 ...`.
     Relation(Vec<Node>, Vec<Rel>),
@@ -302,8 +310,8 @@ impl Parser {
     ///
     /// - `\cup` binds tighter than `\in` (`z \in [1, 2] \cup [3, 4]`); unions are flat.
     /// - `A \cap B` and `A \setminus B` bind tighter than `\cup` and are computed as they are read
-    ///   ([`sets::combine`]): their operands must be intervals or finite sets of numbers, else the answer
-    ///   does not parse.
+    ///   after parsing ([`super::sets::resolve`]): their operands must be intervals or finite sets of numbers,
+    ///   else the answer does not parse.
     /// - `2 \pmod 5` and `2 \ (\bmod 5)` are `Mod(2, 5)`, a value (`17 \pmod 5` is 2) that also marks a
     ///   congruence (`x \equiv 2 \pmod 5`); `\mod` and `\bmod` bind as a division does ([`Self::term`]).
     ///
@@ -335,12 +343,7 @@ impl Parser {
                 let start = self.pos;
                 let rhs = self.sum()?;
                 let rhs = self.set_operand(start, rhs);
-                acc = sets::combine(op, &acc, &rhs)?;
-                // The result holds copies of the operands' ends: they count towards the node limit.
-                self.nodes += size(&acc, MAX_NODES + 1);
-                if self.nodes > MAX_NODES {
-                    return Err(Failure::TooLarge("expression too large"));
-                }
+                acc = self.node(Node::SetOp(op, Box::new(acc), Box::new(rhs)))?;
                 continue;
             }
             let more = self.eat_cmd("cup");
@@ -358,10 +361,6 @@ impl Parser {
         }
         if unions == 0 {
             return Ok(parts.remove(0));
-        }
-        // Of intervals and sets of numbers: merged into one canonical form (`{1,2} \cup [0,3]` is `[0,3]`).
-        if let Ok(merged) = sets::union(&parts) {
-            return self.node(merged);
         }
         self.node(Node::Union(parts))
     }
@@ -1077,17 +1076,30 @@ impl Parser {
 
 /// Does `n` hold a `\sum`/`\prod`? (Sums are not nested, which bounds the work of computing them.)
 fn contains_big(n: &Node) -> bool {
+    any_node(n, &|x| matches!(x, Node::Big { .. }))
+}
+
+/// Does `n` or a node inside it satisfy `pred`?
+pub fn any_node(n: &Node, pred: &dyn Fn(&Node) -> bool) -> bool {
+    if pred(n) {
+        return true;
+    }
     match n {
-        Node::Big { .. } => true,
-        Node::Neg(x) | Node::Func(_, x) | Node::Factorial(x) | Node::Percent(x) => contains_big(x),
-        Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) | Node::PlusMinus(a, b) => {
-            contains_big(a) || contains_big(b)
-        }
+        Node::Neg(x) | Node::Func(_, x) | Node::Factorial(x) | Node::Percent(x) => any_node(x, pred),
+        Node::Div(a, b)
+        | Node::Pow(a, b)
+        | Node::Root(a, b)
+        | Node::Log(a, b)
+        | Node::PlusMinus(a, b)
+        | Node::SetOp(_, a, b) => any_node(a, pred) || any_node(b, pred),
         Node::Add(xs) | Node::Mul(xs) | Node::Set(xs) | Node::List(xs) | Node::Union(xs) | Node::Bracket(_, xs, _) => {
-            xs.iter().any(contains_big)
+            xs.iter().any(|x| any_node(x, pred))
         }
-        Node::Relation(xs, _) | Node::Apply(_, xs) => xs.iter().any(contains_big),
-        Node::Matrix(rows) => rows.iter().flatten().any(contains_big),
+        Node::Relation(xs, _) | Node::Apply(_, xs) => xs.iter().any(|x| any_node(x, pred)),
+        Node::Matrix(rows) => rows.iter().flatten().any(|x| any_node(x, pred)),
+        Node::Big { bounds, body, .. } => {
+            any_node(&bounds.0, pred) || any_node(&bounds.1, pred) || any_node(body, pred)
+        }
         Node::Num(_) | Node::Decimal(_) | Node::Const(_) | Node::Var(_) | Node::Text(_) => false,
     }
 }
@@ -1151,7 +1163,12 @@ pub fn size(n: &Node, cap: usize) -> usize {
         *left -= 1;
         match n {
             Node::Neg(x) | Node::Func(_, x) | Node::Factorial(x) | Node::Percent(x) => walk(x, left),
-            Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) | Node::PlusMinus(a, b) => {
+            Node::Div(a, b)
+            | Node::Pow(a, b)
+            | Node::Root(a, b)
+            | Node::Log(a, b)
+            | Node::PlusMinus(a, b)
+            | Node::SetOp(_, a, b) => {
                 walk(a, left);
                 walk(b, left);
             }
@@ -1174,6 +1191,40 @@ pub fn size(n: &Node, cap: usize) -> usize {
     let mut left = cap;
     walk(n, &mut left);
     cap - left
+}
+
+/// `n` with each direct child replaced by `f(child)` (the first error stops it); a leaf is returned as is.
+pub fn try_map_children(n: Node, f: &mut dyn FnMut(Node) -> Result<Node, Failure>) -> Result<Node, Failure> {
+    let all = |xs: Vec<Node>, f: &mut dyn FnMut(Node) -> Result<Node, Failure>| -> Result<Vec<Node>, Failure> {
+        xs.into_iter().map(f).collect()
+    };
+    let one = |x: Box<Node>, f: &mut dyn FnMut(Node) -> Result<Node, Failure>| f(*x).map(Box::new);
+    Ok(match n {
+        Node::Add(xs) => Node::Add(all(xs, f)?),
+        Node::Mul(xs) => Node::Mul(all(xs, f)?),
+        Node::Set(xs) => Node::Set(all(xs, f)?),
+        Node::List(xs) => Node::List(all(xs, f)?),
+        Node::Union(xs) => Node::Union(all(xs, f)?),
+        Node::Apply(op, xs) => Node::Apply(op, all(xs, f)?),
+        Node::Bracket(l, xs, r) => Node::Bracket(l, all(xs, f)?, r),
+        Node::Matrix(rows) => Node::Matrix(rows.into_iter().map(|r| all(r, f)).collect::<Result<_, _>>()?),
+        Node::Relation(xs, rels) => Node::Relation(all(xs, f)?, rels),
+        Node::Neg(x) => Node::Neg(one(x, f)?),
+        Node::Func(g, x) => Node::Func(g, one(x, f)?),
+        Node::Factorial(x) => Node::Factorial(one(x, f)?),
+        Node::Percent(x) => Node::Percent(one(x, f)?),
+        Node::Div(a, b) => Node::Div(one(a, f)?, one(b, f)?),
+        Node::Pow(a, b) => Node::Pow(one(a, f)?, one(b, f)?),
+        Node::Root(a, b) => Node::Root(one(a, f)?, one(b, f)?),
+        Node::Log(a, b) => Node::Log(one(a, f)?, one(b, f)?),
+        Node::PlusMinus(a, b) => Node::PlusMinus(one(a, f)?, one(b, f)?),
+        Node::SetOp(op, a, b) => Node::SetOp(op, one(a, f)?, one(b, f)?),
+        Node::Big { product, index, bounds, body } => {
+            let (lo, hi) = *bounds;
+            Node::Big { product, index, bounds: Box::new((f(lo)?, f(hi)?)), body: one(body, f)? }
+        }
+        leaf @ (Node::Num(_) | Node::Decimal(_) | Node::Const(_) | Node::Var(_) | Node::Text(_)) => leaf,
+    })
 }
 
 /// `n` with each variable for which `value` gives a node replaced by it (a `\\sum`'s index is bound).

@@ -28,9 +28,15 @@ fn may_start(s: &str, i: usize) -> bool {
     let before = before.strip_suffix("**").unwrap_or(before);
     // After CJK text and its punctuation too, which put no space before a number (`比例为13/28`, `答案：180`),
     // and inside a quoted value (`"answer": "9"`).
+    // After a label's colon (`answer:180`, `答案:180`), not a ratio's or a time's (`3:2`, `12:30`).
+    let labelled = before.strip_suffix(':').is_some_and(|b| b.ends_with(|c: char| c.is_alphabetic()));
     before.is_empty()
+        || labelled
         || before.ends_with(|c: char| {
-            c.is_whitespace() || matches!(c, '=' | '"' | '“' | '‘' | '「') || super::hedge::is_cjk(c) || cjk_punctuation(c)
+            c.is_whitespace()
+                || matches!(c, '=' | '"' | '“' | '‘' | '「')
+                || super::hedge::is_cjk(c)
+                || cjk_punctuation(c)
         })
 }
 

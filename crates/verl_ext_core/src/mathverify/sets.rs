@@ -1,5 +1,5 @@
-//! `A \cap B` and `A \setminus B` of intervals, unions of intervals and finite sets of numbers, computed as
-//! they are parsed: `[1,3] \cap [2,4]` is read as `[2,3]`, `\mathbb{R} \setminus \{0\}` as
+//! `A \cap B` and `A \setminus B` of intervals, unions of intervals and finite sets of numbers, computed right
+//! after parsing ([`resolve`], the step between parsing and comparing): `[1,3] \cap [2,4]` is read as `[2,3]`, `\mathbb{R} \setminus \{0\}` as
 //! `(-\infty,0) \cup (0,\infty)`, and then compared as any interval or set is.
 //!
 //! Ends are compared exactly when both are exact ([`functions::compare`]), else in floating point when they
@@ -11,15 +11,10 @@ use std::cmp::Ordering;
 use super::exact::{self, Surd};
 use super::functions;
 use super::functions::FLOAT_MARGIN;
+use super::limits::MAX_NODES;
 use super::numeric;
-use super::parser::{Constant, Node};
+use super::parser::{any_node, size, try_map_children, Constant, Node, SetOp};
 use super::Failure;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SetOp {
-    Intersection,
-    Difference,
-}
 
 /// Most intervals and points in one operand or result (the work is quadratic in it).
 const MAX_PIECES: usize = 64;
@@ -279,4 +274,49 @@ pub fn union(parts: &[Node]) -> Result<Node, Failure> {
         }
     }
     Ok(to_node(&normalise(all)?))
+}
+
+/// The parsed tree with its set operations computed ([`combine`], left to right as written) and its unions of
+/// intervals and sets of numbers merged into one canonical form (`{1,2} \cup [0,3]` is `[0,3]`; a union of
+/// anything else stays as written). An operation on something other than intervals or sets of numbers, or a
+/// result over the node limit, is a failure: the answer does not parse.
+pub fn resolve(node: Node) -> Result<Node, Failure> {
+    // Most answers hold no set operation: one cheap walk, and the tree is returned as it is.
+    if !any_node(&node, &|n| matches!(n, Node::SetOp(..) | Node::Union(_))) {
+        return Ok(node);
+    }
+    resolve_tree(node)
+}
+
+fn resolve_tree(node: Node) -> Result<Node, Failure> {
+    match node {
+        Node::SetOp(..) => {
+            // The parser builds `A \cap B \setminus C` as a chain leaning left, as long as the text makes it:
+            // its spine is walked in a loop, not by recursion.
+            let mut operands = Vec::new();
+            let mut left = node;
+            while let Node::SetOp(op, a, b) = left {
+                operands.push((op, *b));
+                left = *a;
+            }
+            let mut acc = resolve_tree(left)?;
+            for (op, b) in operands.into_iter().rev() {
+                acc = within_limit(combine(op, &acc, &resolve_tree(b)?)?)?;
+            }
+            Ok(acc)
+        }
+        Node::Union(parts) => {
+            let parts = parts.into_iter().map(resolve_tree).collect::<Result<Vec<_>, _>>()?;
+            within_limit(union(&parts).unwrap_or(Node::Union(parts)))
+        }
+        other => try_map_children(other, &mut resolve_tree),
+    }
+}
+
+/// A computed set, unless it is over the node limit (it holds copies of its operands' ends).
+fn within_limit(n: Node) -> Result<Node, Failure> {
+    if size(&n, MAX_NODES + 1) > MAX_NODES {
+        return Err(Failure::TooLarge("expression too large"));
+    }
+    Ok(n)
 }
