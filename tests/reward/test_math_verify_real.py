@@ -17,9 +17,10 @@ KNOWN_MISSES = {
     "gaokao-bench::gpt4-0314-m2fill::18": "a choice letter gold '$A$' for a fill-in answer; no letter is read",
     "gaokao-bench::gpt4-0314-m1fill::0": "the gold '\\mathrm{~N}' holds a LaTeX tie '~' the parser rejects",
     "gaokao-bench::gpt4-0314-m2fill::62": "the gold '0. 98.' is written with a space inside the number",
-    "gaokao-bench::gpt4-0314-m2fill::30":
-        "'答案: 解方程 $x*1 + (x+1)*2 = 0$，得到 $x=-2$': the first block after the anchor is read (as Math-Verify "
-        "does), an equation whose root is the gold; the sentence's result x=-2 is wrong",
+    "skythought::qwen25-math-7b/minerva_math::68":
+        "the model restates an earlier subproblem's solution from its prompt ('Final answer: … 1/3 x'), then poses "
+        "the asked subproblem on a line of its own ('Subproblem 2: …') and answers it: read as a drift into a new "
+        "question after answering, which earns nothing",
 }
 
 
@@ -34,10 +35,10 @@ def test_real_completions_match_their_labels() -> None:
     assert wrong.keys() == KNOWN_MISSES.keys(), {k: v for k, v in wrong.items() if k not in KNOWN_MISSES}
 
 
-def test_no_false_positive_on_real_completions_beyond_the_known_one() -> None:
+def test_no_false_positive_on_real_completions() -> None:
     credited_wrong = [r["id"] for r in load_real_completions()
                       if not r["correct"] and verify(r["completion"], r["gold"])["acc"]]
-    assert credited_wrong == ["gaokao-bench::gpt4-0314-m2fill::30"]
+    assert credited_wrong == []
 
 
 def test_every_answer_format_of_the_corpus_is_credited_somewhere() -> None:
@@ -87,6 +88,22 @@ CREDITED = [
     ("\\boxed{50\\%}", "0.5"),
     ("<think>long reasoning that reaches 7</think>\n\nThe final answer is \\boxed{8}.", "8"),
     ("【答案】14π<eoa>", "14 \\pi"),
+    # Generation ends at an end-of-sequence token: what follows it is not the model's.
+    ("14<|eot_id|> or 15", "14"),
+    ("\\boxed{5}<|im_end|>\n<|im_start|>user\nAnd 6?<|im_end|><|im_start|>assistant\n\\boxed{6}", "5"),
+    ("【答案】 解上述方程，我们得到 $a = 1$ 或 $a = -3$。但是 $a \\neq -3$。因此，$a = 1$。<eoa>", "1"),
+    ("So the answer is 12 (5 more than 7).", "12"),
+    ("$\\boxed{5}^\\circ$", "5"),
+    ("x => \\boxed{72}", "72"),
+    ("~~5~~ \\boxed{6}", "6"),
+    ("x = 3. \\boxed{14}", "14"),
+    ("\\text{Answer: }\\boxed{5}", "5"),
+    ('{"final_answer": "9"}', "9"),
+    ("\\boxed{72}. Wait, let me double-check: 48 + 24 = 72. Yes, that's right.", "72"),
+    ("\\boxed{72}. Actually, let me recompute: 8 \\times 9 = 72.", "72"),
+    ("So she has 14 apples", "14"),
+    ("The answer is '9'", "9"),
+    ("<thinking>it is 4</thinking> So \\boxed{5}.", "5"),
 ]
 WITHDRAWN = [
     ("<think>x</think><answer>answer here</answer>", "5"),
@@ -107,7 +124,69 @@ WITHDRAWN = [
     ("The answer is 0.67", "0.6666666666666666"),
     ("The answer is 0.6666", "0.6666666666666666"),
     ("Let me think. " + "The answer is 5. So we add 2 and 3. " * 12, "5"),
-    ("14<|eot_id|> or 15", "14"),
+    # What surrounds an answer tag or a reasoning block is read too.
+    ("<answer>5</answer> That is wrong.", "5"),
+    ("at least <answer>5</answer>", "5"),
+    ("x > <answer>5</answer>", "5"),
+    ("<answer>5</answer> or 6", "5"),
+    ("<answer>5 6</answer>", "6"),
+    ("<think>so <answer>5</answer> maybe</think> I give up.", "5"),
+    ("The answer is not</think>\\boxed{5}", "5"),
+    # Special tokens hide no word.
+    ("not<|reserved_special_token_0|>\\boxed{5}", "5"),
+    ("at<|pad|>least 5", "5"),
+    ("x \\geq\n\\boxed{5}", "5"),
+    # A number restated in a box carries its own hedges.
+    ("not 72 \\boxed{72}", "72"),
+    ("at least 72 \\boxed{72}", "72"),
+    ("x < 72 \\boxed{72}", "72"),
+    ("72 or 73 \\boxed{73}", "73"),
+    ("x = -72 \\boxed{72}", "72"),
+    ("1,5 \\boxed{15}", "15"),
+    ("x > **\\boxed{5}**", "5"),
+    ("**\\boxed{5}**?", "5"),
+    # Chinese and Russian hedges.
+    ("答案：约180", "180"),
+    ("答案：至少180", "180"),
+    ("答案：180或181", "180"),
+    ("答案：180左右", "180"),
+    ("Ответ: не 5", "5"),
+    ("Ответ: 5 или 6", "5"),
+    ("Ответ: около 5", "5"),
+    # Revisions and disavowals.
+    ("\\boxed{5}. No, that's wrong.", "5"),
+    ("\\boxed{5}. That's the wrong number.", "5"),
+    ("\\boxed{5}. Actually, the correct answer is six.", "5"),
+    ("\\boxed{5}. Or 6.", "5"),
+    ("\\boxed{5}. This can't be right.", "5"),
+    ("\\boxed{5}. Wait, I think it's 6 or 5.", "5"),
+    ("They must become at least \\boxed{9}", "9"),
+    ("\\boxed{5} more", "5"),
+    ("It is a minimum of 5.", "5"),
+    ("It is up to 5.", "5"),
+    ("I guess the answer is 5.", "5"),
+    ("Wrong answer: 5", "5"),
+    ('{"wrong_answer": "9"}', "9"),
+    ("x >= \\boxed{5}", "5"),
+    ("x &gt; \\boxed{5}", "5"),
+    ("\\sqrt{2}\\boxed{3}", "3"),
+    ("\\pi\\boxed{2}", "2"),
+    ("0. \\boxed{5}", "5"),
+    ("\\boxed{\\frac{2}{3} + 10^{-20}i}", "0.6666666666666666"),
+    ("The answer is 6.\n\nQuestion: What is 2+3?\nAnswer: 5", "5"),
+    ("<thinking>so far it is 5", "5"),
+    # Reasoning cut off mid-sentence: its last number is no answer.
+    ("Let me compute. 3*4 = 12, so we need to multiply by", "12"),
+    ("First, 12 * 3 = 36. Then we subtract", "36"),
+    ("The answer is not\n\\boxed{5}", "5"),
+    ("at most\n\\boxed{5}", "5"),
+    ("Lower bound: \\boxed{5}", "5"),
+    ("Approximately, the answer is \\boxed{5}", "5"),
+    ("\\boxed{5} and more", "5"),
+    ("答案：180，不对，应该是181", "180"),
+    ("错误答案：180", "180"),
+    ("Ответ: 5. Нет, это неверно.", "5"),
+    ("Неверный ответ: 5", "5"),
 ]
 
 

@@ -933,7 +933,8 @@ fn real_f64(n: &Node) -> Option<f64> {
     if let Some(q) = exact::eval(n).and_then(|s| s.as_rational()) {
         return q.to_f64();
     }
-    numeric::eval(n, &|_| None).filter(|c| c.is_real()).map(|c| c.re)
+    // Exactly real: a tiny imaginary part (`2/3 + 10^{-20}i`) is not a real number.
+    numeric::eval(n, &|_| None).filter(|c| c.im == 0.0).map(|c| c.re)
 }
 
 /// Is `x` within [`FLOAT_REPR_ULPS`] units in the last place of `gold`?

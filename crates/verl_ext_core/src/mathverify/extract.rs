@@ -36,6 +36,8 @@ const EQUALS_WINDOW: usize = 100;
 const FINAL_WINDOW: usize = 100;
 /// Words that announce an answer (`answer:`, `答案：`, `Ответ:`), each followed by its value as `answer` is.
 const ANSWER_WORDS: &[&str] = &["answer", "答案", "Ответ", "ответ"];
+/// Characters after `answer:` read as its paragraph (to a blank line).
+const PARAGRAPH_CHARS: usize = 300;
 /// Longest line after `answer:` read whole as a tuple or an equation (bytes).
 const MAX_LINE_ANSWER: usize = 200;
 
@@ -47,6 +49,8 @@ pub enum Source {
     FinalAnswer,
     AnswerColon,
     AnswerWord,
+    /// An answer tag's whole content (`<answer> 15 </answer>`).
+    Tag,
     Whole,
     Block,
     Prose,
@@ -62,6 +66,7 @@ impl Source {
             Source::FinalAnswer => "final answer is",
             Source::AnswerColon => "answer:",
             Source::AnswerWord => "answer",
+            Source::Tag => "answer tag",
             Source::Whole => "whole text",
             Source::Block => "math block",
             Source::Prose => "number in text",
@@ -75,6 +80,7 @@ impl Source {
             Source::Boxed | Source::FinalAnswer => 50,
             Source::AnswerColon => 100,
             Source::AnswerWord => 200,
+            Source::Tag => 240,
             Source::Whole => 250,
             Source::Block | Source::Prose => 300,
             Source::Letter(priority) => priority,
@@ -347,7 +353,7 @@ impl<'a> Text<'a> {
             let from = from + colon_len;
             // `Answer: (2, 4)`, `Answer: 5x - 7y + 11z + 4 = 0`: a line that is one answer is read whole.
             if colon {
-                if let Some((start, end, text)) = self.whole_line(from) {
+                if let Some((start, end, text)) = self.whole_line(from).or_else(|| self.last_group_in_paragraph(from)) {
                     *count += 1;
                     out.push(Candidate { text, source, start, end });
                     continue;
@@ -384,6 +390,32 @@ impl<'a> Text<'a> {
         (shaped && plain && self.targets.latex && parses(text)).then(|| (start, start + text.len(), text.to_owned()))
     }
 
+    /// After `answer:`, a sentence with several math blocks states its result last (`【答案】解方程 $x+2=0$，得到
+    /// $x=-2$。`, `Answer: $a = 1$ or $a = -3$; since …, $a = 1$`): the last group of blocks in the paragraph,
+    /// when the first starts within the anchor's window and more than one does.
+    fn last_group_in_paragraph(&self, from: usize) -> Option<(usize, usize, String)> {
+        if !self.targets.latex {
+            return None;
+        }
+        let limit = advance(self.s, from, PARAGRAPH_CHARS);
+        let end = self.s[from..limit].find("\n\n").map_or(limit, |i| from + i);
+        let mut k = self.blocks.partition_point(|b| b.start < from);
+        let mut groups = Vec::new();
+        while k < self.blocks.len() && self.blocks[k].start < end && groups.len() < MAX_TRIES {
+            let g = blocks::group_from(self.s, &self.blocks, k);
+            k += 1;
+            while k < self.blocks.len() && self.blocks[k].start < g.end {
+                k += 1;
+            }
+            groups.push(g);
+        }
+        let first = groups.first()?.start;
+        (groups.len() > 1 && first <= advance(self.s, from, ANSWER_WINDOW))
+            .then(|| groups.pop())
+            .flatten()
+            .map(|g| (g.start, g.end, g.text))
+    }
+
     fn plain(&self, out: &mut Vec<Candidate>) {
         if let Some(g) = blocks::groups(self.s, &self.blocks).pop().filter(|_| self.targets.latex) {
             out.push(Candidate { text: g.text, source: Source::Block, start: g.start, end: g.end });
@@ -417,19 +449,8 @@ pub fn candidates(text: &str, targets: Targets) -> Vec<Candidate> {
     if targets.latex {
         out.extend(last_boxes(text));
     }
-    let whole = text.trim();
-    if t.blocks.is_empty() && !whole.is_empty() && whole.len() <= MAX_ANSWER_BYTES {
-        // A text that is one number in prose reads as prose does (`1000,99` has a decimal comma).
-        let number = prose::scan(whole, 0, whole.len()).into_iter().find(|f| f.start == 0 && f.end == whole.len());
-        // Otherwise the whole text is an answer when it parses, or when it is LaTeX (kept for a textual
-        // comparison); prose that does not parse is no answer.
-        let answer = match number {
-            Some(n) if targets.expr => Some(n.text),
-            _ if targets.latex && (whole.contains('\\') && !prose_like(whole) || parses(whole)) => {
-                Some(whole.to_owned())
-            }
-            _ => None,
-        };
+    if t.blocks.is_empty() {
+        let answer = bare_answer(text.trim(), targets);
         out.extend(answer.map(|a| Candidate { text: a, source: Source::Whole, start: 0, end: text.len() }));
     }
     t.plain(&mut out);
@@ -441,16 +462,43 @@ pub fn candidates(text: &str, targets: Targets) -> Vec<Candidate> {
     out
 }
 
+/// `whole` (a whole text or an answer tag's content, trimmed, without math blocks) as one bare answer: one
+/// number in prose, read as prose reads it (`1000,99` has a decimal comma, `494,550` separators), or else the
+/// text itself when it is LaTeX and not prose (kept for a textual comparison), or when it parses and holds
+/// at most one word (`we get 9` would parse as a product of letters).
+fn bare_answer(whole: &str, targets: Targets) -> Option<String> {
+    if whole.is_empty() || whole.len() > MAX_ANSWER_BYTES || !blocks::blocks(whole).is_empty() {
+        return None;
+    }
+    let number = prose::scan(whole, 0, whole.len()).into_iter().find(|f| f.start == 0 && f.end == whole.len());
+    // Several bare numbers (`5 6`, `5\n6`) are several values: kept whole, for a textual comparison.
+    let mut parts = whole.split_whitespace();
+    let several = whole.split_whitespace().nth(1).is_some()
+        && parts.all(|p| p.trim_end_matches([',', ';', '.']).parse::<f64>().is_ok());
+    if several {
+        return Some(whole.to_owned());
+    }
+    let latex = whole.contains('\\') && !prose_like(whole);
+    match number {
+        Some(n) if targets.expr => Some(n.text),
+        _ if targets.latex && (latex || words(whole, 2).nth(1).is_none() && parses(whole)) => Some(whole.to_owned()),
+        _ => None,
+    }
+}
+
+/// The words of `text` outside LaTeX commands with at least `letters` letters.
+fn words(text: &str, letters: usize) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphabetic() && c != '\\')
+        .filter(move |w| !w.starts_with('\\') && w.chars().count() >= letters)
+}
+
 /// Words of three or more letters outside LaTeX commands that make a text prose (a sentence or more), not a
 /// bare LaTeX answer (`\text{Plane}` has one).
 const PROSE_WORDS: usize = 6;
 
 /// Is the text prose rather than one LaTeX answer: [`PROSE_WORDS`] or more words outside commands?
 fn prose_like(text: &str) -> bool {
-    text.split(|c: char| !c.is_alphabetic() && c != '\\')
-        .filter(|w| !w.starts_with('\\') && w.chars().count() >= 3)
-        .nth(PROSE_WORDS - 1)
-        .is_some()
+    words(text, 3).nth(PROSE_WORDS - 1).is_some()
 }
 
 /// Does an answer parse?
@@ -473,19 +521,50 @@ pub struct Found {
 /// parses, the candidate is kept whole for a textual comparison — it never falls back to a number inside it
 /// or to a weaker candidate elsewhere (`\boxed{\text{not } 5}` is not 5).
 pub fn find(text: &str, targets: Targets) -> Option<Found> {
-    let all = candidates(text, targets);
+    find_within(text, targets, 0..text.len(), false)
+}
+
+/// [`find`] with the answer taken from `text[span]` only, while the words around the span are still read for
+/// hedges and revisions; `tag`: the span is an answer tag's content, which may be one bare answer
+/// ([`Source::Tag`]).
+pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, tag: bool) -> Option<Found> {
+    let everywhere = candidates(text, targets);
+    let mut all = if span.end == text.len() { everywhere.clone() } else { candidates(&text[..span.end], targets) };
+    all.retain(|c| c.start >= span.start && c.end <= span.end);
+    if tag {
+        let inner = &text[span.clone()];
+        let whole = inner.trim();
+        if let Some(answer) = bare_answer(whole, targets) {
+            let start = span.start + (inner.len() - inner.trim_start().len());
+            all.push(Candidate { text: answer, source: Source::Tag, start, end: start + whole.len() });
+            all.sort_by_key(|c| (c.source.priority(), std::cmp::Reverse(c.end), c.start, c.source));
+        }
+    }
     let first = all.first()?;
     let same_place = |c: &&Candidate| c.source.priority() == first.source.priority() && c.start == first.start;
     let chosen = all.iter().filter(same_place).take(MAX_TRIES).find(|c| parses(&c.text)).unwrap_or(first);
     let withdrawn = match chosen.source {
         // The whole text is the answer: nothing around it.
         Source::Whole => None,
+        Source::Prose | Source::Block if stops_mid_sentence(text, chosen.end) => {
+            Some("the text stops mid-sentence after it (truncated reasoning)")
+        }
         _ if prose_number(text, chosen) && hedge::inside_bracket(text, chosen.start) => {
             Some("an argument inside brackets, not an answer")
         }
+        Source::AnswerColon | Source::AnswerWord if hedge::doubtful_label(text, chosen.start) => {
+            Some("labelled as something other than the answer (wrong answer: …)")
+        }
         _ => hedge::around(text, chosen.start, chosen.end, chosen.source == Source::Boxed)
-            .or_else(|| revised(text, &all, chosen))
-            .or_else(|| restated_differently(text, &all, chosen)),
+            // A box that restates the number before it (`= 72 \\boxed{72}`) is hedged by what hedges that number.
+            .or_else(|| {
+                let restated = (chosen.source == Source::Boxed)
+                    .then(|| hedge::restated_number(text, chosen.start, chosen.end))
+                    .flatten();
+                restated.and_then(|(a, b)| hedge::around(text, a, b, false))
+            })
+            .or_else(|| revised(text, &everywhere, chosen))
+            .or_else(|| restated_differently(text, &everywhere, chosen)),
     };
     // Two letters chosen (`C, D`, `(C)/(D)`, `C and D`): no single choice.
     if matches!(chosen.source, Source::Letter(_)) && withdrawn.is_none() && another_letter_follows(text, chosen.end) {
@@ -507,10 +586,20 @@ pub fn find(text: &str, targets: Targets) -> Option<Found> {
     Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn })
 }
 
+/// Does the text after an answer found without any marker go on into a new clause and stop mid-sentence
+/// (`3*4 = 12, so we need to multiply by`: reasoning cut off, its last number no answer)? A final sentence
+/// without a full stop (`So she has 14 apples`) does not.
+fn stops_mid_sentence(text: &str, end: usize) -> bool {
+    let tail = text[end..].trim_end();
+    let Some(mark) = tail.rfind([',', ';', '.', ':']) else { return false };
+    let last = &tail[mark + 1..];
+    last.split_whitespace().nth(1).is_some() && tail.ends_with(|c: char| c.is_alphabetic())
+}
+
 /// Is the answer a number or expression read from prose (not a box or a math block)?
 fn prose_number(text: &str, c: &Candidate) -> bool {
     let at = &text[c.start..];
-    !matches!(c.source, Source::Boxed | Source::Whole | Source::Block | Source::Letter(_))
+    !matches!(c.source, Source::Boxed | Source::Whole | Source::Tag | Source::Block | Source::Letter(_))
         && !at.starts_with(['$', '\\'])
 }
 
@@ -524,7 +613,9 @@ fn revised(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static
     let revisions = hedge::revisions_after(text, chosen.end);
     let (first, last) = (revisions.first?, revisions.last?);
     let same = |c: &Candidate| parses(&c.text) && super::math_equal(&c.text, &chosen.text).equal;
-    let restated = all.iter().filter(|c| c.start >= last && stated(text, last, c)).take(MAX_RESTATED).any(same);
+    // The same value again, and not hedged where it is written (`Wait, I think it's 6 or 5` restates nothing).
+    let again = |c: &Candidate| same(c) && hedge::around(text, c.start, c.end, c.source == Source::Boxed).is_none();
+    let restated = all.iter().filter(|c| c.start >= last && stated(text, last, c)).take(MAX_RESTATED).any(&again);
     if restated {
         return None;
     }
@@ -533,7 +624,11 @@ fn revised(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static
         .filter(|c| c.start >= first && c.start >= chosen.end && !matches!(c.source, Source::Letter(_)))
         .take(MAX_RESTATED)
         .any(|c| parses(&c.text) && !same(c));
-    (different || revisions.disavowed).then_some("revised after the answer")
+    // A revising word alone stands only when the check it opens confirms the answer (`Correct.`, or it arrives
+    // at the same value: `Actually, let me recompute: 8 \\times 9 = 72.`).
+    let agreeing = all.iter().filter(|c| c.start >= first).take(MAX_RESTATED).any(&again);
+    let confirmed = agreeing || hedge::confirms(text, first);
+    (different || revisions.disavowed || !confirmed).then_some("revised after the answer")
 }
 
 /// Is `c` an answer stated after `from`: `final answer is X`, `answer: X`, a box, or `answer is X` with only

@@ -67,6 +67,13 @@ const CLAUSE_CUES: &[&str] = &[
     "supposing",
     "wrongly",
     "mistakenly",
+    "guess",
+    "guessing",
+    "estimate",
+    "estimated",
+    "estimating",
+    "assume",
+    "hypothetically",
 ];
 /// Words that bound or hedge the value right after them (`over 5`, `more than 5`, `about 5`, `maybe 5`).
 const NEAR_CUES: &[&str] = &[
@@ -97,10 +104,42 @@ const NEAR_CUES: &[&str] = &[
     "close",
     "near",
     "negative",
+    "within",
+    "up",
+    "presumably",
+    "beyond",
+    "excess",
+    "upwards",
+    "triple",
+    "double",
+    "minus",
+    "like",
 ];
 /// Words that, before `of`, relate the value after it to the answer (`a multiple of 5`, `half of 5`); alone
 /// they are ordinary (`the least common multiple is 60`).
-const OF_CUES: &[&str] = &["multiple", "multiples", "factor", "divisor", "half", "fraction", "part", "double", "twice"];
+const OF_CUES: &[&str] = &[
+    "square",
+    "cube",
+    "root",
+    "third",
+    "quarter",
+    "fifth",
+    "tenth",
+    "percent",
+    "triple",
+    "power",
+    "multiple",
+    "multiples",
+    "factor",
+    "divisor",
+    "half",
+    "fraction",
+    "part",
+    "double",
+    "twice",
+    "minimum",
+    "maximum",
+];
 /// Words of [`NEAR_CUES`] reach this far back (`more than about 5`).
 const NEAR_WORDS: usize = 2;
 /// Words that bound, hedge or scale the value right before them (`5 or more`, `5 at most`, `5, maybe`,
@@ -139,7 +178,180 @@ const AFTER_CUES: &[&str] = &[
     "when",
     "assuming",
     "provided",
+    "minimum",
+    "maximum",
+    "tops",
+    "upwards",
+    "onwards",
 ];
+
+/// Words that, before `answer`, make what follows it something other than the answer (`Wrong answer: 5`,
+/// `"wrong_answer": "9"`, `tentative answer: 5`).
+const DOUBTFUL_LABELS: &[&str] = &[
+    "wrong",
+    "incorrect",
+    "alternative",
+    "alternate",
+    "other",
+    "previous",
+    "old",
+    "initial",
+    "tentative",
+    "approximate",
+    "estimated",
+    "possible",
+    "candidate",
+    "guessed",
+    "not",
+    "no",
+    "false",
+    "bad",
+    "rejected",
+];
+
+/// Is the answer at `start` labelled as something else: the last `answer` (`答案`, `ответ`) within the context
+/// before it is preceded by a word of [`DOUBTFUL_LABELS`] (through spaces, `_`, quotes and `*`)?
+pub fn doubtful_label(s: &str, start: usize) -> bool {
+    let from = floor_boundary(s, start.saturating_sub(CONTEXT_BYTES));
+    let window = &s[from..start];
+    let lower = window.to_lowercase();
+    if lower.len() != window.len() {
+        // Case folding changed byte lengths: read the lowered text alone (offsets are not needed past here).
+        return doubtful_in(&lower);
+    }
+    doubtful_in(&lower)
+}
+
+/// [`doubtful_label`] on lower-case text.
+fn doubtful_in(lower: &str) -> bool {
+    let Some(at) = ["answer", "答案", "ответ"].iter().filter_map(|a| lower.rfind(a)).max() else { return false };
+    let head = lower[..at].trim_end_matches([' ', '_', '"', '\'', '*', '-']);
+    if ["错误", "错的", "不正确", "可能的", "大概"].iter().any(|w| head.ends_with(w)) {
+        return true;
+    }
+    let word = head.rsplit(|c: char| !c.is_alphabetic()).next().unwrap_or("");
+    DOUBTFUL_LABELS.contains(&word) || ["неверный", "неправильный", "примерный", "возможный"].contains(&word)
+}
+
+/// Adverbs that, opening the sentence of an answer, hedge all of it (`Approximately, the answer is 5`).
+const SENTENCE_HEDGES: &[&str] =
+    &["approximately", "roughly", "probably", "maybe", "perhaps", "possibly", "presumably", "likely", "hypothetically"];
+/// Words of a label before a colon that make what follows it a bound or a guess (`Lower bound: 5`, `My best
+/// guess: 5`, `Estimate: 5`).
+const BOUND_LABELS: &[&str] = &[
+    "least",
+    "most",
+    "bound",
+    "minimum",
+    "maximum",
+    "estimate",
+    "estimated",
+    "approximate",
+    "approximately",
+    "approximation",
+    "rough",
+    "roughly",
+    "guess",
+    "wrong",
+    "incorrect",
+    "tentative",
+    "possible",
+    "alternative",
+];
+
+/// Is the answer at `start` hedged by its sentence: a sentence opening with a word of [`SENTENCE_HEDGES`], or a
+/// label of [`BOUND_LABELS`] before a colon on its line?
+fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
+    let from = floor_boundary(s, start.saturating_sub(CONTEXT_BYTES));
+    let window = &s[from..start];
+    let opens = window.char_indices().rev().find(|&(_, c)| matches!(c, '.' | '!' | '?' | '\n' | '。'));
+    let sentence = &window[opens.map_or(0, |(i, c)| i + c.len_utf8())..];
+    if words_of(sentence).first().is_some_and(|w| SENTENCE_HEDGES.contains(&w.as_str())) {
+        return Some("hedged (the sentence opens with a hedge)");
+    }
+    let line = &window[window.rfind('\n').map_or(0, |i| i + 1)..];
+    let label = line.rfind([':', '：']).map(|i| &line[..i])?;
+    let words = words_of(label);
+    words.iter().rev().take(3).any(|w| BOUND_LABELS.contains(&w.as_str())).then_some("a bound or a guess (labelled so)")
+}
+
+/// Chinese words that bound or hedge the value right after them (`约180`, `至少180`, `180或181`'s `或`).
+const CJK_BEFORE: &[&str] = &[
+    "约",
+    "大约",
+    "大概",
+    "至少",
+    "最少",
+    "至多",
+    "最多",
+    "不少于",
+    "不多于",
+    "不超过",
+    "超过",
+    "不到",
+    "少于",
+    "多于",
+    "大于",
+    "小于",
+    "或",
+    "或者",
+    "可能",
+    "也许",
+    "将近",
+    "接近",
+    "近",
+];
+/// Chinese words that bound or hedge the value right before them (`180左右`, `180多`, `180或181`).
+const CJK_AFTER: &[&str] =
+    &["或", "左右", "以上", "以下", "多", "余", "上下", "附近", "吗", "？", "到", "至", "~", "之间"];
+/// Russian words before a value that bound or hedge it (`около 5`, `не 5`, `не менее 5`).
+const RU_BEFORE: &[&str] = &[
+    "бы",
+    "не",
+    "около",
+    "примерно",
+    "приблизительно",
+    "почти",
+    "более",
+    "менее",
+    "больше",
+    "меньше",
+    "минимум",
+    "максимум",
+    "свыше",
+    "или",
+    "наверное",
+    "возможно",
+];
+/// Russian words after a value that bound or hedge it (`5 или 6`, `5 примерно`).
+const RU_AFTER: &[&str] = &["или", "примерно", "приблизительно", "с лишним", "и более", "и менее", "наверное"];
+/// Characters of the clause before a value in which a Chinese cue is looked for.
+const CJK_WINDOW: usize = 4;
+
+/// A Chinese or Russian hedge, bound or alternative right around a value (`before` ends at it, `after` starts
+/// after it).
+fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
+    let before = strip_markup_end(before);
+    let tail: String = {
+        let chars: Vec<char> = before.chars().rev().take(CJK_WINDOW).collect();
+        chars.into_iter().rev().collect()
+    };
+    let after = strip_markup_start(after);
+    if CJK_BEFORE.iter().any(|c| tail.contains(c)) || CJK_AFTER.iter().any(|c| after.starts_with(c)) {
+        return Some("bounded, hedged or one of several (Chinese words around the answer)");
+    }
+    let lower_before = before.to_lowercase();
+    let last_word = lower_before.rsplit(|c: char| !c.is_alphabetic()).find(|w| !w.is_empty()).unwrap_or("");
+    let lower_after = after.to_lowercase();
+    let first_words = lower_after.trim_start();
+    let ru_after = RU_AFTER
+        .iter()
+        .any(|w| first_words.strip_prefix(w).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic())));
+    if RU_BEFORE.contains(&last_word) || ru_after {
+        return Some("bounded, hedged or one of several (Russian words around the answer)");
+    }
+    None
+}
 
 /// Comparatives that, followed by `than`, make the value before them a bound (`5 more than`).
 const COMPARATIVES: &[&str] = &["more", "less", "fewer", "greater", "smaller", "larger", "bigger", "higher", "lower"];
@@ -148,7 +360,38 @@ const COMPARATIVES: &[&str] = &["more", "less", "fewer", "greater", "smaller", "
 /// state the minimum or maximum asked for (`Jane must score at least 9 points`), not a bound of the answer.
 const REQUIRING: &[&str] = &["must", "need", "needs", "needed", "require", "requires", "required", "ought"];
 /// Verbs after which `at least X` bounds the value itself (`the answer must be at least 9`).
-const BEING: &[&str] = &["be", "is", "are", "was", "were", "been", "being", "equal", "equals", "answer", "it"];
+const BEING: &[&str] = &[
+    "be",
+    "is",
+    "are",
+    "was",
+    "were",
+    "been",
+    "being",
+    "equal",
+    "equals",
+    "answer",
+    "it",
+    "become",
+    "becomes",
+    "stay",
+    "stays",
+    "remain",
+    "remains",
+    "have",
+    "has",
+    "satisfy",
+    "satisfies",
+    "exceed",
+    "exceeds",
+    "total",
+    "totals",
+    "get",
+    "reach",
+    "reaches",
+    "value",
+    "number",
+];
 
 /// Do the clause's words before `at least`/`at most` (`words`) require an action of that amount: a word of
 /// [`REQUIRING`] (or `has to`/`have to`), and a verb other than `be` just before the bound?
@@ -194,6 +437,57 @@ const RELATIONS: &[&str] = &[
     "¬",
     // Markdown strikethrough (`~~5~~`).
     "~~",
+    ">=",
+    "<=",
+    "=<",
+    "&gt;",
+    "&lt;",
+    "&ge;",
+    "&le;",
+    "&ne;",
+    "\\geqq",
+    "\\leqq",
+    "\\ngeq",
+    "\\nleq",
+    "\\gtrsim",
+    "\\lesssim",
+    "\\gtrapprox",
+    "\\lessapprox",
+    "\\simeq",
+    "\\succ",
+    "\\prec",
+    "\\gg",
+    "\\ll",
+    "\\approxeq",
+    "\\cong",
+    "\\doteq",
+    "\\eqsim",
+    "\\thickapprox",
+    "\\thicksim",
+    "\\backsim",
+    "\\notin",
+    "\\propto",
+    "\\nmid",
+    "\\mid",
+    "\\textgreater",
+    "\\textless",
+    "=/=",
+    "<>",
+    "≳",
+    "≲",
+    "⩾",
+    "⩽",
+    "≪",
+    "≫",
+    "≉",
+    "≃",
+    "≅",
+    "≒",
+    "∝",
+    "∉",
+    "∤",
+    "∣",
+    "&asymp;",
 ];
 
 /// Words after an answer that disavow it on their own (`\\boxed{5}. That's wrong.`, `I'm not sure`), unless
@@ -230,6 +524,12 @@ const DISAVOWALS: &[&str] = &[
     "typo",
     "scratch",
     "retract",
+    "contradicts",
+    "contradiction",
+    "impossible",
+    "invalid",
+    "messed",
+    "nonsense",
 ];
 /// Words after an answer that announce a revision: they withdraw it only when a different value follows
 /// (`\\boxed{5}. Wait, it is 6.`), not when the check confirms it (`Wait, let me verify: 48+24=72. Correct.`).
@@ -251,6 +551,9 @@ const REVISING: &[&str] = &[
     "instead",
     "edit",
     "edited",
+    "alternatively",
+    "otherwise",
+    "rather",
 ];
 /// Two-word disavowals (`not sure`, `not correct`), the second word's end marking them.
 const DISAVOWAL_PAIRS: &[(&str, &str)] = &[
@@ -278,9 +581,36 @@ const NEGATORS: &[&str] =
     &["no", "not", "never", "without", "nothing", "none", "nor", "neither", "dont", "didnt", "doesnt", "isnt", "wasnt"];
 /// How far back a negator reaches.
 const NEGATION_WORDS: usize = 3;
-/// Nouns after `wrong`/`incorrect` that are the answer itself (`the wrong answer`); another noun there is
-/// something else that is wrong (`a wrong approach`).
-const ANSWER_NOUNS: &[&str] = &["answer", "answers", "result", "value", "values", "solution", "calculation", "count"];
+/// Nouns after `wrong`/`incorrect` that name a way of working (`a wrong approach would be to subtract`), not the
+/// value found; any other noun there (`the wrong answer`, `the wrong number`) is the answer disavowed.
+const METHOD_NOUNS: &[&str] = &[
+    "approach",
+    "approaches",
+    "method",
+    "methods",
+    "way",
+    "ways",
+    "strategy",
+    "strategies",
+    "assumption",
+    "assumptions",
+    "interpretation",
+    "interpretations",
+    "path",
+    "idea",
+    "ideas",
+    "formula",
+    "formulas",
+    "reasoning",
+    "direction",
+    "turn",
+    "move",
+    "moves",
+    "option",
+    "options",
+    "choice",
+    "choices",
+];
 
 /// The revision words after an answer, as [`revisions_after`] reads them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -304,28 +634,100 @@ pub fn revisions_after(s: &str, end: usize) -> Revisions {
         out.last = Some(out.last.map_or(end + at, |l| l.max(end + at)));
         out.disavowed |= disavowal;
     };
+    // Where word `k` starts (its end less its length; confusables fold to one byte, so at most that far).
+    let start_of = |k: usize| floor_boundary(rest, words[k].0.saturating_sub(words[k].1.len()));
+    // Is there a clause mark between the end of word `j` and the start of word `k`?
+    let marked = |j: usize, k: usize| {
+        rest.get(words[j].0..start_of(k).max(words[j].0)).is_some_and(|g| g.contains(is_clause_mark))
+    };
     for (k, (at, w)) in words.iter().enumerate() {
         let w = w.as_str();
         let pair_with = |pairs: &[(&str, &str)]| k > 0 && pairs.iter().any(|(a, b)| words[k - 1].1 == *a && w == *b);
+        // A negator in the same clause, just before (`I made no mistakes`; not `No, that's wrong`).
         let negated = || {
-            words[k.saturating_sub(NEGATION_WORDS)..k]
-                .iter()
-                .any(|(_, n)| NEGATORS.contains(&n.as_str()) || n.ends_with("n't"))
+            (k.saturating_sub(NEGATION_WORDS)..k).any(|j| {
+                let n = words[j].1.as_str();
+                (NEGATORS.contains(&n) || n.ends_with("n't")) && !marked(j, k)
+            })
         };
+        // `wrong`/`incorrect` naming a way of working (`a wrong approach would be to subtract`), not a value.
         let elsewhere = || {
             matches!(w, "wrong" | "incorrect")
-                && k > 0
-                && matches!(words[k - 1].1.as_str(), "a" | "an" | "the" | "this" | "that" | "one" | "another")
-                && words.get(k + 1).is_some_and(|(_, n)| !ANSWER_NOUNS.contains(&n.as_str()))
-                && rest[words[k].0..].starts_with(' ')
+                && words.get(k + 1).is_some_and(|(_, n)| METHOD_NOUNS.contains(&n.as_str()))
+                && !marked(k, k + 1)
         };
-        if pair_with(DISAVOWAL_PAIRS) || DISAVOWALS.contains(&w) && !negated() && !elsewhere() {
+        // `isn't right`, `can't be correct`: a negated approval disavows.
+        let negated_approval = matches!(w, "right" | "correct")
+            && (k.saturating_sub(2)..k).any(|j| {
+                let n = words[j].1.as_str();
+                (NEGATORS.contains(&n) || n.ends_with("n't") || n == "cannot") && !marked(j, k)
+            });
+        // `… \\boxed{5}. Or 6.`: an alternative offered in a sentence of its own.
+        let alternative = w == "or" && (k == 0 || marked(k - 1, k));
+        if pair_with(DISAVOWAL_PAIRS)
+            || negated_approval
+            || DISAVOWALS.contains(&w) && !negated() && !elsewhere()
+            || FOREIGN_DISAVOWALS.iter().any(|f| starts_with_cue(w, f))
+        {
             mark(*at, true);
-        } else if REVISING.contains(&w) || pair_with(REVISING_PAIRS) {
+        } else if REVISING.contains(&w)
+            || pair_with(REVISING_PAIRS)
+            || alternative
+            || FOREIGN_REVISING.iter().any(|f| starts_with_cue(w, f))
+        {
             mark(*at, false);
         }
     }
     out
+}
+
+/// Chinese and Russian disavowals (a CJK character is a word of its own, so the first character is matched;
+/// Russian words are matched by their start, read through the same letter folding as all words).
+const FOREIGN_DISAVOWALS: &[&str] = &["错", "неверн", "ошибк", "ошибся", "неправильн"];
+/// Chinese and Russian revising words (`等等` "wait", `应该` "should be", `подождите` "wait").
+const FOREIGN_REVISING: &[&str] = &["等", "应", "подожд", "нет"];
+
+/// Does a word as [`words_of`] reads it start with `cue` (lower case), written in either case? Words are read
+/// through [`latin`], which folds some Cyrillic letters, so the cue is folded the same way.
+fn starts_with_cue(word: &str, cue: &str) -> bool {
+    let fold = |s: &mut dyn Iterator<Item = char>| s.map(|c| latin(c).to_ascii_lowercase()).collect::<String>();
+    let lower = fold(&mut cue.chars());
+    let mut chars = cue.chars();
+    let capital = fold(&mut chars.next().into_iter().flat_map(char::to_uppercase).chain(chars));
+    word.starts_with(&lower) || word.starts_with(&capital)
+}
+
+/// Words that confirm a check when they end its clause (`Correct.`, `which matches.`, `✓`).
+const CONFIRMING: &[&str] = &[
+    "correct",
+    "right",
+    "matches",
+    "match",
+    "confirms",
+    "confirmed",
+    "verified",
+    "consistent",
+    "holds",
+    "works",
+    "yes",
+];
+
+/// Does the text from `from` confirm a check: a word of [`CONFIRMING`] ending its clause (`48+24=72. Correct.`),
+/// `checks out`, or a check mark? (`the correct answer is six` does not: `correct` does not end the clause.)
+pub fn confirms(s: &str, from: usize) -> bool {
+    let Some(rest) = s.get(from..) else { return false };
+    if rest.contains(['✓', '✔', '✅']) || rest.to_ascii_lowercase().contains("checks out") {
+        return true;
+    }
+    let words = words_at(rest);
+    words.iter().any(|(at, w)| {
+        CONFIRMING.contains(&w.as_str())
+            && rest[*at..]
+                .trim_start_matches([' ', '*', '!'])
+                .chars()
+                .next()
+                .is_none_or(|c| is_clause_mark(c) || c == '!')
+    })
 }
 
 /// Why the answer at `s[start..end]` is not asserted, if it is not: a cue or bounding relation in its clause
@@ -339,8 +741,17 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         return Some(why);
     }
     let before = clause_before(s, start);
-    if ends_with_relation(before) {
+    // A relation before the answer binds it across a line break (`x \geq` then `\boxed{5}` on the next line).
+    if ends_with_relation(before)
+        || ends_with_relation(&s[floor_boundary(s, start.saturating_sub(CONTEXT_BYTES))..start])
+    {
         return Some("a bound, not a value (relation before the answer)");
+    }
+    if let Some(why) = foreign_hedge(before, clause_after(s, end)) {
+        return Some(why);
+    }
+    if let Some(why) = hedged_sentence(s, start) {
+        return Some(why);
     }
     // The words since the previous number: a cue before that number is about it (`not 10 but 1,000.99`),
     // except in a range or a choice of two (`between 4 and 5`, `4 or 5`).
@@ -365,7 +776,8 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     }
     let last: Vec<&str> = near.iter().rev().take(NEAR_WORDS).map(String::as_str).collect();
     let related = matches!(last.as_slice(), ["of", w] if OF_CUES.contains(w));
-    let bound = matches!(last.as_slice(), ["least" | "most", "at"]) && !required(&near[..near.len() - 2]);
+    // `must score at least 9 points` states the minimum asked for; a box after `at least` bounds what it declares.
+    let bound = matches!(last.as_slice(), ["least" | "most", "at"]) && (boxed || !required(&near[..near.len() - 2]));
     if last.iter().any(|w| NEAR_CUES.contains(w)) || bound || related {
         return Some("bounded or approximate (words before the answer)");
     }
@@ -379,11 +791,24 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         return Some("a bound or a question, not a value (after the answer)");
     }
     let after_words = words_of(after);
-    // `5 more than …` bounds; `7300 more bottles` (how many more?) is an ordinary answer.
-    let comparative = after_words.first().is_some_and(|w| COMPARATIVES.contains(&w.as_str()))
-        && after_words.get(1).is_some_and(|w| w == "than");
+    // `5 more than …` bounds; `7300 more bottles` (how many more?) is an ordinary answer, but a declared
+    // answer with `more` and nothing after it (`\boxed{5} more`) is `5 or more`.
+    let next: Vec<String> = words_of(trimmed.split(|c: char| c.is_ascii_digit()).next().unwrap_or(""));
+    let comparative = next.first().is_some_and(|w| COMPARATIVES.contains(&w.as_str()))
+        && (next.get(1).is_some_and(|w| w == "than") || boxed && next.len() == 1);
     if comparative {
-        return Some("a bound, not a value (more/less than after the answer)");
+        return Some("a bound, not a value (more/less after the answer)");
+    }
+    // `5 and more`, `5 and up`: a bound.
+    if after_words.first().is_some_and(|w| w == "and")
+        && after_words.get(1).is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "more" | "up" | "above" | "higher" | "over" | "beyond" | "less" | "below" | "lower" | "fewer"
+            )
+        })
+    {
+        return Some("a bound, not a value (and more/less after the answer)");
     }
     let cue = |k: usize| {
         let w = after_words[k].as_str();
@@ -513,34 +938,97 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
 fn inside_expression(s: &str, start: usize, end: usize) -> bool {
     // Markdown bold around a box (`**Answer:** \\boxed{5}`, `**\\boxed{5}**`) is markup, not a product.
     let after = strip_bold_start(s[end..].trim_start_matches([' ', '\t', '$'])).trim_start_matches([' ', '\t', '$']);
-    let operator_after = after
-        .starts_with(['+', '-', '*', '/', '^', '_', '!', '%', '\'', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
-        || ["\\times", "\\cdot", "\\div", "\\%", "\\pm", "\\mp"]
+    // A degree sign is a unit (`\\boxed{5}^\\circ`), not a power.
+    let degree = ["^\\circ", "^{\\circ}", "^°", "^{°}"].iter().any(|d| after.starts_with(d));
+    let operator_after = !degree
+        && (after.starts_with([
+            '+', '-', '*', '/', '^', '_', '!', '%', '\'', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
+        ]) || ["\\times", "\\cdot", "\\div", "\\%", "\\pm", "\\mp"]
             .iter()
             .any(|c| after.strip_prefix(c).is_some_and(|r| !r.starts_with(|ch: char| ch.is_ascii_alphabetic())))
-        || after.strip_prefix('.').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
-        || after.starts_with('}')
-        || words_of(&after[..floor_boundary(after, after.len().min(12))])
-            .first()
-            .is_some_and(|w| matches!(w.as_str(), "plus" | "minus" | "times"));
+            || after.strip_prefix('.').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+            || after.starts_with('}')
+            || words_of(&after[..floor_boundary(after, after.len().min(12))])
+                .first()
+                .is_some_and(|w| matches!(w.as_str(), "plus" | "minus" | "times")));
     let spaced = s[..start].trim_end_matches('$').ends_with(char::is_whitespace);
     let before = strip_bold_end(s[..start].trim_end_matches([' ', '\t', '$'])).trim_end_matches([' ', '\t', '$']);
-    // `\\(\\boxed{5}\\)` and `\\[\\boxed{5}\\]` are math delimiters, a box in a box is a box; a full stop ends a sentence (`0.` does not).
+    // `\\(\\boxed{5}\\)` and `\\[\\boxed{5}\\]` are math delimiters, a box in a box is a box.
     let delimited = before.ends_with("\\(")
         || before.ends_with("\\[")
         || before.ends_with("\\boxed{")
         || before.ends_with("\\fbox{");
-    // `0.\\boxed{5}` continues a decimal; `= 72. \\boxed{72}` ends a sentence before the box.
-    let decimal_point = !spaced && before.strip_suffix('.').is_some_and(|b| b.ends_with(|c: char| c.is_ascii_digit()));
-    // `= 72 \\boxed{72}`: the value just written, boxed after a space, is restated, not multiplied.
-    let restated = spaced && trailing_number(before).is_some_and(|n| n == number_text(boxed_content(s, start, end)));
+    // `0.\\boxed{5}` and `0. \\boxed{5}` continue a decimal; `= 72. \\boxed{72}` and `x = 3. \\boxed{14}` end a
+    // sentence before the box.
+    let decimal_point = before.strip_suffix('.').is_some_and(|b| {
+        b.ends_with(|c: char| c.is_ascii_digit())
+            && (!spaced || {
+                // Only a zero integer part (`0. \\boxed{5}`) still reads as a decimal across a space.
+                let lead = b.trim_end_matches('0');
+                lead.is_empty() || lead.ends_with(|c: char| !c.is_ascii_digit() && c != '.')
+            })
+    });
+    let restated = restated_number(s, start, end).is_some();
     let operator_before = !delimited
         && !restated
         && (before
             .ends_with(['+', '-', '*', '/', '^', '_', '{', '(', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
             || decimal_point
-            || ["\\times", "\\cdot", "\\div", "\\sqrt", "\\frac", "\\pm", "\\mp"].iter().any(|c| before.ends_with(c)));
+            || ["\\times", "\\cdot", "\\div", "\\sqrt", "\\frac", "\\pm", "\\mp"].iter().any(|c| before.ends_with(c))
+            || factor_before(before));
     operator_after || operator_before
+}
+
+/// Does `before` end in something a box written after it multiplies: a command of [`FACTOR_COMMANDS`]
+/// (`\\pi\\boxed{2}`, `\\log\\boxed{72}`) or a group that is an argument (`\\sqrt{2}\\boxed{3}`, `x^{2}\\boxed{3}`),
+/// not a `\\text{…}` label (`\\text{Answer: }\\boxed{5}`)?
+fn factor_before(before: &str) -> bool {
+    if let Some(command) =
+        before.rsplit('\\').next().filter(|c| !c.is_empty() && c.chars().all(|ch| ch.is_ascii_alphabetic()))
+    {
+        if before.len() > command.len() && FACTOR_COMMANDS.contains(&command) {
+            return true;
+        }
+    }
+    let Some(body) = before.strip_suffix('}') else { return false };
+    // The group's opening brace, within the context read.
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, c) in body.char_indices().rev().take(CONTEXT_BYTES) {
+        match c {
+            '}' => depth += 1,
+            '{' if depth == 0 => {
+                open = Some(i);
+                break;
+            }
+            '{' => depth -= 1,
+            _ => {}
+        }
+    }
+    let Some(open) = open else { return false };
+    let head = &body[..open];
+    head.ends_with("\\sqrt") || head.ends_with('}') || head.ends_with('^') || head.ends_with('_') || head.ends_with(']')
+}
+
+/// The span of the number a box restates: the same value written just before it, after a space
+/// (`= 72 \\boxed{72}`), so the box is no product with it. Hedges around that number hedge the answer too.
+pub fn restated_number(s: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    // Bold markers only right against the box (`72 **\\boxed{72}**`; `72 ** \\boxed{72}` is a power).
+    let head = s[..start].strip_suffix("**").unwrap_or(&s[..start]).trim_end_matches('$');
+    if !head.ends_with(char::is_whitespace) {
+        return None;
+    }
+    let before = head.trim_end_matches([' ', '\t', '$']);
+    // The number ends a sentence or stands alone: `72, \\boxed{72}` is a list, `1{,}5` a digit group.
+    let digits = before.strip_suffix('.').unwrap_or(before);
+    let number = trailing_number(digits)?;
+    let from = digits.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',').len();
+    // What comes before the number leaves it a value of its own: not a sign, operator or bracket (`x = - 72`,
+    // `3 \\times 72`, `(72`).
+    let lead = s[..from].trim_end_matches([' ', '\t']);
+    let operand = lead.ends_with(['-', '−', '+', '*', '/', '^', '(', '[', '{', '|', ',', '}', '_'])
+        || ["\\times", "\\cdot", "\\div", "\\pm", "\\mp", "\\left"].iter().any(|c| lead.ends_with(c));
+    (!operand && number == number_text(boxed_content(s, start, end))).then_some((from, digits.len()))
 }
 
 /// `text` without a leading Markdown bold marker (`**`).
@@ -562,9 +1050,16 @@ fn boxed_content(s: &str, start: usize, end: usize) -> &str {
     }
 }
 
-/// A number's text without digit-group commas and spaces (`1,250` -> `1250`).
+/// A number's text without spaces, braces and digit-group commas (`1,250` -> `1250`); a comma that is not a
+/// group of three digits stays (`1,5` is not 15).
 fn number_text(text: &str) -> String {
-    text.chars().filter(|c| !matches!(c, ',' | ' ' | '{' | '}')).collect()
+    let t: String = text.chars().filter(|c| !matches!(c, ' ' | '{' | '}')).collect();
+    let grouped = t.split(',').skip(1).all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()));
+    if grouped {
+        t.replace(',', "")
+    } else {
+        t
+    }
 }
 
 /// The number that ends `text` (digits with `.`/`,` inside), normalised by [`number_text`].
@@ -611,21 +1106,44 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 fn clause_before(s: &str, at: usize) -> &str {
     let from = floor_boundary(s, at.saturating_sub(CONTEXT_BYTES));
     let window = &s[from..at];
-    let cut = window.rfind(|c: char| is_clause_mark(c)).map_or(0, |i| i + 1);
+    let cut = window
+        .char_indices()
+        .rev()
+        .find(|&(i, c)| is_clause_mark(c) && !soft_break(window, i))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     &window[cut..]
+}
+
+/// Is the line break at byte `i` of `text` inside a sentence (`The answer is not` / `5`): a single break after
+/// a line that does not end in punctuation? A blank line, or a break after `.`/`:`/…, ends the clause.
+fn soft_break(text: &str, i: usize) -> bool {
+    if text.as_bytes()[i] != b'\n' {
+        return false;
+    }
+    let before = text[..i].trim_end_matches([' ', '\t', '\r']);
+    let after = &text[i + 1..];
+    !before.is_empty()
+        && !before.ends_with(|c: char| is_clause_mark(c) || matches!(c, '。' | '！' | '？' | '$' | '}' | ']' | ')'))
+        && !after.trim_start_matches([' ', '\t', '\r']).starts_with('\n')
 }
 
 /// The clause after `at`, to a clause mark or line break (a comma does not end it: `5, or 6`).
 fn clause_after(s: &str, at: usize) -> &str {
     let to = floor_boundary(s, (at + CONTEXT_BYTES).min(s.len()));
     let window = &s[at..to];
-    let cut = window.find(|c: char| is_clause_mark(c) && c != ',' && c != '?').unwrap_or(window.len());
+    let cut = window
+        .char_indices()
+        .find(|&(i, c)| is_clause_mark(c) && c != ',' && c != '?' && !soft_break(window, i))
+        .map_or(window.len(), |(i, _)| i);
     &window[..cut]
 }
 
 fn is_clause_mark(c: char) -> bool {
     matches!(c, ',' | ';' | '.' | '!' | '?' | '\n' | ':')
 }
+
+/// LaTeX spacing commands, markup between a value and what bounds it.
+const SPACING: &[&str] = &["\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\!", "\\ ", "\\mathrel"];
 
 /// `text` without trailing spaces, `$`, braces and math delimiters.
 fn strip_markup_end(text: &str) -> &str {
@@ -634,6 +1152,8 @@ fn strip_markup_end(text: &str) -> &str {
         let next = t.trim_end().trim_end_matches(['$', '{', '(', '[']);
         let next = next.strip_suffix("\\(").or_else(|| next.strip_suffix("\\[")).unwrap_or(next);
         let next = next.strip_suffix("\\left").unwrap_or(next);
+        let next = next.strip_suffix("**").unwrap_or(next);
+        let next = SPACING.iter().find_map(|c| next.strip_suffix(c)).unwrap_or(next);
         if next.len() == t.len() {
             return t;
         }
@@ -646,6 +1166,8 @@ fn strip_markup_start(text: &str) -> &str {
     loop {
         let next = t.trim_start().trim_start_matches(['$', '}', ')', ']']);
         let next = next.strip_prefix("\\)").or_else(|| next.strip_prefix("\\]")).unwrap_or(next);
+        let next = next.strip_prefix("**").unwrap_or(next);
+        let next = SPACING.iter().find_map(|c| next.strip_prefix(c)).unwrap_or(next);
         if next.len() == t.len() {
             return t;
         }
@@ -655,6 +1177,17 @@ fn strip_markup_start(text: &str) -> &str {
 
 fn ends_with_relation(before: &str) -> bool {
     let t = strip_markup_end(before);
+    // An arrow (`x => 72`, `x -> 72`) leads to the value; a struck-out earlier value (`~~5~~ \\boxed{6}`) is
+    // not a relation.
+    if t.ends_with("=>") || t.ends_with("->") {
+        return false;
+    }
+    if t.ends_with("~~") {
+        let line = &t[t.rfind('\n').map_or(0, |i| i + 1)..];
+        if line.matches("~~").count() % 2 == 0 {
+            return false;
+        }
+    }
     RELATIONS.iter().any(|r| {
         t.ends_with(r) && {
             // `\ge` must end the command (`\gets` is not `\ge`); symbols always do.

@@ -175,15 +175,19 @@ pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Ver
         // `１２` in prose is 12 and `no\u{200b}t` is "not".
         let solution = unicode::fold(solution);
         let solution = completion::strip_special_tokens(&solution);
+        let no_answer = |why: &str| Verification { score: 0.0, prediction: None, reason: why.into() };
         if completion::ends_in_loop(&solution) {
-            return Verification { score: 0.0, prediction: None, reason: "a repetition loop at the end".into() };
+            return no_answer("a repetition loop at the end");
         }
-        // The R1-Zero template's answer is the last `<answer>` tag's content; a reasoning model's follows `</think>`.
-        let solution = match completion::answer_region(&solution) {
-            Ok(region) => region,
-            Err(why) => return Verification { score: 0.0, prediction: None, reason: why.into() },
+        // The R1-Zero template's answer is in the last `<answer>` tag; a reasoning model's follows `</think>`.
+        let span = match completion::answer_span(&solution) {
+            Ok(span) => span,
+            Err(why) => return no_answer(why),
         };
-        let Some(found) = extract::find(solution, options.targets) else {
+        if completion::drifts(&span.text[span.start..span.end]) {
+            return no_answer("a drift into a new question after the answer");
+        }
+        let Some(found) = extract::find_within(&span.text, options.targets, span.start..span.end, span.tag) else {
             return Verification { score: 0.0, prediction: None, reason: "no answer found".into() };
         };
         let (answer, source) = (found.text, found.source);

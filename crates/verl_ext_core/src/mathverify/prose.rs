@@ -30,8 +30,11 @@ fn may_start(s: &str, i: usize) -> bool {
     // and inside a quoted value (`"answer": "9"`).
     // After a label's colon (`answer:180`, `答案:180`), not a ratio's or a time's (`3:2`, `12:30`).
     let labelled = before.strip_suffix(':').is_some_and(|b| b.ends_with(|c: char| c.is_alphabetic()));
+    // A single quote opens a quoted value after a space (`is '9'`), not inside a word (`don't`).
+    let quoted = before.strip_suffix('\'').is_some_and(|b| b.is_empty() || b.ends_with(char::is_whitespace));
     before.is_empty()
         || labelled
+        || quoted
         || before.ends_with(|c: char| {
             c.is_whitespace()
                 || matches!(c, '=' | '"' | '“' | '‘' | '「')
