@@ -538,6 +538,30 @@ SHARED_STATE_CALLS = {
                  "if libc.readahead(os.open(os.__file__, os.O_RDONLY), ctypes.c_int64(0), ctypes.c_size_t(4096)) < 0:\n"
                  "    raise OSError(ctypes.get_errno(), 'readahead')",
     "fadvise": "import os\nos.posix_fadvise(os.open(os.__file__, os.O_RDONLY), 0, 0, os.POSIX_FADV_DONTNEED)",
+    # A channel between executions (red team 3): one wakes a futex on a word of a file every execution maps,
+    # another counts the wake-ups. Shared wake-ups, requeues and futex_waitv are refused.
+    "futex_wake_shared": "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                         "libc.mmap.restype = ctypes.c_void_p\n"
+                         "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]\n"
+                         "p = libc.mmap(None, 4096, 1, 1, os.open(os.__file__, os.O_RDONLY), 0)\n"
+                         "nr = {'x86_64': 202, 'aarch64': 98}[os.uname().machine]\n"
+                         "if libc.syscall(nr, ctypes.c_void_p(p), 1, 1, None, None, 0) < 0:\n"
+                         "    raise OSError(ctypes.get_errno(), 'futex wake')",
+    "futex_requeue_shared": "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                            "libc.mmap.restype = ctypes.c_void_p\n"
+                            "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]\n"
+                            "p = libc.mmap(None, 4096, 1, 1, os.open(os.__file__, os.O_RDONLY), 0)\n"
+                            "nr = {'x86_64': 202, 'aarch64': 98}[os.uname().machine]\n"
+                            "if libc.syscall(nr, ctypes.c_void_p(p), 3, 1, ctypes.c_void_p(1), ctypes.c_void_p(p + 4), 0) < 0:\n"
+                            "    raise OSError(ctypes.get_errno(), 'futex requeue')",
+    "futex_waitv": "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                   "if libc.syscall(449, None, 0, 0, None, 0) < 0:\n"
+                   "    raise OSError(ctypes.get_errno(), 'futex_waitv')",
+    # Page-cache residency through a read that refuses to wait for the disk (red team 3: 16 of 16 bits).
+    "preadv2_nowait": "import os\nfd = os.open(os.__file__, os.O_RDONLY)\n"
+                      "os.preadv(fd, [bytearray(4096)], 0, os.RWF_NOWAIT)",
+    "pwritev2_flags": "import os\nfd = os.open('/tmp/w', os.O_WRONLY | os.O_CREAT)\n"
+                      "os.pwritev(fd, [b'x'], 0, os.RWF_DSYNC)",
     "sync_file_range": "import os\nfd = os.open(os.__file__, os.O_RDONLY)\nimport ctypes\n"
                        "libc = ctypes.CDLL(None, use_errno=True)\n"
                        "if libc.sync_file_range(fd, ctypes.c_int64(0), ctypes.c_int64(0), 2) < 0:\n"
@@ -551,6 +575,28 @@ def test_shared_state_calls_are_refused(name: str) -> None:
     r = run(code)
     assert r.status == "runtime_error" and "ALLOWED" not in r.stdout, r
     assert "PermissionError" in r.stderr or "[Errno 1]" in r.stderr, r
+
+
+def test_threads_private_futexes_and_plain_vector_reads_still_work() -> None:
+    """What the futex and preadv2 rules keep: threads that start, lock, wait and join (private futexes, and the
+    shared wait glibc's join makes), and vector reads and writes without flags."""
+    code = ("import os, threading\n"
+            "lock, cond, out = threading.Lock(), threading.Condition(), []\n"
+            "def work(i):\n"
+            "    with cond:\n"
+            "        out.append(i)\n"
+            "        cond.notify_all()\n"
+            "ts = [threading.Thread(target=work, args=(i,)) for i in range(8)]\n"
+            "[t.start() for t in ts]\n"
+            "[t.join() for t in ts]\n"
+            "fd = os.open(os.__file__, os.O_RDONLY)\n"
+            "buf = bytearray(16)\n"
+            "n = os.preadv(fd, [buf], 0)\n"
+            "w = os.open('/tmp/w', os.O_RDWR | os.O_CREAT)\n"
+            "os.pwritev(w, [b'ok'], 0)\n"
+            "print(sorted(out) == list(range(8)), n == 16, os.pread(w, 2, 0) == b'ok')")
+    r = run(code)
+    assert r.status == "ok" and r.stdout.split() == ["True", "True", "True"], r
 
 
 @pytest.fixture

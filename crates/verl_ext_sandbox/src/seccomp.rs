@@ -143,7 +143,6 @@ const ALLOWED: &[(&str, libc::c_long)] = &[
     ("prctl", libc::SYS_prctl),
     ("gettid", libc::SYS_gettid),
     ("futex", libc::SYS_futex),
-    ("futex_waitv", libc::SYS_futex_waitv),
     ("set_tid_address", libc::SYS_set_tid_address),
     ("set_robust_list", libc::SYS_set_robust_list),
     ("get_robust_list", libc::SYS_get_robust_list),
@@ -326,6 +325,9 @@ const DENIED: &[(&str, libc::c_long)] = &[
     // loads pages without reading them. Neither is needed by an interpreter (`read`/`mmap` still work).
     ("mincore", libc::SYS_mincore),
     ("readahead", libc::SYS_readahead),
+    // A channel between executions: futex_waitv waits on several futexes, shared ones included (the
+    // allow-list's rule for `futex` keeps shared wake-ups out; this has no such rule). glibc does not use it.
+    ("futex_waitv", libc::SYS_futex_waitv),
     // A new session is a new autogroup, i.e. a fresh CPU share per process: the set-up starts every
     // execution in its own session, and its processes stay there (see `crate::cpu_share`).
     ("setsid", libc::SYS_setsid),
@@ -346,6 +348,9 @@ const FCNTL_REFUSED: &[u64] = &[
     // Pipe buffers are kernel memory no rlimit counts: each pipe keeps its default size (64 KiB).
     libc::F_SETPIPE_SZ as u64,
 ];
+
+/// The command bits of a futex operation (without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME).
+const FUTEX_CMD_MASK: u64 = 0x7f;
 
 /// Socket families a program may create: local and IP sockets. Others fail with EAFNOSUPPORT, as on a
 /// kernel without them: AF_VSOCK reaches the host outside the network namespace, and netlink, packet,
@@ -418,6 +423,23 @@ fn build_allow_list() -> Result<BpfProgram, SandboxError> {
             rule(buffer_sizes.iter().map(|&o| (2, SeccompCmpOp::Ne, o as u64)))?,
         ],
     );
+    // futex: private operations (FUTEX_PRIVATE_FLAG: keyed by this process's memory) freely; shared ones only
+    // to wait (glibc's pthread_join waits on a shared futex the kernel wakes). A shared wake, requeue or
+    // wake-op on a word of a file every execution maps (the interpreter) would be a channel between
+    // executions: one wakes, another counts the wake-ups.
+    let futex_cmd = |cmd: u64| rule([(1, SeccompCmpOp::MaskedEq(FUTEX_CMD_MASK), cmd)]);
+    rules.insert(
+        libc::SYS_futex,
+        vec![
+            rule([(1, SeccompCmpOp::MaskedEq(libc::FUTEX_PRIVATE_FLAG as u64), libc::FUTEX_PRIVATE_FLAG as u64)])?,
+            futex_cmd(libc::FUTEX_WAIT as u64)?,
+            futex_cmd(libc::FUTEX_WAIT_BITSET as u64)?,
+        ],
+    );
+    // preadv2/pwritev2: without flags only. `RWF_NOWAIT` probes whether pages of a shared file are cached (a
+    // channel, as `mincore` is); the other flags have no use in a test program.
+    rules.insert(libc::SYS_preadv2, vec![rule([(5, SeccompCmpOp::Eq, 0)])?]);
+    rules.insert(libc::SYS_pwritev2, vec![rule([(5, SeccompCmpOp::Eq, 0)])?]);
     // fcntl: allowed for every command but the refused ones.
     rules.insert(libc::SYS_fcntl, vec![rule(FCNTL_REFUSED.iter().map(|&cmd| (1, SeccompCmpOp::Ne, cmd)))?]);
     let filter = SeccompFilter::new(rules, SeccompAction::Errno(libc::EPERM as u32), SeccompAction::Allow, arch()?)
@@ -475,7 +497,11 @@ pub fn denied_syscalls() -> impl Iterator<Item = &'static str> {
 
 /// Names of the syscalls a sandboxed program may make.
 pub fn allowed_syscalls() -> impl Iterator<Item = &'static str> {
-    ALLOWED.iter().chain(ALLOWED_ARCH).map(|&(name, _)| name).chain(["fcntl (no locks, leases, notifications)"])
+    ALLOWED.iter().chain(ALLOWED_ARCH).map(|&(name, _)| name).chain([
+        "fcntl (no locks, leases, notifications)",
+        "futex (shared: wait only)",
+        "preadv2/pwritev2 (no flags)",
+    ])
 }
 
 /// The socket families a sandboxed program may create.
