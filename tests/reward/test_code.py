@@ -146,12 +146,20 @@ def test_slow_solutions_score_like_prime_code() -> None:
 
 
 @pytest.mark.parametrize("ground_truth", ["not json", json.dumps({"inputs": ["1"]}), {"outputs": []}, 5,
-                                          json.dumps({"inputs": ["1", "2"], "outputs": ["1"]}),
-                                          json.dumps({"inputs": [], "outputs": []})])
+                                          json.dumps({"inputs": ["1", "2"], "outputs": ["1"]})])
 def test_malformed_tests_score_like_prime_code(ground_truth: Any, capsys: pytest.CaptureFixture[str]) -> None:
     code = "print(input())"
     assert compute_score("taco", code, ground_truth) == prime(code, ground_truth)
     capsys.readouterr()
+
+
+def test_a_row_without_tests_is_unscorable_where_prime_code_gives_any_answer_one() -> None:
+    """The documented difference (verl_ext.reward.code_rows): nothing run, nothing earned."""
+    empty = json.dumps({"inputs": [], "outputs": []})
+    assert prime("print('anything')", empty) == 1.0  # any program that compiles
+    for code in ("", "print('anything')"):
+        (score,) = score_prime_code([code], [empty])
+        assert score.score == 0.0 and score.unscorable
 
 
 FORGERIES = {

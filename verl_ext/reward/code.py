@@ -42,16 +42,22 @@ from typing import Any
 
 from verl_ext import sandbox
 from verl_ext.exceptions import InputTypeError, SandboxUnavailableError
+from verl_ext.reward.code_rows import (
+    ASSERT_SOURCES,
+    PRIME_CODE_SOURCES,
+    AssertTests,
+    PrimeTests,
+    Unreadable,
+    read_assert_tests,
+    read_prime_tests,
+    read_tests,
+)
 from verl_ext.reward.options import PROCESS_SLACK_S, CodeTimeouts
 from verl_ext.sandbox import protocol
 
 __all__ = ["CODE_SOURCES", "CodeScore", "CodeTimeouts", "extract_solution", "ground_truth_problem",
            "score_assert_tests", "score_code", "score_prime_code"]
 
-#: verl's data sources that prime_code scores.
-PRIME_CODE_SOURCES = frozenset({"codecontests", "apps", "codeforces", "taco"})
-#: Assert-based sources: ground truth ``{"test": <code defining check(candidate)>, "entry_point": <name>}``.
-ASSERT_SOURCES = frozenset({"humaneval"})
 CODE_SOURCES = PRIME_CODE_SOURCES | ASSERT_SOURCES
 #: Wall-clock limit of one assert-based execution.
 ASSERT_TIMEOUT_S = 5.0
@@ -75,57 +81,27 @@ class CodeScore:
     failed: int
     timeout: int
     error: int
+    #: The row's ground truth has no tests to run (:mod:`verl_ext.reward.code_rows`): counted in
+    #: ``reward_extra_info["unscorable"]``.
+    unscorable: bool = False
 
 
 #: What a sample that could not be run or scored gets.
 ERROR_SCORE = CodeScore(0.0, 0, 0, 0, 1)
+#: What a sample of a row with no tests to run gets.
+UNSCORABLE = CodeScore(0.0, 0, 0, 0, 1, unscorable=True)
 
 def extract_solution(completion: str) -> str:
     """prime_code's extraction: the text after the last ```` ```python ```` fence, up to the next fence."""
     return completion.split("```python")[-1].split("```")[0]
 
 
-def _parse_tests(ground_truth: Any) -> dict[str, Any] | None:
-    try:
-        tests = ground_truth if isinstance(ground_truth, dict) else json.loads(ground_truth)
-    except (TypeError, ValueError, RecursionError, MemoryError):
-        return None  # prime_code catches these too (a ground truth nested 100k deep included): score 0
-    if not isinstance(tests, dict):
-        return None
-    # prime_code indexes `inputs` and `outputs`: a string is a list of one-character tests to it.
-    tests = {**tests, **{k: list(tests[k]) for k in ("inputs", "outputs") if isinstance(tests.get(k), str)}}
-    if not isinstance(tests.get("inputs"), list) or not isinstance(tests.get("outputs"), list) \
-            or len(tests["outputs"]) < len(tests["inputs"]):
-        return None  # prime_code ends in an exception it catches: score 0
-    return tests
-
-
 def ground_truth_problem(data_source: str, ground_truth: Any) -> str | None:
-    """Why ``ground_truth`` cannot be scored for the code source ``data_source`` (every sample of it would
-    score 0), or None when it has the shape the scorer reads. ``verl-ext doctor --config`` reports these.
-
-    prime_code sources need ``{"inputs": [...], "outputs": [...], "fn_name"?}`` as a JSON string or a dict,
-    with at least as many outputs as inputs; assert-based sources ``{"test": str, "entry_point": str}``.
-    """
-    kind = type(ground_truth).__name__
-    if not isinstance(ground_truth, (str, dict)):
-        return f"a {kind}, not a JSON string or a dict"
-    if data_source in ASSERT_SOURCES:
-        try:
-            spec = ground_truth if isinstance(ground_truth, dict) else json.loads(ground_truth)
-        except (ValueError, RecursionError):
-            return "a string that is not JSON"
-        if not isinstance(spec, dict) or not all(isinstance(spec.get(k), str) for k in ("test", "entry_point")):
-            return 'not an object with string "test" and "entry_point"'
-        return None
-    if isinstance(ground_truth, str):
-        try:
-            json.loads(ground_truth)
-        except (ValueError, RecursionError):
-            return "a string that is not JSON"
-    if _parse_tests(ground_truth) is None:
-        return 'not an object with "inputs" and "outputs" lists (at least as many outputs as inputs)'
-    return None
+    """Why ``ground_truth`` cannot be scored for the code source ``data_source`` (every sample of it is
+    unscorable and gets 0), or None when it has tests the scorer runs. ``verl-ext doctor --config`` reports
+    these; the scorer reads rows with the same function (:func:`verl_ext.reward.code_rows.read_tests`)."""
+    found = read_tests(data_source, ground_truth)
+    return found.reason if isinstance(found, Unreadable) else None
 
 
 # ---- prime_code's comparison rules -------------------------------------------------------------
@@ -320,7 +296,7 @@ def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits, tim
     first = _payload(code, tests, range(n), _alarm_s(timeouts.first_pass_s))
     run = sandbox.run_payloads([first], [b""], first_limits, 1)[0]
     verdicts = _verdicts(run, tests, list(range(n)), budget)
-    if n == 0 or (len(verdicts) == n and all(v is True for v in verdicts)):
+    if len(verdicts) == n and all(v is True for v in verdicts):
         return CodeScore(1.0, n, 0, 0, 0)
     # prime_code builds the one-test cases from inputs/outputs only: without `fn_name`, so call-based
     # problems are re-run as stdin programs here, exactly as verl does.
@@ -387,11 +363,11 @@ def score_prime_code(
     limit = timeouts or DEFAULT_TIMEOUTS
     num_threads = sandbox.checked_threads(num_threads)
     _require_text(completions)
-    parsed = [_parse_tests(gt) for gt in ground_truths]
+    parsed = [read_prime_tests(gt) for gt in ground_truths]
     codes = [extract_solution(c) for c in completions]
-    tests_of = {i: t for i, t in enumerate(parsed) if t is not None}
+    tests_of = {i: t.tests for i, t in enumerate(parsed) if isinstance(t, PrimeTests)}
     todo = list(tests_of)
-    scores = [ERROR_SCORE] * len(completions)
+    scores = [ERROR_SCORE if isinstance(t, PrimeTests) else UNSCORABLE for t in parsed]
     if not todo:
         return scores
     sandbox.require_isolation()  # once, before any thread starts
@@ -404,16 +380,12 @@ def score_prime_code(
 
 
 def _assert_request(completion: str, ground_truth: Any, nonce: str) -> bytes | None:
-    """The harness request of one assert-based sample (None for a ground truth prime_code-style scoring
-    would reject: not JSON, not an object, missing or non-string fields, nested too deeply)."""
-    try:
-        spec = ground_truth if isinstance(ground_truth, dict) else json.loads(ground_truth)
-        test, entry, prompt = spec["test"], spec["entry_point"], spec.get("prompt")
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError, MemoryError):
+    """The harness request of one assert-based sample (None for a ground truth without tests to run:
+    :func:`verl_ext.reward.code_rows.read_tests`)."""
+    spec = read_assert_tests(ground_truth)
+    if not isinstance(spec, AssertTests):
         return None
-    if not isinstance(test, str) or not isinstance(entry, str) or not isinstance(prompt, (str, type(None))):
-        return None
-    return protocol.assert_request(extract_solution(completion), test, entry, nonce, prompt)
+    return protocol.assert_request(extract_solution(completion), spec.test, spec.entry_point, nonce, spec.prompt)
 
 
 def _assert_score(run: sandbox.ExecResult, nonce: str) -> CodeScore:
@@ -469,7 +441,7 @@ def score_assert_tests(
     nonces = [secrets.token_hex(16) for _ in completions]
     requests = [_assert_request(c, gt, nonce) for c, gt, nonce in zip(completions, ground_truths, nonces, strict=True)]
     valid = [(i, r) for i, r in enumerate(requests) if r is not None]
-    scores = [ERROR_SCORE] * len(completions)
+    scores = [ERROR_SCORE if r is not None else UNSCORABLE for r in requests]
     if not valid:
         return scores
     # A passing run writes exactly header, pass(nonce), done: nothing longer is read.

@@ -185,7 +185,8 @@ class _Scorer:
                 failed: bool = False) -> tuple[float, dict[str, Any]]:
         """(reward, reward_extra_info) of one sample from its verl result, with fixed extra keys; ``failed``:
         a reward function of the sample failed (its score counted 0.0)."""
-        unscorable = int(failed)
+        # A code row without tests to run is unscorable too (its samples got the defined 0.0).
+        unscorable = int(failed or (code is not None and code.unscorable))
         if isinstance(result, VerlExtError):
             if self.options.on_error == "raise":
                 raise result
