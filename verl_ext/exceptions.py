@@ -6,6 +6,7 @@ __all__ = [
     "InternalError",
     "InvalidInputError",
     "RewardFunctionError",
+    "SandboxCancelledError",
     "SandboxError",
     "SandboxUnavailableError",
     "UnknownDataSourceError",
@@ -48,6 +49,11 @@ class InternalError(VerlExtError, RuntimeError):
 
 class SandboxError(VerlExtError, RuntimeError):
     """Setting up a sandbox failed for one execution (not the program's fault)."""
+
+
+class SandboxCancelledError(SandboxError):
+    """A sandbox batch was stopped (Ctrl-C, or :func:`verl_ext.sandbox.cancel_running`): its executions were not
+    run or were killed, so it has no verdicts to give."""
 
 
 class SandboxUnavailableError(SandboxError):

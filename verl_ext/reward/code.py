@@ -41,7 +41,7 @@ from functools import partial
 from typing import Any
 
 from verl_ext import sandbox
-from verl_ext.exceptions import InputTypeError, SandboxUnavailableError
+from verl_ext.exceptions import InputTypeError, SandboxCancelledError, SandboxUnavailableError
 from verl_ext.reward.code_rows import (
     ASSERT_SOURCES,
     PRIME_CODE_SOURCES,
@@ -330,8 +330,8 @@ def _isolated(score_one: Callable[[], CodeScore]) -> CodeScore:
     batch. Only a host that cannot sandbox at all raises (code rewards fail closed)."""
     try:
         return score_one()
-    except SandboxUnavailableError:
-        raise
+    except (SandboxUnavailableError, SandboxCancelledError):
+        raise  # no host to score on, or the batch was stopped (Ctrl-C): no verdict to give
     except Exception as e:  # noqa: BLE001 - whatever went wrong, this one sample scores 0
         _log.warning("verl_ext: a code sample could not be scored and gets 0.0: %s: %s", type(e).__name__,
                      str(e)[:200])
@@ -372,7 +372,9 @@ def score_prime_code(
         return scores
     sandbox.require_isolation()  # once, before any thread starts
     workers = min(len(todo), num_threads or sandbox.default_concurrency())
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verl-ext-code") as pool:
+    # Ctrl-C stops the running executions at once, so the pool's shutdown does not wait for them.
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verl-ext-code") as pool, \
+            sandbox.stop_on_interrupt():
         for i, score in zip(todo, pool.map(lambda i: _isolated(partial(_score_prime_one, codes[i], tests_of[i], base,
                                                                        limit)), todo), strict=True):
             scores[i] = score
@@ -449,7 +451,7 @@ def score_assert_tests(
                             "channel_limit": protocol.assert_budget(nonces[0])})
     try:
         runs = sandbox.run_payloads([r for _, r in valid], [b""] * len(valid), lim, num_threads)
-    except SandboxUnavailableError:
+    except (SandboxUnavailableError, SandboxCancelledError):
         raise
     except Exception:  # noqa: BLE001 - one execution failed to start: run each alone so the rest still count
         def alone(payload: bytes, nonce: str) -> CodeScore:

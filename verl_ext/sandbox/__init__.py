@@ -13,12 +13,13 @@ Fail closed: when this host cannot provide that isolation, :func:`run` raises
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -27,9 +28,8 @@ from verl_ext import _core
 from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError
 
 __all__ = ["LIMIT_CEILINGS", "LIMIT_FLOORS", "MAX_THREADS", "MAX_TIMEOUT_S", "MODES", "ExecResult", "Limits", "Status",
-           "capabilities", "checked_threads",
-           "default_concurrency", "mode", "require_isolation", "run", "run_many", "run_payloads", "shutdown",
-           "warm_starts"]
+           "cancel_running", "capabilities", "checked_threads", "default_concurrency", "mode", "require_isolation",
+           "run", "run_many", "run_payloads", "shutdown", "stop_on_interrupt", "warm_starts"]
 
 Status = Literal["ok", "timeout", "memory_limit", "runtime_error", "output_limit", "killed"]
 HARNESS_PATH = Path(__file__).with_name("harness.py")
@@ -263,6 +263,38 @@ def _zygote_argv() -> list[str]:
 def shutdown() -> None:
     """Stop this process's zygotes (they also end with the process). The next execution starts new ones."""
     _core.sandbox_shutdown()
+
+
+def cancel_running() -> None:
+    """Stop every sandbox batch running in this process now: their executions are killed within 50 ms, and each
+    batch raises :class:`~verl_ext.exceptions.SandboxCancelledError` (no verdicts). A batch waited for on the
+    main thread does this by itself on Ctrl-C (and raises KeyboardInterrupt); batches on other threads stop
+    when the interpreter exits, or when this is called."""
+    _core.sandbox_cancel_running()
+
+
+@contextlib.contextmanager
+def stop_on_interrupt() -> Iterator[None]:
+    """Within it, a KeyboardInterrupt or SystemExit stops every running sandbox batch (:func:`cancel_running`)
+    before it propagates: put it inside a thread pool's ``with`` so that the pool's shutdown does not wait for
+    batches to end on their own."""
+    try:
+        yield
+    except BaseException as e:
+        if not isinstance(e, Exception):
+            cancel_running()
+        raise
+
+
+# At exit (after a KeyboardInterrupt reached the top, say), batches still running on other threads are stopped
+# before the interpreter waits for those threads: registered after concurrent.futures' own exit hook, this one
+# runs before it.
+import concurrent.futures.thread  # noqa: E402,F401 - its exit hook must be registered before ours
+import threading  # noqa: E402
+
+_register_atexit = getattr(threading, "_register_atexit", None)  # CPython's hook run before threads are joined
+if _register_atexit is not None:
+    _register_atexit(cancel_running)
 
 
 def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Limits, num_threads: int = 0,

@@ -9,7 +9,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use verl_ext_sandbox::warm::{self, ZygoteSpec};
 use verl_ext_sandbox::{self as sandbox, probe, zygote, ExecRequest, SandboxConfig, SandboxError};
 
-use crate::errors::{detached, exception};
+use crate::errors::{detached, exception, interruptible};
 
 /// `(argv, env, stdin, payload)` as Python passes it.
 type RequestTuple = (Vec<String>, Vec<(String, String)>, Vec<u8>, Vec<u8>);
@@ -19,6 +19,7 @@ fn sandbox_error(py: Python<'_>, e: &SandboxError) -> PyErr {
         SandboxError::Unsupported(_) => "SandboxUnavailableError",
         SandboxError::Setup(_) | SandboxError::Busy(_) => "SandboxError",
         SandboxError::Invalid(_) => "InvalidInputError",
+        SandboxError::Cancelled => "SandboxCancelledError",
     };
     exception(py, name, e.to_string())
 }
@@ -70,6 +71,7 @@ pub fn sandbox_run_many<'py>(
         max_file_mb,
         read_only_paths: SandboxConfig::default().read_only_paths.into_iter().chain(read_only_paths).collect(),
         mapped_paths,
+        epoch: SandboxConfig::default().epoch,
     };
     if channel_limits.as_ref().is_some_and(|l| l.len() != requests.len()) {
         return Err(exception(py, "InvalidInputError", "channel_limits must have one limit per request".into()));
@@ -81,8 +83,8 @@ pub fn sandbox_run_many<'py>(
         .map(|((argv, env, stdin, payload), channel_limit)| ExecRequest { argv, env, stdin, payload, channel_limit })
         .collect();
     let out = match start {
-        "cold" => detached(py, || sandbox::run_all(&reqs, &cfg, num_threads))?,
-        "weak" => detached(py, || sandbox::run_all_weak(&reqs, &cfg, num_threads))?,
+        "cold" => interruptible(py, || sandbox::run_all(&reqs, &cfg, num_threads))?,
+        "weak" => interruptible(py, || sandbox::run_all_weak(&reqs, &cfg, num_threads))?,
         "warm" => {
             let Some(first) = reqs.first() else { return Ok(PyList::empty(py)) };
             if reqs.iter().any(|r| r.argv != first.argv || r.env != first.env) {
@@ -94,7 +96,7 @@ pub fn sandbox_run_many<'py>(
                 read_only_paths: cfg.read_only_paths.clone(),
                 mapped_paths: cfg.mapped_paths.clone(),
             };
-            detached(py, || warm::run_all_warm(&spec, &reqs, &cfg, num_threads))?
+            interruptible(py, || warm::run_all_warm(&spec, &reqs, &cfg, num_threads))?
         }
         other => {
             return Err(exception(py, "InvalidInputError", format!("start must be cold, warm or weak, got {other:?}")))
@@ -119,6 +121,13 @@ pub fn sandbox_run_many<'py>(
         }
     }
     Ok(list)
+}
+
+/// Cancel every sandbox batch running in this process: their executions are killed within 50 ms and each
+/// reports `SandboxCancelledError` (batches started afterwards run normally).
+#[pyfunction]
+pub fn sandbox_cancel_running() {
+    sandbox::cancel_running();
 }
 
 /// Stop all zygotes of this process (anything still running in them is killed).

@@ -80,6 +80,7 @@ pub fn watch(
         Caps { output: cfg.output_limit, channel: req.channel_limit.unwrap_or(cfg.channel_limit) },
         // A timeout past what Instant can hold waits "forever" (a year) rather than panicking.
         start.checked_add(cfg.timeout).unwrap_or_else(|| start + Duration::from_secs(365 * 86_400)),
+        cfg.epoch,
     )
 }
 
@@ -102,6 +103,8 @@ pub struct Caps {
 pub enum KillReason {
     Deadline,
     Output,
+    /// The batch was cancelled ([`crate::cancel_running`]).
+    Cancelled,
 }
 
 #[derive(Debug, Default)]
@@ -206,7 +209,7 @@ impl Reader {
     }
 }
 
-pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Instant) -> Collected {
+pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Instant, epoch: u64) -> Collected {
     let mut out = Collected::default();
     for fd in [&streams.stdin.0, &streams.payload.0, &streams.stdout, &streams.stderr, &streams.channel]
         .into_iter()
@@ -238,6 +241,10 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
             kill(pidfd);
             out.killed_for = Some(KillReason::Deadline);
         }
+        if out.killed_for.is_none() && crate::cancel::cancelled(epoch) {
+            kill(pidfd);
+            out.killed_for = Some(KillReason::Cancelled);
+        }
         if out.killed_for.is_some() {
             // Killed: what is buffered now is all we keep; do not wait for the teardown.
             let mut got = 0;
@@ -257,7 +264,8 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
         }
         // Outputs are watched again once the pause is over (at once after the exit: drain everything).
         let watch_readers = out.exited || now >= readers_at;
-        let mut until = stop_at.unwrap_or(deadline).max(now);
+        // Woken at least every CHECK to see whether the batch was cancelled.
+        let mut until = stop_at.unwrap_or(deadline).max(now).min(now + crate::cancel::CHECK);
         if !watch_readers {
             until = until.min(readers_at);
         }

@@ -45,6 +45,7 @@
 
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
+mod cancel;
 mod clone;
 mod cold;
 mod ids;
@@ -66,6 +67,7 @@ pub mod warm;
 pub mod weak;
 pub mod zygote;
 
+pub use cancel::cancel_running;
 pub use cold::run;
 pub use io::Collected;
 pub use limiter::{default_sandbox_threads, run_all, run_all_weak};

@@ -19,7 +19,7 @@ fn raise_watcher_priority() {
 /// Not the shared Rayon pools: an execution mostly waits on its child, and concurrent callers (e.g.
 /// reward workers) must not queue behind each other's executions.
 pub fn run_all(reqs: &[ExecRequest], cfg: &SandboxConfig, threads: usize) -> Vec<Result<ExecResult, SandboxError>> {
-    run_each(reqs, threads, |req| crate::cold::run(req, cfg))
+    run_each(reqs, threads, cfg.epoch, |req| crate::cold::run(req, cfg))
 }
 
 /// [`run_all`] in the opt-in weaker mode ([`weak`]).
@@ -28,7 +28,7 @@ pub fn run_all_weak(
     cfg: &SandboxConfig,
     threads: usize,
 ) -> Vec<Result<ExecResult, SandboxError>> {
-    run_each(reqs, threads, |req| weak::run_weak(req, cfg))
+    run_each(reqs, threads, cfg.epoch, |req| weak::run_weak(req, cfg))
 }
 
 /// Executions at a time by default: twice [`verl_ext_core::parallel::default_threads`]. A program that sleeps
@@ -82,9 +82,12 @@ fn with_retries(mut one: impl FnMut() -> Result<ExecResult, SandboxError>) -> Re
     result
 }
 
+/// Run `reqs` on `threads` workers; once the batch's `epoch` is cancelled, nothing more starts and every
+/// execution reports [`SandboxError::Cancelled`] (a killed run's result is no verdict).
 pub(crate) fn run_each(
     reqs: &[ExecRequest],
     threads: usize,
+    epoch: u64,
     one: impl Fn(&ExecRequest) -> Result<ExecResult, SandboxError> + Sync,
 ) -> Vec<Result<ExecResult, SandboxError>> {
     let workers = if threads == 0 { default_sandbox_threads() } else { threads }.clamp(1, reqs.len().max(1));
@@ -97,9 +100,14 @@ pub(crate) fn run_each(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(req) = reqs.get(i) else { break };
+                    if crate::cancel::cancelled(epoch) {
+                        *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(SandboxError::Cancelled));
+                        continue;
+                    }
                     let slot = Slot::acquire();
                     let result = with_retries(|| one(req));
                     drop(slot);
+                    let result = if crate::cancel::cancelled(epoch) { Err(SandboxError::Cancelled) } else { result };
                     *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
                 }
             });

@@ -20,6 +20,9 @@ pub enum SandboxError {
     /// that execution cannot be scored, the others can ([`SandboxError::busy_or`]).
     #[error("sandbox busy: {0}")]
     Busy(String),
+    /// The batch was stopped ([`crate::cancel_running`]): the execution was not run, or was killed.
+    #[error("sandbox batch cancelled (interrupted)")]
+    Cancelled,
 }
 
 impl SandboxError {
@@ -61,6 +64,8 @@ pub struct SandboxConfig {
     pub read_only_paths: Vec<PathBuf>,
     /// Host directories visible read-only at another place inside: `(host, inside)`.
     pub mapped_paths: Vec<(PathBuf, PathBuf)>,
+    /// The cancellation epoch the batch belongs to ([`crate::cancel_running`] stops it).
+    pub epoch: u64,
 }
 
 impl Default for SandboxConfig {
@@ -76,6 +81,7 @@ impl Default for SandboxConfig {
             max_file_mb: 64,
             read_only_paths: ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"].iter().map(PathBuf::from).collect(),
             mapped_paths: Vec::new(),
+            epoch: crate::cancel::epoch(),
         }
     }
 }

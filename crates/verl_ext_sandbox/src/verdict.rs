@@ -16,6 +16,8 @@ pub fn verdict(collected: Collected, exit: Result<(libc::c_int, f64), f64>, oom:
     let status = match collected.killed_for {
         Some(KillReason::Deadline) => Status::Timeout,
         Some(KillReason::Output) => Status::OutputLimit,
+        // Replaced by `SandboxError::Cancelled` for the whole batch (limiter::run_each).
+        Some(KillReason::Cancelled) => Status::Killed,
         None if oom => Status::MemoryLimit,
         None => match (exit_code, signal) {
             (Some(0), _) => Status::Ok,

@@ -269,5 +269,5 @@ pub fn run_all_warm(
     cfg: &SandboxConfig,
     threads: usize,
 ) -> Vec<Result<ExecResult, SandboxError>> {
-    limiter::run_each(reqs, threads, |req| run_warm(spec, req, cfg))
+    limiter::run_each(reqs, threads, cfg.epoch, |req| run_warm(spec, req, cfg))
 }

@@ -1,0 +1,41 @@
+//! Stopping every batch of this process now (Ctrl-C in the trainer): a process-wide epoch. A batch notes the
+//! epoch it starts in ([`crate::SandboxConfig::epoch`]); once [`cancel_running`] has moved it on, the batch
+//! starts no further execution, kills those it runs at its next look (at most [`CHECK`] later) and reports
+//! [`crate::SandboxError::Cancelled`] for every one of them: a stopped batch returns no verdicts.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+static EPOCH: AtomicU64 = AtomicU64::new(0);
+
+/// How often a running execution looks whether its batch was cancelled.
+pub const CHECK: Duration = Duration::from_millis(50);
+
+/// The epoch a batch starting now belongs to.
+pub fn epoch() -> u64 {
+    EPOCH.load(Ordering::SeqCst)
+}
+
+/// Has the batch of `epoch` been cancelled?
+pub fn cancelled(epoch: u64) -> bool {
+    EPOCH.load(Ordering::SeqCst) != epoch
+}
+
+/// Cancel every batch running in this process (batches started afterwards run normally).
+pub fn cancel_running() {
+    EPOCH.fetch_add(1, Ordering::SeqCst);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_is_cancelled_once_the_epoch_moves_on() {
+        let mine = epoch();
+        assert!(!cancelled(mine));
+        cancel_running();
+        assert!(cancelled(mine));
+        assert!(!cancelled(epoch()));
+    }
+}

@@ -1,0 +1,70 @@
+"""Interrupts stop scoring now: Ctrl-C during a batch raises KeyboardInterrupt at once (not when the batch
+ends) and kills its executions; :func:`verl_ext.sandbox.cancel_running` stops batches on other threads, which
+raise SandboxCancelledError instead of returning verdicts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from verl_ext import sandbox
+from verl_ext.exceptions import SandboxCancelledError
+
+#: Seconds the programs of the interrupted batches would run (they sleep past it).
+BATCH_S = 30.0
+#: How long an interrupt may take to stop a batch: the goal is 1 s; 10x for a busy CI machine.
+STOP_S = 10.0
+
+if not sandbox.capabilities()["full_isolation"]:
+    if os.environ.get("VERL_EXT_REQUIRE_SANDBOX") == "1":
+        raise RuntimeError(f"sandbox required but unavailable: {sandbox.capabilities()['error']}")
+    pytest.skip(f"this host cannot sandbox: {sandbox.capabilities()['error']}", allow_module_level=True)
+
+SCRIPT = f"""
+import os, signal, sys, threading, time
+from verl_ext.reward.code import score_code
+threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+start = time.monotonic()
+try:
+    score_code(["codecontests"] * 4, ["import time\\ntime.sleep({BATCH_S})\\nprint(1)"] * 4,
+               ['{{"inputs": ["1\\\\n"], "outputs": ["1\\\\n"]}}'] * 4, num_threads=4)
+    print("FINISHED", time.monotonic() - start)
+except KeyboardInterrupt:
+    print("INTERRUPTED", time.monotonic() - start)
+sys.stdout.flush()
+"""
+
+
+def test_ctrl_c_during_a_code_batch_raises_at_once() -> None:
+    out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=BATCH_S * 3)
+    words = out.stdout.split()
+    assert words[:1] == ["INTERRUPTED"], (out.stdout, out.stderr[-2000:])
+    assert float(words[1]) < 0.5 + STOP_S, out.stdout
+
+
+def test_cancel_running_stops_a_batch_on_another_thread() -> None:
+    caught: list[BaseException] = []
+    took: list[float] = []
+
+    def batch() -> None:
+        start = time.monotonic()
+        try:
+            sandbox.run_many([f"import time\ntime.sleep({BATCH_S})"] * 3, timeout_s=BATCH_S + 5)
+        except BaseException as e:  # noqa: BLE001 - recorded for the assertion
+            caught.append(e)
+        took.append(time.monotonic() - start)
+
+    worker = threading.Thread(target=batch)
+    worker.start()
+    time.sleep(1.0)
+    sandbox.cancel_running()
+    worker.join(timeout=BATCH_S * 2)
+    assert caught and isinstance(caught[0], SandboxCancelledError), caught
+    assert took[0] < 1.0 + STOP_S, took
+    # Batches started afterwards run normally.
+    assert sandbox.run("print(6 * 7)").stdout.strip() == "42"
