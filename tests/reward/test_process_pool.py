@@ -233,3 +233,67 @@ def test_a_result_that_does_not_unpickle_fails_its_call_only() -> None:
         assert isinstance(got, CallFailed) and "does not unpickle here" in got.message, got
         assert second.result(timeout=300) == 0.5
         assert p.replaced == 0
+
+
+@pytest.fixture
+def leaving_pool() -> Iterator[FunctionPool]:
+    with contextlib.closing(FunctionPool([FunctionSpec(FNS, "leaver")], processes=1)) as p:
+        yield p
+
+
+def _leave(pool: FunctionPool, text: str, timeout_s: float = 60.0) -> object:
+    return pool.submit(0, {**ARGS, "solution_str": text}, timeout_s).result(timeout=300)
+
+
+def test_alarms_timers_and_handlers_of_one_call_do_not_reach_the_next(leaving_pool: FunctionPool) -> None:
+    """Red team 3: an alarm left armed killed the worker during another sample's correct call (exit -14)."""
+    first = _leave(leaving_pool, "alarm")
+    after = _leave(leaving_pool, "look")
+    assert isinstance(after, dict), after
+    assert after["pid"] == first["pid"]  # type: ignore[index]
+    assert (after["alarm"], after["timer"]) == (0, 0.0)
+    assert "lambda" not in after["handler"]
+
+
+def test_a_child_in_a_session_of_its_own_dies_with_its_call(leaving_pool: FunctionPool) -> None:
+    """After the call, and at a timeout too, the function's descendants are killed: the worker is their subreaper."""
+    import time
+
+    got = _leave(leaving_pool, "daemon")
+    assert isinstance(got, dict)
+    child = got["child"]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.05)
+    assert not _alive(child), f"the function's child {child} outlived its call"
+
+
+def test_a_child_in_a_session_of_its_own_dies_when_its_call_times_out(leaving_pool: FunctionPool,
+                                                                     tmp_path: Path) -> None:
+    import time
+
+    where = tmp_path / "child"
+    got = leaving_pool.submit(0, {**ARGS, "solution_str": "daemon_hang", "ground_truth": str(where)}, 2.0).result(300)
+    assert isinstance(got, CallFailed) and "timed out" in got.message
+    child = int(where.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.05)
+    assert not _alive(child), f"the function's child {child} outlived its timed-out call"
+
+
+def test_a_thread_left_running_retires_the_process_without_failing_the_next_call(leaving_pool: FunctionPool) -> None:
+    first = _leave(leaving_pool, "thread")
+    nxt = leaving_pool.submit(0, {**ARGS, "solution_str": "fine"}, 60)
+    after = nxt.result(timeout=300)
+    assert isinstance(first, dict) and isinstance(after, dict), (first, after)
+    assert after["pid"] != first["pid"]  # a fresh process: the thread is gone with the old one
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped by init, counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

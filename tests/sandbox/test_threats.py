@@ -516,6 +516,14 @@ def test_new_sessions_are_refused() -> None:
 
 #: Calls on shared files (or shared kernel objects) one execution could use to signal another or to slow
 #: the host: each must fail with EPERM. Python's own wrappers where they report errors, ctypes otherwise.
+#: A program's start: a read-only shared mapping of the interpreter's `os.py` at `p`, and the futex syscall number.
+_MAP_INTERPRETER = (
+    "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.mmap.restype = ctypes.c_void_p\n"
+    "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]\n"
+    "p = libc.mmap(None, 4096, 1, 1, os.open(os.__file__, os.O_RDONLY), 0)\n"
+    "NR_FUTEX = {'x86_64': 202, 'aarch64': 98}[os.uname().machine]\n"
+)
+
 SHARED_STATE_CALLS = {
     "flock": "import fcntl, os\nfcntl.flock(open(os.__file__), fcntl.LOCK_SH)",
     "fcntl_lock": "import fcntl, os\nfcntl.lockf(open(os.__file__), fcntl.LOCK_SH)",
@@ -540,20 +548,11 @@ SHARED_STATE_CALLS = {
     "fadvise": "import os\nos.posix_fadvise(os.open(os.__file__, os.O_RDONLY), 0, 0, os.POSIX_FADV_DONTNEED)",
     # A channel between executions (red team 3): one wakes a futex on a word of a file every execution maps,
     # another counts the wake-ups. Shared wake-ups, requeues and futex_waitv are refused.
-    "futex_wake_shared": "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-                         "libc.mmap.restype = ctypes.c_void_p\n"
-                         "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]\n"
-                         "p = libc.mmap(None, 4096, 1, 1, os.open(os.__file__, os.O_RDONLY), 0)\n"
-                         "nr = {'x86_64': 202, 'aarch64': 98}[os.uname().machine]\n"
-                         "if libc.syscall(nr, ctypes.c_void_p(p), 1, 1, None, None, 0) < 0:\n"
-                         "    raise OSError(ctypes.get_errno(), 'futex wake')",
-    "futex_requeue_shared": "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-                            "libc.mmap.restype = ctypes.c_void_p\n"
-                            "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]\n"
-                            "p = libc.mmap(None, 4096, 1, 1, os.open(os.__file__, os.O_RDONLY), 0)\n"
-                            "nr = {'x86_64': 202, 'aarch64': 98}[os.uname().machine]\n"
-                            "if libc.syscall(nr, ctypes.c_void_p(p), 3, 1, ctypes.c_void_p(1), ctypes.c_void_p(p + 4), 0) < 0:\n"
-                            "    raise OSError(ctypes.get_errno(), 'futex requeue')",
+    "futex_wake_shared": _MAP_INTERPRETER + "if libc.syscall(NR_FUTEX, ctypes.c_void_p(p), 1, 1, None, None, 0) < 0:\n"
+                                            "    raise OSError(ctypes.get_errno(), 'futex wake')",
+    "futex_requeue_shared": _MAP_INTERPRETER + "if libc.syscall(NR_FUTEX, ctypes.c_void_p(p), 3, 1, "
+                                               "ctypes.c_void_p(1), ctypes.c_void_p(p + 4), 0) < 0:\n"
+                                               "    raise OSError(ctypes.get_errno(), 'futex requeue')",
     "futex_waitv": "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
                    "if libc.syscall(449, None, 0, 0, None, 0) < 0:\n"
                    "    raise OSError(ctypes.get_errno(), 'futex_waitv')",

@@ -74,7 +74,11 @@ def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[Function
     # function that kills "its" process group cannot take the trainer down.
     with contextlib.suppress(OSError):
         os.setsid()
+    # A subreaper: a child the function starts in a session of its own, or a daemon it double-forks, stays
+    # among this process's descendants, where the pool finds and kills it (`_kill_tree`).
+    _become_subreaper()
     _exit_with_parent()
+    clean = _CleanState()
     server = os.getpid()
     # Import every function now, so that no call's timeout pays for an import.
     functions: dict[int, Callable[..., Any]] = {}
@@ -94,15 +98,122 @@ def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[Function
             try:
                 if index in broken:
                     raise ImportError(broken[index])
-                answer = pickle.dumps((seq, "ok", functions[index](**kwargs)))
+                outcome: tuple[Any, ...] = ("ok", functions[index](**kwargs))
             except BaseException as e:  # noqa: BLE001 - the user's function may raise anything, even SystemExit
-                answer = pickle.dumps((seq, "raised", describe(e),
-                                       traceback.format_exc(limit=8)[-4000:]))
+                outcome = ("raised", describe(e), traceback.format_exc(limit=8)[-4000:])
             if os.getpid() != server:  # a child the function forked came back here: it must not answer
                 os._exit(0)
+            # What one call leaves behind must not reach the next: alarms, timers and signal handlers are put
+            # back, child processes killed; a thread still running, or descriptors piling up, retire this
+            # process after its answer (the pool runs the next call in a fresh one).
+            retire = clean.restore()
+            try:
+                answer = pickle.dumps((seq, *outcome, retire))
+            except BaseException as e:  # noqa: BLE001 - a result that does not pickle fails its call only
+                answer = pickle.dumps((seq, "raised", describe(e), traceback.format_exc(limit=8)[-4000:], retire))
             conn.send_bytes(answer)
+            if retire:
+                os._exit(0)  # before reading the call sent ahead: the pool runs it elsewhere
     except (BrokenPipeError, ConnectionResetError, EOFError):
         return
+
+
+#: Linux's prctl option that makes a process the reaper of its orphaned descendants.
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _become_subreaper() -> None:
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _children(pid: int) -> list[int]:
+    """The children of ``pid`` (of each of its threads), from ``/proc``; none once it is gone."""
+    out: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/children") as f:
+                out.extend(int(c) for c in f.read().split())
+    return out
+
+
+def _kill_tree(pid: int, *, include_root: bool = True) -> None:
+    """SIGKILL ``pid``'s descendants (and ``pid``): each is stopped as it is found, so that none forks a new one
+    behind the walk. A worker is a subreaper, so a descendant in a session of its own is still found."""
+    found: list[int] = []
+    todo = [pid]
+    seen = {pid}
+    while todo and len(found) < _MAX_TREE:
+        p = todo.pop()
+        if p != pid or include_root:
+            with contextlib.suppress(OSError):
+                os.kill(p, signal.SIGSTOP)
+            found.append(p)
+        for c in _children(p):
+            if c not in seen:
+                seen.add(c)
+                todo.append(c)
+    for p in found:
+        with contextlib.suppress(OSError):
+            os.kill(p, signal.SIGKILL)
+
+
+#: Descriptors the functions may keep open across calls (caches, log files) before their process retires.
+_MAX_NEW_FDS = 32
+#: Most processes one tree walk stops and kills (a fork bomb is bounded by the host's process limit anyway).
+_MAX_TREE = 4096
+
+
+class _CleanState:
+    """A worker's state before its first call, put back after each call: no alarm or interval timer left
+    armed, the signal handlers it had, and no child process; a call that leaves a thread running or opens
+    descriptors it keeps (beyond :data:`_MAX_NEW_FDS`: a library may keep a few open on purpose) retires the
+    process."""
+
+    _TIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
+
+    def __init__(self) -> None:
+        uncatchable = {signal.SIGKILL, signal.SIGSTOP}
+        self.handlers = {s: signal.getsignal(s) for s in signal.valid_signals() if s not in uncatchable}
+        self.fds = set(self._open_fds())
+        self.threads = threading.active_count()
+        self.tasks = self._tasks()
+
+    @staticmethod
+    def _tasks() -> int:
+        """Threads of this process as the kernel sees them (threads started from C included)."""
+        try:
+            return len(os.listdir("/proc/self/task"))
+        except OSError:
+            return 0
+
+    @staticmethod
+    def _open_fds() -> list[int]:
+        try:
+            return [int(fd) for fd in os.listdir("/proc/self/fd")]
+        except OSError:
+            return []
+
+    def restore(self) -> bool:
+        """Put the state back; whether the process should retire (a thread left running, descriptors piling
+        up: they cannot be taken back safely)."""
+        signal.alarm(0)
+        for timer in self._TIMERS:
+            with contextlib.suppress(OSError):
+                signal.setitimer(timer, 0)
+        for s, handler in self.handlers.items():
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                if signal.getsignal(s) is not handler:
+                    signal.signal(s, handler)
+        for child in _children(os.getpid()):
+            _kill_tree(child)
+        with contextlib.suppress(ChildProcessError, OSError):
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        threads = threading.active_count() > self.threads or self._tasks() > self.tasks
+        return threads or len(self._open_fds()) > len(self.fds) + _MAX_NEW_FDS
 
 
 def _exit_with_parent() -> None:
@@ -165,7 +276,10 @@ class _Worker:
         """Kill the process and its group, keeping the pipe (what it wrote before can still be read)."""
         if self.process.is_alive():
             pid = self.process.pid
-            if pid is not None:  # the worker leads its own group (setsid): its children go with it
+            if pid is not None:
+                # Every descendant, those in sessions of their own included (the worker is their subreaper),
+                # then the worker's group (setsid: its children go with it).
+                _kill_tree(pid)
                 with contextlib.suppress(OSError):
                     os.killpg(pid, signal.SIGKILL)
             self.process.kill()
@@ -354,9 +468,12 @@ class _Dispatcher:
         if not isinstance(answer, tuple) or len(answer) < 3 or answer[0] != seq:
             return (CallFailed(call.label, "its process answered out of turn (a forked child wrote to the pipe?)"),
                     True, True)
+        # A process that retires after this answer (it left a thread or descriptors) reads nothing more: the
+        # call sent ahead to it never started, and runs on its successor.
+        retire = bool(answer[-1])
         if answer[1] == "ok":
-            return answer[2], late, late
-        return CallFailed(call.label, f"{answer[2]}\n{answer[3]}", raised=True), late, late
+            return answer[2], late or retire, late
+        return CallFailed(call.label, f"{answer[2]}\n{answer[3]}", raised=True), late or retire, late
 
 
 class FunctionPool:
