@@ -82,9 +82,9 @@ pub(crate) fn launch_zygote(
     let (pid, pidfd) = start_child(&plan, &ids, None, sync_w)?;
     drop((stdin_r, log_w, pay_r, sync_r, report_w, control));
     // The report pipe closes on execve (success) or carries the failed step.
-    let mut buf = [0u8; setup::FAILURE_LEN];
+    let mut buf = [0u8; crate::child::FAILURE_LEN];
     let n = io::read_full(report_r.as_fd(), &mut buf);
-    if let Some((step, errno)) = setup::decode_failure(&buf[..n]) {
+    if let Some((step, errno)) = crate::child::decode_failure(&buf[..n]) {
         abort(pid, &pidfd);
         return Err(SandboxError::Setup(format!("zygote: {}", Step::describe_failure(step, errno))));
     }

@@ -286,12 +286,15 @@ mod tests {
                     .stdout(Stdio::piped())
                     .spawn()
                     .expect("spawn");
-                let out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-                let line = out.lines().map_while(Result::ok).find(|l| l.starts_with("IDS ")).expect("the child's ids");
-                // (A child that printed none has exited: its stdout closed, so the search above ends.)
+                let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+                // (A child that printed none has exited: its stdout closed, so the search ends.)
+                let mut line = String::new();
+                while out.read_line(&mut line).expect("read") > 0 && !line.starts_with("IDS ") {
+                    line.clear();
+                }
                 let mut f = line.split_whitespace().skip(1).map(|x| x.parse::<u32>().expect("number"));
                 ranges.push((f.next().expect("uid"), f.next().expect("count")));
-                children.push(child);
+                children.push((child, out));
             }
             for (k, &(a, n)) in ranges.iter().enumerate() {
                 assert_eq!(n as usize, count, "{ranges:?}");
@@ -299,9 +302,11 @@ mod tests {
                     assert!(a + n <= b || b + m <= a, "overlapping host ids across processes: {ranges:?}");
                 }
             }
-            for mut child in children {
+            for (mut child, mut out) in children {
                 drop(child.stdin.take());
-                child.wait().expect("wait");
+                // Read the rest, so that the child's harness can finish writing its report.
+                let _ = std::io::Read::read_to_end(&mut out, &mut Vec::new());
+                assert!(child.wait().expect("wait").success());
             }
         }
     }

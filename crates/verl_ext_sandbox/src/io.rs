@@ -225,7 +225,7 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
         Reader { fd: Some(streams.stdout), buf: Vec::new(), cap: caps.output },
         Reader { fd: Some(streams.stderr), buf: Vec::new(), cap: caps.output },
         Reader { fd: Some(streams.channel), buf: Vec::new(), cap: caps.channel },
-        Reader { fd: streams.report, buf: Vec::new(), cap: crate::setup::FAILURE_LEN },
+        Reader { fd: streams.report, buf: Vec::new(), cap: crate::child::FAILURE_LEN },
     ];
     let mut stop_at: Option<Instant> = None;
     let mut chunk = vec![0u8; CHUNK];
@@ -328,7 +328,7 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
     out.stdout = stdout.buf;
     out.stderr = stderr.buf;
     out.channel = channel.buf;
-    out.setup_failure = crate::setup::decode_failure(&report.buf);
+    out.setup_failure = crate::child::decode_failure(&report.buf);
     out
 }
 

@@ -46,6 +46,7 @@
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 mod cancel;
+mod child;
 mod clone;
 mod cold;
 mod ids;

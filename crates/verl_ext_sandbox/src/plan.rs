@@ -11,16 +11,17 @@ use std::path::{Path, PathBuf};
 
 use seccompiler::BpfProgram;
 
+use crate::child::{CAP_SETGID, CAP_SETUID, FIRST_FREE_FD, ZYGOTE_ID};
 use crate::ids::HostIds;
 use crate::limits::{self, SpawnLimits};
-use crate::{seccomp, setup, zygote, ExecRequest, SandboxConfig, SandboxError};
+use crate::{seccomp, ExecRequest, SandboxConfig, SandboxError};
 
 /// Where the new root is assembled before `pivot_root` (inside the child's own mount namespace).
 const STAGE: &str = "/tmp";
 const DEVICES: [&str; 4] = ["/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"];
 /// Capabilities a zygote keeps (as ambient capabilities, across its `execve`): switching to an
 /// execution's id in its own user namespace before each clone ([`crate::ids::ExecutionIds`]).
-const ZYGOTE_CAPS: u64 = 1 << setup::CAP_SETUID | 1 << setup::CAP_SETGID;
+const ZYGOTE_CAPS: u64 = 1 << CAP_SETUID | 1 << CAP_SETGID;
 
 /// Who maps the child's ids.
 pub enum Ids {
@@ -40,7 +41,7 @@ pub fn own_id_map(id: libc::uid_t) -> Result<CString, SandboxError> {
 /// tmpfs hides it, then binds `source` = `/proc/self/fd/<slot>`: a descriptor opened by the parent
 /// would name a mount of the parent's namespace, which the kernel refuses to bind (EINVAL). The
 /// slots are the first descriptors the child opens once it has closed every inherited one
-/// ([`setup::FIRST_FREE_FD`] and up), so they cannot be any descriptor the trainer holds.
+/// ([`crate::child::FIRST_FREE_FD`] and up), so they cannot be any descriptor the trainer holds.
 pub struct Bind {
     pub host_path: CString,
     pub slot: libc::c_int,
@@ -62,7 +63,7 @@ impl Bind {
     ) -> Result<Self, SandboxError> {
         let slot = libc::c_int::try_from(index)
             .ok()
-            .and_then(|i| setup::FIRST_FREE_FD.checked_add(i))
+            .and_then(|i| FIRST_FREE_FD.checked_add(i))
             .ok_or_else(|| SandboxError::Invalid("too many read-only paths".into()))?;
         Ok(Bind {
             host_path,
@@ -133,7 +134,7 @@ impl Role {
     fn inner_id(self) -> libc::uid_t {
         match self {
             Role::Program => 0,
-            Role::Zygote => zygote::ZYGOTE_ID,
+            Role::Zygote => ZYGOTE_ID,
         }
     }
 }

@@ -12,6 +12,7 @@
 use std::ffi::CString;
 use std::ptr;
 
+use crate::child::{encode_failure, FIRST_FREE_FD, OOM_SCORE_ADJ, REPORT_FD};
 use crate::plan::{Ids, NewRoot, Plan};
 
 /// The set-up steps, in the order `apply` runs them; `step as u8` is what a failing child reports.
@@ -172,37 +173,13 @@ const PR_CAP_AMBIENT_CLEAR_ALL: libc::c_ulong = 4;
 /// NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock bit (not KEEP_CAPS).
 const SECUREBITS_LOCKED_DOWN: libc::c_ulong = 0b1110_1111;
 const LAST_CAP: libc::c_ulong = 63;
-// Capability numbers (linux/capability.h).
-pub const CAP_SETGID: u32 = 6;
-pub const CAP_SETUID: u32 = 7;
 const CAP_SETPCAP: u32 = 8;
-/// Where the report pipe goes (next to the pipes on 0-4).
-const REPORT_FD: libc::c_int = 5;
-/// The lowest descriptor the child's own set-up opens once the inherited ones are closed: the
-/// plan's bind sources take this and the next ones, in order ([`crate::plan`]).
-pub const FIRST_FREE_FD: libc::c_int = REPORT_FD + 1;
-
-/// What [`Step::RaiseOomScore`] writes: the OOM killer's first choice.
-pub const OOM_SCORE_ADJ: &[u8] = b"1000";
-
-/// Bytes a failing child writes on its report pipe: its step's code, then errno (low byte first).
-pub const FAILURE_LEN: usize = 3;
-
-fn encode_failure(step: Step, errno: i32) -> [u8; FAILURE_LEN] {
-    [step as u8, (errno & 0xff) as u8, ((errno >> 8) & 0xff) as u8]
-}
-
-/// `(step code, errno)` from what a child wrote on its report pipe (`None` unless a whole report).
-pub fn decode_failure(msg: &[u8]) -> Option<(i32, i32)> {
-    let &[step, lo, hi] = msg else { return None };
-    Some((i32::from(step), i32::from(lo) | (i32::from(hi) << 8)))
-}
 
 /// Report `(step, errno)` on `report` and end the child.
 unsafe fn fail(report: libc::c_int, step: Step) -> ! {
     // SAFETY: raw calls on our own report pipe, then _exit; the caller is a set-up child.
     unsafe {
-        let msg = encode_failure(step, *libc::__errno_location());
+        let msg = encode_failure(step as u8, *libc::__errno_location());
         libc::write(report, msg.as_ptr().cast(), msg.len());
         libc::_exit(127);
     }
@@ -517,9 +494,10 @@ mod tests {
     #[test]
     fn failures_round_trip() {
         for (step, errno) in [(Step::WaitForIdMaps, 0), (Step::Run, libc::ENOENT), (Step::PivotRoot, 4095)] {
-            assert_eq!(decode_failure(&encode_failure(step, errno)), Some((step as i32, errno)));
+            let report = crate::child::encode_failure(step as u8, errno);
+            assert_eq!(crate::child::decode_failure(&report), Some((step as i32, errno)));
         }
-        assert_eq!(decode_failure(&[1, 2]), None);
-        assert_eq!(decode_failure(&[1, 2, 3, 4]), None);
+        assert_eq!(crate::child::decode_failure(&[1, 2]), None);
+        assert_eq!(crate::child::decode_failure(&[1, 2, 3, 4]), None);
     }
 }

@@ -89,7 +89,7 @@ pub fn run_weak(req: &ExecRequest, cfg: &SandboxConfig) -> Result<ExecResult, Sa
             // the OOM killer's first choice, as in the full sandbox.
             let fd = libc::open(c"/proc/self/oom_score_adj".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
             if fd >= 0 {
-                libc::write(fd, crate::setup::OOM_SCORE_ADJ.as_ptr().cast(), crate::setup::OOM_SCORE_ADJ.len());
+                libc::write(fd, crate::child::OOM_SCORE_ADJ.as_ptr().cast(), crate::child::OOM_SCORE_ADJ.len());
                 libc::close(fd);
             }
             let chan = libc::fcntl(chan_fd, libc::F_DUPFD, 100);

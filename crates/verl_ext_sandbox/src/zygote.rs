@@ -22,6 +22,7 @@ use rustix::io::Errno;
 use rustix::process::{pidfd_send_signal, Signal};
 use seccompiler::BpfProgram;
 
+use crate::child::{decode_failure, FAILURE_LEN, ZYGOTE_ID};
 use crate::clone::{clone3, NAMESPACES};
 use crate::ids::ExecutionIds;
 use crate::io::pipe;
@@ -71,12 +72,6 @@ impl Hooks {
 fn thread_count() -> Result<usize, String> {
     Ok(std::fs::read_dir("/proc/self/task").map_err(|e| format!("reading /proc/self/task: {e}"))?.count())
 }
-
-/// The zygote's uid and gid inside its own user namespace. As root, the trainer maps the ids after it
-/// too ([`crate::ids::ZYGOTE_EXECUTION_IDS`]), and each execution is cloned as one of those, which its
-/// root then maps to: the kernel's per-user counts (descriptors in flight, pipe buffers, processes) are
-/// then per execution. Otherwise executions map the zygote's id and share those counts.
-pub const ZYGOTE_ID: libc::uid_t = 1000;
 
 /// The ids the zygote may clone executions as, from its own `uid_map`, if it can take them on.
 fn execution_ids() -> Option<ExecutionIds> {
@@ -295,11 +290,11 @@ fn report_exit(l: Live) {
             break;
         }
     }
-    let mut failure = [0u8; setup::FAILURE_LEN];
+    let mut failure = [0u8; FAILURE_LEN];
     // Nonblocking: the child wrote its whole report or nothing, and is gone.
     let _ = rustix::io::ioctl_fionbio(&l.report, true);
     let n = rustix::io::read(&l.report, &mut failure).unwrap_or(0);
-    let (setup_step, setup_errno) = setup::decode_failure(&failure[..n]).unwrap_or((-1, 0));
+    let (setup_step, setup_errno) = decode_failure(&failure[..n]).unwrap_or((-1, 0));
     let us = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000 + tv.tv_usec as u64;
     let record =
         ExitRecord { wait_status: status, setup_step, setup_errno, cpu_us: us(usage.ru_utime) + us(usage.ru_stime) };
