@@ -78,3 +78,28 @@ def test_the_manager_counts_rows_without_tests_as_unscorable(tiny_tokenizer: Any
     out = asyncio.run(run_all(manager(tiny_tokenizer), items(tiny_tokenizer, rows)))
     assert out[0]["reward_score"] == 0.0
     assert out[0]["reward_extra_info"]["unscorable"] == 1
+
+
+@pytest.mark.parametrize("tests", [
+    {"inputs": [b"1\n"], "outputs": ["1\n"]},  # bytes: not JSON
+    {"inputs": ["1\n"], "outputs": [float("nan")]},
+    {"inputs": ["1\n"], "outputs": [10 ** 5000]},
+    {"inputs": ["1\n"], "outputs": [{1, 2}]},
+    {"inputs": [5], "outputs": ["5"]},
+    {"inputs": [None], "outputs": ["None"]},
+    {"inputs": ["1\n"], "outputs": ["1\n"], "fn_name": 5},
+    {"inputs": ["1\n"], "outputs": ["1\n"], "fn_name": ""},
+])
+def test_rows_the_scorer_could_only_fail_are_unscorable_in_both(tests: dict[str, Any]) -> None:
+    """Red team 3: rows doctor passed while every sample of them scored 0 (or a bad fn_name ran as stdin)."""
+    found = read_tests("codecontests", tests)
+    assert isinstance(found, Unreadable), found
+    assert _ground_truth_problem("code", "codecontests", tests) is not None
+
+
+def test_deeply_nested_inputs_are_unscorable_in_both() -> None:
+    deep: Any = "1"
+    for _ in range(5000):
+        deep = [deep]
+    tests = {"inputs": ["1\n"], "outputs": [deep]}
+    assert isinstance(read_tests("codecontests", tests), Unreadable)

@@ -68,3 +68,29 @@ def test_cancel_running_stops_a_batch_on_another_thread() -> None:
     assert took[0] < 1.0 + STOP_S, took
     # Batches started afterwards run normally.
     assert sandbox.run("print(6 * 7)").stdout.strip() == "42"
+
+
+THREAD_SCRIPT = f"""
+import os, signal, threading, time
+from verl_ext.reward.code import score_code
+def work():
+    try:
+        score_code(["codecontests"] * 4, ["import time\\ntime.sleep({BATCH_S})\\nprint(1)"] * 4,
+                   ['{{"inputs": ["1\\\\n"], "outputs": ["0\\\\n"]}}'] * 4, num_threads=4)
+    except Exception as e:
+        print("WORKER", type(e).__name__, flush=True)
+threading.Thread(target=work).start()
+time.sleep(0.5)
+os.kill(os.getpid(), signal.SIGINT)
+time.sleep(60)
+"""
+
+
+def test_ctrl_c_with_scoring_on_another_thread_lets_the_process_exit() -> None:
+    """Red team 3: the main thread got KeyboardInterrupt, but the pool's next stages kept the process 86 s."""
+    start = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", THREAD_SCRIPT], capture_output=True, text=True, timeout=BATCH_S * 4)
+    took = time.monotonic() - start
+    assert "KeyboardInterrupt" in out.stderr, out.stderr[-2000:]
+    assert "WORKER SandboxCancelledError" in out.stdout, (out.stdout, out.stderr[-2000:])
+    assert took < STOP_S + 5, took

@@ -100,4 +100,15 @@ def read_prime_tests(ground_truth: Any) -> PrimeTests | Unreadable:
         return Unreadable('not an object with "inputs" and "outputs" lists (at least as many outputs as inputs)')
     if not inputs:
         return Unreadable("an object with no tests (verl scores any answer 1.0; verl-ext: unscorable, 0.0)")
+    fn_name = tests.get("fn_name")
+    if fn_name is not None and (not isinstance(fn_name, str) or not fn_name.isidentifier()):
+        return Unreadable(f'an object whose "fn_name" is {str(fn_name)[:40]!r}, not a function name')
+    if not all(isinstance(i, str) for i in inputs):
+        return Unreadable('an object whose "inputs" are not all strings (each is a test\'s stdin or JSON arguments)')
+    try:
+        # What the harness sends must be plain JSON: no bytes, sets, NaN, integers past Python's digit limit,
+        # nor nesting past the interpreter's recursion limit.
+        json.dumps(tests, allow_nan=False)
+    except (TypeError, ValueError, RecursionError, MemoryError) as e:
+        return Unreadable(f"an object the scorer cannot send to a program as JSON ({type(e).__name__})")
     return PrimeTests(tests)

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import logging
 import math
 import os
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -286,15 +288,18 @@ def stop_on_interrupt() -> Iterator[None]:
         raise
 
 
-# At exit (after a KeyboardInterrupt reached the top, say), batches still running on other threads are stopped
-# before the interpreter waits for those threads: registered after concurrent.futures' own exit hook, this one
-# runs before it.
-import concurrent.futures.thread  # noqa: E402,F401 - its exit hook must be registered before ours
-import threading  # noqa: E402
+def _close() -> None:
+    """At exit: stop every batch, and refuse new ones (a pool thread would start its next stage)."""
+    _core.sandbox_cancel_running(closing=True)
 
-_register_atexit = getattr(threading, "_register_atexit", None)  # CPython's hook run before threads are joined
+
+# At exit (after a KeyboardInterrupt reached the top, say), batches still running on other threads are stopped,
+# and new ones refused, before the interpreter waits for those threads. CPython runs these hooks last registered
+# first, so concurrent.futures' own (which waits for its pools' threads) is registered before ours.
+importlib.import_module("concurrent.futures.thread")
+_register_atexit = getattr(threading, "_register_atexit", None)
 if _register_atexit is not None:
-    _register_atexit(cancel_running)
+    _register_atexit(_close)
 
 
 def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Limits, num_threads: int = 0,

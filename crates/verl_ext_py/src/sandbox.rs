@@ -124,10 +124,16 @@ pub fn sandbox_run_many<'py>(
 }
 
 /// Cancel every sandbox batch running in this process: their executions are killed within 50 ms and each
-/// reports `SandboxCancelledError` (batches started afterwards run normally).
+/// reports `SandboxCancelledError`. Batches started afterwards run normally, unless `closing` (the process is
+/// exiting): then every later batch is cancelled too.
 #[pyfunction]
-pub fn sandbox_cancel_running() {
-    sandbox::cancel_running();
+#[pyo3(signature = (closing = false))]
+pub fn sandbox_cancel_running(closing: bool) {
+    if closing {
+        sandbox::close_batches();
+    } else {
+        sandbox::cancel_running();
+    }
 }
 
 /// Stop all zygotes of this process (anything still running in them is killed).

@@ -3,10 +3,12 @@
 //! starts no further execution, kills those it runs at its next look (at most [`CHECK`] later) and reports
 //! [`crate::SandboxError::Cancelled`] for every one of them: a stopped batch returns no verdicts.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 static EPOCH: AtomicU64 = AtomicU64::new(0);
+/// Set once the process is closing (interpreter exit): every batch, running or new, is cancelled.
+static CLOSED: AtomicBool = AtomicBool::new(false);
 
 /// How often a running execution looks whether its batch was cancelled.
 pub const CHECK: Duration = Duration::from_millis(50);
@@ -18,12 +20,19 @@ pub fn epoch() -> u64 {
 
 /// Has the batch of `epoch` been cancelled?
 pub fn cancelled(epoch: u64) -> bool {
-    EPOCH.load(Ordering::SeqCst) != epoch
+    CLOSED.load(Ordering::SeqCst) || EPOCH.load(Ordering::SeqCst) != epoch
 }
 
 /// Cancel every batch running in this process (batches started afterwards run normally).
 pub fn cancel_running() {
     EPOCH.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Cancel every batch, and every batch started from now on (the process is exiting: a thread pool would
+/// otherwise start the next stage of its scoring as soon as the current one stops).
+pub fn close() {
+    CLOSED.store(true, Ordering::SeqCst);
+    cancel_running();
 }
 
 #[cfg(test)]

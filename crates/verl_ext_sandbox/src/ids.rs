@@ -1,29 +1,34 @@
 //! Host uid/gid slots: which host ids an execution's root maps to, and the id maps that say so.
 //!
 //! The ids are one host-wide space: every trainer and reward-worker process on the host takes them in blocks,
-//! a block being its process's while it holds an exclusive `flock` on the block's file under [`lock_dir`]. So
-//! no two processes ever hand out the same id (one process's descriptors in flight never count against
-//! another's executions), and a block is free again the moment its holder exits, however it exits: the kernel
-//! drops the lock with the last descriptor.
+//! a block being its process's while it holds a POSIX write lock on the block's file under [`lock_dir`]. So no
+//! two processes ever hand out the same id (one process's descriptors in flight never count against another's
+//! executions), and a block is free again the moment its holder exits, however it exits: the kernel drops a
+//! process's POSIX locks with it, and a forked child does not inherit them.
 
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
-use rustix::fs::{flock, open, FlockOperation, Mode, OFlags};
+use std::os::fd::AsRawFd;
+
+use rustix::fs::{open, Mode, OFlags};
 use rustix::process::{getegid, geteuid};
 
 use crate::SandboxError;
 
 /// First host uid/gid of the per-execution ids used when we run as root (an unused high range).
 const SLOT_ID_BASE: u32 = 0x6000_0000;
-/// Host ids handed out (one per cold execution, a range per zygote).
-const SLOTS: usize = 65536;
+/// Host ids handed out (one per cold execution, a range per zygote): 4096 blocks, enough for 4096 zygotes at
+/// once on one host (a process runs one per eight cores).
+const SLOTS: usize = 1 << 20;
 /// Ids per block: a process claims ids host-wide a block at a time (a zygote's range fits one).
 const BLOCK: usize = 256;
 /// Host ids a zygote holds for its executions (beside its own): more concurrent executions than this on
 /// one zygote share the zygote's id. A zygote serves about eight cores' worth of executions.
 pub const ZYGOTE_EXECUTION_IDS: u32 = 128;
+/// The unprivileged id executions share when every block of the host is taken: just past the space.
+pub const SHARED_WHEN_FULL: u32 = SLOT_ID_BASE + SLOTS as u32;
 /// Where the block locks live (as root only), unless `VERL_EXT_HOST_ID_DIR` names another directory.
 const DEFAULT_LOCK_DIR: &str = "/run/verl-ext/host-ids";
 
@@ -54,6 +59,17 @@ pub fn lock_dir() -> Option<&'static PathBuf> {
     .as_ref()
 }
 
+/// A POSIX write lock on the whole file, without waiting. Unlike `flock`, it belongs to this process: a forked
+/// child does not hold it, and it ends with the process.
+fn lock_whole_file(fd: &OwnedFd) -> bool {
+    // SAFETY: an all-zero flock is a valid value of the plain C struct; its fields are set below.
+    let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+    lock.l_type = libc::F_WRLCK as libc::c_short;
+    lock.l_whence = libc::SEEK_SET as libc::c_short;
+    // SAFETY: fcntl(F_SETLK) on a descriptor we own, with a pointer to a live flock.
+    unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETLK, &lock) == 0 }
+}
+
 impl Table {
     /// Make the table this process's: after a fork, forget the parent's blocks (closing the inherited
     /// descriptors leaves the parent's locks in place: they belong to its open file descriptions).
@@ -75,7 +91,7 @@ impl Table {
                 let path = dir.join(format!("block-{b}"));
                 let flags = OFlags::RDWR | OFlags::CREATE | OFlags::CLOEXEC | OFlags::NOFOLLOW;
                 match open(&path, flags, Mode::RUSR | Mode::WUSR) {
-                    Ok(fd) if flock(&fd, FlockOperation::NonBlockingLockExclusive).is_ok() => fd,
+                    Ok(fd) if lock_whole_file(&fd) => fd,
                     _ => return false,
                 }
             }
@@ -140,22 +156,26 @@ impl HostIds {
     }
 
     /// `count` consecutive ids as root (a zygote: its own, then its executions'), taken from the host-wide
-    /// space; the caller's single id otherwise, or when every block of the host is taken (then the executions
-    /// share it, as an unprivileged caller's do).
+    /// space; the caller's single id when not root. When every block of the host is taken, the executions
+    /// share the space's last id ([`SHARED_WHEN_FULL`]): never the caller's own, which as root would be root.
     pub fn acquire_range(count: usize) -> Self {
         let (uid, gid) = (geteuid().as_raw(), getegid().as_raw());
-        let own = Self { uid, gid, count: 1, slots: None };
         if uid != 0 {
-            return own;
+            return Self { uid, gid, count: 1, slots: None };
         }
         let count = count.clamp(1, BLOCK);
-        let mut table = TABLE.lock().unwrap_or_else(|p| p.into_inner());
-        match table.take(count) {
+        let taken = TABLE.lock().unwrap_or_else(|p| p.into_inner()).take(count);
+        Self::from_slots(taken, count)
+    }
+
+    /// The ids of `count` slots from `first`, or (none free on the host) the shared unprivileged id.
+    fn from_slots(first: Option<usize>, count: usize) -> Self {
+        match first {
             Some(first) => {
                 let id = SLOT_ID_BASE + first as u32;
                 Self { uid: id, gid: id, count: count as u32, slots: Some((first, count)) }
             }
-            None => own,
+            None => Self { uid: SHARED_WHEN_FULL, gid: SHARED_WHEN_FULL, count: 1, slots: None },
         }
     }
 
@@ -309,6 +329,15 @@ mod tests {
                 assert!(child.wait().expect("wait").success());
             }
         }
+    }
+
+    /// A host with every block taken shares one unprivileged id: never root (red team: executions ran as host
+    /// uid 0, where RLIMIT_NPROC does not apply).
+    #[test]
+    fn a_full_host_shares_an_unprivileged_id() {
+        let ids = HostIds::from_slots(None, 129);
+        assert!(ids.shared() && ids.uid != 0 && ids.gid != 0 && ids.count == 1);
+        assert!(ids.uid >= SLOT_ID_BASE);
     }
 
     /// A forked child does not hand out ids from blocks its parent holds: it starts a table of its own.

@@ -195,24 +195,53 @@ const MAX_PERIODS: usize = 8;
 /// at least [`MIN_LOOP_BYTES`], up to the last byte (trailing spaces aside)? A model that loops until its
 /// length limit never states an answer.
 pub fn ends_in_loop(s: &str) -> bool {
+    tail_loop(s).is_some()
+}
+
+/// Where a repetition loop at the end of the text starts, and its period (bytes), if it ends in one.
+pub fn tail_loop(s: &str) -> Option<(usize, usize)> {
     let b = s.trim_end().as_bytes();
     let n = b.len();
     if n < MIN_LOOP_BYTES {
-        return false;
+        return None;
     }
     let probe = &b[n - PROBE..];
     let mut end = n - 1;
     for _ in 0..MAX_PERIODS {
         // The nearest earlier copy of the probe ending before `end`.
-        let Some(at) = rfind(&b[..end], probe) else { return false };
+        let at = rfind(&b[..end], probe)?;
         let period = n - PROBE - at;
         let need = (period * MIN_LOOP_COPIES).max(MIN_LOOP_BYTES);
         if need <= n && (n - need..n - period).all(|i| b[i] == b[i + period]) {
-            return true;
+            let mut start = n - need;
+            while start > 0 && b[start - 1] == b[start - 1 + period] {
+                start -= 1;
+            }
+            return Some((start, period));
         }
         end = at + PROBE - 1;
     }
-    false
+    None
+}
+
+/// The text without a repetition loop that repeats no number and no answer statement (a closing remark
+/// such as `[Note: double-check the calculations…]` over and over after the answer): the answer before it
+/// stands. `Err` when the loop repeats a number or an answer (`The answer is 5.` over and over): a
+/// degenerate output, no answer.
+pub fn without_idle_loop(s: &str) -> Result<&str, &'static str> {
+    let Some((start, period)) = tail_loop(s) else { return Ok(s) };
+    let t = s.trim_end();
+    let passage = &t.as_bytes()[t.len() - period..];
+    let lower = passage.to_ascii_lowercase();
+    let states = |w: &[u8]| lower.windows(w.len()).any(|x| x == w);
+    if passage.iter().any(u8::is_ascii_digit) || states(b"boxed") || states(b"answer") {
+        return Err("a repetition loop at the end");
+    }
+    let mut cut = start;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Ok(&s[..cut])
 }
 
 /// The start of the last occurrence of `needle` in `hay`.
@@ -281,5 +310,10 @@ mod tests {
         // A loop in the middle, then an answer: not a loop at the end.
         let middle = "ab ".repeat(200) + "\n\nSo the answer is \\boxed{7}.";
         assert!(!ends_in_loop(&middle));
+        // A loop of remarks after the answer is cut off; a loop that repeats an answer is no answer.
+        let remarks = "So \\boxed{7}. ".to_owned() + &"[Note: please double-check the reasoning.] ".repeat(10);
+        assert_eq!(without_idle_loop(&remarks), Ok("So \\boxed{7}."));
+        assert!(without_idle_loop(&looped).is_err());
+        assert_eq!(without_idle_loop("plain \\boxed{7}"), Ok("plain \\boxed{7}"));
     }
 }

@@ -339,7 +339,7 @@ impl<'a> Text<'a> {
             anchors.extend(last_first(self.s, word).take(2 * MAX_TRIES).map(|at| (at, at + word.len())));
         }
         anchors.sort_unstable_by(|a, b| b.cmp(a));
-        for (_, from) in anchors {
+        for (at, from) in anchors {
             if colons >= MAX_TRIES && words >= MAX_TRIES {
                 break;
             }
@@ -353,7 +353,12 @@ impl<'a> Text<'a> {
             let from = from + colon_len;
             // `Answer: (2, 4)`, `Answer: 5x - 7y + 11z + 4 = 0`: a line that is one answer is read whole.
             if colon {
-                if let Some((start, end, text)) = self.whole_line(from).or_else(|| self.last_group_in_paragraph(from)) {
+                // A Chinese answer line is a sentence (`【答案】解方程 …，得到 $x=-2$。`): its result comes last.
+                let sentence = self.s[at..].starts_with("答案");
+                let line = self.whole_line(from);
+                if let Some((start, end, text)) =
+                    line.or_else(|| sentence.then(|| self.last_group_in_paragraph(from)).flatten())
+                {
                     *count += 1;
                     out.push(Candidate { text, source, start, end });
                     continue;

@@ -176,11 +176,12 @@ pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Ver
         let solution = unicode::fold(solution);
         let solution = completion::strip_special_tokens(&solution);
         let no_answer = |why: &str| Verification { score: 0.0, prediction: None, reason: why.into() };
-        if completion::ends_in_loop(&solution) {
-            return no_answer("a repetition loop at the end");
-        }
+        let solution = match completion::without_idle_loop(&solution) {
+            Ok(text) => text,
+            Err(why) => return no_answer(why),
+        };
         // The R1-Zero template's answer is in the last `<answer>` tag; a reasoning model's follows `</think>`.
-        let span = match completion::answer_span(&solution) {
+        let span = match completion::answer_span(solution) {
             Ok(span) => span,
             Err(why) => return no_answer(why),
         };
