@@ -51,17 +51,18 @@ class Unreadable:
     reason: str
 
 
-def _load(ground_truth: Any) -> Any:
-    """The ground truth as a JSON value, or an :class:`Unreadable`."""
+def _load(ground_truth: Any) -> dict[str, Any] | Unreadable:
+    """The ground truth as a JSON object, or an :class:`Unreadable`."""
     if isinstance(ground_truth, dict):
         return ground_truth
     if not isinstance(ground_truth, (str, bytes, bytearray)):
         return Unreadable(f"a {type(ground_truth).__name__}, not a JSON string, JSON bytes or a dict")
     try:
-        return json.loads(ground_truth)
+        spec = json.loads(ground_truth)
     except (ValueError, RecursionError, MemoryError):
         # UnicodeDecodeError is a ValueError; a ground truth nested 100k deep is a RecursionError.
         return Unreadable("a string that is not JSON")
+    return spec if isinstance(spec, dict) else Unreadable(f"a JSON {type(spec).__name__}, not an object")
 
 
 def read_tests(data_source: str, ground_truth: Any) -> PrimeTests | AssertTests | Unreadable:
@@ -74,8 +75,6 @@ def read_assert_tests(ground_truth: Any) -> AssertTests | Unreadable:
     spec = _load(ground_truth)
     if isinstance(spec, Unreadable):
         return spec
-    if not isinstance(spec, dict):
-        return Unreadable(f"a JSON {type(spec).__name__}, not an object")
     test, entry, prompt = spec.get("test"), spec.get("entry_point"), spec.get("prompt")
     if not isinstance(test, str) or not isinstance(entry, str):
         return Unreadable('not an object with string "test" and "entry_point"')
@@ -91,8 +90,6 @@ def read_prime_tests(ground_truth: Any) -> PrimeTests | Unreadable:
     spec = _load(ground_truth)
     if isinstance(spec, Unreadable):
         return spec
-    if not isinstance(spec, dict):
-        return Unreadable(f"a JSON {type(spec).__name__}, not an object")
     # prime_code indexes `inputs` and `outputs`: a string is a list of one-character tests to it.
     tests = {**spec, **{k: list(spec[k]) for k in ("inputs", "outputs") if isinstance(spec.get(k), str)}}
     inputs, outputs = tests.get("inputs"), tests.get("outputs")
