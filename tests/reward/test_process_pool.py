@@ -297,3 +297,11 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_what_a_module_sets_up_when_it_loads_is_kept_across_calls() -> None:
+    """The state put back after each call is the one after the functions were imported, not before."""
+    spec = FunctionSpec(str(Path(__file__).parent / "fixtures" / "import_state.py"), "handler_kept")
+    with contextlib.closing(FunctionPool([spec], processes=1)) as p:
+        for _ in range(3):
+            assert p.submit(0, {**ARGS, "solution_str": "x"}, 60).result(timeout=300) == 1.0

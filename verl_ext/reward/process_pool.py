@@ -78,7 +78,6 @@ def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[Function
     # among this process's descendants, where the pool finds and kills it (`_kill_tree`).
     _become_subreaper()
     _exit_with_parent()
-    clean = _CleanState()
     server = os.getpid()
     # Import every function now, so that no call's timeout pays for an import.
     functions: dict[int, Callable[..., Any]] = {}
@@ -88,6 +87,9 @@ def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[Function
             functions[index] = load_function(spec)
         except Exception as e:  # noqa: BLE001 - reported by each call of this function
             broken[index] = describe(e)
+    # The state calls start from, taken after the imports: what a module sets up when it loads (a handler, a
+    # log file) is the functions' own, kept across calls.
+    clean = _CleanState()
     try:
         conn.send_bytes(pickle.dumps(("ready", os.getpid())))
         while True:
