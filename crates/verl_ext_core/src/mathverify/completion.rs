@@ -8,12 +8,15 @@
 //!   the last `</think>`, else anywhere. The tags become spaces of the same length, so the answer is found
 //!   inside its span while the words around it — before the tag, after it — are still read for hedges and
 //!   revisions (`at least <answer>5</answer>`, `<answer>5</answer> That is wrong.` earn nothing).
-//! - **Degenerate endings**: a repetition loop up to the last byte ([`ends_in_loop`]), and a drift into a new
-//!   question the model invents and answers after answering the one asked ([`drifts`]).
+//! - **Degenerate endings**: a repetition loop up to the last byte ([`tail_loop`]; a loop of remarks alone is cut
+//!   off instead, [`without_idle_loop`]), and a drift into a new question the model invents and answers after
+//!   answering the one asked ([`drifts`]).
 //!
 //! Every scan is linear in the text.
 
 use std::borrow::Cow;
+
+use super::hedge::floor_boundary;
 
 /// Longest `<|…|>` token read as a special token (bytes between the bars); longer spans are text.
 const MAX_TOKEN_NAME: usize = 48;
@@ -78,14 +81,6 @@ fn special_token_len(at: &str) -> usize {
         return if k > 1 && closed && name[..k].chars().all(token) { 1 + bar.len() + k + bar.len() + 1 } else { 0 };
     }
     END_TOKENS.iter().chain(NAMED_TOKENS).find(|t| at.starts_with(*t)).map_or(0, |t| t.len())
-}
-
-/// The largest char boundary <= `i`.
-fn floor_boundary(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// Where the answer of a completion is read, and the text it is read in.
@@ -190,13 +185,6 @@ pub const MIN_LOOP_COPIES: usize = 3;
 const PROBE: usize = 24;
 /// Earlier copies of the probe tried as a period (the nearest first); a loop's own period is among the first.
 const MAX_PERIODS: usize = 8;
-
-/// Does the text end in a repetition loop: the same passage at least [`MIN_LOOP_COPIES`] times in a row, over
-/// at least [`MIN_LOOP_BYTES`], up to the last byte (trailing spaces aside)? A model that loops until its
-/// length limit never states an answer.
-pub fn ends_in_loop(s: &str) -> bool {
-    tail_loop(s).is_some()
-}
 
 /// Where a repetition loop at the end of the text starts, and its period (bytes), if it ends in one.
 pub fn tail_loop(s: &str) -> Option<(usize, usize)> {
@@ -303,13 +291,13 @@ mod tests {
     #[test]
     fn loops_at_the_end_are_found() {
         let looped = "Let me think. ".to_owned() + &"The answer is 5. So we add 2 and 3. ".repeat(12);
-        assert!(ends_in_loop(&looped));
-        assert!(ends_in_loop(&("x".repeat(10) + &"0".repeat(500))));
+        assert!(tail_loop(&looped).is_some());
+        assert!(tail_loop(&("x".repeat(10) + &"0".repeat(500))).is_some());
         let honest = "We add the numbers: 2 + 3 = 5. Then we check: 5 - 3 = 2. ".repeat(2) + "The answer is 5.";
-        assert!(!ends_in_loop(&honest));
+        assert!(tail_loop(&honest).is_none());
         // A loop in the middle, then an answer: not a loop at the end.
         let middle = "ab ".repeat(200) + "\n\nSo the answer is \\boxed{7}.";
-        assert!(!ends_in_loop(&middle));
+        assert!(tail_loop(&middle).is_none());
         // A loop of remarks after the answer is cut off; a loop that repeats an answer is no answer.
         let remarks = "So \\boxed{7}. ".to_owned() + &"[Note: please double-check the reasoning.] ".repeat(10);
         assert_eq!(without_idle_loop(&remarks), Ok("So \\boxed{7}."));

@@ -1095,7 +1095,7 @@ pub fn inside_bracket(s: &str, start: usize) -> bool {
 }
 
 /// The largest char boundary <= `i`.
-fn floor_boundary(s: &str, mut i: usize) -> usize {
+pub(super) fn floor_boundary(s: &str, mut i: usize) -> usize {
     while !s.is_char_boundary(i) {
         i -= 1;
     }
