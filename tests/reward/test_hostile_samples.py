@@ -467,3 +467,42 @@ def test_each_rerun_may_write_only_its_own_tests_budget(monkeypatch: pytest.Monk
     assert reruns[0] == budgets
     assert all(size <= budget for size, budget in zip(reruns[1], budgets, strict=True)), reruns
     assert reruns[1][0] <= 64 << 10 and reruns[1][2] <= 64 << 10  # not the large test's ~8 MB each
+
+
+@pytest.mark.parametrize("tests", [TESTS, {"inputs": ["1\n", "2\n"], "outputs": ["1\n", "2\n"]}],
+                         ids=["call-based", "stdin"])
+def test_no_execution_runs_because_of_a_verdict(monkeypatch: pytest.MonkeyPatch, tests: dict[str, Any]) -> None:
+    """The one-test runs must not tell a verdict: were they started only after a failed first run, a sample
+    of the same problem able to sense them (timing, a wake at thread exit) would learn that the answer was
+    wrong (third red team: a re-run oracle). A right, a wrong and a crashing answer start the same runs, with
+    the same limits, in the same order, and every run starts before any verdict is read."""
+    from verl_ext.reward import code
+
+    events: list[Any] = []
+    real_run, real_verdicts = sandbox.run_payloads, code._verdicts
+
+    def run(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, channel_limits: Any = None) -> Any:
+        events.append(("run", len(payloads), limits.timeout_s, limits.channel_limit,
+                       None if channel_limits is None else list(channel_limits)))
+        return real_run(payloads, stdins, limits, num_threads, channel_limits=channel_limits)
+
+    def verdicts(*args: Any) -> Any:
+        events.append("verdict")
+        return real_verdicts(*args)
+
+    monkeypatch.setattr(sandbox, "run_payloads", run)
+    monkeypatch.setattr(code, "_verdicts", verdicts)
+    if "fn_name" in tests:
+        answers = {"right": HONEST, "wrong": "def f(x):\n    return -1", "crash": "def f(x):\n    raise SystemExit(3)"}
+    else:
+        answers = {"right": "print(input())", "wrong": "print(0)", "crash": "import sys\nsys.exit(3)"}
+    schedules, scores = {}, {}
+    for name, program in answers.items():
+        events.clear()
+        scores[name] = score_prime_code([f"```python\n{program}\n```"], [tests])[0].score
+        runs = [e for e in events if e != "verdict"]
+        assert events.index("verdict") > events.index(runs[-1]), (name, events)
+        schedules[name] = runs
+    assert scores == {"right": 1.0, "wrong": 0.0, "crash": 0.0}
+    assert schedules["right"] == schedules["wrong"] == schedules["crash"]
+    assert [len_ for _, len_, *_ in schedules["right"]] == [1, min(len(tests["inputs"]), 10)]

@@ -139,8 +139,6 @@ def test_verls_custom_function_wrapper_is_unwrapped_to_its_file() -> None:
                                                                        "process")
     [closure] = bind(lambda **kw: 1.0, (), custom=True)
     assert closure.kind == "thread"  # not importable elsewhere: it runs in this process
-    [routed] = bind(partial(_call_with_kwargs, raw, {}), (), custom=True, router=True)
-    assert routed.kind == "thread"  # it receives the tokenizer object
 
 
 def test_repeated_labels_are_a_config_error() -> None:

@@ -3,8 +3,10 @@
 verl's procedure, reproduced step for step: the solution is the text after the last ```` ```python ````
 fence; all tests run in one process (per-test alarm 5 s, process limit 6 s); if every test passes the
 score is 1.0, otherwise the first 10 tests run again one per process (alarm 10 s, limit 11 s) and the
-score is the fraction that passed. The alarms (and the assert-based sources' limit) can be changed with
-``timeouts`` (``reward_kwargs.code_timeout_s``, ``code_test_timeout_s``, ``code_assert_timeout_s``);
+score is the fraction that passed. (Here the one-test runs start whatever the first run's verdict, so that
+no execution can learn a verdict from whether they run: see ``_score_prime_one``.) The alarms (and the
+assert-based sources' limit) can be changed with ``timeouts`` (``reward_kwargs.code_timeout_s``,
+``code_test_timeout_s``, ``code_assert_timeout_s``);
 rewards equal verl's only at the defaults. Programs are wrapped, imported and guarded inside the sandbox exactly
 as prime_code does (``harness.py``), so they behave the same.
 
@@ -288,27 +290,36 @@ def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits, tim
     """prime_code's procedure for one completion: all tests in one run; if any fails, each of the first
     few again in a run of its own (those in parallel: each is a separate process in verl too). Each run
     may write only its byte budget on the result channel (``protocol.prime_budget``), each output only
-    its test's (``protocol.record_budget``)."""
+    its test's (``protocol.record_budget``).
+
+    The one-test runs start whatever the first run's verdict, as soon as it ended and before that verdict is
+    read: when they ran only after a failure, their start told any execution able to sense them (a sample of
+    the same problem running beside them, over a channel the sandbox cannot close: timing, the kernel's
+    wake at thread exit) that the answer was wrong, and a second sample could answer from that. Now no
+    execution's schedule depends on any verdict. The score is prime_code's: 1.0 when the first run passed,
+    else the one-test runs' fraction; a passing sample pays for the one-test runs it does not need."""
     n = len(tests["inputs"])
     budget = protocol.prime_budget(tests["outputs"][:n], call_based=tests.get("fn_name") is not None)
     first_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": timeouts.first_pass_s + PROCESS_SLACK_S,
                                      "channel_limit": budget})
     first = _payload(code, tests, range(n), _alarm_s(timeouts.first_pass_s))
-    run = sandbox.run_payloads([first], [b""], first_limits, 1)[0]
-    verdicts = _verdicts(run, tests, list(range(n)), budget)
-    if len(verdicts) == n and all(v is True for v in verdicts):
-        return CodeScore(1.0, n, 0, 0, 0)
+    first_run = sandbox.run_payloads([first], [b""], first_limits, 1)[0]
     # prime_code builds the one-test cases from inputs/outputs only: without `fn_name`, so call-based
     # problems are re-run as stdin programs here, exactly as verl does.
     singles = [{"inputs": [tests["inputs"][t]], "outputs": [tests["outputs"][t]]} for t in range(min(n, PER_TEST_MAX))]
     budgets = [protocol.prime_budget(single["outputs"], call_based=False) for single in singles]
     # Each re-run may write only its own test's budget (not the largest test's), and each run's bytes are
-    # dropped as soon as its verdict is known: the trainer holds at most the sum of the tests' budgets.
+    # dropped as soon as its verdict is known: the trainer holds at most the first run's budget and the sum of
+    # the tests' budgets.
     per_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": timeouts.per_test_s + PROCESS_SLACK_S,
                                    "channel_limit": max(budgets)})
     alarm = _alarm_s(timeouts.per_test_s)
     runs = sandbox.run_payloads([_payload(code, single, [0], alarm) for single in singles],
                                 [b""] * len(singles), per_limits, len(singles), channel_limits=budgets)
+    verdicts = _verdicts(first_run, tests, list(range(n)), budget)
+    del first_run
+    if len(verdicts) == n and all(v is True for v in verdicts):
+        return CodeScore(1.0, n, 0, 0, 0)
     results: list[Any] = []
     for position, (single, single_budget) in enumerate(zip(singles, budgets, strict=True)):
         run, runs[position] = runs[position], _DROPPED

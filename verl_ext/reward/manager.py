@@ -81,8 +81,8 @@ def _log_routing(options: ManagerOptions, runner: FunctionRunner | None = None, 
     print(f"[verl_ext] reward manager scores {where}", flush=True)
 
 
-def _runner(compute_score: Any, options: ManagerOptions, custom: bool, *, router: bool = False,
-            reward_workers: int = 1, custom_config: Any = None, reward_config: Any = None) -> FunctionRunner | None:
+def _runner(compute_score: Any, options: ManagerOptions, custom: bool, *, reward_workers: int = 1,
+            custom_config: Any = None, reward_config: Any = None) -> FunctionRunner | None:
     """The runner of the user's Python reward functions, or None when none is configured (then
     non-native samples go to verl's ``default_compute_score`` as in verl's naive manager)."""
     custom_spec = None
@@ -90,7 +90,7 @@ def _runner(compute_score: Any, options: ManagerOptions, custom: bool, *, router
         from verl_ext.reward.functions import specs_from_config
 
         custom_spec = specs_from_config(custom_config, ())[0]
-    bound = bind(compute_score, options.functions, custom=custom and not _is_default(compute_score), router=router,
+    bound = bind(compute_score, options.functions, custom=custom and not _is_default(compute_score),
                  custom_spec=custom_spec)
     if not bound:
         return None
@@ -233,7 +233,7 @@ class VerlExtRewardManager(RewardManagerBase):
         custom = _custom_configured(config, compute_score)
         self.options = ManagerOptions.from_reward_kwargs(_reward_kwargs(config)).with_custom_function(custom)
         reward = config.get("reward", {}) if hasattr(config, "get") else {}
-        self._runner = _runner(compute_score, self.options, custom, router=reward_router_address is not None,
+        self._runner = _runner(compute_score, self.options, custom,
                                reward_workers=int(reward.get("num_workers", 1) or 1),
                                custom_config=reward.get("custom_reward_function", None), reward_config=reward)
         if self._runner is not None:

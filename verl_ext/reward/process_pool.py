@@ -35,6 +35,15 @@ from typing import Any
 from verl_ext.exceptions import describe
 from verl_ext.reward.frames import FrameIncomplete, FrameTooLong, read_frame
 from verl_ext.reward.functions import FunctionSpec
+from verl_ext.reward.shared_args import (
+    EncodedCall,
+    NotSendable,
+    SharedObjects,
+    WorkerObjects,
+    apply_share,
+    decode_kwargs,
+    encode_call,
+)
 
 __all__ = ["CallFailed", "FunctionPool"]
 
@@ -90,16 +99,23 @@ def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[Function
     # The state calls start from, taken after the imports: what a module sets up when it loads (a handler, a
     # log file) is the functions' own, kept across calls.
     clean = _CleanState()
+    held: dict[int, Any] = {}  # shared arguments (a tokenizer), by key: see shared_args
     try:
         conn.send_bytes(pickle.dumps(("ready", os.getpid())))
         while True:
             try:
-                seq, index, kwargs = pickle.loads(conn.recv_bytes())
+                message = pickle.loads(conn.recv_bytes())
             except EOFError:
                 return
+            if message[0] == "share":
+                apply_share(held, message)  # loading may import a library: not part of any call's time
+                conn.send_bytes(pickle.dumps(("shared", message[1])))
+                continue
+            _, seq, index, arguments = message
             try:
                 if index in broken:
                     raise ImportError(broken[index])
+                kwargs = decode_kwargs(arguments, held)
                 outcome: tuple[Any, ...] = ("ok", functions[index](**kwargs))
             except BaseException as e:  # noqa: BLE001 - the user's function may raise anything, even SystemExit
                 outcome = ("raised", describe(e), traceback.format_exc(limit=8)[-4000:])
@@ -170,9 +186,11 @@ _MAX_TREE = 4096
 
 class _CleanState:
     """A worker's state before its first call, put back after each call: no alarm or interval timer left
-    armed, the signal handlers it had, and no child process; a call that leaves a thread running or opens
-    descriptors it keeps (beyond :data:`_MAX_NEW_FDS`: a library may keep a few open on purpose) retires the
-    process."""
+    armed, the signal handlers it had, and no child process; a call that leaves a Python thread running or
+    opens descriptors it keeps (beyond :data:`_MAX_NEW_FDS`: a library may keep a few open on purpose) retires
+    the process. Threads started from C are a library's pool (a tokenizer's, BLAS's) the first time they
+    appear, started on first use and kept by design: the first growth becomes the baseline; any later growth
+    retires the process."""
 
     _TIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
 
@@ -182,6 +200,7 @@ class _CleanState:
         self.fds = set(self._open_fds())
         self.threads = threading.active_count()
         self.tasks = self._tasks()
+        self.pool_started = False
 
     @staticmethod
     def _tasks() -> int:
@@ -214,8 +233,11 @@ class _CleanState:
         with contextlib.suppress(ChildProcessError, OSError):
             while os.waitpid(-1, os.WNOHANG)[0] > 0:
                 pass
-        threads = threading.active_count() > self.threads or self._tasks() > self.tasks
-        return threads or len(self._open_fds()) > len(self.fds) + _MAX_NEW_FDS
+        tasks = self._tasks()
+        python_threads = threading.active_count() > self.threads
+        if tasks > self.tasks and not python_threads and not self.pool_started:
+            self.pool_started, self.tasks = True, tasks  # a C library's thread pool, started on first use
+        return python_threads or tasks > self.tasks or len(self._open_fds()) > len(self.fds) + _MAX_NEW_FDS
 
 
 def _exit_with_parent() -> None:
@@ -256,6 +278,7 @@ class _Worker:
         self._lock = threading.Lock()
         self._dead = False
         self.seq = 0  # number of the call in flight; its answer must carry it
+        self.objects = WorkerObjects()  # the shared arguments it holds
         self.conn, child = context.Pipe(duplex=True)
         # Not daemonic: a daemonic process may not start children, and reward functions do (sympy timeouts,
         # subprocess checkers); the pool kills its workers itself.
@@ -304,8 +327,10 @@ class _Call:
     kwargs: dict[str, Any]
     timeout_s: float
     future: concurrent.futures.Future[Any]
-    #: (process, sequence number, pickled message) of a call held back from sending ahead: sent as is next.
-    pickled: tuple[int, int, bytes] | None = None
+    #: Names of arguments sent to each process once (``FunctionPool.submit``).
+    shared: tuple[str, ...] = ()
+    #: (process, sequence number, messages) of a call held back from sending ahead: sent as is next.
+    pickled: tuple[int, int, EncodedCall] | None = None
 
 
 class _Dispatcher:
@@ -317,6 +342,7 @@ class _Dispatcher:
         self.max_result_bytes = max_result_bytes
         self.calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
         self.workers: set[_Worker] = set()
+        self.shared = SharedObjects()
         self.closed = False
         self.replaced = 0  # processes replaced after a timeout or crash (for logs and tests)
         self.idle = 0  # dispatchers waiting for a call (then none sends ahead: the idle one takes it)
@@ -420,17 +446,27 @@ class _Dispatcher:
         do not pickle, :data:`_HELD` when it must wait for the answer before it, else None."""
         seq = worker.seq + 1
         if call.pickled is not None and call.pickled[:2] == (id(worker), seq):
-            payload = call.pickled[2]  # held back before: pickled once
+            encoded = call.pickled[2]  # held back before: pickled once
         else:
             try:
-                payload = pickle.dumps((seq, call.index, call.kwargs))
+                encoded = encode_call(seq, call.index, call.kwargs, call.shared, self.shared, worker.objects)
+            except NotSendable as e:
+                return CallFailed(call.label, str(e))
             except Exception as e:  # noqa: BLE001 - an argument that does not pickle fails this call only
                 return CallFailed(call.label, f"arguments do not pickle: {describe(e)}")
-        if sent and len(payload) > SEND_AHEAD_BYTES:
-            call.pickled = (id(worker), seq, payload)
+        if sent and (encoded.shares or encoded.size > SEND_AHEAD_BYTES):
+            call.pickled = (id(worker), seq, encoded)
             return _HELD
         call.pickled = None
-        worker.conn.send_bytes(payload)
+        for share, (key, _) in zip(encoded.shares, encoded.placed, strict=True):
+            # Each share is answered once loaded (unpickling a tokenizer imports its library, seconds that
+            # are no call's time); the process is idle here, so waiting costs no running call anything.
+            worker.conn.send_bytes(share)
+            ack = read_frame(worker.conn, time.monotonic() + START_TIMEOUT_S, MAX_RESULT_BYTES)
+            if ack is None or pickle.loads(ack) != ("shared", key):
+                raise RuntimeError(f"the process did not load a shared argument within {START_TIMEOUT_S:.0f} s")
+        worker.conn.send_bytes(encoded.call)
+        worker.objects.sent(encoded)
         worker.seq = seq
         sent.append((call, seq))
         return None
@@ -498,15 +534,19 @@ class FunctionPool:
         """Processes replaced after a timeout or crash (for logs and tests)."""
         return self._dispatcher.replaced
 
-    def submit(self, index: int, kwargs: dict[str, Any], timeout_s: float) -> concurrent.futures.Future[Any]:
-        """A future of the function's result, or of a :class:`CallFailed`; it never raises."""
+    def submit(self, index: int, kwargs: dict[str, Any], timeout_s: float,
+               shared: tuple[str, ...] = ()) -> concurrent.futures.Future[Any]:
+        """A future of the function's result, or of a :class:`CallFailed`; it never raises. The arguments named
+        in ``shared`` (a tokenizer) are sent to each process once and named by a key in later calls
+        (:mod:`verl_ext.reward.shared_args`)."""
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
         with self._lock:  # queued under the lock: close() cannot slip its stop sentinels in before this call
             if self._closed:
                 raise RuntimeError("the reward function pool is closed")
             if not self._threads:
                 self._start()
-            self._dispatcher.calls.put(_Call(index, self._dispatcher.specs[index].label, kwargs, timeout_s, future))
+            self._dispatcher.calls.put(_Call(index, self._dispatcher.specs[index].label, kwargs, timeout_s, future,
+                                             shared))
         return future
 
     def _start(self) -> None:

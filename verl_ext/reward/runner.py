@@ -32,6 +32,8 @@ logger = logging.getLogger(__name__)
 MAX_FAILURE_WARNINGS = 10
 #: Keywords verl adds to every reward-function call when a reward model router is configured.
 ROUTER_KEYWORDS = ("reward_router_address", "reward_model_tokenizer")
+#: Arguments a process receives once and keeps (a tokenizer is megabytes): see ``shared_args``.
+SENT_ONCE = ("reward_model_tokenizer",)
 #: Hung ``thread`` calls tolerated per thread slot before new ones fail at once.
 MAX_ABANDONED_PER_SLOT = 4
 
@@ -177,7 +179,7 @@ class FunctionRunner:
         call.update(spec.kwargs)
         try:
             if bound.kind == "process":
-                result = await asyncio.wrap_future(self._ensure_pool().submit(index, call, spec.timeout_s))
+                result = await asyncio.wrap_future(self._ensure_pool().submit(index, call, spec.timeout_s, SENT_ONCE))
             elif bound.kind == "thread":
                 result = await self._in_thread(bound, call)
             else:
@@ -315,15 +317,16 @@ def _dedup_key(data_source: Any, solution_str: str, ground_truth: Any, extra_inf
 
 
 def bind(compute_score: Any, functions: Sequence[FunctionSpec], *, custom: bool,
-         router: bool = False, custom_spec: FunctionSpec | None = None) -> list[BoundFunction]:
+         custom_spec: FunctionSpec | None = None) -> list[BoundFunction]:
     """The functions a manager runs: the ``compute_score`` verl hands it when it is the user's
     ``custom_reward_function`` (``custom``), then ``reward_kwargs.functions``, each loaded and checked.
 
     verl wraps a custom function as ``partial(_call_with_kwargs, raw_fn, reward_kwargs)``; worker processes
     import it by ``custom_spec`` (the config's path and name), or else by the function's own file and name.
     A callable they cannot import runs in this process (threads, or the event loop when it is a coroutine
-    function). With a reward-model router (``router``), synchronous functions of kind
-    ``auto`` run in threads: they receive the tokenizer object, which is not sent to processes.
+    function), with a warning: nothing bounds a thread that hangs or holds the GIL. With a reward-model router
+    synchronous functions still run in processes: the tokenizer verl passes is sent to each process once
+    (:mod:`verl_ext.reward.shared_args`).
     """
     from verl_ext.exceptions import ConfigError
     from verl_ext.reward.functions import custom_label, load_function, resolve_kind
@@ -338,19 +341,16 @@ def bind(compute_score: Any, functions: Sequence[FunctionSpec], *, custom: bool,
             name = name if name.isidentifier() else "compute_score"
             spec = FunctionSpec(path=path or "", name=name, label=custom_label(name), kwargs=kwargs)
         kind = resolve_kind(spec, raw, "reward.custom_reward_function")
-        if kind == "process" and (router or not _importable(spec)):
-            kind = "thread"  # needs the tokenizer, or cannot be imported in a worker process (a closure)
+        if kind == "process" and not _importable(spec):
+            kind = "thread"  # cannot be imported in a worker process (a closure, a factory's function)
+            logger.warning("verl_ext: the custom reward function %r cannot be imported by a worker process, so it "
+                           "runs in threads of this process, where a call that hangs or holds the GIL is not "
+                           "bounded by its timeout; define it at the top level of its file", spec.name)
         bound.append(BoundFunction(spec, raw, kind))
     for i, spec in enumerate(functions):
         where = f"reward.reward_kwargs.functions[{i}]"
         fn = load_function(spec, where)
-        kind = resolve_kind(spec, fn, where)
-        if router and kind == "process":
-            if spec.kind == "process":
-                raise ConfigError(f"{where}.kind", "kind=process cannot receive reward_model_tokenizer (a reward "
-                                  "model router is configured); use thread, async or auto")
-            kind = "thread"
-        bound.append(BoundFunction(spec, fn, kind))
+        bound.append(BoundFunction(spec, fn, resolve_kind(spec, fn, where)))
     labels = [b.spec.label for b in bound]
     if len(set(labels)) != len(labels):
         raise ConfigError("reward.reward_kwargs.functions", f"labels {labels} repeat; give each function a distinct "
