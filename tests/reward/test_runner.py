@@ -267,3 +267,57 @@ def test_async_calls_are_unbounded_unless_a_bound_is_set(concurrency: int, most:
     runner.score_batch([{"data_source": "d", "solution_str": str(i), "ground_truth": "1", "extra_info": None}
                         for i in range(100)])
     assert counts["most"] == most
+
+
+INTERRUPTED_BATCH = """
+import os, signal, sys, threading, time
+from verl_ext.reward.functions import FunctionSpec, load_function, resolve_kind
+from verl_ext.reward.runner import BoundFunction, FunctionRunner
+spec = FunctionSpec(sys.argv[1], "pid_then_sleep", timeout_s=60.0)
+fn = load_function(spec)
+runner = FunctionRunner([BoundFunction(spec, fn, resolve_kind(spec, fn))], processes=2, dedup=False)
+calls = [{"data_source": "d", "solution_str": "30", "ground_truth": sys.argv[2], "extra_info": None}] * 4
+sent = []
+def interrupt():  # once both processes run a call
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (os.path.exists(sys.argv[2])
+                                               and len(open(sys.argv[2]).read().split()) >= 2):
+        time.sleep(0.02)
+    sent.append(time.monotonic())
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=interrupt, daemon=True).start()
+try:
+    runner.score_batch(calls)
+    print("FINISHED", time.monotonic() - sent[0])
+except KeyboardInterrupt:
+    print("INTERRUPTED", time.monotonic() - sent[0])
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie is gone for our purpose
+    except OSError:
+        return False
+running = [int(p) for p in open(sys.argv[2]).read().split()]
+deadline = time.monotonic() + 10
+while any(map(alive, running)) and time.monotonic() < deadline:
+    time.sleep(0.05)
+print("RUNNING", len(running), "LEFT", sum(map(alive, running)))
+after = runner.score_batch([{**calls[0], "solution_str": "0"}])[0]
+print("AFTER", after.result, len(after.failures))
+sys.stdout.flush()
+"""
+
+
+def test_ctrl_c_stops_a_batch_of_process_functions_at_once(tmp_path: Path) -> None:
+    """Third red team: Ctrl-C waited for the whole batch. It raises at once, the processes running the batch's
+    calls are gone within seconds, and the runner scores the next batch in fresh ones."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", INTERRUPTED_BATCH, FNS, str(tmp_path / "pids")], capture_output=True,
+                         text=True, timeout=120)
+    words = out.stdout.split()
+    assert words[:1] == ["INTERRUPTED"], (out.stdout, out.stderr[-2000:])
+    assert float(words[1]) < 10.0, out.stdout  # the goal is 1 s; 10x for a busy machine
+    assert words[2:6] == ["RUNNING", "2", "LEFT", "0"], out.stdout
+    assert words[6:] == ["AFTER", "1.0", "0"], out.stdout

@@ -883,3 +883,15 @@ print(libc.timer_create(1, ctypes.byref(ev), ctypes.byref(t)) == 0, ctypes.get_e
     hog_r, neighbour_r = sandbox.run_many([hog, neighbour], timeout_s=6, num_threads=2)
     assert hog_r.stdout == "True\n", hog_r
     assert neighbour_r.stdout.startswith("True"), neighbour_r
+
+
+@pytest.mark.parametrize("path", ["/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/dentry-state",
+                                  "/proc/sys/kernel/random/boot_id"])
+def test_host_counters_under_proc_sys_are_hidden(path: str) -> None:
+    """/proc/sys shows host-wide counters that follow every neighbour's open files exactly (red team 3: a
+    channel between executions); a program sees an empty, read-only directory there."""
+    code = (f"import os\ntry:\n    open({path!r}).read()\n    print('READ')\nexcept OSError as e:\n    print(type(e).__name__)\n"
+            "print(os.listdir('/proc/sys'))\n"
+            "try:\n    open('/proc/sys/x', 'w')\n    print('WROTE')\nexcept OSError as e:\n    print(type(e).__name__)")
+    r = run(code)
+    assert r.status == "ok" and r.stdout.split("\n")[:3] == ["FileNotFoundError", "[]", "OSError"], r

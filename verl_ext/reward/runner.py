@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import functools
 import logging
 import pickle
@@ -152,15 +153,39 @@ class FunctionRunner:
         return scored
 
     def score_batch(self, calls: Sequence[Mapping[str, Any]]) -> list[Scored]:
-        """:meth:`score` on each mapping of keyword arguments, all concurrently, from synchronous code."""
+        """:meth:`score` on each mapping of keyword arguments, all concurrently, from synchronous code.
+
+        Ctrl-C (or SystemExit) while it waits stops the batch at once: the processes running its calls are
+        killed (the next batch starts fresh ones), its async calls are cancelled, and the interrupt propagates.
+        Only ``thread`` calls cannot be stopped (they run on until they return)."""
+        running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
+
         async def gather() -> list[Scored]:
+            task = asyncio.current_task()
+            if task is not None:
+                running.append((asyncio.get_running_loop(), task))
             return list(await asyncio.gather(*(self.score(**c) for c in calls)))
 
         # A private loop on a private daemon thread: the caller may itself be inside a running loop, and a
         # call that never ends must not hold the interpreter at exit.
         done: concurrent.futures.Future[list[Scored]] = concurrent.futures.Future()
         _daemon(lambda: _settle_future(done, lambda: asyncio.run(gather())), "verl-ext-reward-fn-loop")
-        return done.result()
+        try:
+            return done.result()
+        except BaseException as e:
+            if not isinstance(e, Exception):
+                self._stop(running)
+            raise
+
+    def _stop(self, running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]]) -> None:
+        """Stop an interrupted batch: kill the pool's processes (and so the calls they run), cancel the rest."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+        for loop, task in running:
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                loop.call_soon_threadsafe(task.cancel)
 
     async def _score(self, kwargs: dict[str, Any]) -> Scored:
         if len(self.functions) == 1:  # the common case: no gather (a task per call) on the hot path

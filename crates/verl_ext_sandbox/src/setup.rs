@@ -60,6 +60,10 @@ pub enum Step {
     PivotRoot,
     /// A fresh `/proc` (cold: while the old root still shows one, as the kernel requires).
     MountProc,
+    /// A program's `/proc/sys` hidden under an empty read-only tmpfs: its files are host-wide counters
+    /// (`fs/file-nr`, `fs/inode-nr`, `fs/dentry-state` follow every neighbour's open files exactly), a
+    /// channel between executions that no program needs.
+    MaskProcSys,
     /// Cold: the old root goes.
     DetachOldRoot,
     /// Cold: the new root turns read-only.
@@ -77,7 +81,7 @@ pub enum Step {
 }
 
 /// Every step, in order (each step's code is its index here).
-pub const STEPS: [Step; 26] = [
+pub const STEPS: [Step; 27] = [
     Step::WaitForIdMaps,
     Step::MapIds,
     Step::RaiseOomScore,
@@ -95,6 +99,7 @@ pub const STEPS: [Step; 26] = [
     Step::MountScratch,
     Step::PivotRoot,
     Step::MountProc,
+    Step::MaskProcSys,
     Step::DetachOldRoot,
     Step::RemountRootReadOnly,
     Step::EnterScratch,
@@ -126,6 +131,7 @@ impl Step {
             Step::MountScratch => "mount the scratch tmpfs",
             Step::PivotRoot => "pivot_root",
             Step::MountProc => "mount /proc",
+            Step::MaskProcSys => "hide /proc/sys",
             Step::DetachOldRoot => "detach the old root",
             Step::RemountRootReadOnly => "remount the root read-only",
             Step::EnterScratch => "enter the scratch directory",
@@ -159,6 +165,7 @@ impl Step {
             | Step::DetachOldRoot
             | Step::RemountRootReadOnly => plan.new_root.is_some(),
             Step::ApplyLandlock => plan.landlock,
+            Step::MaskProcSys => plan.read_only_proc,
             _ => true,
         }
     }
@@ -328,6 +335,13 @@ unsafe fn run(step: Step, plan: &Plan<'_>, report: &mut libc::c_int) -> Done {
                     ptr::null(),
                 ))
             }
+            Step::MaskProcSys => ok(libc::mount(
+                c"tmpfs".as_ptr(),
+                c"/proc/sys".as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | libc::MS_RDONLY,
+                c"size=4k,nr_inodes=1,mode=0555".as_ptr().cast(),
+            )),
             Step::DetachOldRoot => with_root(plan, |root| {
                 ok(libc::umount2(root.old_root_after.as_ptr(), libc::MNT_DETACH))?;
                 ok(libc::rmdir(root.old_root_after.as_ptr()))
