@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.ops.live_bytes import LiveBytes
 from verl_ext.ops import logprobs as lp_mod
 from verl_ext.ops import logprobs_from_logits
 
@@ -176,3 +178,38 @@ def test_backend_choice_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_triton_gives_nan_for_out_of_range_labels() -> None:
     lp = logprobs_from_logits(torch.randn(2, 5), torch.tensor([0, 7]), backend="triton")
     assert torch.isfinite(lp[0]) and torch.isnan(lp[1])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("used", ["both", "logprob", "entropy"])
+def test_extra_bytes_per_token_through_autograd(backend: str, used: str) -> None:
+    """Forward and backward hold, beyond d logits, at most 16 bytes per token: the outputs log-prob and
+    entropy and the two floats saved for the backward (lse, E[x]). Autograd fills in no zeros for the outputs
+    nobody used, and gradients broadcast from ``sum()`` are read where they lie."""
+    n, vocab = 40, 300
+    logits = torch.randn(n, vocab, generator=torch.Generator().manual_seed(2), dtype=torch.bfloat16)
+    labels = torch.randint(0, vocab, (n,), generator=torch.Generator().manual_seed(3))
+    x = logits.requires_grad_(True)
+    with LiveBytes() as mem:
+        lp, ent = logprobs_from_logits(x, labels, return_entropy=True, backend=backend)
+        loss = {"both": lp.sum() + ent.sum(), "logprob": lp.sum(), "entropy": ent.sum()}[used]
+        loss.backward()
+    assert x.grad is not None and torch.isfinite(x.grad.float()).all()
+    assert mem.peak - x.grad.nbytes <= 16 * n + 64  # + a few scalars (the loss, a broadcast zero)
+
+
+@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="Triton on CPU tensors needs TRITON_INTERPRET=1")
+def test_triton_backward_reads_broadcast_gradients_in_place() -> None:
+    n, vocab = 6, 50
+    logits = torch.randn(n, vocab)
+    labels = torch.randint(0, vocab, (n,))
+    _, _, lse, mean = lp_mod.triton_forward(logits, labels, 1.0, IGNORE)
+    ones, zeros = torch.ones(()).expand(n), torch.zeros(()).expand(n)
+    with LiveBytes() as mem:
+        grad = lp_mod.triton_backward(logits, labels, lse, mean, ones, zeros, 1.0, IGNORE)
+    assert mem.peak == grad.nbytes
+    want = lp_mod.triton_backward(logits, labels, lse, mean, torch.ones(n), torch.zeros(n), 1.0, IGNORE)
+    assert torch.equal(grad, want)
+    # Different strides: both read contiguous, same result.
+    mixed = lp_mod.triton_backward(logits, labels, lse, mean, torch.ones(n), zeros, 1.0, IGNORE)
+    assert torch.equal(mixed, want)

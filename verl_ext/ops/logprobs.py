@@ -73,13 +73,14 @@ if triton_available():
                          NUM_BLOCKS: tl.constexpr):
         row = tl.program_id(0).to(tl.int64)
         base = logits_ptr + row * stride_row
-        out = grad_ptr + row * grad_stride_row
+        out = grad_ptr + row * vocab  # d logits is written contiguous
         label = tl.load(labels_ptr + row)
         ignored = label == ignore_index
         lse = tl.load(lse_ptr + row)
         mean = tl.load(mean_ptr + row)
-        g_lp = tl.where(ignored, 0.0, tl.load(grad_lp_ptr + row))
-        g_h = tl.where(ignored, 0.0, tl.load(grad_h_ptr + row))
+        # grad_stride_row: the row stride of both upstream gradients (0 when broadcast from a scalar).
+        g_lp = tl.where(ignored, 0.0, tl.load(grad_lp_ptr + row * grad_stride_row))
+        g_h = tl.where(ignored, 0.0, tl.load(grad_h_ptr + row * grad_stride_row))
         # The block count is a compile-time constant (one compilation per vocabulary size, which a model
         # fixes); Triton's interpreter cannot loop over a runtime bound with the NumPy 2 in our stack.
         for b in range(NUM_BLOCKS):
@@ -111,15 +112,19 @@ def triton_forward(logits: torch.Tensor, labels: torch.Tensor, temperature: floa
 
 
 def triton_backward(logits: torch.Tensor, labels: torch.Tensor, lse: torch.Tensor, mean: torch.Tensor,
-                    grad_lp: torch.Tensor, grad_h: torch.Tensor, temperature: float, ignore_index: int,
-                    out: torch.Tensor) -> torch.Tensor:
-    """Launch the backward kernel, writing d logits into ``out`` (which may be ``logits`` itself: each
-    element is read before it is written, by the same program)."""
+                    grad_lp: torch.Tensor, grad_h: torch.Tensor, temperature: float, ignore_index: int
+                    ) -> torch.Tensor:
+    """Launch the backward kernel: d logits, contiguous, in the logits' dtype. The fp32 upstream gradients
+    are read where they lie when they share a row stride (two broadcast scalars, as ``lp.sum() + ent.sum()``
+    gives, cost no memory); otherwise they are made contiguous first."""
     n, vocab = logits.shape
+    if grad_lp.stride(0) != grad_h.stride(0):
+        grad_lp, grad_h = grad_lp.contiguous(), grad_h.contiguous()
+    grad = torch.empty((n, vocab), dtype=logits.dtype, device=logits.device)
     if n:
-        _backward_kernel[(n,)](logits, labels, lse, mean, grad_lp, grad_h, out, logits.stride(0), out.stride(0),
+        _backward_kernel[(n,)](logits, labels, lse, mean, grad_lp, grad_h, grad, logits.stride(0), grad_lp.stride(0),
                                vocab, 1.0 / temperature, ignore_index, **_blocks(vocab))
-    return out
+    return grad
 
 
 def _check(logits: torch.Tensor, labels: torch.Tensor, temperature: float) -> None:
@@ -232,9 +237,7 @@ def _logprobs_backward_op(logits: torch.Tensor, labels: torch.Tensor, lse: torch
     """d logits (contiguous, in the logits' dtype) for upstream gradients of log-prob and entropy."""
     if backend == "triton":
         return triton_backward(logits if logits.stride(-1) == 1 else logits.contiguous(), labels.contiguous(),
-                               lse, mean, grad_logprob.float().contiguous(), grad_entropy.float().contiguous(),
-                               temperature, ignore_index, torch.empty(logits.shape, dtype=logits.dtype,
-                                                                      device=logits.device))
+                               lse, mean, grad_logprob.float(), grad_entropy.float(), temperature, ignore_index)
     return _torch_backward(logits, labels, lse, mean, grad_logprob, grad_entropy, temperature, ignore_index,
                            chunk_rows)
 
@@ -250,14 +253,23 @@ def _setup_context(ctx: Any, inputs: tuple[Any, ...], output: tuple[torch.Tensor
     logits, labels, temperature, ignore_index, backend, chunk_rows = inputs
     _, _, lse, mean = output
     ctx.mark_non_differentiable(lse, mean)
+    # No zero-filled [N] gradients for outputs nobody used (lse and E[x] always, entropy often).
+    ctx.set_materialize_grads(False)
     ctx.save_for_backward(logits, labels, lse, mean)
     ctx.args = (temperature, ignore_index, backend, chunk_rows)
 
 
-def _backward(ctx: Any, grad_lp: torch.Tensor, grad_h: torch.Tensor, _lse: Any, _mean: Any) -> tuple[Any, ...]:
+def _backward(ctx: Any, grad_lp: torch.Tensor | None, grad_h: torch.Tensor | None, _lse: Any, _mean: Any
+              ) -> tuple[Any, ...]:
     logits, labels, lse, mean = ctx.saved_tensors
     grad = None
-    if ctx.needs_input_grad[0]:
+    # A gradient autograd left out is a zero broadcast like the other one: no [N] buffer when the other is
+    # broadcast too (one when it is a real [N] tensor: the kernel reads both with one stride).
+    if grad_lp is None and grad_h is not None:
+        grad_lp = grad_h.new_zeros(()).expand(grad_h.shape)
+    elif grad_h is None and grad_lp is not None:
+        grad_h = grad_lp.new_zeros(()).expand(grad_lp.shape)
+    if ctx.needs_input_grad[0] and grad_lp is not None and grad_h is not None:
         grad = torch.ops.verl_ext.logprobs_from_logits_backward(logits, labels, lse, mean, grad_lp, grad_h,
                                                                  *ctx.args)
     return grad, None, None, None, None, None
