@@ -890,8 +890,31 @@ print(libc.timer_create(1, ctypes.byref(ev), ctypes.byref(t)) == 0, ctypes.get_e
 def test_host_counters_under_proc_sys_are_hidden(path: str) -> None:
     """/proc/sys shows host-wide counters that follow every neighbour's open files exactly (red team 3: a
     channel between executions); a program sees an empty, read-only directory there."""
-    code = (f"import os\ntry:\n    open({path!r}).read()\n    print('READ')\nexcept OSError as e:\n    print(type(e).__name__)\n"
+    code = (f"import os\ntry:\n    open({path!r}).read()\n    print('READ')\n"
+            "except OSError as e:\n    print(type(e).__name__)\n"
             "print(os.listdir('/proc/sys'))\n"
             "try:\n    open('/proc/sys/x', 'w')\n    print('WROTE')\nexcept OSError as e:\n    print(type(e).__name__)")
     r = run(code)
     assert r.status == "ok" and r.stdout.split("\n")[:3] == ["FileNotFoundError", "[]", "OSError"], r
+
+
+def test_no_program_can_sleep_on_a_shared_futex() -> None:
+    """Red team 3's last futex channel: a thread whose clear-tid address is a word of a file every execution
+    maps makes the kernel wake that word's shared futex when it exits, which no filter sees; another
+    execution sleeping on the word hears it. Shared waits now return EAGAIN at once (glibc retries: joins
+    and shared semaphores spin instead of sleeping), so nobody sleeps there to hear anything; a private
+    wait still sleeps until its timeout."""
+    code = _MAP_INTERPRETER + (
+        "class Timespec(ctypes.Structure):\n"
+        "    _fields_ = [('s', ctypes.c_long), ('ns', ctypes.c_long)]\n"
+        "word = ctypes.c_uint32.from_address(p).value\n"
+        "def wait(addr, op, value, bits=0):\n"
+        "    r = libc.syscall(NR_FUTEX, ctypes.c_void_p(addr), op, value, ctypes.byref(Timespec(0, 200000000)), None,\n"
+        "                     ctypes.c_uint32(bits))\n"
+        "    return os.strerror(ctypes.get_errno()) if r < 0 else 'woken'\n"
+        "mine = ctypes.c_uint32(7)\n"
+        "print(wait(p, 0, word), '|', wait(p, 9, word, 0xFFFFFFFF), '|', wait(ctypes.addressof(mine), 128, 7))\n")
+    r = run(code)
+    assert r.status == "ok", r
+    shared, bitset, private = (part.strip() for part in r.stdout.split("|"))
+    assert shared == bitset == os.strerror(11) and private == os.strerror(110), r.stdout

@@ -424,9 +424,9 @@ fn build_allow_list() -> Result<BpfProgram, SandboxError> {
         ],
     );
     // futex: private operations (FUTEX_PRIVATE_FLAG: keyed by this process's memory) freely; shared ones only
-    // to wait (glibc's pthread_join waits on a shared futex the kernel wakes). A shared wake, requeue or
-    // wake-op on a word of a file every execution maps (the interpreter) would be a channel between
-    // executions: one wakes, another counts the wake-ups.
+    // to wait (glibc's pthread_join waits on a shared futex the kernel wakes), and those return at once
+    // (`build_shared_futex_waits`). A shared wake, requeue or wake-op on a word of a file every execution
+    // maps (the interpreter) would be a channel between executions: one wakes, another counts the wake-ups.
     let futex_cmd = |cmd: u64| rule([(1, SeccompCmpOp::MaskedEq(FUTEX_CMD_MASK), cmd)]);
     rules.insert(
         libc::SYS_futex,
@@ -471,10 +471,27 @@ fn build_unix_sockets() -> Result<BpfProgram, SandboxError> {
     build(rules, libc::EACCES)
 }
 
+/// Shared futex waits return EAGAIN at once ("the word changed"), which glibc's callers take as a spurious
+/// wake-up and answer by checking their word again: `pthread_join` (whose word the kernel clears and wakes
+/// when the thread exits) and process-shared semaphores still work, spinning instead of sleeping. No
+/// program can sleep on a shared futex, so none can hear a wake-up: not another execution's (a word of a
+/// file every execution maps, such as the interpreter, is one futex for all of them), nor the kernel's at a
+/// thread's exit, which no filter sees (`set_tid_address`/`CLONE_CHILD_CLEARTID` may point anywhere).
+fn build_shared_futex_waits() -> Result<BpfProgram, SandboxError> {
+    let shared_wait = |cmd: u64| {
+        rule([
+            (1, SeccompCmpOp::MaskedEq(libc::FUTEX_PRIVATE_FLAG as u64), 0),
+            (1, SeccompCmpOp::MaskedEq(FUTEX_CMD_MASK), cmd),
+        ])
+    };
+    let waits = vec![shared_wait(libc::FUTEX_WAIT as u64)?, shared_wait(libc::FUTEX_WAIT_BITSET as u64)?];
+    build(BTreeMap::from([(libc::SYS_futex, waits)]), libc::EAGAIN)
+}
+
 /// The BPF programs, in the order they must be installed.
-pub fn filters() -> Result<[BpfProgram; 4], SandboxError> {
+pub fn filters() -> Result<[BpfProgram; 5], SandboxError> {
     let clone3 = build(BTreeMap::from([(libc::SYS_clone3, vec![])]), libc::ENOSYS)?;
-    Ok([clone3, build_socket_families()?, build_unix_sockets()?, build_allow_list()?])
+    Ok([clone3, build_socket_families()?, build_unix_sockets()?, build_shared_futex_waits()?, build_allow_list()?])
 }
 
 /// Syscalls a zygote's children need during their set-up (their own filters deny them afterwards).
@@ -499,7 +516,7 @@ pub fn denied_syscalls() -> impl Iterator<Item = &'static str> {
 pub fn allowed_syscalls() -> impl Iterator<Item = &'static str> {
     ALLOWED.iter().chain(ALLOWED_ARCH).map(|&(name, _)| name).chain([
         "fcntl (no locks, leases, notifications)",
-        "futex (shared: wait only)",
+        "futex (shared: wait only, returning EAGAIN at once)",
         "preadv2/pwritev2 (no flags)",
     ])
 }
