@@ -50,14 +50,17 @@ def fp32_output_matmul(device_type: str) -> bool:
 
 
 def make_plan(hidden: torch.Tensor, weight: torch.Tensor, backend: str, chunk_tokens: int, chunk_vocab: int,
-              need_hidden: bool = True, need_weight: bool = True) -> LinearLogprobsPlan:
-    """The plan of a call (chunk sizes of 0 are chosen by the plan)."""
+              needs: tuple[bool, bool] | None = None) -> LinearLogprobsPlan:
+    """The plan of a call (chunk sizes of 0 are chosen by the plan); ``needs`` = (d hidden, d weight) for
+    the backward's, ``None`` for the forward's (which never probes the device: no synchronisation there)."""
     narrow = hidden.dtype in (torch.float16, torch.bfloat16)
+    need_hidden, need_weight = needs or (True, True)
     return plan_linear_logprobs(hidden.shape[0], hidden.shape[1], weight.shape[0], hidden.dtype,
                                 backend="triton" if backend == "triton" else "torch",
                                 chunk_tokens=chunk_tokens or None, chunk_vocab=chunk_vocab or None,
                                 need_hidden=need_hidden, need_weight=need_weight,
-                                fp32_output_matmul=narrow and fp32_output_matmul(hidden.device.type))
+                                fp32_output_matmul=needs is None or not narrow
+                                or fp32_output_matmul(hidden.device.type))
 
 
 def _tiles(hidden: torch.Tensor, weight: torch.Tensor, plan: LinearLogprobsPlan
@@ -229,7 +232,7 @@ def _linear_logprobs_backward_op(hidden: torch.Tensor, weight: torch.Tensor, lab
                                  ) -> tuple[torch.Tensor, torch.Tensor]:
     """(d hidden, d weight) in the inputs' dtype; one not asked for (``need_*`` false) is an empty ``[0]``.
     The upstream gradients may have any stride (a scalar's broadcast is read in place)."""
-    plan = make_plan(hidden, weight, backend, chunk_tokens, chunk_vocab, need_hidden, need_weight)
+    plan = make_plan(hidden, weight, backend, chunk_tokens, chunk_vocab, (need_hidden, need_weight))
     return _backward(hidden, weight, labels.contiguous(), lse, mean, grad_logprob, grad_entropy, temperature,
                      ignore_index, backend, plan, need_hidden, need_weight)
 
