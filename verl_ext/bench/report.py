@@ -86,22 +86,6 @@ def json_to_stdout(json_arg: str | None) -> Iterator[None]:
         _json_stream = None
 
 
-def cuda_median_ms(fn: Callable[[], Any], repeats: int) -> float:
-    """Median milliseconds of ``fn`` by CUDA events (after one warm-up)."""
-    import torch
-
-    fn()
-    times = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
-
-
 def gpu_device() -> str:
     """A short name of the current GPU for result files, e.g. ``nvidia-h100-80gb-hbm3``."""
     import torch

@@ -1,53 +1,118 @@
-"""``verl-ext bench sampling``: top-k + top-p sampling from logits.
+"""``verl-ext bench sampling``: sampling from fp32 logits, unfiltered and with top-k + top-p.
 
-On a GPU: for B in {64, 128, 256} and V = 128256, median CUDA-event times of verl-ext's Triton path,
-FlashInfer (when installed) and the sort-based torch path (the algorithm of vLLM's ``forward_native``), in
-one run, with the goals of issue 5 and a correctness check of verl-ext's draws. On CPU: a small size,
-correctness only (kept sets and log-probs against an fp64 reference), as timings there mean nothing for
-the kernels' purpose.
+On a GPU, for each distribution (``peaked``: 8 dominant tokens over a Gaussian bulk; ``flat``: the Gaussian
+bulk alone), batch size B and vocabulary V, in one run and on the same logits:
+
+* FlashInfer's ``sampling_from_logits`` (unfiltered) and ``top_k_top_p_sampling_from_logits`` (filtered), when
+  ``flashinfer`` imports (tokens only);
+* vLLM's PyTorch path without filters: softmax, the exponential race ``argmax(p / q)`` with ``q ~ Exp(1)``,
+  and the token's log-prob gathered from the log-softmax;
+* the sort-based top-k/top-p path (the shape of vLLM's PyTorch fallback, :func:`sort_based`; tokens only);
+* verl-ext's ``sample(..., backend="triton")``, unfiltered and with top-k + top-p, both returning log-probs.
+
+Each contender is timed two ways (:mod:`verl_ext.bench.gpu_timing`: device time by CUDA-graph replay or the
+profiler's kernel time, eager time by CUDA events); the ratios against the baselines and the goals of issue 34
+use device time. verl-ext's draws are checked against the fp64 definition at every size. A contender that is
+missing or fails says so in its row. On CPU: a small size, correctness only (kept sets and log-probs against
+an fp64 reference), as timings there mean nothing for the kernels' purpose.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import importlib
+import os
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from verl_ext.bench.args import UsageError, add_common_arguments, float_in, positive_int, require_memory
-from verl_ext.bench.report import cuda_median_ms, gpu_device, write_results
+from verl_ext.bench.args import (
+    UsageError,
+    add_common_arguments,
+    float_in,
+    positive_float,
+    positive_int,
+    require_memory,
+)
+from verl_ext.bench.gpu_timing import GRAPH_CALLS, Rig, time_call
+from verl_ext.bench.report import gpu_device, write_results
 
 if TYPE_CHECKING:
     import torch
 
     from verl_ext.ops.sampling import Backend
 
-#: Goals (issue 5), on an H100.
+#: Goals (issues 5 and 34), on an H100, judged on device time: at B=64 at most this many microseconds
+#: unfiltered and with top-k + top-p (log-probs returned), at most FlashInfer's time for the same filtering
+#: (FlashInfer returning tokens only), and at least this many times faster than the sort-based path from
+#: B = SPEEDUP_FROM_B.
+B64_UNFILTERED_MICROSECONDS = 30.0
 B64_MICROSECONDS = 60.0
+TRITON_OVER_FLASHINFER = 1.0
 SPEEDUP_OVER_SORT = 10.0
 SPEEDUP_FROM_B = 128
-TRITON_OVER_FLASHINFER = 1.5
+
+#: Defaults on a GPU.
+DEFAULT_BATCHES = (1, 8, 64, 128, 256, 1024)
+DEFAULT_VOCABS = (128256, 151936)
+DISTRIBUTIONS = ("peaked", "flat")
+#: Eager timing of one contender at one size stops after this many seconds (at least 3 calls).
+EAGER_BUDGET_S = 0.3
+#: Whole GPU run: sizes not started when it is spent are recorded as skipped (ci/gpu gives the stage 120 s).
+DEFAULT_TIME_BUDGET_S = 90.0
+
+FI_UNFILTERED = "flashinfer/sampling_from_logits"
+FI_FILTERED = "flashinfer/top_k_top_p_sampling_from_logits"
+VLLM_UNFILTERED = "vllm_torch/unfiltered"
+SORT_FILTERED = "torch_sort/top_k_top_p"
+OURS_UNFILTERED = "verl_ext/unfiltered"
+OURS_FILTERED = "verl_ext/top_k_top_p"
+#: Every contender of a row, in the order they run.
+CONTENDERS = (FI_UNFILTERED, FI_FILTERED, VLLM_UNFILTERED, SORT_FILTERED, OURS_UNFILTERED, OURS_FILTERED)
+#: Ratios of a row: (name, contender, baseline); device time of the contender over the baseline's.
+RATIOS = (("verl_ext_unfiltered_over_flashinfer", OURS_UNFILTERED, FI_UNFILTERED),
+          ("verl_ext_top_k_top_p_over_flashinfer", OURS_FILTERED, FI_FILTERED),
+          ("verl_ext_unfiltered_over_vllm_torch", OURS_UNFILTERED, VLLM_UNFILTERED),
+          ("verl_ext_top_k_top_p_over_sort", OURS_FILTERED, SORT_FILTERED))
+#: Where FlashInfer's sampling functions are imported from.
+FLASHINFER_SAMPLING = "flashinfer.sampling"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", type=positive_int, nargs="+", default=None,
-                   help="rows, one or more sizes (default: 64 128 256 on a GPU; 64 on CPU, first size only)")
-    p.add_argument("--vocab", type=positive_int, default=None,
-                   help="vocabulary (default: 128256 on a GPU; 1000 on CPU)")
-    p.add_argument("--top-k", type=positive_int, default=50, help="tokens kept by top-k (at most --vocab)")
+                   help=f"rows, one or more sizes (default: {' '.join(map(str, DEFAULT_BATCHES))} on a GPU; 64 on "
+                        "CPU, first size only)")
+    p.add_argument("--vocab", type=positive_int, nargs="+", default=None,
+                   help=f"vocabulary, one or more sizes (default: {' '.join(map(str, DEFAULT_VOCABS))} on a GPU; "
+                        "1000 on CPU, first size only)")
+    p.add_argument("--distribution", choices=DISTRIBUTIONS, nargs="+", default=None,
+                   help="logits: 'peaked' (8 dominant tokens over a Gaussian bulk) and/or 'flat' (the bulk alone) "
+                        "(default: both on a GPU; peaked on CPU)")
+    p.add_argument("--top-k", type=positive_int, default=50, help="tokens kept by top-k (at most the smallest --vocab)")
     p.add_argument("--top-p", type=float_in(0.0, 1.0, low_open=True), default=0.9,
                    help="probability mass kept by top-p, in (0, 1]")
-    p.add_argument("--repeats", type=positive_int, default=50, help="timed repetitions (GPU); the median counts")
+    p.add_argument("--repeats", type=positive_int, default=50,
+                   help="eager calls timed by CUDA events per contender and size (GPU; the median counts, fewer "
+                        "for slow calls)")
+    p.add_argument("--graph-calls", type=positive_int, default=GRAPH_CALLS,
+                   help="calls captured in one CUDA graph for device time (GPU; fewer for calls over 250 us)")
+    p.add_argument("--time-budget", type=positive_float, default=DEFAULT_TIME_BUDGET_S,
+                   help="seconds for the GPU run; sizes not started by then are recorded as skipped")
     add_common_arguments(p, "sampling")
 
 
-def _logits(batch: int, vocab: int, device: str) -> torch.Tensor:
-    """LLM-like logits: a few dominant tokens over a Gaussian bulk (fp32, as vLLM samples in fp32)."""
+def _logits(batch: int, vocab: int, device: str, kind: str = "peaked") -> torch.Tensor:
+    """LLM-like fp32 logits (vLLM samples in fp32): a Gaussian bulk (sd 2), with 8 dominant tokens (+8) per row
+    when ``kind`` is ``"peaked"``."""
     import torch
 
     g = torch.Generator(device=device).manual_seed(0)
     logits = torch.randn(batch, vocab, generator=g, device=device) * 2
+    if kind == "flat":
+        return logits
     top = torch.randint(0, vocab, (batch, 8), generator=g, device=device)
     return logits.scatter_add(1, top, torch.full((batch, 8), 8.0, device=device))
 
@@ -67,8 +132,19 @@ def sort_based(logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor) -> torch.
     return probs.div_(torch.empty_like(probs).exponential_()).argmax(-1)
 
 
+def vllm_unfiltered(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """vLLM's PyTorch sampling path with no filter: softmax, exponential race (``argmax(p / q)``, ``q ~
+    Exp(1)``), and the sampled token's log-prob gathered from the log-softmax of the logits."""
+    import torch
+
+    probs = logits.softmax(-1, dtype=torch.float32)
+    tok = probs.div_(torch.empty_like(probs).exponential_()).argmax(-1)
+    return tok, logits.log_softmax(-1, dtype=torch.float32).gather(-1, tok[:, None])[:, 0]
+
+
 def _check(logits: torch.Tensor, top_k: int, top_p: float, backend: Backend) -> dict[str, Any]:
-    """verl-ext's draws against the fp64 definition: inside the kept set, log-probs exact."""
+    """verl-ext's draws against the fp64 definition: inside the kept set, log-probs exact (filtered and
+    unfiltered)."""
     import torch
 
     from verl_ext.ops import SampleOutput, sample
@@ -88,68 +164,204 @@ def _check(logits: torch.Tensor, top_k: int, top_p: float, backend: Backend) -> 
     in_set = kept.gather(1, tok[:, None])[:, 0]
     expected = torch.log(q.gather(1, tok[:, None])[:, 0] / torch.where(kept, q, 0.0).sum(-1))
     err = (out.logprobs.double() - expected).abs().max().item()
+    free = sample(logits, seed=0, return_logprobs=True, backend=backend)
+    assert isinstance(free, SampleOutput)
+    exact = torch.log_softmax(z, -1).gather(1, free.token_ids[:, None])[:, 0]
+    free_err = (free.logprobs.double() - exact).abs().max().item()
     return {"backend": backend, "inside_kept_set": float(in_set.double().mean()), "max_logprob_error": err,
-            "ok": bool(in_set.all()) and err < 1e-4}
+            "unfiltered_max_logprob_error": free_err, "ok": bool(in_set.all()) and err < 1e-4 and free_err < 1e-4}
 
 
-def _gpu(args: argparse.Namespace) -> dict[str, Any]:
+# ------------------------------------------------------------------------------------------------ GPU path
+def flashinfer_sampling() -> tuple[Any, str | None]:
+    """FlashInfer's sampling module, or why it is missing (ci/gpu passes its reason in
+    ``VERL_EXT_NO_FLASHINFER_REASON`` when it left FlashInfer out)."""
+    try:
+        return importlib.import_module(FLASHINFER_SAMPLING), None
+    except Exception as e:  # noqa: BLE001 - not installed, or a CUDA/JIT/library error at import
+        why = os.environ.get("VERL_EXT_NO_FLASHINFER_REASON") or f"{type(e).__name__}: {e}"
+        return None, " ".join(f"flashinfer unavailable: {why}".split())[:300]
+
+
+def contenders(rig: Rig, logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor, fs: Any,
+               fs_missing: str | None) -> dict[str, Callable[[], Any] | str]:
+    """Each contender's call on these logits, or why it is missing."""
+    from verl_ext.ops import sample
+
+    calls: dict[str, Callable[[], Any] | str] = {}
+    if fs is None:
+        calls[FI_UNFILTERED] = calls[FI_FILTERED] = fs_missing or "flashinfer unavailable"
+    else:
+        calls[FI_UNFILTERED] = functools.partial(fs.sampling_from_logits, logits)
+        calls[FI_FILTERED] = functools.partial(fs.top_k_top_p_sampling_from_logits, logits, k, p,
+                                               filter_apply_order="top_k_first")
+    calls[VLLM_UNFILTERED] = functools.partial(vllm_unfiltered, logits)
+    calls[SORT_FILTERED] = functools.partial(sort_based, logits, k, p)
+    calls[OURS_UNFILTERED] = functools.partial(sample, logits, return_logprobs=True, backend=rig.backend)
+    calls[OURS_FILTERED] = functools.partial(sample, logits, top_k=k, top_p=p, return_logprobs=True,
+                                             backend=rig.backend)
+    assert tuple(calls) == CONTENDERS
+    return calls
+
+
+def _device_us(row: dict[str, Any], name: str) -> float | None:
+    return row["contenders"].get(name, {}).get("device_us")
+
+
+def _row(rig: Rig, args: argparse.Namespace, kind: str, batch: int, vocab: int, fs: Any, fs_missing: str | None,
+         no_graph: dict[str, str]) -> dict[str, Any]:
     import torch
 
-    from verl_ext.ops import sample
-    from verl_ext.ops.sampling import flashinfer_available
-
-    vocab = args.vocab or 128256
-    rows = []
-    for batch in tqdm(args.batch or [64, 128, 256], desc="batch sizes", disable=args.no_progress, leave=False):
-        logits = _logits(batch, vocab, "cuda")
-        k = torch.full((batch,), args.top_k, dtype=torch.int32, device="cuda")
-        p = torch.full((batch,), args.top_p, device="cuda")
-        row: dict[str, Any] = {"batch": batch, "vocab": vocab}
-        row["triton_us"] = 1e3 * cuda_median_ms(
-            functools.partial(sample, logits, top_k=k, top_p=p, backend="triton"),
-                                                args.repeats)
-        row["triton_with_logprobs_us"] = 1e3 * cuda_median_ms(
-            functools.partial(sample, logits, top_k=k, top_p=p, return_logprobs=True, backend="triton"), args.repeats)
-        row["torch_sort_us"] = 1e3 * cuda_median_ms(functools.partial(sort_based, logits, k, p), args.repeats)
-        if flashinfer_available():
-            import flashinfer.sampling as fs
-
-            row["flashinfer_us"] = 1e3 * cuda_median_ms(
-                functools.partial(fs.top_k_top_p_sampling_from_logits, logits, k, p,
-                                  filter_apply_order="top_k_first"),
-                args.repeats)
-            row["triton_over_flashinfer"] = row["triton_us"] / row["flashinfer_us"]
-        row["speedup_over_sort"] = row["torch_sort_us"] / row["triton_us"]
-        row["check"] = _check(logits, args.top_k, args.top_p, "triton")
-        rows.append(row)
-        fi = f"{row['flashinfer_us']:8.1f}" if "flashinfer_us" in row else "     n/a"
-        print(f"B={batch:4d} V={vocab}: verl-ext triton {row['triton_us']:8.1f} us "
-              f"(+log-probs {row['triton_with_logprobs_us']:.1f}), flashinfer {fi} us, torch sort "
-              f"{row['torch_sort_us']:8.1f} us -> {row['speedup_over_sort']:.1f}x sort; draws ok: {row['check']['ok']}")
-    goals = _goals(rows)
-    for name, (met, detail) in goals.items():
-        print(f"  goal {name}: {'met' if met else 'NOT met'} ({detail})")
-    return {"rows": rows, "goals": {n: {"met": m, "detail": d} for n, (m, d) in goals.items()},
-            "flashinfer": flashinfer_available()}
+    logits = _logits(batch, vocab, rig.device, kind)
+    k = torch.full((batch,), args.top_k, dtype=torch.int32, device=rig.device)
+    p = torch.full((batch,), args.top_p, device=rig.device)
+    row: dict[str, Any] = {"distribution": kind, "batch": batch, "vocab": vocab, "contenders": {}}
+    for name, call in contenders(rig, logits, k, p, fs, fs_missing).items():
+        if isinstance(call, str):
+            row["contenders"][name] = {"missing": call}
+            continue
+        try:
+            timing = time_call(rig, call, repeats=args.repeats, budget_s=EAGER_BUDGET_S, most_calls=args.graph_calls,
+                               key=name, no_graph=no_graph)
+        except Exception as e:  # noqa: BLE001 - one contender's failure (out of memory included) costs its row
+            row["contenders"][name] = {"error": " ".join(f"{type(e).__name__}: {e}".split())[:300]}
+            rig.memory.release()
+        else:
+            row["contenders"][name] = timing.as_dict()
+    row["ratios"] = {}
+    for ratio, mine, base in RATIOS:
+        a, b = _device_us(row, mine), _device_us(row, base)
+        if a is not None and b:
+            row["ratios"][ratio] = a / b
+    try:
+        row["check"] = _check(logits, args.top_k, args.top_p, rig.backend)
+    except Exception as e:  # noqa: BLE001 - a failed check is a failed row, not a crashed bench
+        row["check"] = {"ok": False, "error": " ".join(f"{type(e).__name__}: {e}".split())[:300]}
+    del logits
+    rig.memory.release()
+    return row
 
 
-def _goals(rows: list[dict[str, Any]]) -> dict[str, tuple[bool | None, str]]:
-    goals: dict[str, tuple[bool | None, str]] = {}
-    b64 = [r for r in rows if r["batch"] == 64]
-    if b64:
-        goals["B=64 <= 60 us"] = (b64[0]["triton_us"] <= B64_MICROSECONDS, f"{b64[0]['triton_us']:.1f} us")
-    big = [r for r in rows if r["batch"] >= SPEEDUP_FROM_B]
-    if big:
-        worst = min(r["speedup_over_sort"] for r in big)
-        goals[">= 10x torch sort at B >= 128"] = (worst >= SPEEDUP_OVER_SORT, f"worst {worst:.1f}x")
-    with_fi = [r for r in rows if "triton_over_flashinfer" in r]
-    if with_fi:
-        worst = max(r["triton_over_flashinfer"] for r in with_fi)
-        goals["triton <= 1.5x flashinfer"] = (worst <= TRITON_OVER_FLASHINFER, f"worst {worst:.2f}x")
-    else:
-        goals["triton <= 1.5x flashinfer"] = (None, "flashinfer-python not installed")
-    goals["draws inside the kept set, exact log-probs"] = (all(r["check"]["ok"] for r in rows), "fp64 check")
-    return goals
+def _cell(row: dict[str, Any], name: str) -> str:
+    c = row["contenders"][name]
+    if "device_us" not in c:
+        return "    n/a " if "missing" in c else "    err "
+    if c["device_us"] is None:
+        return "      ? "
+    return f"{c['device_us']:7.1f}" + ("*" if c["device_method"] == "profiler" else " ")
+
+
+def print_header() -> None:
+    print("device time per call, us (CUDA-graph replay; * the profiler's kernel sum; n/a: not installed, err: "
+          "failed, ?: not measured, see the JSON); ratios of device times")
+    print(f"{'':>6} {'B':>5} {'V':>6} | {'FI':>8} {'FI k+p':>8} | {'vLLM':>8} {'sort':>8} | {'ours':>8} "
+          f"{'ours k+p':>8} | ours/FI kp/FI ours/vLLM sort/kp draws")
+
+
+def print_row(row: dict[str, Any]) -> None:
+    r = row["ratios"]
+
+    def ratio(name: str, invert: bool = False) -> str:
+        v = r.get(name)
+        return "    -" if not v else f"{(1 / v if invert else v):5.2f}"
+
+    print(f"{row['distribution']:>6} {row['batch']:5d} {row['vocab']:6d} | {_cell(row, FI_UNFILTERED)} "
+          f"{_cell(row, FI_FILTERED)} | {_cell(row, VLLM_UNFILTERED)} {_cell(row, SORT_FILTERED)} | "
+          f"{_cell(row, OURS_UNFILTERED)} {_cell(row, OURS_FILTERED)} | "
+          f"  {ratio('verl_ext_unfiltered_over_flashinfer')} {ratio('verl_ext_top_k_top_p_over_flashinfer')} "
+          f"    {ratio('verl_ext_unfiltered_over_vllm_torch')}   {ratio('verl_ext_top_k_top_p_over_sort', True)} "
+          f"{'ok' if row['check'].get('ok') else 'FAILED'}")
+
+
+def _worst(rows: list[dict[str, Any]], pick: Callable[[dict[str, Any]], float | None], at_most: bool, goal: float,
+           what: str, missing: str, describe: Callable[[float], str]) -> dict[str, Any]:
+    """A goal over rows: the worst value (largest for an upper bound); ``met`` is None when no row has it
+    (``missing`` says why), False when one of verl-ext's own figures is missing."""
+    values = [(pick(r), r) for r in rows]
+    have = [(v, r) for v, r in values if v is not None]
+    if not have:
+        return {"value": None, "goal": goal, "at_most": at_most, "met": None, "detail": missing}
+    v, r = (max if at_most else min)(have, key=lambda x: x[0])
+    where = f"{r['distribution']} B={r['batch']} V={r['vocab']}"
+    met = (v <= goal if at_most else v >= goal) and len(have) == len(values)
+    detail = f"worst {describe(v)} at {where} ({what})"
+    if len(have) < len(values):
+        detail += f"; {len(values) - len(have)} row(s) without a figure"
+    return {"value": v, "goal": goal, "at_most": at_most, "met": met, "detail": detail}
+
+
+def _ratio(name: str, row: dict[str, Any]) -> float | None:
+    return row["ratios"].get(name)
+
+
+def goals(rows: list[dict[str, Any]], fs_missing: str | None) -> dict[str, dict[str, Any]]:
+    """The goals, from device times; FlashInfer's absence leaves its goals ``met: None``."""
+    done = [r for r in rows if "skipped" not in r]
+    out: dict[str, dict[str, Any]] = {}
+    fi_done = [r for r in done if "device_us" in r["contenders"].get(FI_UNFILTERED, {})]
+    for name, ratio in (("unfiltered with log-probs <= flashinfer sampling_from_logits",
+                         "verl_ext_unfiltered_over_flashinfer"),
+                        ("top-k+top-p with log-probs <= flashinfer top_k_top_p_sampling_from_logits",
+                         "verl_ext_top_k_top_p_over_flashinfer")):
+        out[name] = _worst(fi_done, functools.partial(_ratio, ratio), True, TRITON_OVER_FLASHINFER,
+                           "device time ratio", fs_missing or "no size measured FlashInfer", lambda v: f"{v:.2f}x")
+    b64 = [r for r in done if r["batch"] == 64]
+    out[f"B=64 unfiltered <= {B64_UNFILTERED_MICROSECONDS:g} us"] = _worst(
+        b64, lambda r: _device_us(r, OURS_UNFILTERED), True, B64_UNFILTERED_MICROSECONDS, "device time",
+        "no B=64 row", lambda v: f"{v:.1f} us")
+    out[f"B=64 top-k+top-p <= {B64_MICROSECONDS:g} us"] = _worst(
+        b64, lambda r: _device_us(r, OURS_FILTERED), True, B64_MICROSECONDS, "device time", "no B=64 row",
+        lambda v: f"{v:.1f} us")
+
+    def speedup(r: dict[str, Any]) -> float | None:
+        v = r["ratios"].get("verl_ext_top_k_top_p_over_sort")
+        return 1 / v if v else None
+
+    out[f">= {SPEEDUP_OVER_SORT:g}x torch sort at B >= {SPEEDUP_FROM_B}"] = _worst(
+        [r for r in done if r["batch"] >= SPEEDUP_FROM_B], speedup, False, SPEEDUP_OVER_SORT, "device time",
+        f"no row with B >= {SPEEDUP_FROM_B}", lambda v: f"{v:.1f}x")
+    checked = [r["check"].get("ok", False) for r in done]
+    out["draws inside the kept set, exact log-probs"] = {
+        "value": None, "goal": None, "at_most": None, "met": all(checked) if checked else None,
+        "detail": f"fp64 check at {len(checked)} size(s)"}
+    return out
+
+
+def run_gpu(args: argparse.Namespace, rig: Rig) -> dict[str, Any]:
+    """The GPU path on ``rig``: every size and contender, the ratios and the goals (see the module docstring)."""
+    start = time.monotonic()
+    fs, fs_missing = flashinfer_sampling()
+    if fs_missing:
+        print(f"  {fs_missing}")
+    batches, vocabs = args.batch or list(DEFAULT_BATCHES), args.vocab or list(DEFAULT_VOCABS)
+    kinds = args.distribution or list(DISTRIBUTIONS)
+    sizes = [(kind, b, v) for kind in kinds for v in vocabs for b in batches]
+    rows: list[dict[str, Any]] = []
+    no_graph: dict[str, str] = {}
+    print_header()
+    for kind, batch, vocab in tqdm(sizes, desc="sizes", disable=args.no_progress, leave=False):
+        if time.monotonic() - start > args.time_budget:
+            rows.append({"distribution": kind, "batch": batch, "vocab": vocab,
+                         "skipped": f"the run's time budget ({args.time_budget:g} s) was spent"})
+            continue
+        rows.append(_row(rig, args, kind, batch, vocab, fs, fs_missing, no_graph))
+        print_row(rows[-1])
+    skipped = sum("skipped" in r for r in rows)
+    if skipped:
+        print(f"  {skipped} size(s) skipped: the run's time budget ({args.time_budget:g} s) was spent")
+    for name, why in no_graph.items():
+        print(f"  {name}: timed by the profiler ({why})")
+    result_goals = goals(rows, fs_missing)
+    for name, g in result_goals.items():
+        print(f"  goal {name}: {({True: 'met', False: 'NOT met', None: 'not judged'})[g['met']]} ({g['detail']})")
+    return {"sizes": {"batch": batches, "vocab": vocabs, "distribution": kinds,
+                      "top_k": args.top_k, "top_p": args.top_p, "dtype": "float32"},
+            "rows": rows, "goals": result_goals, "flashinfer": fs is not None,
+            **({"flashinfer_missing": fs_missing} if fs_missing else {}),
+            "timing": {"device": "CUDA-graph replay of up to --graph-calls calls, median replay / calls; the "
+                                 "profiler's kernel-time sum where a call cannot be captured (device_method)",
+                       "eager": "CUDA events around each call, median", "goals_judged_on": "device_us"},
+            "seconds": round(time.monotonic() - start, 1)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -157,11 +369,12 @@ def run(args: argparse.Namespace) -> int:
 
     from verl_ext.ops._backend import interpreting
 
-    vocab = args.vocab or (128256 if torch.cuda.is_available() else 1000)
-    if args.top_k > vocab:
-        raise UsageError(f"argument --top-k: must be at most the vocabulary ({vocab}), got {args.top_k}")
-    if not torch.cuda.is_available():
-        batch, vocab = (args.batch or [64])[0], args.vocab or 1000
+    gpu = torch.cuda.is_available()
+    vocabs = args.vocab or (list(DEFAULT_VOCABS) if gpu else [1000])
+    if args.top_k > min(vocabs):
+        raise UsageError(f"argument --top-k: must be at most the vocabulary ({min(vocabs)}), got {args.top_k}")
+    if not gpu:
+        batch, vocab = (args.batch or [64])[0], vocabs[0]
         # fp64 logits, probabilities, sorted copies and masks per backend.
         require_memory(f"--batch {batch} --vocab {vocab}", 8 * 8 * batch * vocab)
         print(f"verl-ext bench sampling: no GPU; correctness only at B={batch}, V={vocab}, top-k {args.top_k}, "
@@ -172,11 +385,17 @@ def run(args: argparse.Namespace) -> int:
             checks.append(_check(logits, args.top_k, args.top_p, "triton"))
         for c in checks:
             print(f"  {c['backend']:7s} inside kept set {c['inside_kept_set']:.3f}, "
-                  f"max log-prob error vs fp64 {c['max_logprob_error']:.2e}")
+                  f"max log-prob error vs fp64 {c['max_logprob_error']:.2e} (unfiltered "
+                  f"{c['unfiltered_max_logprob_error']:.2e})")
         ok = all(c["ok"] for c in checks)
         print(f"correctness: {'ok' if ok else 'FAILED'}")
         write_results(args.json, "sampling", {"sizes": {"batch": batch, "vocab": vocab}, "checks": checks, "ok": ok})
         return 0 if ok else 1
-    result = _gpu(args)
+    from verl_ext.bench.gpu_timing import cuda_rig
+
+    rig = cuda_rig()
+    print(f"verl-ext bench sampling on {rig.name}")
+    result = run_gpu(args, rig)
     write_results(args.json, "sampling", result, device=gpu_device())
-    return 0 if all(r["check"]["ok"] for r in result["rows"]) else 1
+    checked = [r["check"].get("ok") for r in result["rows"] if "skipped" not in r]
+    return 0 if checked and all(checked) else 1
