@@ -83,19 +83,17 @@ def _chunks(tokens: int, vocab: int, itemsize: int, chunk_tokens: int | None, ch
             ) -> tuple[int, int]:
     elements = TILE_BYTES // itemsize
     n = max(tokens, 1)
-    if chunk_tokens is None and chunk_vocab is None:
-        if n * min(vocab, MIN_VOCAB_TILE) <= elements:
-            chunk_tokens = n
-            chunk_vocab = max(elements // n // VOCAB_ALIGN * VOCAB_ALIGN, MIN_VOCAB_TILE)
-        else:
-            chunk_vocab = MIN_VOCAB_TILE
-            chunk_tokens = elements // MIN_VOCAB_TILE
-    elif chunk_vocab is None:
-        assert chunk_tokens is not None
-        chunk_vocab = max(elements // min(chunk_tokens, n), 1)
-    elif chunk_tokens is None:
-        chunk_tokens = max(elements // min(chunk_vocab, vocab), 1)
-    return max(1, min(chunk_tokens, n)), max(1, min(chunk_vocab, vocab))
+    if chunk_tokens is not None:
+        rows = min(chunk_tokens, n)
+        cols = chunk_vocab if chunk_vocab is not None else elements // rows
+    elif chunk_vocab is not None:
+        cols = min(chunk_vocab, vocab)
+        rows = elements // cols
+    elif n * min(vocab, MIN_VOCAB_TILE) <= elements:  # all tokens in one chunk, the widest tile that fits
+        rows, cols = n, max(elements // n // VOCAB_ALIGN * VOCAB_ALIGN, MIN_VOCAB_TILE)
+    else:
+        rows, cols = elements // MIN_VOCAB_TILE, MIN_VOCAB_TILE
+    return max(1, min(rows, n)), max(1, min(cols, vocab))
 
 
 def plan_linear_logprobs(tokens: int, hidden: int, vocab: int, dtype: torch.dtype, *, backend: Backend = "triton",
