@@ -5,49 +5,17 @@ that measures peaks of CPU tensors."""
 from __future__ import annotations
 
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import torch
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_flatten
-
+from tests.ops.live_bytes import LiveBytes
 from verl_ext.bench import gpu_timing
 from verl_ext.bench.gpu_timing import CUDA_GRAPH, PROFILER, Rig
 
 #: The stand-in's eager time is the call's wall time plus this launch overhead (ms); its device time is the wall
 #: time alone, so a figure taken from the wrong one shows.
 LAUNCH_MS = 5.0
-
-
-class LiveBytes(TorchDispatchMode):
-    """Bytes of tensor storage alive while active (created under it), and their peak."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.now = self.peak = 0
-        self.live: set[int] = set()
-
-    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-        out = func(*args, **(kwargs or {}))
-        for t in tree_flatten(out)[0]:
-            if not isinstance(t, torch.Tensor):
-                continue
-            storage = t.untyped_storage()
-            key, size = storage.data_ptr(), storage.nbytes()
-            if size == 0 or key in self.live:
-                continue
-            self.live.add(key)
-            self.now += size
-            self.peak = max(self.peak, self.now)
-            weakref.finalize(storage, self._free, key, size)
-        return out
-
-    def _free(self, key: int, size: int) -> None:
-        self.now -= size
-        self.live.discard(key)
 
 
 @dataclass
