@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 import torch
 
-from tests.bench.gpu_standins import LAUNCH_MS, LiveBytes, StandInMemory, StandInTimer, cpu_rig
+from tests.bench.gpu_standins import LAUNCH_MS, StandInMemory, StandInTimer, cpu_rig
+from tests.ops.live_bytes import LiveBytes
 from verl_ext.bench import gpu_timing, logprob
 from verl_ext.bench.gpu_timing import CUDA_GRAPH, PROFILER
 from verl_ext.cli import build_parser
