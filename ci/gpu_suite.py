@@ -48,12 +48,17 @@ DEVICE_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux
 #: verl 0.9.1 uses); its import needs apache-tvm-ffi (in its range <0.2, !=0.1.8), pinned at the version
 #: ci/requirements-vllm.lock holds (what a full vLLM 0.24.0 install resolves); everything else its
 #: import touches (numpy, einops, click, requests, tabulate, packaging, nvidia-ml-py, ninja, cuda-bindings,
-#: tqdm) is in the image. verl-ext's own GPU path needs only tqdm, also in the image.
-DOWNLOADS = ("flashinfer-python==0.6.12", "apache-tvm-ffi==0.1.9")
+#: tqdm) is in the image. verl-ext's own GPU path needs only tqdm, also in the image. verl itself (pure
+#: Python) is carried for `bench logprob`'s baseline, its `linear_cross_entropy`: `import verl` needs Ray (79 MB,
+#: not carried), so the bench imports the kernel's own files without verl's package __init__ (they need only
+#: torch, triton and packaging).
+DOWNLOADS = ("flashinfer-python==0.6.12", "apache-tvm-ffi==0.1.9", "verl==0.9.1")
 #: Their sizes as downloaded (2026-11), and room for the verl-ext wheel (1.6 MB today): the budget test's plan.
-DOWNLOAD_BYTES = {"flashinfer-python==0.6.12": 13_985_243, "apache-tvm-ffi==0.1.9": 2_278_991}
+DOWNLOAD_BYTES = {"flashinfer-python==0.6.12": 13_985_243, "apache-tvm-ffi==0.1.9": 2_278_991,
+                  "verl==0.9.1": 1_694_325}
 VERL_EXT_WHEEL_ALLOWANCE = 8 * 2**20
 FLASHINFER_WHEELS = ("flashinfer_python-", "apache_tvm_ffi-")
+VERL_WHEEL = "verl-"
 #: Measured (PyPI, 2026-11) and left behind, with the reason; printed by prepare, quoted by the README.
 NOT_CARRIED = (
     ("flashinfer-cubin==0.6.12", "447.5 MB: prebuilt cubins; the sampling module is JIT-built there with the "
@@ -62,9 +67,8 @@ NOT_CARRIED = (
     ("nvidia-cutlass-dsl 4.8.1 (+libs-cu13 92.0 MB)", "CuTe-DSL kernels only; `import flashinfer.sampling` "
                                                       "does not need it"),
     ("nvidia-cudnn-frontend, cuda-tile", "cuDNN attention and cuTile kernels only; not on the sampling path"),
-    ("verl==0.9.1 (1.7 MB) + ray 2.60 (79.3 MB) + tensordict, omegaconf, ...",
-     "`bench logprob`'s verl linear_cross_entropy baseline: `import verl` pulls in Ray, over the budget "
-     "alone; the bench records that row as unavailable"),
+    ("ray 2.60 (79.3 MB) + tensordict, omegaconf, ... (what `import verl` needs)",
+     "over the budget alone; `bench logprob` imports verl's linear_cross_entropy without them"),
 )
 #: Files whose content the wheel is built from: the device checks the carried wheel against its tree copy.
 SOURCE_GLOBS = ("verl_ext/**/*.py", "verl_ext/**/*.pyi", "hydra_plugins/**/*.py", "crates/**/*.rs",
@@ -344,7 +348,8 @@ def run_suite(root: Path = ROOT, out: Path | None = None, work: Path = Path("/tm
         shutil.rmtree(work)
     # Named so that no folder here shadows a package: benchmarks and tests run with cwd = suite_dir.
     site, fi_site, suite_dir = work / "site-verl-ext", work / "site-flashinfer", work / "suite"
-    for d in (site, fi_site, suite_dir):
+    verl_site = work / "site-verl"
+    for d in (site, fi_site, suite_dir, verl_site):
         d.mkdir(parents=True)
     log = out / "gpu-suite.log"
     log.write_text("")
@@ -379,6 +384,7 @@ def run_suite(root: Path = ROOT, out: Path | None = None, work: Path = Path("/tm
     wheels = sorted((root / WHEEL_DIR).glob("*.whl"))
     ours = [w for w in wheels if w.name.startswith("verl_ext-")]
     fi = [w for w in wheels if w.name.startswith(FLASHINFER_WHEELS)]
+    verl = [w for w in wheels if w.name.startswith(VERL_WHEEL)]
     if len(ours) != 1:
         print(f"ci/gpu run: expected one verl_ext wheel in {WHEEL_DIR}/ (run `ci/gpu prepare` here and carry "
               f"{WHEEL_DIR}), found {len(ours)}", file=sys.stderr)
@@ -389,6 +395,8 @@ def run_suite(root: Path = ROOT, out: Path | None = None, work: Path = Path("/tm
         return finish(1)
     if fi:
         r.run("install flashinfer", [*pip, str(fi_site), *map(str, fi)], root, cap=60)
+    if verl:  # only on the logprob bench's path (below): the tests must not see a verl without its dependencies
+        r.run("install verl", [*pip, str(verl_site), *map(str, verl)], root, cap=60)
 
     # 2. Preflight: a GPU, and the wheel built from this tree (a stale wheel would misattribute results).
     pre = r.run("preflight", [python, "-c", PREFLIGHT], suite_dir, cap=90, log=work / "preflight.log")
@@ -467,8 +475,11 @@ def run_suite(root: Path = ROOT, out: Path | None = None, work: Path = Path("/tm
     bench_files = {}
     for bench, cap, reserve in (("logprob", 180, 60), ("sampling", 120, 0)):
         path = results / f"{bench}-{device}.json"
+        if bench == "logprob":
+            r.env = dict(env, PYTHONPATH=f"{env['PYTHONPATH']}:{verl_site}")
         stage = r.run(f"bench {bench}", [str(site / "bin" / "verl-ext"), "bench", bench, "--json", str(path),
                                          "--no-progress"], suite_dir, cap=cap, reserve=reserve)
+        r.env = env
         if path.exists() and stage.rc == 0:
             bench_files[bench] = path.name
             if results != out:

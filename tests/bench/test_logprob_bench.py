@@ -321,3 +321,16 @@ def test_gpu_path_on_the_cuda_rig() -> None:
 def _cuda_logits_call() -> Callable[[], Any]:
     x = torch.randn(1024, 4096, device="cuda")
     return lambda: torch.log_softmax(x, -1)
+
+
+def test_verls_kernel_is_found_where_import_verl_fails() -> None:
+    """ci/gpu carries verl's wheel but not Ray, which `import verl` needs: the bench still times verl's own
+    kernel, imported without its package's __init__ (run in a fresh process where Ray cannot import)."""
+    import subprocess
+
+    script = ("import sys\nsys.modules['ray'] = None\n"
+              "from verl_ext.bench import logprob\n"
+              "fn, why = logprob._verl_kernel()\n"
+              "print(getattr(fn, '__self__', fn).__module__, why)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.stdout.split() == ["verl.utils.kernel.linear_cross_entropy", "None"], out.stderr[-2000:]
