@@ -16,15 +16,15 @@ row and **ties at a boundary are all kept**. Disabled values: ``top_k`` None, ``
 rows given an invalid per-row parameter (temperature ``<= 0``, ``top_p <= 0``, ``min_p`` outside [0, 1]),
 get token ``-1`` and NaN log-probs: checking tensors on the host would cost a GPU synchronisation per step.
 
-Backends: Triton (CUDA and ROCm) finds ``tau`` without sorting the vocabulary: one pass for max/log-sum-exp,
-one pass counting tokens and mass above 8 pivots (fixed offsets below the max, and the min-p threshold),
-one pass compacting the tokens above the best pivot that provably contains the kept set into a candidate
-buffer of at most ``CANDIDATES`` entries; the top-k and top-p thresholds are then found exactly by
-bisection over the candidates' fp32 bit patterns, in registers (32 halvings each, no sort). Rows whose kept
-set cannot be bounded that way (e.g. ``top_k`` in the thousands over flat logits) run the same bisections
-streamed over the row (~70 passes). A last pass draws the token. FlashInfer (CUDA, optional): its
-sort-free rejection sampler draws the token; log-probs come from the Triton threshold pass. The torch
-reference sorts.
+Backends: Triton (CUDA and ROCm) splits each row's vocabulary across programs (:func:`launch_plan` says how
+many and how often each logit is read) and finds ``tau`` without sorting, in a number of passes fixed by which
+filters may be on: one pass for max, sum of exp and NaN; top-k and min-p by radix selection over the
+order-preserving fp32 keys (digits of 11, 11 and 10 bits counted per bucket, the first inside the statistics
+pass); top-p then by radix selection over what they kept (4 digits of 8 bits, buckets summing exp-mass). The
+last digit of each search is one bucket per key, so thresholds are exact whatever the data (ties, flat rows,
+``-inf``, huge ranges). The draw re-reads only the split holding the token (each split's kept mass is known).
+FlashInfer (CUDA, optional): its sort-free rejection sampler draws the token; log-probs come from the Triton
+threshold passes, which also give the log-sum-exp. The torch reference sorts.
 
 The Triton and torch paths run inside the custom op ``verl_ext::sample`` (``torch.library.custom_op`` with a
 fake implementation), a pure function of the logits, the per-row parameters and the uniforms, so
@@ -42,25 +42,18 @@ from typing import Literal, NamedTuple, get_args, overload
 
 import torch
 
-from verl_ext.ops._backend import interpreting, is_rocm, resolve_backend, warps_for
+from verl_ext.ops._backend import is_rocm, resolve_backend
+from verl_ext.ops.sampling_kernels import Thresholds, plan_for
+from verl_ext.ops.sampling_kernels import run as run_kernels
+from verl_ext.ops.sampling_plan import SamplingPlan, launch_plan
 
-try:
-    import triton
-    import triton.language as tl
-except ImportError:  # pragma: no cover - torch's CUDA/ROCm wheels ship triton
-    triton = None
+__all__ = ["BACKENDS", "Backend", "Param", "SampleOutput", "SamplingPlan", "flashinfer_available", "kept_threshold",
+           "launch_plan", "sample", "sample_with_threshold", "seeded_uniform"]
 
 Backend = Literal["auto", "triton", "flashinfer", "torch"]
 BACKENDS: tuple[Backend, ...] = get_args(Backend)
 Param = float | int | torch.Tensor | None
 
-# Candidate buffer per row, held in registers during the bisections, so a power of two; 4096 fp32 per
-# program is 8 values per lane at 16 warps and covers top-k up to 4096 and the top-p sets of LLM logits
-# (usually tens to hundreds of tokens).
-CANDIDATES = 4096
-# Pivots below the row max, in temperature-scaled logits (a factor e^-d in probability): 0.25 ... 16.
-_PIVOT_OFFSETS = 7
-_BLOCK_V = 1024
 
 
 class SampleOutput(NamedTuple):
@@ -90,241 +83,32 @@ class _Result(NamedTuple):
     log_norm: torch.Tensor  # fp32 [B]: log of the kept mass, so kept probabilities are exp(z - log_norm)
 
 
-# --------------------------------------------------------------------------------------------- kernel
-if triton is not None:
+# --------------------------------------------------------------------------------------------- Triton
+def _filters_on(top_k: Param, top_p: Param, min_p: Param, vocab: int) -> str:
+    """Which filters may be on for some row, as the letters the custom op's backend string carries
+    ("triton:kpm"): a per-row tensor counts as on (reading it would cost a host synchronisation)."""
+    def on(value: Param, enabled: Callable[[float], bool]) -> bool:
+        if isinstance(value, torch.Tensor):
+            return value.dim() > 0 or enabled(float(value.item()))
+        return value is not None and enabled(float(value))
 
-    @triton.jit
-    def _key(z):
-        """Order-preserving int32 key of an fp32 value (``-0.0`` must already be ``+0.0``)."""
-        bits = z.to(tl.int32, bitcast=True)
-        return tl.where(bits < 0, bits ^ 0x7FFFFFFF, bits)
-
-    @triton.jit
-    def _unkey(key):
-        bits = tl.where(key < 0, key ^ 0x7FFFFFFF, key)
-        return bits.to(tl.float32, bitcast=True)
-
-    @triton.jit
-    def _load_z(base, cols, vocab, live, inv_t):
-        mask = live[:, None] & (cols < vocab)[None, :]
-        x = tl.load(base + cols[None, :], mask=mask, other=float("-inf")).to(tl.float32)
-        return x * inv_t[:, None] + 0.0  # + 0.0 turns -0.0 into +0.0 for the integer keys
-
-    @triton.jit
-    def _above(z, mx, key_min, BY_MASS: tl.constexpr):
-        """Per row: how many entries of ``z`` (or how much unnormalised mass) have a key >= ``key_min``."""
-        above = _key(z).to(tl.int64) >= key_min[:, None]
-        if BY_MASS:
-            return tl.sum(tl.where(above, tl.exp(z - mx[:, None]), 0.0), 1)
-        return tl.sum(above.to(tl.float32), 1)
-
-    @triton.jit
-    def _mass_and_floor(base, vocab, live, inv_t, mx, tau, BLOCK: tl.constexpr, NUM_BLOCKS: tl.constexpr):
-        """Unnormalised mass of {z >= tau} and its smallest element (the canonical threshold)."""
-        total = tl.zeros(mx.shape, tl.float32)
-        floor = tl.full(mx.shape, float("inf"), tl.float32)
-        for b in range(NUM_BLOCKS):
-            cols = b * BLOCK + tl.arange(0, BLOCK)
-            z = _load_z(base, cols, vocab, live, inv_t)
-            kept = z >= tau[:, None]
-            total += tl.sum(tl.where(kept, tl.exp(z - mx[:, None]), 0.0), 1)
-            floor = tl.minimum(floor, tl.min(tl.where(kept, z, float("inf")), 1))
-        return total, floor
-
-    @triton.jit
-    def _largest_key_streamed(base, vocab, live, inv_t, mx, lo, hi, active, need, BY_MASS: tl.constexpr,
-                              BLOCK: tl.constexpr, NUM_BLOCKS: tl.constexpr):
-        """Largest key t in [lo, hi] with count (or mass) of {key(z) >= t} >= ``need``, for the rows where
-        ``active``; the predicate holds at ``lo`` and is monotone, so 32 halvings pin it to one element.
-        Reads the row once per halving."""
-        for _ in range(32):
-            mid = lo + (hi - lo + 1) // 2
-            acc = tl.zeros(mx.shape, tl.float32)
-            for b in range(NUM_BLOCKS):
-                cols = b * BLOCK + tl.arange(0, BLOCK)
-                acc += _above(_load_z(base, cols, vocab, live, inv_t), mx, mid, BY_MASS)
-            ok = acc >= need
-            lo = tl.where(active & ok, mid, lo)
-            hi = tl.where(active & ~ok, mid - 1, hi)
-        return lo
-
-    @triton.jit
-    def _largest_key_tile(tile, mx, lo, hi, active, need, BY_MASS: tl.constexpr):
-        """:func:`_largest_key_streamed` over candidates held in registers (no sort, no memory traffic)."""
-        for _ in range(32):
-            mid = lo + (hi - lo + 1) // 2
-            ok = _above(tile, mx, mid, BY_MASS) >= need
-            lo = tl.where(active & ok, mid, lo)
-            hi = tl.where(active & ~ok, mid - 1, hi)
-        return lo
-
-    @triton.jit
-    def _sample_kernel(x_ptr, stride, n_rows, vocab, inv_t_ptr, k_ptr, p_ptr, minp_ptr, u_ptr, cand_ptr,
-                       tok_ptr, lp_ptr, raw_ptr, tau_ptr, norm_ptr,
-                       ROWS: tl.constexpr, BLOCK: tl.constexpr, NUM_BLOCKS: tl.constexpr, CAP: tl.constexpr,
-                       NPIV: tl.constexpr, SAMPLE: tl.constexpr):
-        rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
-        live = rows < n_rows
-        base = x_ptr + rows.to(tl.int64)[:, None] * stride
-        inv_t = tl.load(inv_t_ptr + rows, mask=live, other=1.0)
-        top_k = tl.load(k_ptr + rows, mask=live, other=0)
-        top_p = tl.load(p_ptr + rows, mask=live, other=1.0)
-        min_p = tl.load(minp_ptr + rows, mask=live, other=0.0)
-        bad = ~((inv_t > 0) & (inv_t < float("inf")) & (top_p > 0) & (min_p >= 0) & (min_p <= 1))
-        k_on = (top_k > 0) & (top_k < vocab)
-        p_on = top_p < 1
-        m_on = min_p > 0
-        NEG_INF = float("-inf")
-        KEY_NEG_INF = -2139095041  # _key(-inf)
-
-        # Pass 1: row max and sum of exp (online), NaN detection.
-        mx = tl.full([ROWS], NEG_INF, tl.float32)
-        se = tl.zeros([ROWS], tl.float32)
-        for b in range(NUM_BLOCKS):
-            cols = b * BLOCK + tl.arange(0, BLOCK)
-            z = _load_z(base, cols, vocab, live, inv_t)
-            bad = bad | (tl.sum((z != z).to(tl.int32), 1) > 0)
-            new = tl.maximum(mx, tl.max(z, 1))
-            safe = tl.where(new == NEG_INF, 0.0, new)
-            se = se * tl.exp(mx - safe) + tl.sum(tl.exp(z - safe[:, None]), 1)
-            mx = new
-        bad = bad | (mx == NEG_INF) | ~live
-        mx = tl.where(bad, 0.0, mx)
-        t_min = tl.where(m_on, mx + tl.log(tl.where(m_on, min_p, 1.0)), NEG_INF)
-        filt = (k_on | p_on | m_on) & ~bad
-
-        tau = tl.full([ROWS], NEG_INF, tl.float32)
-        kept = se
-        if tl.sum(filt.to(tl.int32), 0) > 0:
-            # Pass 2: count and mass at or above each pivot; pick the highest pivot whose set surely holds
-            # the kept set and fits the candidate buffer.
-            j = tl.arange(0, NPIV)
-            offs = 0.25 * tl.exp2(j.to(tl.float32))
-            piv = tl.where(j[None, :] < NPIV - 1, mx[:, None] - offs[None, :], t_min[:, None])
-            cnt = tl.zeros([ROWS, NPIV], tl.float32)
-            mass = tl.zeros([ROWS, NPIV], tl.float32)
-            for b in range(NUM_BLOCKS):
-                cols = b * BLOCK + tl.arange(0, BLOCK)
-                z = _load_z(base, cols, vocab, live, inv_t)
-                ge = (z[:, :, None] >= piv[:, None, :]) & (cols < vocab)[None, :, None]
-                cnt += tl.sum(ge.to(tl.float32), 1)
-                mass += tl.sum(tl.where(ge, tl.exp(z - mx[:, None])[:, :, None], 0.0), 1)
-            holds = ((k_on[:, None] & (cnt >= top_k.to(tl.float32)[:, None]))
-                     | (m_on[:, None] & (piv <= t_min[:, None]))
-                     | ((~k_on & ~m_on)[:, None] & (mass >= (top_p * se)[:, None])))
-            valid = holds & (cnt <= CAP) & filt[:, None]
-            fast = tl.sum(valid.to(tl.int32), 1) > 0
-            pivot = tl.max(tl.where(valid, piv, NEG_INF), 1)
-
-            # Pass 3: compact the tokens at or above the pivot (in vocabulary order) into the buffer.
-            n_c = tl.zeros([ROWS], tl.int32)
-            cand_row = cand_ptr + rows.to(tl.int64)[:, None] * CAP
-            for b in range(NUM_BLOCKS):
-                cols = b * BLOCK + tl.arange(0, BLOCK)
-                z = _load_z(base, cols, vocab, live, inv_t)
-                take = (z >= pivot[:, None]) & (cols < vocab)[None, :] & fast[:, None]
-                pos = n_c[:, None] + tl.cumsum(take.to(tl.int32), 1) - 1
-                tl.store(cand_row + pos, z, mask=take)
-                n_c += tl.sum(take.to(tl.int32), 1)
-            slots = tl.arange(0, CAP)
-            cv = tl.load(cand_row + slots[None, :], mask=slots[None, :] < n_c[:, None], other=NEG_INF)
-            lo = tl.full([ROWS], KEY_NEG_INF, tl.int64)
-            hi = _key(mx).to(tl.int64)
-            k_need = top_k.to(tl.float32)
-            tau_fast = t_min
-            if tl.sum((fast & k_on).to(tl.int32), 0) > 0:
-                lo_k = _largest_key_tile(cv, mx, lo, hi, fast & k_on, k_need, False)
-                tau_fast = tl.maximum(tl.where(k_on, _unkey(lo_k.to(tl.int32)), NEG_INF), t_min)
-            if tl.sum((fast & p_on).to(tl.int32), 0) > 0:
-                in_s = cv >= tau_fast[:, None]
-                z_s = tl.where(k_on | m_on, tl.sum(tl.where(in_s, tl.exp(cv - mx[:, None]), 0.0), 1), se)
-                lo_p = _largest_key_tile(cv, mx, _key(tau_fast).to(tl.int64), hi, fast & p_on, top_p * z_s, True)
-                tau_fast = tl.where(p_on, _unkey(lo_p.to(tl.int32)), tau_fast)
-            in_s = cv >= tau_fast[:, None]
-            kept_fast = tl.sum(tl.where(in_s, tl.exp(cv - mx[:, None]), 0.0), 1)
-            tau_fast = tl.min(tl.where(in_s, cv, float("inf")), 1)
-
-            # Exact fallback for rows the candidates could not bound: the same bisections, streamed.
-            slow = filt & ~fast
-            tau_slow = t_min
-            kept_slow = se
-            if tl.sum(slow.to(tl.int32), 0) > 0:
-                if tl.sum((slow & k_on).to(tl.int32), 0) > 0:
-                    lo_k = _largest_key_streamed(base, vocab, live, inv_t, mx, lo, hi, slow & k_on, k_need, False,
-                                                 BLOCK, NUM_BLOCKS)
-                    tau_slow = tl.maximum(tl.where(k_on, _unkey(lo_k.to(tl.int32)), NEG_INF), t_min)
-                z_slow, _ = _mass_and_floor(base, vocab, live, inv_t, mx, tau_slow, BLOCK, NUM_BLOCKS)
-                z_slow = tl.where(k_on | m_on, z_slow, se)
-                if tl.sum((slow & p_on).to(tl.int32), 0) > 0:
-                    lo_p = _largest_key_streamed(base, vocab, live, inv_t, mx, _key(tau_slow).to(tl.int64), hi,
-                                                 slow & p_on, top_p * z_slow, True, BLOCK, NUM_BLOCKS)
-                    tau_slow = tl.where(p_on, _unkey(lo_p.to(tl.int32)), tau_slow)
-                kept_slow, tau_slow = _mass_and_floor(base, vocab, live, inv_t, mx, tau_slow, BLOCK, NUM_BLOCKS)
-            tau = tl.where(fast, tau_fast, tl.where(slow, tau_slow, tau))
-            kept = tl.where(fast, kept_fast, tl.where(slow, kept_slow, kept))
-
-        kept = tl.where(bad, 1.0, kept)
-        se = tl.where(bad, 1.0, se)
-        log_norm = mx + tl.log(kept)
-        tl.store(tau_ptr + rows, tl.where(bad, float("nan"), tau), mask=live)
-        tl.store(norm_ptr + rows, tl.where(bad, float("nan"), log_norm), mask=live)
-        if SAMPLE:
-            # Last pass: inverse CDF over the kept tokens in vocabulary order. If rounding leaves the target
-            # above the running total, the last kept token is taken.
-            target = tl.load(u_ptr + rows, mask=live, other=0.0) * kept
-            run = tl.zeros([ROWS], tl.float32)
-            tok = tl.full([ROWS], -1, tl.int32)
-            z_tok = tl.zeros([ROWS], tl.float32)
-            last = tl.full([ROWS], -1, tl.int32)
-            z_last = tl.zeros([ROWS], tl.float32)
-            for b in range(NUM_BLOCKS):
-                cols = b * BLOCK + tl.arange(0, BLOCK)
-                z = _load_z(base, cols, vocab, live, inv_t)
-                w = tl.where((z >= tau[:, None]) & (cols < vocab)[None, :], tl.exp(z - mx[:, None]), 0.0)
-                hit = ((tl.cumsum(w, 1) + run[:, None]) > target[:, None]) & (w > 0)
-                first = tl.min(tl.where(hit, cols[None, :], 2147483647), 1)
-                found = (tok < 0) & (first < 2147483647)
-                z_tok = tl.where(found, tl.max(tl.where(cols[None, :] == first[:, None], z, NEG_INF), 1), z_tok)
-                tok = tl.where(found, first, tok)
-                lb = tl.max(tl.where(w > 0, cols[None, :], -1), 1)
-                z_last = tl.where(lb >= 0, tl.max(tl.where(cols[None, :] == lb[:, None], z, NEG_INF), 1), z_last)
-                last = tl.where(lb >= 0, lb, last)
-                run += tl.sum(w, 1)
-            z_tok = tl.where(tok < 0, z_last, z_tok)
-            tok = tl.where(tok < 0, last, tok)
-            nan = float("nan")
-            tl.store(tok_ptr + rows, tl.where(bad, -1, tok).to(tl.int64), mask=live)
-            tl.store(lp_ptr + rows, tl.where(bad, nan, z_tok - log_norm), mask=live)
-            tl.store(raw_ptr + rows, tl.where(bad, nan, z_tok - mx - tl.log(se)), mask=live)
+    return "".join(letter for letter, value, enabled in (
+        ("k", top_k, lambda v: 0 < v < vocab), ("p", top_p, lambda v: v < 1), ("m", min_p, lambda v: v > 0))
+        if on(value, enabled))
 
 
-def _launch_shape(n_rows: int, vocab: int, cap: int) -> dict[str, int]:
-    block = min(_BLOCK_V, triton.next_power_of_2(vocab))
-    cap = min(cap, triton.next_power_of_2(vocab))  # a buffer larger than the vocabulary is never filled
-    rows = 1
-    if interpreting():  # the interpreter runs programs one after another: give each many rows
-        budget = (1 << 20) // max(block * (_PIVOT_OFFSETS + 1), cap)  # Triton's largest tensor
-        rows = min(triton.next_power_of_2(n_rows), 1 << max(0, budget.bit_length() - 1))
-    return {"ROWS": rows, "BLOCK": block, "NUM_BLOCKS": triton.cdiv(vocab, block), "CAP": cap,
-            "NPIV": _PIVOT_OFFSETS + 1, "num_warps": 2 * warps_for(4096)}
-
-
-def _triton(logits: torch.Tensor, rows: _Rows, sample: bool, cap: int = CANDIDATES) -> _Result:
+def _triton(logits: torch.Tensor, rows: _Rows, sample: bool, filters: str = "kpm") -> _Result:
+    """The split Triton kernels (:mod:`verl_ext.ops.sampling_kernels`) following :func:`launch_plan`."""
     if logits.stride(-1) != 1:
         logits = logits.contiguous()
-    n, vocab = logits.shape
-    dev = logits.device
-    drawn = n if sample else 0  # without a draw the kernel never touches these
-    tok = torch.empty(drawn, dtype=torch.int64, device=dev)
-    lp, raw = (torch.empty(drawn, dtype=torch.float32, device=dev) for _ in range(2))
-    tau, norm = (torch.empty(n, dtype=torch.float32, device=dev) for _ in range(2))
-    if n:
-        shape = _launch_shape(n, vocab, cap)
-        cand = torch.empty((n, shape["CAP"]), dtype=torch.float32, device=dev)
-        grid = (triton.cdiv(n, shape["ROWS"]),)
-        _sample_kernel[grid](logits, logits.stride(0), n, vocab, rows.inv_temperature, rows.top_k, rows.top_p,
-                             rows.min_p, rows.uniform, cand, tok, lp, raw, tau, norm, SAMPLE=sample, **shape)
-    return _Result(tok, lp, raw, tau, norm)
+    res = _triton_full(logits, rows, sample, filters)
+    return _Result(res.token_ids, res.logprobs, res.raw_logprobs, res.tau, res.log_norm)
+
+
+def _triton_full(logits: torch.Tensor, rows: _Rows, sample: bool, filters: str) -> Thresholds:
+    plan = plan_for(logits, top_k="k" in filters, top_p="p" in filters, min_p="m" in filters, sample=sample)
+    dense = [t.contiguous() for t in rows]  # the kernels index the per-row parameters densely
+    return run_kernels(logits, dense[0], dense[1], dense[2], dense[3], dense[4], plan)
 
 
 # ------------------------------------------------------------------------------------ torch reference
@@ -380,9 +164,11 @@ def flashinfer_available() -> bool:
     return True
 
 
-def _flashinfer(logits: torch.Tensor, rows: _Rows, seed: int | None, want_logprobs: bool) -> _Result:
+def _flashinfer(logits: torch.Tensor, rows: _Rows, seed: int | None, want_logprobs: bool,
+                filters: str = "kpm") -> _Result:
     """Tokens from FlashInfer's sort-free sampler (min-p applied first as a mask); log-probs, when asked,
-    from the Triton threshold pass, which follows the same top-k-then-top-p semantics."""
+    from the Triton threshold passes (same top-k-then-top-p semantics), which also give the log-sum-exp: no
+    separate pass over the logits for the raw log-probs."""
     import flashinfer.sampling as fs
 
     z = logits.float() * rows.inv_temperature[:, None]
@@ -396,10 +182,9 @@ def _flashinfer(logits: torch.Tensor, rows: _Rows, seed: int | None, want_logpro
     empty = torch.full_like(rows.top_p, float("nan"))
     if not want_logprobs:
         return _Result(tok, empty, empty, empty, empty)
-    thr = _triton(logits, rows, sample=False)
-    z_tok = (logits.float() * rows.inv_temperature[:, None]).gather(1, tok[:, None])[:, 0]
-    raw = z_tok - torch.logsumexp(logits.float() * rows.inv_temperature[:, None], 1)
-    return _Result(tok, z_tok - thr.log_norm, raw, thr.tau, thr.log_norm)
+    thr = _triton_full(logits if logits.stride(-1) == 1 else logits.contiguous(), rows, False, filters)
+    z_tok = logits.gather(1, tok[:, None])[:, 0].float() * rows.inv_temperature
+    return _Result(tok, z_tok - thr.log_norm, z_tok - thr.log_z, thr.tau, thr.log_norm)
 
 
 # ------------------------------------------------------------------------------------------ custom op
@@ -411,12 +196,11 @@ def _sample_op(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch
                min_p: torch.Tensor, uniform: torch.Tensor, backend: str, draw: bool
                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """(token ids int64, log-probs, raw log-probs, tau, log_norm) ``[B]``; without ``draw`` only the
-    threshold pass runs and the first three are empty (``[0]``)."""
+    threshold passes run and the first three are empty (``[0]``). ``backend`` is "torch", or "triton" with the
+    filters that may be on after a colon ("triton:kp"; plain "triton" assumes all three)."""
     rows = _Rows(inv_temperature, top_k, top_p, min_p, uniform)
-    if backend == "triton":  # the kernel indexes the per-row parameters densely
-        res = _triton(logits, _Rows(*(t.contiguous() for t in rows)), draw)
-    else:
-        res = _torch(logits, rows, draw)
+    name, colon, filters = backend.partition(":")
+    res = _triton(logits, rows, draw, filters if colon else "kpm") if name == "triton" else _torch(logits, rows, draw)
     return res.token_ids, res.logprobs, res.raw_logprobs, res.tau, res.log_norm
 
 
@@ -560,8 +344,9 @@ def _choose_kernel(backend: Backend, device: torch.device) -> str:
     return resolve_backend("auto" if backend == "flashinfer" else backend, device)
 
 
-def _run(logits: torch.Tensor, rows: _Rows, backend: str, sample: bool) -> _Result:
-    return _Result(*torch.ops.verl_ext.sample(logits.detach(), *rows, backend, sample))
+def _run(logits: torch.Tensor, rows: _Rows, backend: str, sample: bool, filters: str) -> _Result:
+    op_backend = f"triton:{filters}" if backend == "triton" else backend
+    return _Result(*torch.ops.verl_ext.sample(logits.detach(), *rows, op_backend, sample))
 
 
 @overload
@@ -607,10 +392,11 @@ def sample(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Param = Non
     rows = _rows(logits, temperature, top_k, top_p, min_p, seed, uniform)
     per_row_random = uniform is not None or (isinstance(seed, torch.Tensor) and seed.dim() > 0)
     chosen = _choose(backend, logits.device, per_row_random)
+    filters = _filters_on(top_k, top_p, min_p, logits.shape[1])
     if chosen == "flashinfer":
-        res = _flashinfer(logits, rows, None if seed is None else int(seed), return_logprobs)
+        res = _flashinfer(logits, rows, None if seed is None else int(seed), return_logprobs, filters)
     else:
-        res = _run(logits, rows, chosen, sample=True)
+        res = _run(logits, rows, chosen, True, filters)
     return SampleOutput(res.token_ids, res.logprobs, res.raw_logprobs) if return_logprobs else res.token_ids
 
 
@@ -621,7 +407,7 @@ def kept_threshold(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Par
     no_draw = torch.zeros(logits.shape[0] if logits.dim() == 2 else 0, device=logits.device)
     rows = _rows(logits, temperature, top_k, top_p, min_p, None, no_draw)
     chosen = _choose_kernel(backend, logits.device)
-    res = _run(logits, rows, chosen, sample=False)
+    res = _run(logits, rows, chosen, False, _filters_on(top_k, top_p, min_p, logits.shape[1]))
     return res.tau, res.log_norm
 
 
@@ -632,5 +418,5 @@ def sample_with_threshold(logits: torch.Tensor, *, temperature: Param = 1.0, top
     ``(token_ids, tau, log_norm)`` with kept probabilities ``exp(z - log_norm)`` on ``{z >= tau}``."""
     rows = _rows(logits, temperature, top_k, top_p, min_p, None, uniform)
     chosen = _choose_kernel(backend, logits.device)
-    res = _run(logits, rows, chosen, sample=True)
+    res = _run(logits, rows, chosen, True, _filters_on(top_k, top_p, min_p, logits.shape[1]))
     return res.token_ids, res.tau, res.log_norm

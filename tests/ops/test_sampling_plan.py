@@ -1,0 +1,115 @@
+"""verl_ext.ops.sampling_plan: how the Triton sampler fills the device and how many times it reads each logit,
+and that the launcher runs exactly the plan (launches recorded under Triton's interpreter)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+
+from verl_ext.ops import sample
+from verl_ext.ops import sampling as S
+from verl_ext.ops import sampling_kernels as K
+from verl_ext.ops.sampling_plan import BLOCK, COUNT_DIGITS, MASS_DIGITS, launch_plan
+
+LLM_VOCAB = 151936
+H100_SMS = 132
+FILTERS = [{}, {"top_k": True}, {"min_p": True}, {"top_k": True, "min_p": True}, {"top_p": True},
+           {"top_k": True, "top_p": True}, {"top_k": True, "top_p": True, "min_p": True}]
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: "+".join(f) or "none")
+def test_one_row_fills_the_device(filters: dict[str, bool]) -> None:
+    plan = launch_plan(1, LLM_VOCAB, device_sms=H100_SMS, **filters)
+    assert plan.programs >= 2 * H100_SMS
+    assert plan.splits * plan.slice_len >= LLM_VOCAB > (plan.splits - 1) * plan.slice_len
+    assert plan.slice_len % plan.block == 0
+
+
+def test_fewer_splits_per_row_as_the_batch_grows() -> None:
+    plans = [launch_plan(b, LLM_VOCAB, device_sms=H100_SMS) for b in (1, 8, 64, 128, 256, 1024)]
+    assert [p.splits for p in plans] == sorted((p.splits for p in plans), reverse=True)
+    for p in plans:  # a few programs per SM, each streaming at least one block
+        assert p.programs >= 2 * H100_SMS
+        assert p.slice_len >= BLOCK
+        assert p.splits == 1 or p.programs <= 8 * H100_SMS
+    assert plans[-1].splits == 1
+
+
+def test_reads_of_each_logit() -> None:
+    def reads(**filters: bool) -> float:
+        return launch_plan(64, LLM_VOCAB, device_sms=H100_SMS, **filters).reads_per_logit
+
+    plan = launch_plan(64, LLM_VOCAB, device_sms=H100_SMS)
+    assert reads() == 1 + 1 / plan.splits  # statistics, then the draw re-reads one split per row
+    assert launch_plan(64, LLM_VOCAB, sample=False).reads_per_logit == 1
+    # Top-k and min-p: the count digits; top-p adds the mass digits. Fixed by the parameters, not the data.
+    for filters in ({"top_k": True}, {"min_p": True}, {"top_k": True, "min_p": True}):
+        assert reads(**filters) == len(COUNT_DIGITS) + 1 / plan.splits <= 4
+    assert reads(top_p=True) == 1 + len(MASS_DIGITS) + 1 / plan.splits
+    assert reads(top_k=True, top_p=True, min_p=True) == len(COUNT_DIGITS) + len(MASS_DIGITS) + 1 / plan.splits
+    assert sum(COUNT_DIGITS) == sum(MASS_DIGITS) == 32  # the last digit of each search is one key per bucket
+
+
+def test_plan_rejects_bad_shapes() -> None:
+    with pytest.raises(ValueError, match="vocab"):
+        launch_plan(1, 0)
+
+
+def test_filters_the_launcher_is_told_about() -> None:
+    assert S._filters_on(None, None, None, 100) == ""
+    assert S._filters_on(0, 1.0, 0.0, 100) == ""  # disabled values
+    assert S._filters_on(100, None, None, 100) == ""  # top_k >= V keeps everything
+    assert S._filters_on(5, 0.9, 0.1, 100) == "kpm"
+    per_row = torch.zeros(3)
+    assert S._filters_on(per_row.int(), per_row + 1, per_row, 100) == "kpm"  # a per-row tensor may hold anything
+
+
+def _rows(kind: str, g: torch.Generator) -> torch.Tensor:
+    n, vocab = 6, 300
+    if kind == "flat":
+        return torch.randn(n, vocab, generator=g) * 1e-3
+    if kind == "tied":
+        return torch.randint(0, 3, (n, vocab), generator=g).float()
+    if kind == "peaked":
+        x = torch.randn(n, vocab, generator=g) * 2
+        return x.scatter_add(1, torch.randint(0, vocab, (n, 8), generator=g), torch.full((n, 8), 8.0))
+    x = torch.randn(n, vocab, generator=g) * torch.logspace(-20, 20, vocab)  # adversarial: huge range, -inf, -0.0
+    x[:, ::5] = float("-inf")
+    x[:, 1] = -0.0
+    return x
+
+
+@pytest.mark.parametrize("kind", ["flat", "tied", "peaked", "adversarial"])
+@pytest.mark.parametrize("filters", [{}, {"top_k": 40}, {"top_p": 0.9}, {"top_k": 250, "top_p": 0.95, "min_p": 0.01}],
+                         ids=lambda f: "+".join(f) or "none")
+def test_the_launcher_runs_the_plan(monkeypatch: pytest.MonkeyPatch, kind: str, filters: dict) -> None:
+    launched: list[tuple[str, tuple[int, ...], dict]] = []
+    real = K._launch
+
+    def record(kernel: Any, grid: tuple[int, ...], *args: object, **meta: object) -> None:
+        launched.append((kernel.fn.__name__, grid, dict(meta)))
+        real(kernel, grid, *args, **meta)
+
+    monkeypatch.setattr(K, "_launch", record)
+    logits = _rows(kind, torch.Generator().manual_seed(1))
+    out = sample(logits, seed=3, return_logprobs=True, backend="triton", **filters)
+    plan = K.plan_for(logits, top_k="top_k" in filters, top_p="top_p" in filters, min_p="min_p" in filters,
+                      sample=True)
+    assert len(launched) == plan.launches
+    passes = [(grid, meta) for name, grid, meta in launched if name == "_pass_kernel"]
+    assert len(passes) == len(plan.passes) == round(plan.reads_per_logit)
+    for (grid, meta), p in zip(passes, plan.passes, strict=True):
+        assert grid == plan.grid  # every pass reads every split of every row once
+        assert meta["TILE"] * meta["TILES"] == plan.slice_len
+        assert (meta["SHIFT"], meta["WEIGHTED"]) == (p.shift, p.weighted)
+    draws = [(grid, meta) for name, grid, meta in launched if name == "_draw_kernel"]
+    assert len(draws) == 1
+    grid, meta = draws[0]
+    assert grid == (plan.grid[0],) and meta["BLOCK"] * meta["SLICE_BLOCKS"] == plan.slice_len  # one split per row
+    ref = S._torch(logits, S._rows(logits, 1.0, filters.get("top_k"), filters.get("top_p"), filters.get("min_p"), 3,
+                                   None), sample=True)
+    tau, _ = S.kept_threshold(logits, backend="triton", **filters)
+    assert torch.equal(logits >= tau[:, None], logits >= ref.tau[:, None])
+    assert (logits.gather(1, out.token_ids[:, None])[:, 0] >= tau).all()

@@ -1,0 +1,548 @@
+"""Triton kernels of :mod:`verl_ext.ops.sampling`: each row's vocabulary is split across programs, thresholds are
+found by radix selection over order-preserving fp32 keys in a fixed number of passes, and the draw re-reads one
+split. :func:`verl_ext.ops.sampling_plan.launch_plan` says what runs; :func:`run` runs exactly that.
+
+Per pass over the logits, each (row block, split) program writes partials (statistics, a histogram of one key
+digit inside the row's current bucket, and the count, exp-mass and smallest key above that bucket); a combine of
+one program per row block reduces them over the splits and picks the digit holding the threshold. Masses are
+``exp(z - max)`` summed in fp32 in a fixed order (per split, then over splits in order), so a call is
+deterministic; counts are integers. Loops over a runtime number of splits are ``while`` loops: Triton's
+interpreter cannot take a runtime bound in ``range`` under numpy 2.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import torch
+
+from verl_ext.ops._backend import interpreting, warps_for
+from verl_ext.ops.sampling_plan import MASS_TILE, SamplingPlan, launch_plan
+
+try:
+    import triton
+    import triton.language as tl
+except ImportError:  # pragma: no cover - torch's CUDA/ROCm wheels ship triton
+    triton = None
+
+_SPLIT_CHUNK = 16  # splits reduced at a time by a combine program (one row each on a GPU)
+
+
+class Thresholds(NamedTuple):
+    """Per-row results ``[B]``: tokens (int64, -1 for invalid rows; empty without a draw), processed and raw
+    log-probs of the token (empty without a draw), ``tau`` (kept set ``{z >= tau}``), ``log_norm`` (log of the
+    kept mass) and ``log_z`` (log-sum-exp of ``z``)."""
+
+    token_ids: torch.Tensor
+    logprobs: torch.Tensor
+    raw_logprobs: torch.Tensor
+    tau: torch.Tensor
+    log_norm: torch.Tensor
+    log_z: torch.Tensor
+
+
+if triton is not None:
+
+    @triton.jit
+    def _ukey(z):
+        """Order-preserving key of an fp32 value in [0, 2^32), as int64 (``-0.0`` must already be ``+0.0``)."""
+        bits = z.to(tl.int32, bitcast=True)
+        return tl.where(bits < 0, bits ^ 0x7FFFFFFF, bits).to(tl.int64) + 2147483648
+
+    @triton.jit
+    def _unkey(u):
+        k = (u - 2147483648).to(tl.int32)
+        return tl.where(k < 0, k ^ 0x7FFFFFFF, k).to(tl.float32, bitcast=True)
+
+    @triton.jit
+    def _row_flags(rows, live, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, HAS1: tl.constexpr, HAS2: tl.constexpr):
+        """(search 1 on, search 2 on, invalid parameters) per row."""
+        inv_t = tl.load(inv_t_ptr + rows, mask=live, other=1.0)
+        top_k = tl.load(k_ptr + rows, mask=live, other=0)
+        top_p = tl.load(p_ptr + rows, mask=live, other=1.0)
+        min_p = tl.load(m_ptr + rows, mask=live, other=0.0)
+        bad = ~((inv_t > 0) & (inv_t < float("inf")) & (top_p > 0) & (min_p >= 0) & (min_p <= 1))
+        s1 = (((top_k > 0) & (top_k < vocab)) | (min_p > 0)) & HAS1
+        s2 = (top_p < 1) & HAS2
+        return s1, s2, bad
+
+    @triton.jit
+    def _pass_kernel(x_ptr, stride, n_rows, vocab, slice_len, n_splits, inv_t_ptr, mx_ptr, pre_ptr, on_ptr,
+                     stat_ptr, tot_ptr, cnt_ptr, mass_ptr, acnt_ptr, amass_ptr, amin_ptr,
+                     ROWS: tl.constexpr, TILE: tl.constexpr, TILES: tl.constexpr, NB: tl.constexpr,
+                     BITS: tl.constexpr, SHIFT: tl.constexpr, STATS: tl.constexpr, HIST: tl.constexpr,
+                     WEIGHTED: tl.constexpr, FINAL: tl.constexpr):
+        """One read of a slice of ``ROWS`` rows: statistics (``STATS``) and/or the histogram of the key digit
+        ``(key >> SHIFT) % NB`` over the keys in the row's bucket ``key >> (SHIFT + log2 NB) == pre``."""
+        r = tl.arange(0, ROWS)
+        rows = tl.program_id(0) * ROWS + r
+        split = tl.program_id(1)
+        on = rows < n_rows
+        if not STATS:
+            on = on & (tl.load(on_ptr + rows, mask=on, other=0) != 0)
+        inv_t = tl.load(inv_t_ptr + rows, mask=on, other=1.0)
+        base = x_ptr + rows.to(tl.int64)[:, None] * stride
+        part = rows.to(tl.int64) * n_splits + split
+        start = split * slice_len
+        d = tl.arange(0, NB)
+        NEG_INF = float("-inf")
+        mx = tl.full([ROWS], NEG_INF, tl.float32)
+        se = tl.zeros([ROWS], tl.float32)
+        nan = tl.zeros([ROWS], tl.int32)
+        pre = tl.zeros([ROWS], tl.int64)
+        if not STATS:
+            mx = tl.load(mx_ptr + rows, mask=on, other=0.0)
+            pre = tl.load(pre_ptr + rows, mask=on, other=0)
+        hist = tl.zeros([ROWS * NB], tl.int32)
+        mass = tl.zeros([ROWS, NB], tl.float32)
+        acnt = tl.zeros([ROWS], tl.int32)
+        amass = tl.zeros([ROWS], tl.float32)
+        amin = tl.full([ROWS], 4294967296, tl.int64)
+        for b in range(TILES):
+            cols = start + b * TILE + tl.arange(0, TILE)
+            valid = on[:, None] & (cols < vocab)[None, :]
+            z = tl.load(base + cols[None, :], mask=valid, other=NEG_INF).to(tl.float32) * inv_t[:, None] + 0.0
+            if STATS:
+                nan = nan + tl.sum((z != z).to(tl.int32), 1)
+                new = tl.maximum(mx, tl.max(z, 1))
+                safe = tl.where(new == NEG_INF, 0.0, new)
+                se = se * tl.exp(mx - safe) + tl.sum(tl.exp(z - safe[:, None]), 1)
+                mx = new
+            if HIST:
+                u = _ukey(z)
+                inside = valid
+                if not STATS:
+                    top = u >> (SHIFT + BITS)
+                    inside = valid & (top == pre[:, None])
+                    above = valid & (top > pre[:, None])
+                    w = tl.exp(z - mx[:, None])
+                    acnt += tl.sum(above.to(tl.int32), 1)
+                    amass += tl.sum(tl.where(above, w, 0.0), 1)
+                    amin = tl.minimum(amin, tl.min(tl.where(above, u, 4294967296), 1))
+                digit = ((u >> SHIFT) & (NB - 1)).to(tl.int32)
+                flat = tl.reshape(r[:, None] * NB + digit, [ROWS * TILE])
+                hist += tl.histogram(flat, ROWS * NB, mask=tl.reshape(inside, [ROWS * TILE]))
+                if WEIGHTED:
+                    hit = (digit[:, :, None] == d[None, None, :]) & inside[:, :, None]
+                    mass += tl.sum(tl.where(hit, w[:, :, None], 0.0), 1)
+        live = rows < n_rows
+        if STATS:
+            tl.store(stat_ptr + part * 3, mx, mask=live)
+            tl.store(stat_ptr + part * 3 + 1, se, mask=live)
+            tl.store(stat_ptr + part * 3 + 2, nan.to(tl.float32), mask=live)
+        if HIST:
+            i = tl.arange(0, ROWS * NB)
+            row_i = tl.program_id(0) * ROWS + i // NB
+            # Row totals by integer atomics (exact, so any order gives the same sums); per-split counts only
+            # where the draw needs them (the last digit).
+            tl.atomic_add(tot_ptr + row_i.to(tl.int64) * NB + i % NB, hist, mask=(row_i < n_rows) & (hist != 0))
+            if FINAL:
+                tl.store(cnt_ptr + (row_i.to(tl.int64) * n_splits + split) * NB + i % NB, hist, mask=row_i < n_rows)
+            if WEIGHTED:
+                tl.store(mass_ptr + part[:, None] * NB + d[None, :], mass, mask=live[:, None])
+            if not STATS:
+                tl.store(acnt_ptr + part, acnt, mask=live)
+                tl.store(amass_ptr + part, amass, mask=live)
+                tl.store(amin_ptr + part, amin, mask=live)
+
+    @triton.jit
+    def _select_kernel(n_rows, vocab, n_splits, inv_t_ptr, k_ptr, p_ptr, m_ptr,
+                       stat_ptr, tot_ptr, mass_ptr, acnt_ptr, amass_ptr, amin_ptr,
+                       mx_ptr, logz_ptr, bad_ptr, pre_ptr, on_ptr, need_ptr, key_ptr, kept_ptr, need2_ptr,
+                       ROWS: tl.constexpr, NB: tl.constexpr, BITS: tl.constexpr, SHIFT: tl.constexpr,
+                       SC: tl.constexpr, STATS: tl.constexpr, SEARCH: tl.constexpr, WEIGHTED: tl.constexpr,
+                       FINAL: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr):
+        """Combine of one pass for ``ROWS`` rows: reduce the splits' partials, then pick the digit of the
+        threshold of search ``SEARCH`` (1: largest key with at least ``k`` keys at or above it, or at most the
+        min-p key; 2: largest key whose mass at or above it reaches ``top_p`` times search 1's kept mass)."""
+        r = tl.arange(0, ROWS)
+        rows = tl.program_id(0) * ROWS + r
+        live = rows < n_rows
+        d = tl.arange(0, NB)
+        sc = tl.arange(0, SC)
+        NEG_INF = float("-inf")
+        if STATS:
+            s1, _, bad = _row_flags(rows, live, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, HAS1, HAS2)
+            mx = tl.full([ROWS], NEG_INF, tl.float32)
+            nan = tl.zeros([ROWS], tl.float32)
+            s0 = 0
+            while s0 < n_splits:
+                ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
+                part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
+                mx = tl.maximum(mx, tl.max(tl.load(stat_ptr + part * 3, mask=ok, other=NEG_INF), 1))
+                nan += tl.sum(tl.load(stat_ptr + part * 3 + 2, mask=ok, other=0.0), 1)
+                s0 += SC
+            bad = bad | (nan > 0) | (mx == NEG_INF) | ~live
+            mx = tl.where(bad, 0.0, mx)
+            z = tl.zeros([ROWS], tl.float32)
+            s0 = 0
+            while s0 < n_splits:
+                ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
+                part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
+                m_s = tl.load(stat_ptr + part * 3, mask=ok, other=NEG_INF)
+                se_s = tl.load(stat_ptr + part * 3 + 1, mask=ok, other=0.0)
+                z += tl.sum(tl.where(m_s == NEG_INF, 0.0, se_s * tl.exp(m_s - mx[:, None])), 1)
+                s0 += SC
+            tl.store(mx_ptr + rows, mx, mask=live)
+            tl.store(logz_ptr + rows, tl.where(bad, float("nan"), mx + tl.log(tl.where(bad, 1.0, z))), mask=live)
+            tl.store(bad_ptr + rows, bad.to(tl.int8), mask=live)
+            # Search 1's targets: k (every key when top-k is off) and the min-p key (-1: none).
+            top_k = tl.load(k_ptr + rows, mask=live, other=0)
+            min_p = tl.load(m_ptr + rows, mask=live, other=0.0)
+            t_min = mx + tl.log(tl.where(min_p > 0, min_p, 1.0))
+            need = tl.where((top_k > 0) & (top_k < vocab), top_k, vocab).to(tl.float32)
+            key_m = tl.where(min_p > 0, _ukey(t_min + 0.0), -1)
+            pre = tl.zeros([ROWS], tl.int64)
+            on = live & s1 & ~bad
+            tl.store(need_ptr + rows, need, mask=live)
+            tl.store(key_ptr + rows, key_m, mask=live)
+            tl.store(pre_ptr + rows, pre, mask=live)
+            tl.store(on_ptr + rows, on.to(tl.int8), mask=live)
+        else:
+            on = live & (tl.load(on_ptr + rows, mask=live, other=0) != 0)
+            mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
+            pre = tl.load(pre_ptr + rows, mask=live, other=0)
+            need = tl.load(need_ptr + rows, mask=live, other=0.0)
+            key_m = tl.load(key_ptr + rows, mask=live, other=-1)
+        if SEARCH > 0:
+            tot = tl.load(tot_ptr + rows.to(tl.int64)[:, None] * NB + d[None, :], mask=live[:, None], other=0)
+            a_c = tl.zeros([ROWS], tl.int32)
+            a_m = tl.zeros([ROWS], tl.float32)
+            a_min = tl.full([ROWS], 4294967296, tl.int64)
+            if not STATS:
+                s0 = 0
+                while s0 < n_splits:
+                    ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
+                    part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
+                    a_c += tl.sum(tl.load(acnt_ptr + part, mask=ok, other=0), 1)
+                    a_m += tl.sum(tl.load(amass_ptr + part, mask=ok, other=0.0), 1)
+                    a_min = tl.minimum(a_min, tl.min(tl.load(amin_ptr + part, mask=ok, other=4294967296), 1))
+                    s0 += SC
+            start = ((pre[:, None] << BITS) | d[None, :].to(tl.int64)) << SHIFT
+            cum_c = a_c[:, None] + (tl.sum(tot, 1)[:, None] - tl.cumsum(tot, 1) + tot)
+            if SEARCH == 1:
+                ok_d = (cum_c.to(tl.float32) >= need[:, None]) | (start <= key_m[:, None])
+            if WEIGHTED:
+                mass = tl.zeros([ROWS, NB], tl.float32)
+                s0 = 0
+                while s0 < n_splits:
+                    ok = live[:, None, None] & ((s0 + sc) < n_splits)[None, :, None]
+                    part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
+                    mass += tl.sum(tl.load(mass_ptr + part[:, :, None] * NB + d[None, None, :], mask=ok, other=0.0),
+                                   1)
+                    s0 += SC
+                cum_m = a_m[:, None] + (tl.sum(mass, 1)[:, None] - tl.cumsum(mass, 1) + mass)
+            if FINAL:  # one bucket per key: every element of a bucket has the same value, hence the same mass
+                mass = tl.where(tot > 0, tot.to(tl.float32) * tl.exp(_unkey(start) - mx[:, None]), 0.0)
+                cum_m = a_m[:, None] + (tl.sum(mass, 1)[:, None] - tl.cumsum(mass, 1) + mass)
+            if SEARCH == 2:
+                ok_d = cum_m >= need[:, None]
+            # The predicate holds at the bucket's first key (by induction), so digit 0 is the fallback.
+            dstar = tl.max(tl.where(ok_d, d[None, :], 0), 1)
+            pre_new = (pre << BITS) | dstar.to(tl.int64)
+            tl.store(pre_ptr + rows, pre_new, mask=on)
+            if FINAL:
+                kept = tl.sum(tl.where(d[None, :] == dstar[:, None], cum_m, 0.0), 1)
+                # The canonical tau is the smallest key present at or above the threshold.
+                present = tl.min(tl.where((d[None, :] >= dstar[:, None]) & (tot > 0), start, 4294967296), 1)
+                key = tl.where(present < 4294967296, present, a_min)
+                tl.store(key_ptr + rows, key, mask=on)
+                tl.store(kept_ptr + rows, kept, mask=on)
+                if SEARCH == 1:  # search 2's target: top_p of what search 1 kept
+                    top_p = tl.load(p_ptr + rows, mask=live, other=1.0)
+                    tl.store(need2_ptr + rows, top_p * kept, mask=on)
+
+    @triton.jit
+    def _search2_setup_kernel(n_rows, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, bad_ptr, logz_ptr, mx_ptr,
+                              on1_ptr, on2_ptr, pre2_ptr, need2_ptr, ROWS: tl.constexpr, HAS1: tl.constexpr,
+                              HAS2: tl.constexpr):
+        """Rows where search 2 runs; where search 1 did not run its target is ``top_p`` of the whole mass."""
+        rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+        live = rows < n_rows
+        _, s2, _ = _row_flags(rows, live, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, HAS1, HAS2)
+        bad = tl.load(bad_ptr + rows, mask=live, other=1) != 0
+        on1 = tl.load(on1_ptr + rows, mask=live, other=0) != 0
+        tl.store(on2_ptr + rows, (s2 & ~bad).to(tl.int8), mask=live)
+        tl.store(pre2_ptr + rows, tl.zeros([ROWS], tl.int64), mask=live)
+        top_p = tl.load(p_ptr + rows, mask=live, other=1.0)
+        z = tl.exp(tl.load(logz_ptr + rows, mask=live, other=0.0) - tl.load(mx_ptr + rows, mask=live, other=0.0))
+        tl.store(need2_ptr + rows, top_p * z, mask=live & ~on1)
+
+    @triton.jit
+    def _mass_from(key, d, cnt, mx, BITS: tl.constexpr):
+        """Mass of the keys at or above ``key`` in its last-digit bucket, from per-key counts ``[ROWS, NB]``."""
+        keys = ((key >> BITS) << BITS)[:, None] | d[None, :].to(tl.int64)
+        w = tl.where((keys >= key[:, None]) & (cnt > 0), cnt.to(tl.float32) * tl.exp(_unkey(keys) - mx[:, None]), 0.0)
+        return tl.sum(w, 1)
+
+    @triton.jit
+    def _kept_kernel(n_rows, n_splits, stat_ptr, mx_ptr, on1_ptr, key1_ptr, pre1_ptr, cnt1_ptr, am1_ptr,
+                     on2_ptr, key2_ptr, pre2_ptr, cnt2_ptr, am2_ptr, ks_ptr,
+                     ROWS: tl.constexpr, NB1: tl.constexpr, BITS1: tl.constexpr, NB2: tl.constexpr,
+                     BITS2: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr):
+        """Kept mass of each split: what the draw needs to know which split holds its token."""
+        rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+        split = tl.program_id(1)
+        live = rows < n_rows
+        part = rows.to(tl.int64) * n_splits + split
+        mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
+        m_s = tl.load(stat_ptr + part * 3, mask=live, other=float("-inf"))
+        ks = tl.where(m_s == float("-inf"), 0.0, tl.load(stat_ptr + part * 3 + 1, mask=live, other=0.0)
+                      * tl.exp(m_s - mx))
+        if HAS1:
+            on1 = live & (tl.load(on1_ptr + rows, mask=live, other=0) != 0)
+            d = tl.arange(0, NB1)
+            pre = tl.load(pre1_ptr + rows, mask=live, other=0)
+            cnt = tl.load(cnt1_ptr + part[:, None] * NB1 + d[None, :], mask=on1[:, None], other=0)
+            ks = tl.where(on1, tl.load(am1_ptr + part, mask=on1, other=0.0) + _mass_from(pre, d, cnt, mx, BITS1), ks)
+        if HAS2:
+            on2 = live & (tl.load(on2_ptr + rows, mask=live, other=0) != 0)
+            d2 = tl.arange(0, NB2)
+            pre2 = tl.load(pre2_ptr + rows, mask=live, other=0)
+            if HAS1:  # search 2 never goes below search 1's threshold (rounding with p ~ 1 could ask it to)
+                on2 = on2 & ~(on1 & (pre2 < pre))
+            cnt2 = tl.load(cnt2_ptr + part[:, None] * NB2 + d2[None, :], mask=on2[:, None], other=0)
+            ks = tl.where(on2, tl.load(am2_ptr + part, mask=on2, other=0.0) + _mass_from(pre2, d2, cnt2, mx, BITS2),
+                          ks)
+        tl.store(ks_ptr + part, ks, mask=live)
+
+    @triton.jit
+    def _finish_kernel(n_rows, n_splits, mx_ptr, logz_ptr, bad_ptr, on1_ptr, key1_ptr, kept1_ptr, pre1_ptr,
+                       on2_ptr, key2_ptr, kept2_ptr, pre2_ptr, ks_ptr, u_ptr, tau_ptr, norm_ptr, split_ptr,
+                       target_ptr, ROWS: tl.constexpr, SC: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr,
+                       SAMPLE: tl.constexpr):
+        """``tau`` and ``log_norm`` per row; with a draw, the split holding the token and the target within it
+        (inverse CDF over the splits' kept masses in vocabulary order)."""
+        rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+        live = rows < n_rows
+        mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
+        bad = tl.load(bad_ptr + rows, mask=live, other=1) != 0
+        log_norm = tl.load(logz_ptr + rows, mask=live, other=0.0)
+        tau = tl.full([ROWS], float("-inf"), tl.float32)
+        if HAS1:
+            on1 = tl.load(on1_ptr + rows, mask=live, other=0) != 0
+            tau = tl.where(on1, _unkey(tl.load(key1_ptr + rows, mask=live, other=0)), tau)
+            log_norm = tl.where(on1, mx + tl.log(tl.load(kept1_ptr + rows, mask=live, other=1.0)), log_norm)
+        if HAS2:
+            on2 = tl.load(on2_ptr + rows, mask=live, other=0) != 0
+            if HAS1:
+                on2 = on2 & ~(on1 & (tl.load(pre2_ptr + rows, mask=live, other=0)
+                                     < tl.load(pre1_ptr + rows, mask=live, other=0)))
+            tau = tl.where(on2, _unkey(tl.load(key2_ptr + rows, mask=live, other=0)), tau)
+            log_norm = tl.where(on2, mx + tl.log(tl.load(kept2_ptr + rows, mask=live, other=1.0)), log_norm)
+        nan = float("nan")
+        tl.store(tau_ptr + rows, tl.where(bad, nan, tau), mask=live)
+        tl.store(norm_ptr + rows, tl.where(bad, nan, log_norm), mask=live)
+        if SAMPLE:
+            sc = tl.arange(0, SC)
+            total = tl.zeros([ROWS], tl.float32)
+            s0 = 0
+            while s0 < n_splits:
+                ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
+                total += tl.sum(tl.load(ks_ptr + rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :], mask=ok,
+                                        other=0.0), 1)
+                s0 += SC
+            target = tl.load(u_ptr + rows, mask=live, other=0.0) * total
+            run = tl.zeros([ROWS], tl.float32)
+            pick = tl.full([ROWS], -1, tl.int32)
+            before = tl.zeros([ROWS], tl.float32)
+            last = tl.zeros([ROWS], tl.int32)
+            last_before = tl.zeros([ROWS], tl.float32)
+            s0 = 0
+            while s0 < n_splits:
+                idx = s0 + sc
+                ok = live[:, None] & (idx < n_splits)[None, :]
+                ks = tl.load(ks_ptr + rows.to(tl.int64)[:, None] * n_splits + idx[None, :], mask=ok, other=0.0)
+                incl = run[:, None] + tl.cumsum(ks, 1)
+                hit = (incl > target[:, None]) & (ks > 0)
+                first = tl.min(tl.where(hit, idx[None, :], 2147483647), 1)
+                found = (pick < 0) & (first < 2147483647)
+                at = idx[None, :] == first[:, None]
+                before = tl.where(found, tl.sum(tl.where(at, incl - ks, 0.0), 1), before)
+                pick = tl.where(found, first, pick)
+                lb = tl.max(tl.where(ks > 0, idx[None, :], -1), 1)
+                last_before = tl.where(lb >= 0, tl.sum(tl.where(idx[None, :] == lb[:, None], incl - ks, 0.0), 1),
+                                       last_before)
+                last = tl.where(lb >= 0, lb, last)
+                run += tl.sum(ks, 1)
+                s0 += SC
+            # Rounding can leave the target at or above the total: the last split with kept mass draws then.
+            before = tl.where(pick < 0, last_before, before)
+            pick = tl.where(pick < 0, last, pick)
+            tl.store(split_ptr + rows, pick, mask=live)
+            tl.store(target_ptr + rows, target - before, mask=live)
+
+    @triton.jit
+    def _draw_kernel(x_ptr, stride, n_rows, vocab, slice_len, inv_t_ptr, mx_ptr, logz_ptr, bad_ptr, tau_ptr,
+                     norm_ptr, split_ptr, target_ptr, tok_ptr, lp_ptr, raw_ptr,
+                     ROWS: tl.constexpr, BLOCK: tl.constexpr, SLICE_BLOCKS: tl.constexpr):
+        """Inverse CDF over the kept tokens of one split per row, in vocabulary order; if rounding leaves the
+        target above the split's running total, its last kept token is taken."""
+        rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+        live = rows < n_rows
+        bad = tl.load(bad_ptr + rows, mask=live, other=1) != 0
+        inv_t = tl.load(inv_t_ptr + rows, mask=live, other=1.0)
+        mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
+        tau = tl.load(tau_ptr + rows, mask=live, other=0.0)
+        target = tl.load(target_ptr + rows, mask=live, other=0.0)
+        start = tl.load(split_ptr + rows, mask=live, other=0) * slice_len
+        base = x_ptr + rows.to(tl.int64)[:, None] * stride
+        NEG_INF = float("-inf")
+        run = tl.zeros([ROWS], tl.float32)
+        tok = tl.full([ROWS], -1, tl.int32)
+        z_tok = tl.zeros([ROWS], tl.float32)
+        last = tl.full([ROWS], -1, tl.int32)
+        z_last = tl.zeros([ROWS], tl.float32)
+        go = live & ~bad
+        for b in range(SLICE_BLOCKS):
+            cols = start[:, None] + b * BLOCK + tl.arange(0, BLOCK)[None, :]
+            valid = go[:, None] & (cols < vocab)
+            z = tl.load(base + cols, mask=valid, other=NEG_INF).to(tl.float32) * inv_t[:, None] + 0.0
+            w = tl.where(valid & (z >= tau[:, None]), tl.exp(z - mx[:, None]), 0.0)
+            hit = ((tl.cumsum(w, 1) + run[:, None]) > target[:, None]) & (w > 0)
+            first = tl.min(tl.where(hit, cols, 2147483647), 1)
+            found = (tok < 0) & (first < 2147483647)
+            z_tok = tl.where(found, tl.max(tl.where(cols == first[:, None], z, NEG_INF), 1), z_tok)
+            tok = tl.where(found, first, tok)
+            lb = tl.max(tl.where(w > 0, cols, -1), 1)
+            z_last = tl.where(lb >= 0, tl.max(tl.where(cols == lb[:, None], z, NEG_INF), 1), z_last)
+            last = tl.where(lb >= 0, lb, last)
+            run += tl.sum(w, 1)
+        z_tok = tl.where(tok < 0, z_last, z_tok)
+        tok = tl.where(tok < 0, last, tok)
+        nan = float("nan")
+        tl.store(tok_ptr + rows, tl.where(bad, -1, tok).to(tl.int64), mask=live)
+        tl.store(lp_ptr + rows, tl.where(bad, nan, z_tok - tl.load(norm_ptr + rows, mask=live, other=0.0)), mask=live)
+        tl.store(raw_ptr + rows, tl.where(bad, nan, z_tok - tl.load(logz_ptr + rows, mask=live, other=0.0)), mask=live)
+
+
+def device_sms(device: torch.device) -> int:
+    """Streaming multiprocessors (compute units) of ``device``; a nominal 132 where there is no GPU."""
+    if device.type == "cuda" and torch.cuda.is_available():
+        return int(torch.cuda.get_device_properties(device).multi_processor_count)
+    return 132
+
+
+def plan_for(logits: torch.Tensor, *, top_k: bool, top_p: bool, min_p: bool, sample: bool) -> SamplingPlan:
+    """The plan :func:`run` follows for ``logits`` on their device."""
+    n, vocab = logits.shape
+    return launch_plan(n, vocab, top_k=top_k, top_p=top_p, min_p=min_p, sample=sample,
+                       device_sms=device_sms(logits.device), interpreter=interpreting())
+
+
+def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor, top_p: torch.Tensor,
+        min_p: torch.Tensor, uniform: torch.Tensor, plan: SamplingPlan) -> Thresholds:
+    """Run ``plan`` on ``[B, V]`` logits (unit column stride) with dense per-row parameters ``[B]``."""
+    n, vocab = logits.shape
+    dev = logits.device
+    drawn = n if plan.draw else 0
+    tok = torch.empty(drawn, dtype=torch.int64, device=dev)
+    lp, raw = (torch.empty(drawn, dtype=torch.float32, device=dev) for _ in range(2))
+    tau, norm, logz = (torch.empty(n, dtype=torch.float32, device=dev) for _ in range(3))
+    if n == 0:
+        return Thresholds(tok, lp, raw, tau, norm, logz)
+    s, rows, grid = plan.splits, plan.rows_per_program, plan.grid
+    f32, i64, i8, i32 = torch.float32, torch.int64, torch.int8, torch.int32
+    has1 = any(p.search == 1 for p in plan.passes)
+    has2 = any(p.search == 2 for p in plan.passes)
+    stat = torch.empty((n, s, 3), dtype=f32, device=dev)
+    mx, bad = torch.empty(n, dtype=f32, device=dev), torch.empty(n, dtype=i8, device=dev)
+    # Per search: bucket prefix, row on, target (count or mass), min-p key then threshold key, kept mass; the
+    # last digit's per-split counts; per-split count, mass and smallest key above the bucket.
+    pre, on, need, key, kept = ([torch.empty(n, dtype=t, device=dev) for _ in range(2)]
+                                for t in (i64, i8, f32, i64, f32))
+    on[0].zero_()
+    bits = [_last_bits(plan, 1), _last_bits(plan, 2)]
+    cnt = [torch.empty((n, s, 1 << b), dtype=i32, device=dev) for b in bits]
+    acnt, amass, amin = ([torch.empty((n, s), dtype=t, device=dev) for _ in range(2)] for t in (i32, f32, i64))
+    mass = torch.empty((n, s, 1 << max(bits[1], 1)) if has2 else (1,), dtype=f32, device=dev)
+    warps = 1 if interpreting() else warps_for(4096)
+    sc = 1 if interpreting() else _SPLIT_CHUNK
+    flags = {"HAS1": has1, "HAS2": has2}
+    params = (inv_temperature, top_k, top_p, min_p)
+    for i, p in enumerate(plan.passes):
+        nb, j = 1 << p.bits, max(p.search, 1) - 1
+        hist, final = p.search > 0, p.final and p.search > 0
+        tile = min(MASS_TILE, plan.block) if p.weighted else plan.block  # a [tile, NB] one-hot must fit registers
+        tot = torch.zeros((n, nb) if hist else (1,), dtype=i32, device=dev)
+        if p.search == 2 and plan.passes[i - 1].search != 2:
+            _launch(_search2_setup_kernel, (grid[0],), n, vocab, *params, bad, logz, mx, on[0], on[1], pre[1],
+                    need[1], ROWS=rows, **flags)
+        _launch(_pass_kernel, grid, logits, logits.stride(0), n, vocab, plan.slice_len, s, inv_temperature, mx,
+                pre[j], on[j], stat, tot, cnt[j], mass, acnt[j], amass[j], amin[j], ROWS=rows, TILE=tile,
+                TILES=plan.slice_len // tile, NB=nb, BITS=p.bits, SHIFT=p.shift, STATS=i == 0, HIST=hist,
+                WEIGHTED=p.weighted, FINAL=final, num_warps=warps)
+        _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, tot, mass, acnt[j], amass[j], amin[j], mx,
+                logz, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], ROWS=rows, NB=nb, BITS=p.bits,
+                SHIFT=p.shift, SC=sc, STATS=i == 0, SEARCH=p.search, WEIGHTED=p.weighted, FINAL=final, **flags,
+                num_warps=warps)
+    ks = torch.empty((n, s), dtype=f32, device=dev)
+    if plan.draw:
+        _launch(_kept_kernel, grid, n, s, stat, mx, on[0], key[0], pre[0], cnt[0], amass[0], on[1], key[1], pre[1],
+                cnt[1], amass[1], ks, ROWS=rows, NB1=1 << bits[0], BITS1=bits[0], NB2=1 << bits[1], BITS2=bits[1],
+                **flags)
+    split = torch.empty(n, dtype=i32, device=dev)
+    target = torch.empty(n, dtype=f32, device=dev)
+    _launch(_finish_kernel, (grid[0],), n, s, mx, logz, bad, on[0], key[0], kept[0], pre[0], on[1], key[1], kept[1],
+            pre[1], ks, uniform, tau, norm, split, target, ROWS=rows, SC=sc, SAMPLE=plan.draw, **flags)
+    if plan.draw:
+        _launch(_draw_kernel, (grid[0],), logits, logits.stride(0), n, vocab, plan.slice_len, inv_temperature, mx,
+                logz, bad, tau, norm, split, target, tok, lp, raw, ROWS=rows, BLOCK=plan.block,
+                SLICE_BLOCKS=plan.slice_blocks, num_warps=warps)
+    return Thresholds(tok, lp, raw, tau, norm, logz)
+
+
+# Argument types for ahead-of-time compilation (verl_ext.ops._compile_check): pointers by name, else integers.
+_POINTERS = {"inv_t_ptr": "fp32", "k_ptr": "i32", "p_ptr": "fp32", "m_ptr": "fp32", "u_ptr": "fp32", "mx_ptr": "fp32",
+             "logz_ptr": "fp32", "bad_ptr": "i8", "pre_ptr": "i64", "pre1_ptr": "i64", "pre2_ptr": "i64",
+             "on_ptr": "i8", "on1_ptr": "i8", "on2_ptr": "i8", "need_ptr": "fp32", "need2_ptr": "fp32",
+             "key_ptr": "i64", "key1_ptr": "i64", "key2_ptr": "i64", "kept_ptr": "fp32", "kept1_ptr": "fp32",
+             "kept2_ptr": "fp32", "stat_ptr": "fp32", "tot_ptr": "i32", "cnt_ptr": "i32", "cnt1_ptr": "i32",
+             "cnt2_ptr": "i32", "mass_ptr": "fp32", "acnt_ptr": "i32", "amass_ptr": "fp32", "am1_ptr": "fp32",
+             "am2_ptr": "fp32", "amin_ptr": "i64", "ks_ptr": "fp32", "tau_ptr": "fp32", "norm_ptr": "fp32",
+             "split_ptr": "i32", "target_ptr": "fp32", "tok_ptr": "i64", "lp_ptr": "fp32", "raw_ptr": "fp32"}
+
+
+def compile_specs(dtype: str, plan: SamplingPlan) -> list[tuple[str, Any, dict[str, str], dict[str, Any], int]]:
+    """(name, kernel, runtime signature, constexprs, num_warps) of every launch :func:`run` makes for ``plan``
+    on ``dtype`` logits ("fp32", "bf16", "fp16"), for compiling them without a GPU."""
+    specs: list[tuple[str, Any, dict[str, str], dict[str, Any], int]] = []
+    recorded: list[tuple[Any, dict[str, Any]]] = []
+
+    def record(kernel: Any, grid: tuple[int, ...], *args: object, **meta: object) -> None:
+        recorded.append((kernel, meta))
+
+    global _launch
+    real, _launch = _launch, record
+    try:
+        n, vocab = plan.batch, plan.vocab
+        x = torch.empty((n, vocab), device="meta")
+        t = torch.empty(n, device="meta")
+        run(x, t, t.int(), t, t, t, plan)
+    finally:
+        _launch = real
+    for kernel, meta in recorded:
+        warps = int(meta.pop("num_warps", 4))
+        sig = {}
+        for name in kernel.arg_names:
+            if name in meta:
+                continue
+            sig[name] = f"*{dtype}" if name == "x_ptr" else (f"*{_POINTERS[name]}" if name in _POINTERS else
+                                                               "i64" if name == "stride" else "i32")
+        label = ", ".join(f"{k}={v}" for k, v in meta.items() if k in ("SEARCH", "SHIFT", "STATS", "SAMPLE"))
+        specs.append((f"sampling {kernel.fn.__name__} {dtype} {label}".rstrip(), kernel, sig, dict(meta), warps))
+    return specs
+
+
+def _launch(kernel: Any, grid: tuple[int, ...], *args: object, **meta: object) -> None:
+    """Every launch of :func:`run` goes through here (tests count them against the plan)."""
+    kernel[grid](*args, **meta)
+
+
+def _last_bits(plan: SamplingPlan, search: int) -> int:
+    """Width of the search's last (per-key) digit; 0 when the plan has no such search."""
+    bits = [p.bits for p in plan.passes if p.search == search]
+    return bits[-1] if bits else 0
+
+
+__all__ = ["Thresholds", "device_sms", "plan_for", "run"]
