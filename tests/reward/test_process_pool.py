@@ -305,3 +305,24 @@ def test_what_a_module_sets_up_when_it_loads_is_kept_across_calls() -> None:
     with contextlib.closing(FunctionPool([spec], processes=1)) as p:
         for _ in range(3):
             assert p.submit(0, {**ARGS, "solution_str": "x"}, 60).result(timeout=300) == 1.0
+
+
+@pytest.fixture(scope="module")
+def polluted_pool() -> Iterator[FunctionPool]:
+    with contextlib.closing(FunctionPool([FunctionSpec(FNS, "polluter")], processes=1)) as p:
+        yield p
+
+
+@pytest.mark.parametrize("change", ["recursion", "rlimits", "hooks", "mask", "cwd_umask_env", "hard_limit"])
+def test_process_state_one_call_changes_is_put_back_before_the_next(polluted_pool: FunctionPool,
+                                                                    change: str) -> None:
+    """Red team 4: a recursion limit of 30, a lowered CPU or descriptor limit, a profiler, a blocked signal,
+    a working directory, umask or environment left by one call reached the next correct call. A lowered hard
+    limit cannot be raised back: that process retires after its answer and the next call runs in a fresh one."""
+    before = _leave(polluted_pool, "look")
+    changed = _leave(polluted_pool, change)
+    after = _leave(polluted_pool, "look")
+    assert isinstance(before, dict) and isinstance(changed, dict) and isinstance(after, dict), (changed, after)
+    assert changed["pid"] == before["pid"]
+    assert (after["pid"] != before["pid"]) == (change == "hard_limit")
+    assert {k: v for k, v in after.items() if k != "pid"} == {k: v for k, v in before.items() if k != "pid"}

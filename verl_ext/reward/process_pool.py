@@ -20,6 +20,7 @@ import multiprocessing.connection
 import os
 import pickle
 import queue
+import resource
 import signal
 import sys
 import threading
@@ -186,21 +187,31 @@ _MAX_TREE = 4096
 
 class _CleanState:
     """A worker's state before its first call, put back after each call: no alarm or interval timer left
-    armed, the signal handlers it had, and no child process; a call that leaves a Python thread running or
-    opens descriptors it keeps (beyond :data:`_MAX_NEW_FDS`: a library may keep a few open on purpose) retires
-    the process. Threads started from C are a library's pool (a tokenizer's, BLAS's) the first time they
-    appear, started on first use and kept by design: the first growth becomes the baseline; any later growth
-    retires the process."""
+    armed, the signal handlers and signal mask it had, no child process, its recursion limit, no profile or
+    trace hook, its soft resource limits, working directory, umask and environment. A call that leaves a
+    Python thread running, lowers a hard resource limit (which cannot be raised back) or opens descriptors it
+    keeps (beyond :data:`_MAX_NEW_FDS`: a library may keep a few open on purpose) retires the process.
+    Threads started from C are a library's pool (a tokenizer's, BLAS's) the first time they appear, started on
+    first use and kept by design: the first growth becomes the baseline; any later growth retires the
+    process."""
 
     _TIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
 
     def __init__(self) -> None:
         uncatchable = {signal.SIGKILL, signal.SIGSTOP}
         self.handlers = {s: signal.getsignal(s) for s in signal.valid_signals() if s not in uncatchable}
+        self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, ())
         self.fds = set(self._open_fds())
         self.threads = threading.active_count()
         self.tasks = self._tasks()
         self.pool_started = False
+        self.recursion = sys.getrecursionlimit()
+        self.hooks = (sys.getprofile(), sys.gettrace(), threading.getprofile(), threading.gettrace())
+        self.limits = {r: resource.getrlimit(r) for r in _RLIMITS}
+        self.cwd = os.getcwd()
+        self.umask = os.umask(0)
+        os.umask(self.umask)
+        self.environ = dict(_environ_data())
 
     @staticmethod
     def _tasks() -> int:
@@ -218,8 +229,14 @@ class _CleanState:
             return []
 
     def restore(self) -> bool:
-        """Put the state back; whether the process should retire (a thread left running, descriptors piling
-        up: they cannot be taken back safely)."""
+        """Put the state back; whether the process should retire (a thread left running, a hard limit lowered,
+        descriptors piling up: they cannot be taken back safely)."""
+        # Hooks first: a profiler left installed would also slow the rest of this restore.
+        if (sys.getprofile(), sys.gettrace(), threading.getprofile(), threading.gettrace()) != self.hooks:
+            sys.setprofile(self.hooks[0])
+            sys.settrace(self.hooks[1])
+            threading.setprofile(self.hooks[2])
+            threading.settrace(self.hooks[3])
         signal.alarm(0)
         for timer in self._TIMERS:
             with contextlib.suppress(OSError):
@@ -228,6 +245,26 @@ class _CleanState:
             with contextlib.suppress(OSError, ValueError, TypeError):
                 if signal.getsignal(s) is not handler:
                     signal.signal(s, handler)
+        # After the handlers: a signal blocked and pending now reaches the handler the process had.
+        if signal.pthread_sigmask(signal.SIG_BLOCK, ()) != self.mask:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
+        if sys.getrecursionlimit() != self.recursion:
+            sys.setrecursionlimit(self.recursion)
+        retire = False
+        for r, (soft, hard) in self.limits.items():
+            now = resource.getrlimit(r)
+            if now == (soft, hard):
+                continue
+            # A hard limit can only go down (without privileges): a lowered one stays, so the process retires.
+            retire |= _rlimit_below(now[1], hard)
+            with contextlib.suppress(OSError, ValueError):
+                resource.setrlimit(r, (soft if not _rlimit_below(now[1], soft) else now[1], now[1]))
+        os.umask(self.umask)  # one system call, cheaper than reading it first
+        with contextlib.suppress(OSError):
+            if os.getcwd() != self.cwd:
+                os.chdir(self.cwd)
+        if _environ_data() != self.environ:
+            self._restore_environ()
         for child in _children(os.getpid()):
             _kill_tree(child)
         with contextlib.suppress(ChildProcessError, OSError):
@@ -237,7 +274,36 @@ class _CleanState:
         python_threads = threading.active_count() > self.threads
         if tasks > self.tasks and not python_threads and not self.pool_started:
             self.pool_started, self.tasks = True, tasks  # a C library's thread pool, started on first use
-        return python_threads or tasks > self.tasks or len(self._open_fds()) > len(self.fds) + _MAX_NEW_FDS
+        return (retire or python_threads or tasks > self.tasks
+                or len(self._open_fds()) > len(self.fds) + _MAX_NEW_FDS)
+
+    def _restore_environ(self) -> None:
+        """Through ``os.environ``, so that the C environment (what a child process gets) is put back too."""
+        now = _environ_data()
+        for key in [k for k in now if k not in self.environ]:
+            with contextlib.suppress(KeyError, OSError):
+                os.environb.pop(key)
+        for key, value in self.environ.items():
+            if now.get(key) != value:
+                with contextlib.suppress(OSError, ValueError):
+                    os.environb[key] = value
+
+
+#: Resource limits put back after each call (the soft limit; see :meth:`_CleanState.restore`).
+_RLIMITS = tuple(getattr(resource, n) for n in (
+    "RLIMIT_AS", "RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_MEMLOCK", "RLIMIT_MSGQUEUE",
+    "RLIMIT_NICE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_RSS", "RLIMIT_RTPRIO", "RLIMIT_RTTIME",
+    "RLIMIT_SIGPENDING", "RLIMIT_STACK") if hasattr(resource, n))
+
+
+def _rlimit_below(a: int, b: int) -> bool:
+    """Whether limit ``a`` is lower than ``b`` (``RLIM_INFINITY`` is the highest)."""
+    return a != b and (b == resource.RLIM_INFINITY or (a != resource.RLIM_INFINITY and a < b))
+
+
+def _environ_data() -> dict[bytes, bytes]:
+    """The environment as ``os.environ`` holds it (bytes, not decoded: compared after every call)."""
+    return os.environb._data if hasattr(os.environb, "_data") else dict(os.environb)
 
 
 def _exit_with_parent() -> None:
