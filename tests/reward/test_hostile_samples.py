@@ -506,3 +506,33 @@ def test_no_execution_runs_because_of_a_verdict(monkeypatch: pytest.MonkeyPatch,
     assert scores == {"right": 1.0, "wrong": 0.0, "crash": 0.0}
     assert schedules["right"] == schedules["wrong"] == schedules["crash"]
     assert [len_ for _, len_, *_ in schedules["right"]] == [1, min(len(tests["inputs"]), 10)]
+
+
+def test_no_run_is_killed_at_a_budget_that_comes_from_the_expected_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Third red team: each run was killed the moment its result channel passed its budget, computed from the
+    expected outputs, so a program learnt the length of its hidden answer from whether (and when) it died and
+    told its one-test run through the wall clock: a yes/no problem scored 1.0 for every hidden answer. Past
+    its budget a run now goes on unaware (its bytes dropped, the run failed afterwards): programs that write
+    between the two answers' budgets end the same way, both unscored."""
+    from verl_ext.sandbox import protocol
+
+    yes, no = ({"inputs": ["q\n"], "outputs": [a]} for a in ("YES\n", "NO\n"))
+    between = protocol.prime_budget(["NO\n"], call_based=False) + 1
+    assert between <= protocol.prime_budget(["YES\n"], call_based=False)
+    program = ("import os, time\n"
+               f"os.write(3, b'x' * ({between} - {len(protocol.HEADER)}))\n"
+               "time.sleep(0.3)\nprint('YES')")
+    runs: list[sandbox.ExecResult] = []  # a scoring's first run, then its one-test run (one test)
+    real = sandbox.run_payloads
+
+    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, channel_limits: Any = None) -> Any:
+        out = real(payloads, stdins, limits, num_threads, channel_limits=channel_limits)
+        runs.extend(out)
+        return out
+
+    monkeypatch.setattr(sandbox, "run_payloads", recording)
+    scores = [score_prime_code([f"```python\n{program}\n```"], [gt])[0].score for gt in (yes, no)]
+    assert scores == [0.0, 0.0]  # the header and the stray bytes are no harness record: never a pass
+    assert len(runs) == 4 and [r.status for r in runs] == ["ok"] * 4, runs
+    assert all(r.channel_overflow for r in runs)  # the harness's own record follows the stray bytes
+    assert all(r.wall_ms >= 250 for r in runs), runs  # all lived through the sleep

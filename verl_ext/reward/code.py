@@ -234,7 +234,7 @@ def _verdicts(result: sandbox.ExecResult, tests: dict[str, Any], indices: Sequen
     each within its own test's bounds, and none after the first failing test (prime_code stops there)."""
     fn_name = tests.get("fn_name")
     report = None
-    if result.status == "ok":
+    if result.status == "ok" and not result.channel_overflow:  # over its budget: a failed run
         report = protocol.decode_prime(result.channel, len(indices), budget, call_based=fn_name is not None)
     garbled = ["timeout" if result.status == "timeout" else -1] * len(indices)
     if report is None:
@@ -300,10 +300,13 @@ def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits, tim
     else the one-test runs' fraction; a passing sample pays for the one-test runs it does not need."""
     n = len(tests["inputs"])
     budget = protocol.prime_budget(tests["outputs"][:n], call_based=tests.get("fn_name") is not None)
+    # A run is killed only past a fixed size; its budget, which comes from the expected outputs, only says how
+    # much of its channel is kept (the sandbox drops the rest and flags the run, which then fails). Killed at
+    # its budget, a program learnt the length of its hidden answer from when it died (third red team).
     first_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": timeouts.first_pass_s + PROCESS_SLACK_S,
-                                     "channel_limit": budget})
+                                     "channel_limit": protocol.PRIME_BUDGET_CAP})
     first = _payload(code, tests, range(n), _alarm_s(timeouts.first_pass_s))
-    first_run = sandbox.run_payloads([first], [b""], first_limits, 1)[0]
+    first_run = sandbox.run_payloads([first], [b""], first_limits, 1, channel_limits=[budget])[0]
     # prime_code builds the one-test cases from inputs/outputs only: without `fn_name`, so call-based
     # problems are re-run as stdin programs here, exactly as verl does.
     singles = [{"inputs": [tests["inputs"][t]], "outputs": [tests["outputs"][t]]} for t in range(min(n, PER_TEST_MAX))]
@@ -312,7 +315,7 @@ def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits, tim
     # dropped as soon as its verdict is known: the trainer holds at most the first run's budget and the sum of
     # the tests' budgets.
     per_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": timeouts.per_test_s + PROCESS_SLACK_S,
-                                   "channel_limit": max(budgets)})
+                                   "channel_limit": protocol.PRIME_BUDGET_CAP})
     alarm = _alarm_s(timeouts.per_test_s)
     runs = sandbox.run_payloads([_payload(code, single, [0], alarm) for single in singles],
                                 [b""] * len(singles), per_limits, len(singles), channel_limits=budgets)

@@ -145,6 +145,8 @@ class ExecResult:
     cpu_ms: float
     #: Raw bytes the program wrote on fd 3 (untrusted).
     channel: bytes = b""
+    #: More than the bytes kept of the channel came (``run_payloads``' ``channel_limits``): ``channel`` is cut.
+    channel_overflow: bool = False
 
 
 @functools.cache
@@ -304,8 +306,11 @@ if _register_atexit is not None:
 
 def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Limits, num_threads: int = 0,
                  channel_limits: Sequence[int] | None = None) -> list[ExecResult]:
-    """Run harness requests (a mode line, then its body; see ``harness.py``) in parallel sandboxes;
-    ``channel_limits`` (one per request) replaces ``limits.channel_limit`` request by request."""
+    """Run harness requests (a mode line, then its body; see ``harness.py``) in parallel sandboxes.
+    ``limits.channel_limit`` kills a run that writes more on its result channel; ``channel_limits`` (one per
+    request, each at most that) are the bytes kept of each: past them the run goes on unaware, the bytes are
+    dropped and its result's ``channel_overflow`` is set. A limit derived from expected outputs belongs
+    there, never in ``limits``: the moment of a kill is visible to the program."""
     require_isolation()
     num_threads = checked_threads(num_threads)
     exe, paths = _interpreter()
@@ -337,7 +342,7 @@ def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Lim
         results.append(ExecResult(
             status=r["status"], exit_code=r["exit_code"], signal=r["signal"],
             stdout=r["stdout"].decode("utf-8", "replace"), stderr=r["stderr"].decode("utf-8", "replace"),
-            wall_ms=r["wall_ms"], cpu_ms=r["cpu_ms"], channel=r["channel"],
+            wall_ms=r["wall_ms"], cpu_ms=r["cpu_ms"], channel=r["channel"], channel_overflow=r["channel_overflow"],
         ))
     return results
 

@@ -31,9 +31,12 @@ fn sandbox_error(py: Python<'_>, e: &SandboxError) -> PyErr {
 /// host directories `(host, inside)` it sees read-only at another place), or `"weak"` (the opt-in
 /// mode without namespaces; see `weak.rs`).
 ///
-/// `channel_limits` (one per request) replaces `channel_limit` request by request.
+/// `channel_limit` kills an execution that writes more on its result channel; `channel_limits` (one per
+/// request) are the bytes kept of each: past them the channel is read and dropped, the run goes on, and
+/// its `channel_overflow` says so.
 ///
-/// Returns one dict per request (status, exit_code, signal, stdout, stderr, channel, wall_ms, cpu_ms),
+/// Returns one dict per request (status, exit_code, signal, stdout, stderr, channel, channel_overflow,
+/// wall_ms, cpu_ms),
 /// or an exception instance (not raised) where the sandbox itself failed.
 #[pyfunction]
 #[pyo3(signature = (requests, *, timeout_s, memory_mb, output_limit, channel_limit, scratch_mb, max_processes,
@@ -113,6 +116,7 @@ pub fn sandbox_run_many<'py>(
                 d.set_item("stdout", PyBytes::new(py, &r.stdout))?;
                 d.set_item("stderr", PyBytes::new(py, &r.stderr))?;
                 d.set_item("channel", PyBytes::new(py, &r.channel))?;
+                d.set_item("channel_overflow", r.channel_overflow)?;
                 d.set_item("wall_ms", r.wall_ms)?;
                 d.set_item("cpu_ms", r.cpu_ms)?;
                 list.append(d)?;

@@ -77,7 +77,7 @@ pub fn watch(
             channel: ends.channel,
             report,
         },
-        Caps { output: cfg.output_limit, channel: req.channel_limit.unwrap_or(cfg.channel_limit) },
+        Caps { output: cfg.output_limit, channel: cfg.channel_limit, channel_kept: req.channel_limit },
         // A timeout past what Instant can hold waits "forever" (a year) rather than panicking.
         start.checked_add(cfg.timeout).unwrap_or_else(|| start + Duration::from_secs(365 * 86_400)),
         cfg.epoch,
@@ -96,7 +96,10 @@ pub struct Streams<'a> {
 
 pub struct Caps {
     pub output: usize,
+    /// Past this many bytes on the result channel the execution is killed.
     pub channel: usize,
+    /// Bytes of the result channel kept, when fewer: the rest is read and dropped (see `ExecRequest`).
+    pub channel_kept: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,6 +115,8 @@ pub struct Collected {
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub channel: Vec<u8>,
+    /// The result channel brought more than its kept bytes (the rest was dropped).
+    pub channel_overflow: bool,
     pub killed_for: Option<KillReason>,
     pub exited: bool,
     /// (step code, errno) reported by a child that failed before `execve`.
@@ -175,10 +180,19 @@ impl Writer<'_> {
 struct Reader {
     fd: Option<OwnedFd>,
     buf: Vec<u8>,
+    /// More than `cap` bytes: the execution is killed.
     cap: usize,
+    /// Bytes kept (at most `cap`); past them bytes are read and dropped, and `dropped` is set.
+    keep: usize,
+    read: usize,
+    dropped: bool,
 }
 
 impl Reader {
+    fn new(fd: Option<OwnedFd>, cap: usize, keep: Option<usize>) -> Self {
+        Reader { fd, buf: Vec::new(), cap, keep: keep.map_or(cap, |k| k.min(cap)), read: 0, dropped: false }
+    }
+
     /// Read what is available into `chunk` (shared by the readers: zeroed once per execution, not per
     /// wake-up); true when the cap was exceeded. Adds the bytes read to `got`.
     fn step(&mut self, chunk: &mut [u8], got: &mut usize) -> bool {
@@ -191,9 +205,11 @@ impl Reader {
                 }
                 Ok(n) => {
                     *got += n;
-                    let room = self.cap.saturating_sub(self.buf.len());
+                    self.read = self.read.saturating_add(n);
+                    let room = self.keep.saturating_sub(self.buf.len());
                     self.buf.extend_from_slice(&chunk[..n.min(room)]);
-                    if n > room {
+                    self.dropped |= n > room;
+                    if self.read > self.cap {
                         self.fd = None;
                         return true;
                     }
@@ -222,10 +238,10 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
         Writer { fd: Some(streams.payload.0), data: streams.payload.1 },
     ];
     let mut readers = [
-        Reader { fd: Some(streams.stdout), buf: Vec::new(), cap: caps.output },
-        Reader { fd: Some(streams.stderr), buf: Vec::new(), cap: caps.output },
-        Reader { fd: Some(streams.channel), buf: Vec::new(), cap: caps.channel },
-        Reader { fd: streams.report, buf: Vec::new(), cap: crate::child::FAILURE_LEN },
+        Reader::new(Some(streams.stdout), caps.output, None),
+        Reader::new(Some(streams.stderr), caps.output, None),
+        Reader::new(Some(streams.channel), caps.channel, caps.channel_kept),
+        Reader::new(streams.report, crate::child::FAILURE_LEN, None),
     ];
     let mut stop_at: Option<Instant> = None;
     let mut chunk = vec![0u8; CHUNK];
@@ -327,6 +343,7 @@ pub fn collect(pidfd: &OwnedFd, streams: Streams<'_>, caps: Caps, deadline: Inst
     let [stdout, stderr, channel, report] = readers;
     out.stdout = stdout.buf;
     out.stderr = stderr.buf;
+    out.channel_overflow = channel.dropped;
     out.channel = channel.buf;
     out.setup_failure = crate::child::decode_failure(&report.buf);
     out

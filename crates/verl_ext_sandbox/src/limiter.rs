@@ -135,6 +135,7 @@ mod tests {
             stdout: Vec::new(),
             stderr: Vec::new(),
             channel: Vec::new(),
+            channel_overflow: false,
             wall_ms: 0.0,
             cpu_ms: 0.0,
         }

@@ -49,7 +49,8 @@ pub struct SandboxConfig {
     pub memory_mb: u64,
     /// Bytes kept per output stream (stdout, stderr); more kills the execution (`output_limit`).
     pub output_limit: usize,
-    /// Bytes accepted on the result channel (fd 3) before the execution is killed.
+    /// Bytes accepted on the result channel (fd 3) before the execution is killed. Keep it independent of
+    /// anything the program must not learn (expected outputs): the moment of a kill is visible to it.
     pub channel_limit: usize,
     /// Size of the private tmpfs mounted at /tmp, the working directory and only writable place.
     pub scratch_mb: u64,
@@ -111,8 +112,11 @@ pub struct ExecRequest {
     pub stdin: Vec<u8>,
     /// Delivered on fd 4 (then EOF): how the harness gets code and test inputs.
     pub payload: Vec<u8>,
-    /// This execution's result-channel cap, when it differs from the batch's (`SandboxConfig::channel_limit`):
-    /// each test re-run alone reads at most its own test's budget.
+    /// Bytes of the result channel kept for this execution, when fewer than the batch's
+    /// (`SandboxConfig::channel_limit`): past them the channel is still read, its bytes dropped, and the
+    /// result says so (`channel_overflow`); the run goes on as if nothing happened. A budget may come from
+    /// expected outputs, so exceeding it must change nothing the program can see (a kill at that moment
+    /// told a program the length of its hidden answer).
     pub channel_limit: Option<usize>,
 }
 
@@ -148,6 +152,8 @@ pub struct ExecResult {
     pub stderr: Vec<u8>,
     /// What the program wrote on fd 3 (untrusted: the parent only compares it with what it expects).
     pub channel: Vec<u8>,
+    /// More than the execution's kept channel bytes ([`ExecRequest::channel_limit`]) came: `channel` is cut.
+    pub channel_overflow: bool,
     pub wall_ms: f64,
     pub cpu_ms: f64,
 }

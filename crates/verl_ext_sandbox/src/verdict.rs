@@ -34,6 +34,7 @@ pub fn verdict(collected: Collected, exit: Result<(libc::c_int, f64), f64>, oom:
         stdout: collected.stdout,
         stderr: collected.stderr,
         channel: collected.channel,
+        channel_overflow: collected.channel_overflow,
         wall_ms,
         cpu_ms,
     }
