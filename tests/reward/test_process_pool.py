@@ -326,3 +326,65 @@ def test_process_state_one_call_changes_is_put_back_before_the_next(polluted_poo
     assert changed["pid"] == before["pid"]
     assert (after["pid"] != before["pid"]) == (change == "hard_limit")
     assert {k: v for k, v in after.items() if k != "pid"} == {k: v for k, v in before.items() if k != "pid"}
+
+
+@pytest.fixture(scope="module")
+def results_pool() -> Iterator[FunctionPool]:
+    with contextlib.closing(FunctionPool([FunctionSpec(FNS, "result_kinds")], processes=1)) as p:
+        yield p
+
+
+@pytest.mark.parametrize("text", ["np_float", "np_int", "np_bool", "np_array", "ordered", "decimal", "fraction",
+                                  "bytearray", "complex", "set", "frozenset", "bytes", "nested", "defaultdict"])
+def test_plain_data_results_come_back_as_they_were(results_pool: FunctionPool, text: str) -> None:
+    import numpy as np
+
+    got = call(results_pool, text)
+    assert not isinstance(got, CallFailed), got
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_result_kinds", FNS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    want = module.result_kinds("d", text, "1")
+    assert type(got) is type(want)
+    if isinstance(want, np.ndarray):
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got == want
+
+
+def test_a_result_whose_rebuild_sleeps_fails_at_once_and_the_process_serves_on(results_pool: FunctionPool) -> None:
+    """Red team 4: unpickling a result ran its ``__reduce__`` in the trainer (here a 5 s sleep, stalling the
+    batch past the call's 1 s timeout): a class that is not plain data is refused, failing that call only."""
+    import time
+
+    started = time.monotonic()
+    got = call(results_pool, "sleep_on_load", timeout_s=1.0)
+    assert isinstance(got, CallFailed) and "does not unpickle here" in got.message, got
+    assert "time.sleep" in got.message and "plain data" in got.message
+    assert time.monotonic() - started < 4.5  # refused, not slept: the sleep alone is 5 s
+    assert call(results_pool, "np_int") == 3
+
+
+def test_a_result_whose_rebuild_calls_exit_cannot_kill_the_trainer(tmp_path: Path) -> None:
+    """Red team 4: a result whose ``__reduce__`` is ``os._exit(9)`` killed the trainer as it unpickled it."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "trainer.py"
+    script.write_text(f"""
+from verl_ext.reward.functions import FunctionSpec
+from verl_ext.reward.process_pool import FunctionPool
+p = FunctionPool([FunctionSpec({FNS!r}, "result_kinds")], processes=1)
+args = {{"data_source": "d", "ground_truth": "1", "extra_info": None}}
+print(repr(p.submit(0, {{**args, "solution_str": "exit_on_load"}}, 60).result(timeout=300)))
+print(repr(p.submit(0, {{**args, "solution_str": "np_int"}}, 60).result(timeout=300)))
+p.close()
+""")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).parents[2])
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    first, second = done.stdout.strip().splitlines()[-2:]
+    assert "CallFailed" in first and "posix._exit" in first and second == "np.int64(3)"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
+import io
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -63,6 +64,42 @@ LATE_ANSWER_S = 0.2
 _HELD = object()
 #: No call queued (the queue's ``None`` is the stop sentinel).
 _NOTHING = object()
+
+
+#: What a worker's message may be rebuilt from in the trainer (module: names): plain data. Unpickling runs the
+#: code a message names, and the trainer must survive whatever a result carries (a ``__reduce__`` calling
+#: ``os._exit``). Not ``bytes``/``bytearray`` (``bytes(10**12)`` would allocate; data bytes need no class);
+#: numpy scalars and arrays (verl's own scorers return numpy floats).
+_RESULT_CLASSES: dict[str, frozenset[str]] = {
+    "builtins": frozenset({"bool", "complex", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"}),
+    "collections": frozenset({"OrderedDict", "defaultdict"}),
+    "decimal": frozenset({"Decimal"}),
+    "fractions": frozenset({"Fraction"}),
+    "numpy": frozenset({"dtype", "ndarray"}),
+    "numpy.core.multiarray": frozenset({"scalar", "_reconstruct"}),
+    "numpy._core.multiarray": frozenset({"scalar", "_reconstruct"}),
+    "numpy.core.numeric": frozenset({"_frombuffer"}),
+    "numpy._core.numeric": frozenset({"_frombuffer"}),
+}
+
+
+class _PlainData(pickle.Unpickler):
+    """Unpickles only :data:`_RESULT_CLASSES`; anything else is an :class:`pickle.UnpicklingError`."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if name in _RESULT_CLASSES.get(module, ()):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(
+            f"it holds {module}.{name}, which the trainer does not rebuild: a result is plain data (numbers, "
+            "strings, lists, dicts, numpy scalars and arrays; convert tensors with .tolist() or .item())")
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise pickle.UnpicklingError("a result names no shared object")
+
+
+def _loads(data: bytes) -> Any:
+    """A message from a worker, rebuilt as plain data only (:class:`_PlainData`)."""
+    return _PlainData(io.BytesIO(data)).load()
 
 
 @dataclass(frozen=True)
@@ -127,9 +164,10 @@ def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[Function
             # process after its answer (the pool runs the next call in a fresh one).
             retire = clean.restore()
             try:
-                answer = pickle.dumps((seq, *outcome, retire))
+                answer = pickle.dumps((seq, *outcome, retire), protocol=pickle.HIGHEST_PROTOCOL)
             except BaseException as e:  # noqa: BLE001 - a result that does not pickle fails its call only
-                answer = pickle.dumps((seq, "raised", describe(e), traceback.format_exc(limit=8)[-4000:], retire))
+                answer = pickle.dumps((seq, "raised", describe(e), traceback.format_exc(limit=8)[-4000:], retire),
+                                      protocol=pickle.HIGHEST_PROTOCOL)
             conn.send_bytes(answer)
             if retire:
                 os._exit(0)  # before reading the call sent ahead: the pool runs it elsewhere
@@ -529,7 +567,7 @@ class _Dispatcher:
             # are no call's time); the process is idle here, so waiting costs no running call anything.
             worker.conn.send_bytes(share)
             ack = read_frame(worker.conn, time.monotonic() + START_TIMEOUT_S, MAX_RESULT_BYTES)
-            if ack is None or pickle.loads(ack) != ("shared", key):
+            if ack is None or _loads(ack) != ("shared", key):
                 raise RuntimeError(f"the process did not load a shared argument within {START_TIMEOUT_S:.0f} s")
         worker.conn.send_bytes(encoded.call)
         worker.objects.sent(encoded)
@@ -565,8 +603,8 @@ class _Dispatcher:
                 return CallFailed(call.label, f"timed out after {call.timeout_s:g} s"), True, False
             late = True
         try:
-            answer = pickle.loads(frame)
-        except BaseException as e:  # noqa: BLE001 - unpickling runs the result's code: even SystemExit is its failure
+            answer = _loads(frame)
+        except BaseException as e:  # noqa: BLE001 - a result of a class not allowed, or one whose rebuild fails
             # The message was whole: the process is in step and serves on (unless it is already stopped).
             return CallFailed(call.label, f"its result does not unpickle here: {describe(e)}"), late, late
         if not isinstance(answer, tuple) or len(answer) < 3 or answer[0] != seq:
