@@ -536,3 +536,26 @@ def test_no_run_is_killed_at_a_budget_that_comes_from_the_expected_output(monkey
     assert len(runs) == 4 and [r.status for r in runs] == ["ok"] * 4, runs
     assert all(r.channel_overflow for r in runs)  # the harness's own record follows the stray bytes
     assert all(r.wall_ms >= 250 for r in runs), runs  # all lived through the sleep
+
+
+@pytest.mark.parametrize("first", ["right", "wrong"])
+def test_a_humaneval_program_gets_every_call_whatever_its_answers(monkeypatch: pytest.MonkeyPatch, first: str) -> None:
+    """Third red team: check() stopped at the first failed assert, so the program's next call came only if its
+    last answer was right, and its process died early otherwise: a sample that held threads while it waited
+    told another sample of the same problem its verdict (through /proc/loadavg), which answered from it. Now
+    a failed assert is recorded and check() goes on: a right and a wrong first answer get the same calls (the
+    run lasts as long), and only the right one passes."""
+    runs: list[sandbox.ExecResult] = []
+    real = sandbox.run_payloads
+
+    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, channel_limits: Any = None) -> Any:
+        out = real(payloads, stdins, limits, num_threads, channel_limits=channel_limits)
+        runs.extend(out)
+        return out
+
+    monkeypatch.setattr(sandbox, "run_payloads", recording)
+    off = " - (x == 1)" if first == "wrong" else ""  # a wrong first answer; the second is right either way
+    program = f"import time\ndef add(x, y):\n    time.sleep(0.4)\n    return x + y{off}"
+    score = score_assert_tests([f"```python\n{program}\n```"], [HUMANEVAL])[0]
+    assert (score.score, score.failed) == ((1.0, 0) if first == "right" else (0.0, 1)), score
+    assert runs[0].wall_ms >= 750, runs  # both calls came (0.4 s each)

@@ -9,7 +9,9 @@
 #   prime:  run verl prime_code's test procedure (same code wrapping, imports, guards, per-test alarms)
 #           and report each test's *output*. Expected outputs never enter the sandbox: the parent compares.
 #   assert: HumanEval-style assert tests; the parent's nonce is reported after check() returns (or
-#           raises AssertionError: a failed test, reported as such, not read from stderr). The
+#           raises AssertionError: a failed test, reported as such, not read from stderr). A failed
+#           `assert` of the test is recorded and check() goes on, so the program gets the same calls
+#           whatever its answers were judged (it never learns a verdict from calls that stop). The
 #           program runs in a child process, forked before the test code and the nonce are read (so
 #           they never enter its memory); check() runs in this one, which never runs the program's
 #           code, and calls the program's functions through a pipe with plain data both ways.
@@ -437,6 +439,27 @@ def _used_names(code):
     return names
 
 
+#: The test's `assert` statements report a failure to this name (``_recorded_asserts``).
+_FAILED = "__verl_ext_assert_failed__"
+
+
+def _recorded_asserts(source: str):
+    """The test code compiled with each `assert c, m` turned into `if not c: <record a failure>`: check() goes
+    on after a failed assert. Stopping there (as a plain run does) meant the program's next call came only if
+    its last answer was right: a verdict it could pass to another sample. The message is not evaluated (it
+    may call the program: one more call only after a failure). The verdict is the same: a pass needs every
+    assert to hold."""
+    import ast
+
+    class Recorded(ast.NodeTransformer):
+        def visit_Assert(self, node):
+            record = ast.Expr(ast.Call(ast.Name(_FAILED, ast.Load()), [], []))
+            return ast.copy_location(ast.If(ast.UnaryOp(ast.Not(), node.test), [record], []), node)
+
+    tree = Recorded().visit(ast.parse(source, "test.py"))
+    return compile(ast.fix_missing_locations(tree), "test.py", "exec")
+
+
 def _run_assert(program: dict) -> None:
     """HumanEval-style: run the program (in its own process, forked before the rest of the request is
     read), then the test code here, then check(entry_point); after check() returns, report the parent's
@@ -471,7 +494,8 @@ def _run_assert(program: dict) -> None:
     nonce, entry_point = checker["nonce"], checker["entry_point"]
     if type(nonce) is not str or type(entry_point) is not str or entry_point.startswith("__"):
         raise ValueError("malformed request")
-    test = compile(checker["test"], "test.py", "exec")
+    test = _recorded_asserts(checker["test"])
+    failed = []
     # Builtins the test uses stay this process's own, except the entry point (which may be named `sum`).
     used = {n for n in _used_names(test) - set(vars(builtins)) if not n.startswith("__")}
     # The prompt's helpers (trusted: the dataset's) are its own definitions here; the program may define the
@@ -511,6 +535,7 @@ def _run_assert(program: dict) -> None:
 
     test_scope = vars(types.ModuleType("__main__"))  # the test's own module, with this process's builtins
     test_scope["__builtins__"] = builtins
+    test_scope[_FAILED] = lambda: failed.append(True)
     test_scope.update(reference)
     for name, kind, value in link.receive():  # the program's process says what it defines
         if name not in wanted:
@@ -530,9 +555,13 @@ def _run_assert(program: dict) -> None:
     exec(test, test_scope)  # noqa: S102 - the ground truth's test code
     try:
         test_scope["check"](candidate)
-        verdict = protocol.record_pass(nonce)
-    except AssertionError:  # a failed assert (or an AssertionError the program raised, as in a plain run)
+        verdict = protocol.record_fail(nonce) if failed else protocol.record_pass(nonce)
+    except AssertionError:  # an AssertionError raised otherwise (the program's, as in a plain run)
         verdict = protocol.record_fail(nonce)
+    except Exception:
+        if not failed:
+            raise
+        verdict = protocol.record_fail(nonce)  # a plain run had stopped at the failed assert before this
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     emit(protocol.HEADER + verdict + protocol.DONE)
