@@ -33,8 +33,8 @@ class _Big:
 def _deliver(table: SharedObjects, worker: WorkerObjects, held: dict[int, Any], kwargs: dict[str, Any]) -> Any:
     """Encode a call as the pool does, apply it as a process does; the decoded arguments."""
     encoded = encode_call(1, 0, kwargs, ("tok",), table, worker)
-    for share in encoded.shares:
-        apply_share(held, pickle.loads(share))
+    for header, data in encoded.shares:
+        assert apply_share(held, pickle.loads(header), data) is None
     worker.sent(encoded)
     _, _, _, data = pickle.loads(encoded.call)
     return encoded, decode_kwargs(data, held)
@@ -44,7 +44,7 @@ def test_an_object_is_sent_once_and_calls_carry_only_its_key() -> None:
     table, worker, held = SharedObjects(), WorkerObjects(), {}
     big = _Big(1 << 20)
     first, kwargs = _deliver(table, worker, held, {"tok": big, "solution_str": "x"})
-    assert len(first.shares) == 1 and len(first.shares[0]) > 1 << 20 and kwargs["tok"].blob == big.blob
+    assert len(first.shares) == 1 and first.size > 1 << 20 and kwargs["tok"].blob == big.blob
     for _ in range(3):
         later, again = _deliver(table, worker, held, {"tok": big, "solution_str": "y"})
         assert not later.shares and later.size < 1024
@@ -65,7 +65,7 @@ def test_both_sides_hold_the_same_few_objects() -> None:
 
 def test_an_object_that_does_not_pickle_fails_the_call_with_the_reason() -> None:
     table = SharedObjects()
-    with pytest.raises(NotSendable, match=r"tok does not pickle .*kind: thread"):
+    with pytest.raises(NotSendable, match=r"tok does not pickle .*give the function kind: thread"):
         encode_call(1, 0, {"tok": threading.Lock()}, ("tok",), table, WorkerObjects())
 
 
@@ -108,3 +108,83 @@ def test_with_a_router_auto_functions_run_in_processes_and_get_the_tokenizer(tin
     pids = {s.result["pid"] for s in scored}
     # One share per process that ever ran a call (each hung call's process was replaced): never one per call.
     assert len(shares) <= len(hung) + len(pids) < len(hung) + len(scored)
+
+
+def test_a_share_sent_to_many_processes_copies_no_pickle() -> None:
+    """Red team 5: each process's share message held a copy of the cached pickle (a 300 MB tokenizer and 2
+    processes: 900 MB more at peak). The message now carries the cached bytes themselves."""
+    import tracemalloc
+
+    table = SharedObjects()
+    big = _Big(32 << 20)
+    _, cached = table.entry(big)
+    tracemalloc.start()
+    try:
+        encoded = [encode_call(1, 0, {"tok": big}, ("tok",), table, WorkerObjects()) for _ in range(2)]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert all(e.shares[0][1] is cached for e in encoded)
+    assert peak < 1 << 20, peak
+
+
+class _HangsAsItLoads:
+    """A tokenizer-like argument whose unpickling in the worker sleeps for an hour."""
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        import time
+
+        return time.sleep, (3600,)
+
+
+class _ExitsAsItLoads:
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        import os
+
+        return os._exit, (9,)
+
+
+class _RaisesAsItLoads:
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return int, ("not a number",)
+
+
+@pytest.mark.parametrize(("obj", "reason", "replaced"), [
+    (_HangsAsItLoads(), "did not load within 2 s", 1),
+    (_ExitsAsItLoads(), "ended the process (exit code 9)", 1),
+    (_RaisesAsItLoads(), "ValueError", 0),
+])
+def test_a_shared_argument_that_does_not_load_fails_its_calls_at_once(monkeypatch: pytest.MonkeyPatch, obj: Any,
+                                                                      reason: str, replaced: int) -> None:
+    """Red team 5: a share whose unpickling hung held every call's dispatcher for 120 s whatever its timeout
+    (and the next batch too); one that killed its process cost a process per call. The wait is bounded (the
+    larger of the call's timeout and SHARE_LOAD_S) and the object is remembered as not loading: later calls
+    fail at once, with the reason."""
+    import time
+
+    monkeypatch.setattr(process_pool, "SHARE_LOAD_S", 2.0)
+    pool = process_pool.FunctionPool([FunctionSpec(FNS, "tokenized")], processes=1)
+    kwargs = {"data_source": "d", "solution_str": "x", "ground_truth": "1", "extra_info": None,
+              "reward_model_tokenizer": obj}
+    try:
+        started = time.monotonic()
+        first = pool.submit(0, kwargs, 1.0, ("reward_model_tokenizer",)).result(timeout=60)
+        assert isinstance(first, process_pool.CallFailed), first
+        assert "reward_model_tokenizer does not load in a worker process" in first.message and reason in first.message
+        assert "kind: thread" in first.message
+        assert time.monotonic() - started < 40  # 2 s, on a loaded machine: not START_TIMEOUT_S
+        started = time.monotonic()
+        later = [pool.submit(0, kwargs, 1.0, ("reward_model_tokenizer",)).result(timeout=60) for _ in range(3)]
+        assert time.monotonic() - started < 5  # no process loads it again
+        assert all(isinstance(r, process_pool.CallFailed) and reason in r.message for r in later), later
+        assert pool.replaced == replaced
+        ok = pool.submit(0, {**kwargs, "reward_model_tokenizer": _Tokenizer()}, 60.0,
+                         ("reward_model_tokenizer",)).result(timeout=300)
+        assert isinstance(ok, dict) and ok["tokens"] == 1, ok
+    finally:
+        pool.close()
+
+
+class _Tokenizer:
+    def __call__(self, text: str) -> dict[str, list[int]]:
+        return {"input_ids": [len(text)]}

@@ -53,6 +53,10 @@ __all__ = ["CallFailed", "FunctionPool"]
 MAX_RESULT_BYTES = 1 << 20
 #: Seconds a process may take to start and import the functions before it is considered broken.
 START_TIMEOUT_S = 120.0
+#: Seconds a process may take to load a shared argument (unpickling a tokenizer imports its library: seconds on
+#: a loaded machine), or the call's timeout where longer. An object that takes longer (its unpickling hangs)
+#: fails that call, and every later call that needs it at once: it is remembered as not loading.
+SHARE_LOAD_S = 30.0
 #: Calls sent to a process ahead of the one it runs, and the largest payload sent ahead: the pipe's buffer
 #: (a socket's, over 200 KiB on Linux) takes it without blocking the dispatcher, which must stay free to
 #: time out the running call.
@@ -145,9 +149,10 @@ def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[Function
                 message = pickle.loads(conn.recv_bytes())
             except EOFError:
                 return
-            if message[0] == "share":
-                apply_share(held, message)  # loading may import a library: not part of any call's time
-                conn.send_bytes(pickle.dumps(("shared", message[1])))
+            if message[0] == "share":  # a header, then the object's pickle
+                # Loading may import a library: not part of any call's time.
+                failed = apply_share(held, message, conn.recv_bytes())
+                conn.send_bytes(pickle.dumps(("shared", message[1], failed)))
                 continue
             _, seq, index, arguments = message
             try:
@@ -499,7 +504,8 @@ class _Dispatcher:
                         if sent:  # the process died running the call before: its answer says so
                             retry.appendleft(call)
                         else:
-                            call.future.set_result(CallFailed(call.label, f"could not run the call: {describe(e)}"))
+                            message = str(e) if isinstance(e, NotSendable) else f"could not run the call: {describe(e)}"
+                            call.future.set_result(CallFailed(call.label, message))
                             self._replace(worker)
                             worker = None
                     else:
@@ -562,18 +568,44 @@ class _Dispatcher:
             call.pickled = (id(worker), seq, encoded)
             return _HELD
         call.pickled = None
-        for share, (key, _) in zip(encoded.shares, encoded.placed, strict=True):
-            # Each share is answered once loaded (unpickling a tokenizer imports its library, seconds that
-            # are no call's time); the process is idle here, so waiting costs no running call anything.
-            worker.conn.send_bytes(share)
-            ack = read_frame(worker.conn, time.monotonic() + START_TIMEOUT_S, MAX_RESULT_BYTES)
-            if ack is None or _loads(ack) != ("shared", key):
-                raise RuntimeError(f"the process did not load a shared argument within {START_TIMEOUT_S:.0f} s")
+        for (header, data), (key, drop) in zip(encoded.shares, encoded.placed, strict=True):
+            failed = self._share(worker, header, data, key, max(call.timeout_s, SHARE_LOAD_S), encoded)
+            worker.objects.hold(key, drop)
+            if failed is not None:  # it raised as it loaded: the process is in step and serves on
+                return CallFailed(call.label, self._refuse(encoded, key, failed))
         worker.conn.send_bytes(encoded.call)
         worker.objects.sent(encoded)
         worker.seq = seq
         sent.append((call, seq))
         return None
+
+    def _share(self, worker: _Worker, header: bytes, data: bytes, key: int, wait_s: float,
+               encoded: EncodedCall) -> str | None:
+        """Send one shared object (its cached pickle as it is: no copy per process) and wait up to ``wait_s``
+        for the process to load it; why it failed to load, or None. The process is idle here, so waiting
+        costs no running call anything. A load that hangs or kills the process raises :class:`NotSendable`
+        (the process must be replaced); either way the object is remembered as not loading."""
+        worker.conn.send_bytes(header)
+        worker.conn.send_bytes(data)
+        try:
+            ack = read_frame(worker.conn, time.monotonic() + wait_s, MAX_RESULT_BYTES)
+        except (EOFError, OSError):
+            worker.process.join(timeout=5)
+            ack, reason = None, f"loading it ended the process (exit code {worker.process.exitcode})"
+        else:
+            reason = f"it did not load within {wait_s:g} s (its unpickling hangs, or takes longer)"
+        answer = _loads(ack) if ack is not None else None
+        if isinstance(answer, tuple) and len(answer) == 3 and answer[:2] == ("shared", key):
+            return None if answer[2] is None else str(answer[2])
+        if ack is not None:
+            reason = "the process answered out of turn as it loaded it"
+        raise NotSendable(self._refuse(encoded, key, reason))
+
+    def _refuse(self, encoded: EncodedCall, key: int, reason: str) -> str:
+        """Remember that the shared object ``key`` does not load in a process; the message of the call."""
+        self.shared.refuse(key, reason)
+        return (f"shared argument {encoded.names.get(key, key)} does not load in a worker process: {reason}; give "
+                "the function kind: thread")
 
     def _receive(self, worker: _Worker, call: _Call, seq: int, deadline: float) -> tuple[Any, bool, bool]:
         """(result or CallFailed, whether the process must be replaced, whether it may have started the call
