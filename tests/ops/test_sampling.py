@@ -244,12 +244,17 @@ def _hard_rows(kind: str, n: int, vocab: int, g: torch.Generator) -> torch.Tenso
     if kind == "-inf":
         x = torch.randn(n, vocab, generator=g) * 2
         return x.masked_fill(torch.rand(n, vocab, generator=g) < 0.6, float("-inf"))
+    if kind == "+inf":  # z overflows: no distribution (token -1), but every filter's kept set is defined
+        x = torch.randn(n, vocab, generator=g) * 2
+        x[:, 5] = float("inf")
+        x[::3, 9] = 3e38
+        return x
     if kind == "huge range":  # masses that underflow fp32 next to ones that do not; keys of every sign and size
         return torch.randn(n, vocab, generator=g) * torch.logspace(-30, 30, vocab)[torch.randperm(vocab, generator=g)]
     raise AssertionError(kind)
 
 
-HARD_ROWS = ["ties", "flat", "all equal", "peaked", "-inf", "huge range"]
+HARD_ROWS = ["ties", "flat", "all equal", "peaked", "-inf", "huge range", "+inf"]
 
 
 @pytest.mark.parametrize("kind", HARD_ROWS)
@@ -268,7 +273,10 @@ def test_triton_thresholds_are_exact_on_hard_rows(kind: str) -> None:
     z = logits * params.inv_temperature[:, None]
     assert torch.equal(z >= t.tau[:, None], z >= r.tau[:, None]), "kept sets differ"
     assert torch.equal(t.tau, r.tau), "tau is the smallest kept value on both backends"
-    torch.testing.assert_close(t.log_norm, r.log_norm, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(t.log_norm, r.log_norm, atol=1e-5, rtol=1e-5, equal_nan=True)
+    if kind == "+inf":
+        assert (t.token_ids == -1).all() and (r.token_ids == -1).all()
+        return
     kept = z.gather(1, t.token_ids[:, None])[:, 0] >= t.tau
     assert kept.all(), "a token outside the kept set was drawn"
     assert (t.token_ids == r.token_ids).float().mean() >= 0.9

@@ -11,7 +11,7 @@ import torch
 from verl_ext.ops import sample
 from verl_ext.ops import sampling as S
 from verl_ext.ops import sampling_kernels as K
-from verl_ext.ops.sampling_plan import BLOCK, COUNT_DIGITS, MASS_DIGITS, launch_plan
+from verl_ext.ops.sampling_plan import BLOCK, COUNT_DIGITS, MASS_DIGITS, MIN_SPLITS, launch_plan
 
 LLM_VOCAB = 151936
 H100_SMS = 132
@@ -33,8 +33,8 @@ def test_fewer_splits_per_row_as_the_batch_grows() -> None:
     for p in plans:  # a few programs per SM, each streaming at least one block
         assert p.programs >= 2 * H100_SMS
         assert p.slice_len >= BLOCK
-        assert p.splits == 1 or p.programs <= 8 * H100_SMS
-    assert plans[-1].splits == 1
+        assert p.splits == MIN_SPLITS or p.programs <= 8 * H100_SMS
+    assert plans[-1].splits == MIN_SPLITS  # the draw's re-read stays at most 1 / MIN_SPLITS
 
 
 def test_reads_of_each_logit() -> None:
@@ -44,6 +44,7 @@ def test_reads_of_each_logit() -> None:
     plan = launch_plan(64, LLM_VOCAB, device_sms=H100_SMS)
     assert reads() == 1 + 1 / plan.splits  # statistics, then the draw re-reads one split per row
     assert launch_plan(64, LLM_VOCAB, sample=False).reads_per_logit == 1
+    assert launch_plan(1024, LLM_VOCAB, device_sms=H100_SMS).reads_per_logit == 1 + 1 / MIN_SPLITS
     # Top-k and min-p: the count digits; top-p adds the mass digits. Fixed by the parameters, not the data.
     for filters in ({"top_k": True}, {"min_p": True}, {"top_k": True, "min_p": True}):
         assert reads(**filters) == len(COUNT_DIGITS) + 1 / plan.splits <= 4

@@ -122,9 +122,11 @@ if triton is not None:
                 digit = ((u >> SHIFT) & (NB - 1)).to(tl.int32)
                 flat = tl.reshape(r[:, None] * NB + digit, [ROWS * TILE])
                 hist += tl.histogram(flat, ROWS * NB, mask=tl.reshape(inside, [ROWS * TILE]))
-                if WEIGHTED:
-                    hit = (digit[:, :, None] == d[None, None, :]) & inside[:, :, None]
-                    mass += tl.sum(tl.where(hit, w[:, :, None], 0.0), 1)
+                if WEIGHTED:  # the one-hot costs 2^bits per element: skip tiles with nothing in the bucket
+                    n_inside = tl.sum(inside.to(tl.int32))
+                    if n_inside > 0:
+                        hit = (digit[:, :, None] == d[None, None, :]) & inside[:, :, None]
+                        mass += tl.sum(tl.where(hit, w[:, :, None], 0.0), 1)
         live = rows < n_rows
         if STATS:
             tl.store(stat_ptr + part * 3, mx, mask=live)
@@ -162,7 +164,7 @@ if triton is not None:
         sc = tl.arange(0, SC)
         NEG_INF = float("-inf")
         if STATS:
-            s1, _, bad = _row_flags(rows, live, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, HAS1, HAS2)
+            s1, s2, bad = _row_flags(rows, live, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, HAS1, HAS2)
             mx = tl.full([ROWS], NEG_INF, tl.float32)
             nan = tl.zeros([ROWS], tl.float32)
             s0 = 0
@@ -172,7 +174,13 @@ if triton is not None:
                 mx = tl.maximum(mx, tl.max(tl.load(stat_ptr + part * 3, mask=ok, other=NEG_INF), 1))
                 nan += tl.sum(tl.load(stat_ptr + part * 3 + 2, mask=ok, other=0.0), 1)
                 s0 += SC
-            bad = bad | (nan > 0) | (mx == NEG_INF) | ~live
+            # A +inf logit (or z overflowing to it) leaves no distribution: like the torch reference, token -1 and
+            # NaN log-probs, but the kept set is still defined: top-p keeps only the +inf tokens (code 2), top-k
+            # and min-p alone keep what their counts say (code 4, search 1 runs), no filter keeps all (code 3).
+            code = tl.where(bad | (nan > 0) | (mx == NEG_INF) | ~live, 1,
+                            tl.where(mx == float("inf"), tl.where(s2, 2, tl.where(s1, 4, 3)), 0))
+            bad = code != 0
+            mx_raw = mx
             mx = tl.where(bad, 0.0, mx)
             z = tl.zeros([ROWS], tl.float32)
             s0 = 0
@@ -185,15 +193,15 @@ if triton is not None:
                 s0 += SC
             tl.store(mx_ptr + rows, mx, mask=live)
             tl.store(logz_ptr + rows, tl.where(bad, float("nan"), mx + tl.log(tl.where(bad, 1.0, z))), mask=live)
-            tl.store(bad_ptr + rows, bad.to(tl.int8), mask=live)
+            tl.store(bad_ptr + rows, code.to(tl.int8), mask=live)
             # Search 1's targets: k (every key when top-k is off) and the min-p key (-1: none).
             top_k = tl.load(k_ptr + rows, mask=live, other=0)
             min_p = tl.load(m_ptr + rows, mask=live, other=0.0)
-            t_min = mx + tl.log(tl.where(min_p > 0, min_p, 1.0))
+            t_min = tl.where(code == 4, mx_raw, mx) + tl.log(tl.where(min_p > 0, min_p, 1.0))
             need = tl.where((top_k > 0) & (top_k < vocab), top_k, vocab).to(tl.float32)
             key_m = tl.where(min_p > 0, _ukey(t_min + 0.0), -1)
             pre = tl.zeros([ROWS], tl.int64)
-            on = live & s1 & ~bad
+            on = live & s1 & ((code == 0) | (code == 4))
             tl.store(need_ptr + rows, need, mask=live)
             tl.store(key_ptr + rows, key_m, mask=live)
             tl.store(pre_ptr + rows, pre, mask=live)
@@ -219,7 +227,7 @@ if triton is not None:
                     a_min = tl.minimum(a_min, tl.min(tl.load(amin_ptr + part, mask=ok, other=4294967296), 1))
                     s0 += SC
             start = ((pre[:, None] << BITS) | d[None, :].to(tl.int64)) << SHIFT
-            cum_c = a_c[:, None] + (tl.sum(tot, 1)[:, None] - tl.cumsum(tot, 1) + tot)
+            cum_c = a_c[:, None] + tl.cumsum(tot, 1, reverse=True)
             if SEARCH == 1:
                 ok_d = (cum_c.to(tl.float32) >= need[:, None]) | (start <= key_m[:, None])
             if WEIGHTED:
@@ -231,10 +239,10 @@ if triton is not None:
                     mass += tl.sum(tl.load(mass_ptr + part[:, :, None] * NB + d[None, None, :], mask=ok, other=0.0),
                                    1)
                     s0 += SC
-                cum_m = a_m[:, None] + (tl.sum(mass, 1)[:, None] - tl.cumsum(mass, 1) + mass)
+                cum_m = a_m[:, None] + tl.cumsum(mass, 1, reverse=True)  # not total - prefix: that cancels
             if FINAL:  # one bucket per key: every element of a bucket has the same value, hence the same mass
                 mass = tl.where(tot > 0, tot.to(tl.float32) * tl.exp(_unkey(start) - mx[:, None]), 0.0)
-                cum_m = a_m[:, None] + (tl.sum(mass, 1)[:, None] - tl.cumsum(mass, 1) + mass)
+                cum_m = a_m[:, None] + tl.cumsum(mass, 1, reverse=True)  # not total - prefix: that cancels
             if SEARCH == 2:
                 ok_d = cum_m >= need[:, None]
             # The predicate holds at the bucket's first key (by induction), so digit 0 is the fallback.
@@ -316,7 +324,8 @@ if triton is not None:
         rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
         live = rows < n_rows
         mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
-        bad = tl.load(bad_ptr + rows, mask=live, other=1) != 0
+        code = tl.load(bad_ptr + rows, mask=live, other=1)
+        bad = code != 0
         log_norm = tl.load(logz_ptr + rows, mask=live, other=0.0)
         tau = tl.full([ROWS], float("-inf"), tl.float32)
         if HAS1:
@@ -331,7 +340,9 @@ if triton is not None:
             tau = tl.where(on2, _unkey(tl.load(key2_ptr + rows, mask=live, other=0)), tau)
             log_norm = tl.where(on2, mx + tl.log(tl.load(kept2_ptr + rows, mask=live, other=1.0)), log_norm)
         nan = float("nan")
-        tl.store(tau_ptr + rows, tl.where(bad, nan, tau), mask=live)
+        tau = tl.where(code == 2, float("inf"), tl.where(code == 3, float("-inf"),
+                                                         tl.where((code == 0) | (code == 4), tau, nan)))
+        tl.store(tau_ptr + rows, tau, mask=live)
         tl.store(norm_ptr + rows, tl.where(bad, nan, log_norm), mask=live)
         if SAMPLE:
             sc = tl.arange(0, SC)

@@ -27,6 +27,9 @@ MASS_DIGITS: tuple[int, ...] = (8, 8, 8, 8)
 # Programs per pass the plan aims for, per SM: enough to hide latency, few enough that each program streams a
 # contiguous slice of at least one block.
 PROGRAMS_PER_SM = 4
+# Splits per row at any batch size (vocabulary allowing): the draw re-reads one split, so at most a quarter of
+# a read, and a large batch still gets several programs per row.
+MIN_SPLITS = 4
 BLOCK = 512  # elements per load on a GPU; a split is a whole number of blocks
 INTERPRETER_BLOCK = 128  # the interpreter runs programs one after another: small tiles, many rows each
 INTERPRETER_ROWS = 64
@@ -129,7 +132,7 @@ def launch_plan(batch: int, vocab: int, *, top_k: bool = False, top_p: bool = Fa
     rows = min(INTERPRETER_ROWS, 1 << max(0, (batch - 1).bit_length())) if interpreter else 1
     row_blocks = max(1, _cdiv(batch, rows))
     want = _cdiv(PROGRAMS_PER_SM * max(1, device_sms), row_blocks)
-    splits = max(1, min(want, _cdiv(vocab, block)))
+    splits = max(1, min(max(want, MIN_SPLITS), _cdiv(vocab, block)))
     slice_len = _cdiv(_cdiv(vocab, splits), block) * block
     splits = _cdiv(vocab, slice_len)
     passes = [Pass(1 if (top_k or min_p) else 0, COUNT_DIGITS[0], 32 - COUNT_DIGITS[0], False)]
