@@ -388,3 +388,49 @@ p.close()
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     first, second = done.stdout.strip().splitlines()[-2:]
     assert "CallFailed" in first and "posix._exit" in first and second == "np.int64(3)"
+
+
+@pytest.mark.parametrize(("how", "group"), [("SIGINT", True), ("SIGTERM", False), ("SIGTERM", True)])
+def test_every_descendant_dies_when_the_trainer_exits(tmp_path: Path, how: str, group: bool) -> None:
+    """Red team 4: after Ctrl-C (KeyboardInterrupt reaching the top: the terminal signals the trainer's whole
+    group) or SIGTERM (to the trainer alone, or its group) ended the trainer, a child the function started in
+    a new session and a double-forked daemon survived (reparented to init), and the forkserver stayed while
+    they lived (the daemon holds its "alive" pipe). The worker, its descendants and the forkserver all go."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pids = tmp_path / "pids"
+    script = tmp_path / "trainer.py"
+    script.write_text(f"""
+from verl_ext.reward.functions import FunctionSpec
+from verl_ext.reward.process_pool import FunctionPool
+p = FunctionPool([FunctionSpec({FNS!r}, "orphan_maker")], processes=1)
+args = {{"data_source": "d", "solution_str": "x", "ground_truth": {str(pids)!r}, "extra_info": None}}
+p.submit(0, args, 3600).result()
+""")
+    # A session of its own: Ctrl-C signals the terminal's whole foreground group (the forkserver too).
+    trainer = subprocess.Popen([sys.executable, str(script)], cwd=Path(__file__).parents[2], start_new_session=True)
+    found: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (pids.exists() and len(pids.read_text().split()) == 4):
+            time.sleep(0.05)
+        found = [int(p) for p in pids.read_text().split()]
+        assert all(_alive(p) for p in found), found
+        (os.killpg if group else os.kill)(trainer.pid, getattr(signal, how))
+        trainer.wait(timeout=60)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(p) for p in found):
+            time.sleep(0.05)
+        survivors = {name: p for name, p in zip(["worker", "forkserver", "child", "daemon"], found, strict=True)
+                     if _alive(p)}
+        assert not survivors, f"outlived the trainer: {survivors}"
+    finally:
+        trainer.kill()
+        trainer.wait()
+        for pid in found:  # what this test started, should it have survived
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

@@ -350,13 +350,17 @@ def _environ_data() -> dict[bytes, bytes]:
 
 
 def _exit_with_parent() -> None:
-    """End this worker (and its process group) when the trainer process dies, even mid-call."""
+    """End this worker, and every process it started, when the trainer process dies, even mid-call (a SIGTERM
+    or SIGKILL gives the trainer no time to stop its pool)."""
     parent = multiprocessing.parent_process()
     if parent is None:
         return
 
     def watch() -> None:
         multiprocessing.connection.wait([parent.sentinel])
+        # Its descendants in sessions of their own too (this process is their subreaper), then its group: a
+        # daemon left alive would also keep the forkserver waiting (it holds the forkserver's "alive" pipe).
+        _kill_tree(os.getpid(), include_root=False)
         with contextlib.suppress(OSError):
             os.killpg(os.getpgrp(), signal.SIGKILL)
         os._exit(0)
