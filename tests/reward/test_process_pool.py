@@ -313,7 +313,8 @@ def polluted_pool() -> Iterator[FunctionPool]:
         yield p
 
 
-@pytest.mark.parametrize("change", ["recursion", "rlimits", "hooks", "mask", "cwd_umask_env", "hard_limit"])
+@pytest.mark.parametrize("change", ["recursion", "rlimits", "hooks", "mask", "mask_pending", "cwd_umask_env",
+                                    "hard_limit"])
 def test_process_state_one_call_changes_is_put_back_before_the_next(polluted_pool: FunctionPool,
                                                                     change: str) -> None:
     """Red team 4: a recursion limit of 30, a lowered CPU or descriptor limit, a profiler, a blocked signal,

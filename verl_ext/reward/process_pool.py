@@ -284,13 +284,18 @@ class _CleanState:
         for timer in self._TIMERS:
             with contextlib.suppress(OSError):
                 signal.setitimer(timer, 0)
+        if signal.pthread_sigmask(signal.SIG_BLOCK, ()) != self.mask:
+            # A signal the call blocked and left pending (its own alarm) would be delivered as it is unblocked,
+            # to a handler that may end the process: ignoring a pending signal discards it (POSIX). The handler
+            # is put back below.
+            for pending in signal.sigpending() - self.mask:
+                with contextlib.suppress(OSError, ValueError):
+                    signal.signal(pending, signal.SIG_IGN)
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
         for s, handler in self.handlers.items():
             with contextlib.suppress(OSError, ValueError, TypeError):
                 if signal.getsignal(s) is not handler:
                     signal.signal(s, handler)
-        # After the handlers: a signal blocked and pending now reaches the handler the process had.
-        if signal.pthread_sigmask(signal.SIG_BLOCK, ()) != self.mask:
-            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
         if sys.getrecursionlimit() != self.recursion:
             sys.setrecursionlimit(self.recursion)
         retire = False
@@ -332,11 +337,11 @@ class _CleanState:
                     os.environb[key] = value
 
 
-#: Resource limits put back after each call (the soft limit; see :meth:`_CleanState.restore`).
+#: Resource limits put back after each call (the soft limit; see :meth:`_CleanState.restore`): those a lowered
+#: value of makes a later correct call fail. Each costs a system call per call (about 0.6 us).
 _RLIMITS = tuple(getattr(resource, n) for n in (
-    "RLIMIT_AS", "RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_MEMLOCK", "RLIMIT_MSGQUEUE",
-    "RLIMIT_NICE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_RSS", "RLIMIT_RTPRIO", "RLIMIT_RTTIME",
-    "RLIMIT_SIGPENDING", "RLIMIT_STACK") if hasattr(resource, n))
+    "RLIMIT_AS", "RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_MEMLOCK", "RLIMIT_NOFILE",
+    "RLIMIT_NPROC", "RLIMIT_STACK") if hasattr(resource, n))
 
 
 def _rlimit_below(a: int, b: int) -> bool:
