@@ -94,3 +94,43 @@ def test_ctrl_c_with_scoring_on_another_thread_lets_the_process_exit() -> None:
     assert "KeyboardInterrupt" in out.stderr, out.stderr[-2000:]
     assert "WORKER SandboxCancelledError" in out.stdout, (out.stdout, out.stderr[-2000:])
     assert took < STOP_S + 5, took
+
+
+MANAGER_SCRIPT = f"""
+import asyncio, json, os, signal, sys, tempfile, threading, time
+from omegaconf import OmegaConf
+from transformers import AutoTokenizer
+from tests.helpers import build_tiny_tokenizer, make_dataproto
+from verl.utils.reward_score import default_compute_score
+from verl_ext.reward.manager import VerlExtRewardManager
+d = tempfile.mkdtemp(); build_tiny_tokenizer(d); tok = AutoTokenizer.from_pretrained(d)
+m = VerlExtRewardManager(OmegaConf.create({{"reward": {{"reward_kwargs": {{}}}}}}), tok, default_compute_score)
+prog = "```python\\nimport time\\ntime.sleep({BATCH_S})\\n```"
+gt = json.dumps({{"inputs": ["1\\n"] * 3, "outputs": ["1\\n"] * 3}})
+data = make_dataproto(tok, [{{"prompt": "q", "response": prog, "data_source": "codecontests", "ground_truth": gt}}] * 8)
+sent = []
+def interrupt():
+    time.sleep(2.0)
+    sent.append(time.monotonic())
+    os.kill(os.getpid(), signal.SIGINT)
+async def main():
+    threading.Thread(target=interrupt, daemon=True).start()
+    return await asyncio.gather(*(m.run_single(data[i:i + 1]) for i in range(8)))
+try:
+    asyncio.run(main())
+    print("FINISHED")
+except KeyboardInterrupt:
+    print("INTERRUPTED", time.monotonic() - sent[0])
+sys.stdout.flush()
+"""
+
+
+def test_ctrl_c_during_the_reward_loop_managers_code_batch_raises_at_once() -> None:
+    """Red team of issue 33: verl's reward loop (asyncio.run over run_single tasks) waited 19 s after Ctrl-C:
+    asyncio.run cancels the tasks, then waits for the thread scoring their batch, whose samples kept starting
+    new runs after the cancel. The abandoned batch is cancelled, and every run of its scoring with it."""
+    out = subprocess.run([sys.executable, "-c", MANAGER_SCRIPT], capture_output=True, text=True, timeout=BATCH_S * 4,
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    words = out.stdout.splitlines()[-1].split()  # after the manager's routing line
+    assert words[:1] == ["INTERRUPTED"], (out.stdout, out.stderr[-2000:])
+    assert float(words[1]) < STOP_S, out.stdout

@@ -19,7 +19,9 @@ class MicroBatcher(Generic[T, R]):
     verl's reward loop starts one ``run_single`` task per sample with ``asyncio.gather``; each task
     submits here before its first real await, so a whole chunk reaches ``process`` as one batch. The
     event loop never blocks: ``process`` runs in ``executor`` (the loop's default when None).
-    ``process`` must return one result per item, in order.
+    ``process`` must return one result per item, in order. ``on_abandoned`` is called when every task
+    awaiting a running batch was cancelled (Ctrl-C: ``asyncio.run`` cancels them all, then waits for the
+    executor's thread), to stop the work nobody waits for.
     """
 
     def __init__(
@@ -28,12 +30,14 @@ class MicroBatcher(Generic[T, R]):
         *,
         max_batch: int = 4096,
         executor: concurrent.futures.Executor | None = None,
+        on_abandoned: Callable[[], None] | None = None,
     ) -> None:
         if max_batch < 1:
             raise ValueError(f"max_batch must be >= 1, got {max_batch}")
         self._process = process
         self._max_batch = max_batch
         self._executor = executor
+        self._on_abandoned = on_abandoned
         self._pending: dict[asyncio.AbstractEventLoop, list[tuple[T, asyncio.Future[R]]]] = {}
 
     async def submit(self, item: T) -> R:
@@ -70,3 +74,12 @@ class MicroBatcher(Generic[T, R]):
                     future.set_result(results[i])
 
         work.add_done_callback(deliver)
+        if self._on_abandoned is not None:
+            hook = self._on_abandoned
+
+            def abandoned(_: asyncio.Future[R]) -> None:
+                if not work.done() and all(f.cancelled() for f in futures):
+                    hook()
+
+            for future in futures:
+                future.add_done_callback(abandoned)

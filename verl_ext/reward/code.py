@@ -286,7 +286,8 @@ def _payload(code: str, tests: dict[str, Any], indices: Sequence[int], alarm_s: 
     return b"prime\n" + json.dumps(request).encode("utf-8", "surrogatepass")
 
 
-def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits, timeouts: CodeTimeouts) -> CodeScore:
+def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits, timeouts: CodeTimeouts,
+                     epoch: int | None = None) -> CodeScore:
     """prime_code's procedure for one completion: all tests in one run; if any fails, each of the first
     few again in a run of its own (those in parallel: each is a separate process in verl too). Each run
     may write only its byte budget on the result channel (``protocol.prime_budget``), each output only
@@ -306,7 +307,7 @@ def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits, tim
     first_limits = sandbox.Limits(**{**base.__dict__, "timeout_s": timeouts.first_pass_s + PROCESS_SLACK_S,
                                      "channel_limit": protocol.PRIME_BUDGET_CAP})
     first = _payload(code, tests, range(n), _alarm_s(timeouts.first_pass_s))
-    first_run = sandbox.run_payloads([first], [b""], first_limits, 1, channel_limits=[budget])[0]
+    first_run = sandbox.run_payloads([first], [b""], first_limits, 1, channel_limits=[budget], epoch=epoch)[0]
     # prime_code builds the one-test cases from inputs/outputs only: without `fn_name`, so call-based
     # problems are re-run as stdin programs here, exactly as verl does.
     singles = [{"inputs": [tests["inputs"][t]], "outputs": [tests["outputs"][t]]} for t in range(min(n, PER_TEST_MAX))]
@@ -318,7 +319,7 @@ def _score_prime_one(code: str, tests: dict[str, Any], base: sandbox.Limits, tim
                                    "channel_limit": protocol.PRIME_BUDGET_CAP})
     alarm = _alarm_s(timeouts.per_test_s)
     runs = sandbox.run_payloads([_payload(code, single, [0], alarm) for single in singles],
-                                [b""] * len(singles), per_limits, len(singles), channel_limits=budgets)
+                                [b""] * len(singles), per_limits, len(singles), channel_limits=budgets, epoch=epoch)
     verdicts = _verdicts(first_run, tests, list(range(n)), budget)
     del first_run
     if len(verdicts) == n and all(v is True for v in verdicts):
@@ -359,6 +360,7 @@ def score_prime_code(
     limits: sandbox.Limits | None = None,
     num_threads: int = 0,
     timeouts: CodeTimeouts | None = None,
+    epoch: int | None = None,
 ) -> list[CodeScore]:
     """Score completions against prime_code test JSON (``{"inputs", "outputs", "fn_name"?}``).
 
@@ -370,6 +372,7 @@ def score_prime_code(
     :data:`FIRST_PASS_ALARM_S`; ``per_test_s``: each test re-run alone, default :data:`PER_TEST_ALARM_S`);
     a run is killed :data:`PROCESS_SLACK_S` after its alarm, and a fractional alarm is rounded up to
     whole seconds (prime_code's ``signal.alarm``). Scores equal verl's only at the defaults.
+    ``epoch``: see :func:`score_code`.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -386,12 +389,22 @@ def score_prime_code(
         return scores
     sandbox.require_isolation()  # once, before any thread starts
     workers = min(len(todo), num_threads or sandbox.default_concurrency())
-    # Ctrl-C stops the running executions at once, so the pool's shutdown does not wait for them.
+    epoch = sandbox.cancel_epoch() if epoch is None else epoch
+
+    def score_one(i: int) -> CodeScore:
+        return _isolated(partial(_score_prime_one, codes[i], tests_of[i], base, limit, epoch))
+
+    # Ctrl-C (or a cancel from another thread) stops the running executions at once; every later run of this
+    # scoring is cancelled as it starts (they share its epoch), and the queued samples are dropped, so the
+    # pool's shutdown waits for nothing.
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verl-ext-code") as pool, \
             sandbox.stop_on_interrupt():
-        for i, score in zip(todo, pool.map(lambda i: _isolated(partial(_score_prime_one, codes[i], tests_of[i], base,
-                                                                       limit)), todo), strict=True):
-            scores[i] = score
+        try:
+            for i, score in zip(todo, pool.map(score_one, todo), strict=True):
+                scores[i] = score
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     return scores
 
 
@@ -421,6 +434,7 @@ def score_assert_tests(
     limits: sandbox.Limits | None = None,
     num_threads: int = 0,
     timeouts: CodeTimeouts | None = None,
+    epoch: int | None = None,
 ) -> list[CodeScore]:
     """HumanEval-style scoring: 1.0 when ``check(<entry_point>)`` of the ground truth's test code returns.
 
@@ -463,13 +477,14 @@ def score_assert_tests(
     # A passing run writes exactly header, pass(nonce), done: nothing longer is read.
     lim = sandbox.Limits(**{**base.__dict__, "timeout_s": (timeouts or DEFAULT_TIMEOUTS).assert_s,
                             "channel_limit": protocol.assert_budget(nonces[0])})
+    epoch = sandbox.cancel_epoch() if epoch is None else epoch
     try:
-        runs = sandbox.run_payloads([r for _, r in valid], [b""] * len(valid), lim, num_threads)
+        runs = sandbox.run_payloads([r for _, r in valid], [b""] * len(valid), lim, num_threads, epoch=epoch)
     except (SandboxUnavailableError, SandboxCancelledError):
         raise
     except Exception:  # noqa: BLE001 - one execution failed to start: run each alone so the rest still count
         def alone(payload: bytes, nonce: str) -> CodeScore:
-            return _assert_score(sandbox.run_payloads([payload], [b""], lim, 1)[0], nonce)
+            return _assert_score(sandbox.run_payloads([payload], [b""], lim, 1, epoch=epoch)[0], nonce)
 
         for i, payload in valid:
             scores[i] = _isolated(partial(alone, payload, nonces[i]))
@@ -487,15 +502,20 @@ def score_code(
     limits: sandbox.Limits | None = None,
     num_threads: int = 0,
     timeouts: CodeTimeouts | None = None,
+    epoch: int | None = None,
 ) -> list[CodeScore]:
     """Score code samples of any of :data:`CODE_SOURCES`, each family in one parallel batch (``timeouts``:
-    see :func:`score_prime_code` and :func:`score_assert_tests`; default prime_code's)."""
+    see :func:`score_prime_code` and :func:`score_assert_tests`; default prime_code's). ``epoch``: the
+    :func:`verl_ext.sandbox.cancel_epoch` the scoring belongs to (default: when it begins): a
+    :func:`verl_ext.sandbox.cancel_running` after it stops every run of the scoring, those not yet started
+    included."""
     out: list[CodeScore | None] = [None] * len(completions)
+    epoch = sandbox.cancel_epoch() if epoch is None else epoch
     for family, scorer in ((PRIME_CODE_SOURCES, score_prime_code), (ASSERT_SOURCES, score_assert_tests)):
         idx = [i for i, ds in enumerate(data_sources) if ds in family]
         if idx:
             got = scorer([completions[i] for i in idx], [ground_truths[i] for i in idx], limits=limits,
-                         num_threads=num_threads, timeouts=timeouts)
+                         num_threads=num_threads, timeouts=timeouts, epoch=epoch)
             for i, g in zip(idx, got, strict=True):
                 out[i] = g
     missing = [ds for ds, o in zip(data_sources, out, strict=True) if o is None]

@@ -28,7 +28,7 @@ from verl.utils.reward_score import default_compute_score
 from verl.workers.reward_manager import register as register_legacy
 from verl.workers.reward_manager.abstract import AbstractRewardManager
 
-from verl_ext import _core
+from verl_ext import _core, sandbox
 from verl_ext.exceptions import RewardFunctionError, SandboxUnavailableError, VerlExtError
 from verl_ext.reward.batcher import MicroBatcher
 from verl_ext.reward.code import CODE_SOURCES, CodeScore, score_code
@@ -242,7 +242,10 @@ class VerlExtRewardManager(RewardManagerBase):
         sandbox_fusion = config.get("reward", {}).get("sandbox_fusion", None) if hasattr(config, "get") else None
         # With a SandboxFusion URL configured, code sources keep verl's SandboxFusion path.
         self._scorer = _Scorer(tokenizer, self.options, sandboxed_code=not (sandbox_fusion or {}).get("url"))
-        self._batcher: MicroBatcher[_Sample, _Native] = MicroBatcher(lambda samples: self._scorer.score_native(samples))
+        # Ctrl-C cancels every run_single task: the executions of the batch they waited for stop too (asyncio.run
+        # then waits for the batch's thread, which the sandbox's cancel ends at once).
+        self._batcher: MicroBatcher[_Sample, _Native] = MicroBatcher(
+            lambda samples: self._scorer.score_native(samples), on_abandoned=sandbox.cancel_running)
 
     async def run_single(self, data: DataProto) -> dict[str, Any]:
         item = data[len(data) - 1]  # multi-sequence outputs: verl scores the last sequence (one index, no slice)

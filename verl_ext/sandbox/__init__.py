@@ -30,8 +30,8 @@ from verl_ext import _core
 from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError
 
 __all__ = ["LIMIT_CEILINGS", "LIMIT_FLOORS", "MAX_THREADS", "MAX_TIMEOUT_S", "MODES", "ExecResult", "Limits", "Status",
-           "cancel_running", "capabilities", "checked_threads", "default_concurrency", "mode", "require_isolation",
-           "run", "run_many", "run_payloads", "shutdown", "stop_on_interrupt", "warm_starts"]
+           "cancel_epoch", "cancel_running", "capabilities", "checked_threads", "default_concurrency", "mode",
+           "require_isolation", "run", "run_many", "run_payloads", "shutdown", "stop_on_interrupt", "warm_starts"]
 
 Status = Literal["ok", "timeout", "memory_limit", "runtime_error", "output_limit", "killed"]
 HARNESS_PATH = Path(__file__).with_name("harness.py")
@@ -277,6 +277,13 @@ def cancel_running() -> None:
     _core.sandbox_cancel_running()
 
 
+def cancel_epoch() -> int:
+    """The cancel epoch now. A scoring that runs several batches (stages, threads) takes it once when it begins
+    and passes it to each (``run_payloads(epoch=...)``): a :func:`cancel_running` while it runs then stops the
+    batches it starts later too (they raise :class:`~verl_ext.exceptions.SandboxCancelledError` at once)."""
+    return _core.sandbox_epoch()
+
+
 @contextlib.contextmanager
 def stop_on_interrupt() -> Iterator[None]:
     """Within it, a KeyboardInterrupt or SystemExit stops every running sandbox batch (:func:`cancel_running`)
@@ -305,12 +312,13 @@ if _register_atexit is not None:
 
 
 def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Limits, num_threads: int = 0,
-                 channel_limits: Sequence[int] | None = None) -> list[ExecResult]:
+                 channel_limits: Sequence[int] | None = None, epoch: int | None = None) -> list[ExecResult]:
     """Run harness requests (a mode line, then its body; see ``harness.py``) in parallel sandboxes.
     ``limits.channel_limit`` kills a run that writes more on its result channel; ``channel_limits`` (one per
     request, each at most that) are the bytes kept of each: past them the run goes on unaware, the bytes are
     dropped and its result's ``channel_overflow`` is set. A limit derived from expected outputs belongs
-    there, never in ``limits``: the moment of a kill is visible to the program."""
+    there, never in ``limits``: the moment of a kill is visible to the program. ``epoch``: the scoring's
+    :func:`cancel_epoch` (default: now)."""
     require_isolation()
     num_threads = checked_threads(num_threads)
     exe, paths = _interpreter()
@@ -320,7 +328,7 @@ def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Lim
         timeout_s=float(lim.timeout_s), memory_mb=int(lim.memory_mb), output_limit=int(lim.output_limit),
         channel_limit=int(lim.channel_limit), scratch_mb=int(lim.scratch_mb), max_processes=int(lim.max_processes),
         max_open_files=int(lim.max_open_files), max_file_mb=int(lim.max_file_mb), num_threads=num_threads,
-        channel_limits=None if channel_limits is None else [int(c) for c in channel_limits],
+        channel_limits=None if channel_limits is None else [int(c) for c in channel_limits], epoch=epoch,
     )
     weak = mode() == WEAK_MODE
     if weak:

@@ -23,6 +23,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sandbox::sandbox_probe, m)?)?;
     m.add_function(wrap_pyfunction!(sandbox::sandbox_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(sandbox::sandbox_cancel_running, m)?)?;
+    m.add_function(wrap_pyfunction!(sandbox::sandbox_epoch, m)?)?;
     m.add_function(wrap_pyfunction!(sandbox::default_sandbox_threads, m)?)?;
     m.add_function(wrap_pyfunction!(sandbox::sandbox_live_zygotes, m)?)?;
     m.add_function(wrap_pyfunction!(sandbox::_zygote_serve, m)?)?;

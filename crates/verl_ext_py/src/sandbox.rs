@@ -41,7 +41,7 @@ fn sandbox_error(py: Python<'_>, e: &SandboxError) -> PyErr {
 #[pyfunction]
 #[pyo3(signature = (requests, *, timeout_s, memory_mb, output_limit, channel_limit, scratch_mb, max_processes,
                     max_open_files, max_file_mb, read_only_paths, num_threads=0, start="cold",
-                    mapped_paths=Vec::new(), channel_limits=None))]
+                    mapped_paths=Vec::new(), channel_limits=None, epoch=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn sandbox_run_many<'py>(
     py: Python<'py>,
@@ -59,6 +59,7 @@ pub fn sandbox_run_many<'py>(
     start: &str,
     mapped_paths: Vec<(PathBuf, PathBuf)>,
     channel_limits: Option<Vec<usize>>,
+    epoch: Option<u64>,
 ) -> PyResult<Bound<'py, PyList>> {
     if !(timeout_s.is_finite() && timeout_s > 0.0 && timeout_s <= 3600.0) {
         return Err(exception(py, "InvalidInputError", format!("timeout_s must be in (0, 3600], got {timeout_s}")));
@@ -74,7 +75,9 @@ pub fn sandbox_run_many<'py>(
         max_file_mb,
         read_only_paths: SandboxConfig::default().read_only_paths.into_iter().chain(read_only_paths).collect(),
         mapped_paths,
-        epoch: SandboxConfig::default().epoch,
+        // The cancel epoch of the scoring this batch belongs to (`sandbox_epoch()` when it began): a batch
+        // that starts after a cancel of its scoring is cancelled at once instead of running.
+        epoch: epoch.unwrap_or_else(sandbox::cancel_epoch),
     };
     if channel_limits.as_ref().is_some_and(|l| l.len() != requests.len()) {
         return Err(exception(py, "InvalidInputError", "channel_limits must have one limit per request".into()));
@@ -138,6 +141,13 @@ pub fn sandbox_cancel_running(closing: bool) {
     } else {
         sandbox::cancel_running();
     }
+}
+
+/// The current cancel epoch: pass it as `sandbox_run_many(epoch=...)` to every batch of one scoring, so
+/// that a cancel while it runs also stops the batches it starts afterwards.
+#[pyfunction]
+pub fn sandbox_epoch() -> u64 {
+    sandbox::cancel_epoch()
 }
 
 /// Stop all zygotes of this process (anything still running in them is killed).

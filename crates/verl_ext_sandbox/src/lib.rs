@@ -68,7 +68,7 @@ pub mod warm;
 pub mod weak;
 pub mod zygote;
 
-pub use cancel::{cancel_running, close as close_batches};
+pub use cancel::{cancel_running, close as close_batches, epoch as cancel_epoch};
 pub use cold::run;
 pub use io::Collected;
 pub use limiter::{default_sandbox_threads, run_all, run_all_weak};
