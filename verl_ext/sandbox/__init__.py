@@ -270,7 +270,7 @@ def shutdown() -> None:
 
 
 def cancel_running() -> None:
-    """Stop every sandbox batch running in this process now: their executions are killed within 50 ms, and each
+    """Stop every sandbox batch running in this process now: their executions are killed within 250 ms, and each
     batch raises :class:`~verl_ext.exceptions.SandboxCancelledError` (no verdicts). A batch waited for on the
     main thread does this by itself on Ctrl-C (and raises KeyboardInterrupt); batches on other threads stop
     when the interpreter exits, or when this is called."""
