@@ -15,7 +15,7 @@ from verl_ext.reward.code_rows import AssertTests, PrimeTests, Unreadable, read_
 
 PRIME = json.dumps({"inputs": ["1\n"], "outputs": ["1\n"]})
 HUMANEVAL = {"test": "def check(candidate):\n    assert candidate(1) == 1\n", "entry_point": "f",
-             "prompt": "def f(x):\n"}
+             "prompt": "def f(x):\n    \"\"\"The identity.\"\"\"\n"}
 
 #: (data source, ground truth, readable): rows the red team found the scorer and doctor judged apart, and
 #: their neighbours.
@@ -37,6 +37,7 @@ ROWS: list[tuple[str, Any, bool]] = [
     ("humaneval", HUMANEVAL, True),
     ("humaneval", {**HUMANEVAL, "prompt": None}, True),
     ("humaneval", {**HUMANEVAL, "prompt": 5}, False),  # a prompt that is not a string
+    ("humaneval", {**HUMANEVAL, "prompt": "def f(x):\n"}, False),  # a prompt that does not compile
     ("humaneval", {**HUMANEVAL, "test": "   "}, False),
     ("humaneval", {"test": HUMANEVAL["test"]}, False),
     ("humaneval", json.dumps(HUMANEVAL).encode(), True),

@@ -92,12 +92,24 @@ def read_assert_tests(ground_truth: Any) -> AssertTests | Unreadable:
         return Unreadable(f'an object whose "prompt" is a {type(prompt).__name__}, not a string')
     if not test.strip():
         return Unreadable('an object with an empty "test": nothing checks the answer')
-    problem = _assert_problem(test, entry)
+    problem = _assert_problem(test, entry) or (_prompt_problem(prompt) if prompt is not None else None)
     return Unreadable(problem) if problem is not None else AssertTests(test, entry, prompt)
 
 
 #: Rows whose checks are remembered: a batch holds several samples of each row, next to each other.
 _ROWS_CACHED = 64
+
+
+@lru_cache(maxsize=_ROWS_CACHED)
+def _prompt_problem(prompt: str) -> str | None:
+    """Why the harness cannot run ``prompt`` (it executes the dataset's prompt for its helpers), or None."""
+    try:
+        compile(prompt, "prompt.py", "exec")
+    except SyntaxError as e:
+        return f'an object whose "prompt" does not compile ({type(e).__name__} at line {e.lineno}: {str(e.msg)[:60]})'
+    except (ValueError, RecursionError, MemoryError) as e:
+        return f'an object whose "prompt" does not compile ({type(e).__name__})'
+    return None
 
 
 @lru_cache(maxsize=_ROWS_CACHED)
