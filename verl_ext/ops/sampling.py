@@ -20,7 +20,8 @@ Backends: Triton (CUDA and ROCm) splits each row's vocabulary across programs (:
 many and how often each logit is read) and finds ``tau`` without sorting, in a number of passes fixed by which
 filters may be on: one pass for max, sum of exp and NaN; top-k and min-p by radix selection over the
 order-preserving fp32 keys (digits of 11, 11 and 10 bits counted per bucket, the first inside the statistics
-pass); top-p then by radix selection over what they kept (4 digits of 8 bits, buckets summing exp-mass). The
+pass); top-p then by radix selection over what they kept (4 digits of 8 bits, buckets summing exp-mass, the
+first inside the statistics pass). The
 last digit of each search is one bucket per key, so thresholds are exact whatever the data (ties, flat rows,
 ``-inf``, huge ranges). The draw re-reads only the split holding the token (each split's kept mass is known).
 FlashInfer (CUDA, optional): its sort-free rejection sampler draws the token; log-probs come from the Triton

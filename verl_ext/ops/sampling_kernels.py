@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import torch
 
 from verl_ext.ops._backend import interpreting, warps_for
-from verl_ext.ops.sampling_plan import MASS_TILE, SamplingPlan, launch_plan
+from verl_ext.ops.sampling_plan import MASS_DIGITS, MASS_TILE, SamplingPlan, launch_plan
 
 try:
     import triton
@@ -71,7 +71,8 @@ if triton is not None:
                      stat_ptr, tot_ptr, cnt_ptr, mass_ptr, acnt_ptr, amass_ptr, amin_ptr,
                      ROWS: tl.constexpr, TILE: tl.constexpr, TILES: tl.constexpr, NB: tl.constexpr,
                      BITS: tl.constexpr, SHIFT: tl.constexpr, STATS: tl.constexpr, HIST: tl.constexpr,
-                     WEIGHTED: tl.constexpr, FINAL: tl.constexpr):
+                     WEIGHTED: tl.constexpr, FINAL: tl.constexpr, MASS_FIRST: tl.constexpr, NB2: tl.constexpr,
+                     SHIFT2: tl.constexpr):
         """One read of a slice of ``ROWS`` rows: statistics (``STATS``) and/or the histogram of the key digit
         ``(key >> SHIFT) % NB`` over the keys in the row's bucket ``key >> (SHIFT + log2 NB) == pre``."""
         r = tl.arange(0, ROWS)
@@ -95,6 +96,8 @@ if triton is not None:
             pre = tl.load(pre_ptr + rows, mask=on, other=0)
         hist = tl.zeros([ROWS * NB], tl.int32)
         mass = tl.zeros([ROWS, NB], tl.float32)
+        mass2 = tl.zeros([ROWS, NB2], tl.float32)
+        d2 = tl.arange(0, NB2)
         acnt = tl.zeros([ROWS], tl.int32)
         amass = tl.zeros([ROWS], tl.float32)
         amin = tl.full([ROWS], 4294967296, tl.int64)
@@ -106,7 +109,13 @@ if triton is not None:
                 nan = nan + tl.sum((z != z).to(tl.int32), 1)
                 new = tl.maximum(mx, tl.max(z, 1))
                 safe = tl.where(new == NEG_INF, 0.0, new)
-                se = se * tl.exp(mx - safe) + tl.sum(tl.exp(z - safe[:, None]), 1)
+                scale = tl.exp(mx - safe)
+                w_s = tl.exp(z - safe[:, None])
+                se = se * scale + tl.sum(w_s, 1)
+                if MASS_FIRST:  # search 2's first digit, relative to the running max (the combine rescales)
+                    hit2 = (((_ukey(z) >> SHIFT2) & (NB2 - 1)).to(tl.int32)[:, :, None] == d2[None, None, :]) \
+                        & valid[:, :, None]
+                    mass2 = mass2 * scale[:, None] + tl.sum(tl.where(hit2, w_s[:, :, None], 0.0), 1)
                 mx = new
             if HIST:
                 u = _ukey(z)
@@ -132,6 +141,8 @@ if triton is not None:
             tl.store(stat_ptr + part * 3, mx, mask=live)
             tl.store(stat_ptr + part * 3 + 1, se, mask=live)
             tl.store(stat_ptr + part * 3 + 2, nan.to(tl.float32), mask=live)
+            if MASS_FIRST:
+                tl.store(mass_ptr + part[:, None] * NB2 + d2[None, :], mass2, mask=live[:, None])
         if HIST:
             i = tl.arange(0, ROWS * NB)
             row_i = tl.program_id(0) * ROWS + i // NB
@@ -153,7 +164,7 @@ if triton is not None:
                        mx_ptr, logz_ptr, bad_ptr, pre_ptr, on_ptr, need_ptr, key_ptr, kept_ptr, need2_ptr,
                        ROWS: tl.constexpr, NB: tl.constexpr, BITS: tl.constexpr, SHIFT: tl.constexpr,
                        SC: tl.constexpr, STATS: tl.constexpr, SEARCH: tl.constexpr, WEIGHTED: tl.constexpr,
-                       FINAL: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr):
+                       FINAL: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr, RESCALE: tl.constexpr):
         """Combine of one pass for ``ROWS`` rows: reduce the splits' partials, then pick the digit of the
         threshold of search ``SEARCH`` (1: largest key with at least ``k`` keys at or above it, or at most the
         min-p key; 2: largest key whose mass at or above it reaches ``top_p`` times search 1's kept mass)."""
@@ -236,8 +247,12 @@ if triton is not None:
                 while s0 < n_splits:
                     ok = live[:, None, None] & ((s0 + sc) < n_splits)[None, :, None]
                     part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
-                    mass += tl.sum(tl.load(mass_ptr + part[:, :, None] * NB + d[None, None, :], mask=ok, other=0.0),
-                                   1)
+                    m_split = tl.load(mass_ptr + part[:, :, None] * NB + d[None, None, :], mask=ok, other=0.0)
+                    if RESCALE:  # summed by the statistics pass relative to each split's max
+                        ok2 = live[:, None] & ((s0 + sc) < n_splits)[None, :]
+                        m_s = tl.load(stat_ptr + part * 3, mask=ok2, other=NEG_INF)
+                        m_split = m_split * tl.where(m_s == NEG_INF, 0.0, tl.exp(m_s - mx[:, None]))[:, :, None]
+                    mass += tl.sum(m_split, 1)
                     s0 += SC
                 cum_m = a_m[:, None] + tl.cumsum(mass, 1, reverse=True)  # not total - prefix: that cancels
             if FINAL:  # one bucket per key: every element of a bucket has the same value, hence the same mass
@@ -465,28 +480,43 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
     on[0].zero_()
     bits = [_last_bits(plan, 1), _last_bits(plan, 2)]
     cnt = [torch.empty((n, s, 1 << b), dtype=i32, device=dev) for b in bits]
-    acnt, amass, amin = ([torch.empty((n, s), dtype=t, device=dev) for _ in range(2)] for t in (i32, f32, i64))
-    mass = torch.empty((n, s, 1 << max(bits[1], 1)) if has2 else (1,), dtype=f32, device=dev)
+    # Zeros: search 2's first digit has no bucket above it (its combine reads these without a pass writing them).
+    acnt, amass, amin = ([torch.zeros((n, s), dtype=t, device=dev) for _ in range(2)] for t in (i32, f32, i64))
+    mass = torch.empty((n, s, 1 << MASS_DIGITS[0]) if has2 else (1,), dtype=f32, device=dev)
     warps = 1 if interpreting() else warps_for(4096)
     sc = 1 if interpreting() else _SPLIT_CHUNK
     flags = {"HAS1": has1, "HAS2": has2}
     params = (inv_temperature, top_k, top_p, min_p)
+    started2 = False
+
+    def start_search2() -> None:
+        """Rows of search 2 and their targets, then the choice of its first digit from the statistics pass."""
+        first = MASS_DIGITS[0]
+        _launch(_search2_setup_kernel, (grid[0],), n, vocab, *params, bad, logz, mx, on[0], on[1], pre[1], need[1],
+                ROWS=rows, **flags)
+        _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, torch.zeros((n, 1 << first), dtype=i32,
+                device=dev), mass, acnt[1], amass[1], amin[1], mx, logz, bad, pre[1], on[1], need[1], key[1], kept[1],
+                need[1], ROWS=rows, NB=1 << first, BITS=first, SHIFT=32 - first, SC=sc, STATS=False, SEARCH=2,
+                WEIGHTED=True, FINAL=False, RESCALE=True, **flags, num_warps=warps)
+
     for i, p in enumerate(plan.passes):
+        if p.search == 2 and not started2:
+            start_search2()
+            started2 = True
         nb, j = 1 << p.bits, max(p.search, 1) - 1
         hist, final = p.search > 0, p.final and p.search > 0
-        tile = min(MASS_TILE, plan.block) if p.weighted else plan.block  # a [tile, NB] one-hot must fit registers
+        # A [tile, 2^bits] one-hot must fit in registers.
+        tile = min(MASS_TILE, plan.block) if (p.weighted or p.mass_first) else plan.block
         tot = torch.zeros((n, nb) if hist else (1,), dtype=i32, device=dev)
-        if p.search == 2 and plan.passes[i - 1].search != 2:
-            _launch(_search2_setup_kernel, (grid[0],), n, vocab, *params, bad, logz, mx, on[0], on[1], pre[1],
-                    need[1], ROWS=rows, **flags)
         _launch(_pass_kernel, grid, logits, logits.stride(0), n, vocab, plan.slice_len, s, inv_temperature, mx,
                 pre[j], on[j], stat, tot, cnt[j], mass, acnt[j], amass[j], amin[j], ROWS=rows, TILE=tile,
                 TILES=plan.slice_len // tile, NB=nb, BITS=p.bits, SHIFT=p.shift, STATS=i == 0, HIST=hist,
-                WEIGHTED=p.weighted, FINAL=final, num_warps=warps)
+                WEIGHTED=p.weighted, FINAL=final, MASS_FIRST=p.mass_first, NB2=1 << MASS_DIGITS[0],
+                SHIFT2=32 - MASS_DIGITS[0], num_warps=warps)
         _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, tot, mass, acnt[j], amass[j], amin[j], mx,
                 logz, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], ROWS=rows, NB=nb, BITS=p.bits,
                 SHIFT=p.shift, SC=sc, STATS=i == 0, SEARCH=p.search, WEIGHTED=p.weighted, FINAL=final, **flags,
-                num_warps=warps)
+                RESCALE=False, num_warps=warps)
     ks = torch.empty((n, s), dtype=f32, device=dev)
     if plan.draw:
         _launch(_kept_kernel, grid, n, s, stat, mx, on[0], key[0], pre[0], cnt[0], amass[0], on[1], key[1], pre[1],

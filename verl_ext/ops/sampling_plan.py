@@ -9,8 +9,9 @@ tensor), never on the data:
 * search 1 (top-k and min-p, ``tau1 = max(k-th largest z, t_min)``): counts of the next key digits inside the
   chosen bucket; digits of ``COUNT_DIGITS`` bits, the last one per key, so ``tau1`` and the mass at or above it
   are exact.
-* search 2 (top-p over what search 1 kept): count and exp-mass histograms of ``MASS_DIGITS``-bit digits (the
-  mass needs the row max, so it starts after ``stats``), the last digit per key: the threshold is exact.
+* search 2 (top-p over what search 1 kept): exp-mass histograms of ``MASS_DIGITS``-bit digits, the last digit
+  per key, so the threshold is exact. The first digit is summed inside ``stats`` (relative to each split's
+  running max, rescaled by the combine), and chosen once search 1 has said what top-p renormalises over.
 * the draw re-reads one split per row: the combine of the last pass knows each split's kept mass, so it knows
   which split holds the sampled token.
 """
@@ -41,12 +42,14 @@ MASS_TILE = 32
 @dataclass(frozen=True)
 class Pass:
     """One launch that reads the logits: which search it serves (0: statistics only), the digit's width and the
-    number of key bits below it, and whether it sums exp-mass per bucket."""
+    number of key bits below it, whether it sums exp-mass per bucket, and (statistics pass) whether it also sums
+    the exp-mass of search 2's first digit."""
 
     search: int
     bits: int
     shift: int
     weighted: bool
+    mass_first: bool = False
 
     @property
     def final(self) -> bool:
@@ -90,9 +93,9 @@ class SamplingPlan:
 
     @property
     def launches(self) -> int:
-        """Kernel launches: each pass and its combine, the setup of search 2, the final combine, and with a draw
-        the splits' kept masses and the draw."""
-        return 2 * len(self.passes) + int(any(p.search == 2 for p in self.passes)) + 1 + 2 * int(self.draw)
+        """Kernel launches: each pass and its combine, the setup and first-digit combine of search 2, the final
+        combine, and with a draw the splits' kept masses and the draw."""
+        return 2 * len(self.passes) + 2 * int(self.passes[0].mass_first) + 1 + 2 * int(self.draw)
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -135,9 +138,9 @@ def launch_plan(batch: int, vocab: int, *, top_k: bool = False, top_p: bool = Fa
     splits = max(1, min(max(want, MIN_SPLITS), _cdiv(vocab, block)))
     slice_len = _cdiv(_cdiv(vocab, splits), block) * block
     splits = _cdiv(vocab, slice_len)
-    passes = [Pass(1 if (top_k or min_p) else 0, COUNT_DIGITS[0], 32 - COUNT_DIGITS[0], False)]
+    passes = [Pass(1 if (top_k or min_p) else 0, COUNT_DIGITS[0], 32 - COUNT_DIGITS[0], False, top_p)]
     if top_k or min_p:
         passes += _digits(COUNT_DIGITS, 1, False)[1:]
     if top_p:
-        passes += _digits(MASS_DIGITS, 2, True)
+        passes += _digits(MASS_DIGITS, 2, True)[1:]
     return SamplingPlan(batch, vocab, rows, splits, slice_len, block, tuple(passes), sample)
