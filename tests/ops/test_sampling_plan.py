@@ -87,11 +87,11 @@ def _rows(kind: str, g: torch.Generator) -> torch.Tensor:
 @pytest.mark.parametrize("filters", [{}, {"top_k": 40}, {"top_p": 0.9}, {"top_k": 250, "top_p": 0.95, "min_p": 0.01}],
                          ids=lambda f: "+".join(f) or "none")
 def test_the_launcher_runs_the_plan(monkeypatch: pytest.MonkeyPatch, kind: str, filters: dict) -> None:
-    launched: list[tuple[str, tuple[int, ...], dict]] = []
+    launched: list[tuple[str, tuple[int, ...], tuple, dict]] = []
     real = K._launch
 
     def record(kernel: Any, grid: tuple[int, ...], *args: object, **meta: object) -> None:
-        launched.append((kernel.fn.__name__, grid, dict(meta)))
+        launched.append((kernel.fn.__name__, grid, args, dict(meta)))
         real(kernel, grid, *args, **meta)
 
     monkeypatch.setattr(K, "_launch", record)
@@ -100,16 +100,16 @@ def test_the_launcher_runs_the_plan(monkeypatch: pytest.MonkeyPatch, kind: str, 
     plan = K.plan_for(logits, top_k="top_k" in filters, top_p="top_p" in filters, min_p="min_p" in filters,
                       sample=True)
     assert len(launched) == plan.launches
-    passes = [(grid, meta) for name, grid, meta in launched if name == "_pass_kernel"]
+    passes = [(grid, args, meta) for name, grid, args, meta in launched if name == "_pass_kernel"]
     assert len(passes) == len(plan.passes) == round(plan.reads_per_logit)
-    for (grid, meta), p in zip(passes, plan.passes, strict=True):
+    for (grid, args, meta), p in zip(passes, plan.passes, strict=True):
         assert grid == plan.grid  # every pass reads every split of every row once
-        assert meta["TILE"] * meta["TILES"] == plan.slice_len
+        assert args[4] == plan.slice_len and plan.slice_len % meta["TILE"] == 0
         assert (meta["SHIFT"], meta["WEIGHTED"], meta["MASS_FIRST"]) == (p.shift, p.weighted, p.mass_first)
-    draws = [(grid, meta) for name, grid, meta in launched if name == "_draw_kernel"]
+    draws = [(grid, args) for name, grid, args, _ in launched if name == "_draw_kernel"]
     assert len(draws) == 1
-    grid, meta = draws[0]
-    assert grid == (plan.grid[0],) and meta["BLOCK"] * meta["SLICE_BLOCKS"] == plan.slice_len  # one split per row
+    grid, args = draws[0]
+    assert grid == (plan.grid[0],) and args[4] == plan.slice_len  # one program per row block, one split per row
     ref = S._torch(logits, S._rows(logits, 1.0, filters.get("top_k"), filters.get("top_p"), filters.get("min_p"), 3,
                                    None), sample=True)
     tau, _ = S.kept_threshold(logits, backend="triton", **filters)

@@ -69,7 +69,7 @@ if triton is not None:
     @triton.jit
     def _pass_kernel(x_ptr, stride, n_rows, vocab, slice_len, n_splits, inv_t_ptr, mx_ptr, pre_ptr, on_ptr,
                      stat_ptr, tot_ptr, cnt_ptr, mass_ptr, acnt_ptr, amass_ptr, amin_ptr,
-                     ROWS: tl.constexpr, TILE: tl.constexpr, TILES: tl.constexpr, NB: tl.constexpr,
+                     ROWS: tl.constexpr, TILE: tl.constexpr, NB: tl.constexpr,
                      BITS: tl.constexpr, SHIFT: tl.constexpr, STATS: tl.constexpr, HIST: tl.constexpr,
                      WEIGHTED: tl.constexpr, FINAL: tl.constexpr, MASS_FIRST: tl.constexpr, NB2: tl.constexpr,
                      SHIFT2: tl.constexpr):
@@ -101,8 +101,10 @@ if triton is not None:
         acnt = tl.zeros([ROWS], tl.int32)
         amass = tl.zeros([ROWS], tl.float32)
         amin = tl.full([ROWS], 4294967296, tl.int64)
-        for b in range(TILES):
-            cols = start + b * TILE + tl.arange(0, TILE)
+        offset = 0
+        while offset < slice_len:  # a runtime bound: one compiled kernel for every batch size
+            cols = start + offset + tl.arange(0, TILE)
+            offset += TILE
             valid = on[:, None] & (cols < vocab)[None, :]
             z = tl.load(base + cols[None, :], mask=valid, other=NEG_INF).to(tl.float32) * inv_t[:, None] + 0.0
             if STATS:
@@ -401,7 +403,7 @@ if triton is not None:
     @triton.jit
     def _draw_kernel(x_ptr, stride, n_rows, vocab, slice_len, inv_t_ptr, mx_ptr, logz_ptr, bad_ptr, tau_ptr,
                      norm_ptr, split_ptr, target_ptr, tok_ptr, lp_ptr, raw_ptr,
-                     ROWS: tl.constexpr, BLOCK: tl.constexpr, SLICE_BLOCKS: tl.constexpr):
+                     ROWS: tl.constexpr, BLOCK: tl.constexpr):
         """Inverse CDF over the kept tokens of one split per row, in vocabulary order; if rounding leaves the
         target above the split's running total, its last kept token is taken."""
         rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
@@ -420,8 +422,10 @@ if triton is not None:
         last = tl.full([ROWS], -1, tl.int32)
         z_last = tl.zeros([ROWS], tl.float32)
         go = live & ~bad
-        for b in range(SLICE_BLOCKS):
-            cols = start[:, None] + b * BLOCK + tl.arange(0, BLOCK)[None, :]
+        offset = 0
+        while offset < slice_len:
+            cols = start[:, None] + offset + tl.arange(0, BLOCK)[None, :]
+            offset += BLOCK
             valid = go[:, None] & (cols < vocab)
             z = tl.load(base + cols, mask=valid, other=NEG_INF).to(tl.float32) * inv_t[:, None] + 0.0
             w = tl.where(valid & (z >= tau[:, None]), tl.exp(z - mx[:, None]), 0.0)
@@ -509,10 +513,9 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
         tile = min(MASS_TILE, plan.block) if (p.weighted or p.mass_first) else plan.block
         tot = torch.zeros((n, nb) if hist else (1,), dtype=i32, device=dev)
         _launch(_pass_kernel, grid, logits, logits.stride(0), n, vocab, plan.slice_len, s, inv_temperature, mx,
-                pre[j], on[j], stat, tot, cnt[j], mass, acnt[j], amass[j], amin[j], ROWS=rows, TILE=tile,
-                TILES=plan.slice_len // tile, NB=nb, BITS=p.bits, SHIFT=p.shift, STATS=i == 0, HIST=hist,
-                WEIGHTED=p.weighted, FINAL=final, MASS_FIRST=p.mass_first, NB2=1 << MASS_DIGITS[0],
-                SHIFT2=32 - MASS_DIGITS[0], num_warps=warps)
+                pre[j], on[j], stat, tot, cnt[j], mass, acnt[j], amass[j], amin[j], ROWS=rows, TILE=tile, NB=nb,
+                BITS=p.bits, SHIFT=p.shift, STATS=i == 0, HIST=hist, WEIGHTED=p.weighted, FINAL=final,
+                MASS_FIRST=p.mass_first, NB2=1 << MASS_DIGITS[0], SHIFT2=32 - MASS_DIGITS[0], num_warps=warps)
         _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, tot, mass, acnt[j], amass[j], amin[j], mx,
                 logz, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], ROWS=rows, NB=nb, BITS=p.bits,
                 SHIFT=p.shift, SC=sc, STATS=i == 0, SEARCH=p.search, WEIGHTED=p.weighted, FINAL=final, **flags,
@@ -528,8 +531,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
             pre[1], ks, uniform, tau, norm, split, target, ROWS=rows, SC=sc, SAMPLE=plan.draw, **flags)
     if plan.draw:
         _launch(_draw_kernel, (grid[0],), logits, logits.stride(0), n, vocab, plan.slice_len, inv_temperature, mx,
-                logz, bad, tau, norm, split, target, tok, lp, raw, ROWS=rows, BLOCK=plan.block,
-                SLICE_BLOCKS=plan.slice_blocks, num_warps=warps)
+                logz, bad, tau, norm, split, target, tok, lp, raw, ROWS=rows, BLOCK=plan.block, num_warps=warps)
     return Thresholds(tok, lp, raw, tau, norm, logz)
 
 

@@ -83,10 +83,6 @@ class SamplingPlan:
         return self.grid[0] * self.grid[1]
 
     @property
-    def slice_blocks(self) -> int:
-        return self.slice_len // self.block
-
-    @property
     def reads_per_logit(self) -> float:
         """Full reads of the logits (one per pass) plus the draw's re-read of one split in ``splits``."""
         return len(self.passes) + (1 / self.splits if self.draw else 0.0)
