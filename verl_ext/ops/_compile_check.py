@@ -17,7 +17,8 @@ from typing import Any
 def kernels() -> list[tuple[str, Any, dict[str, str], dict[str, Any], int]]:
     """(name, kernel, runtime signature, constexprs, num_warps) for each kernel and launch shape."""
     from verl_ext.ops import logprobs as lp
-    from verl_ext.ops import sampling as smp
+    from verl_ext.ops.sampling_kernels import compile_specs
+    from verl_ext.ops.sampling_plan import launch_plan
 
     found = []
     for dtype in ("fp32", "bf16", "fp16"):
@@ -31,14 +32,14 @@ def kernels() -> list[tuple[str, Any, dict[str, str], dict[str, Any], int]]:
         warps = blocks.pop("num_warps")
         found.append((f"logprobs forward {dtype}", lp._forward_kernel, fwd, blocks, warps))
         found.append((f"logprobs backward {dtype}", lp._backward_kernel, bwd, blocks, warps))
-        sig = {"x_ptr": f"*{dtype}", "stride": "i64", "n_rows": "i32", "vocab": "i32", "inv_t_ptr": "*fp32",
-               "k_ptr": "*i32", "p_ptr": "*fp32", "minp_ptr": "*fp32", "u_ptr": "*fp32", "cand_ptr": "*fp32",
-               "tok_ptr": "*i64", "lp_ptr": "*fp32", "raw_ptr": "*fp32", "tau_ptr": "*fp32", "norm_ptr": "*fp32"}
-        for sample in (True, False):
-            shape = smp._launch_shape(64, 128256, smp.CANDIDATES)
-            warps = shape.pop("num_warps")
-            found.append((f"sampling {dtype} sample={sample}", smp._sample_kernel, sig, {**shape, "SAMPLE": sample},
-                          warps))
+        # Every launch the sampler makes without filters and with all of them (each distinct one once).
+        seen = set()
+        for plan in (launch_plan(64, 128256), launch_plan(64, 128256, top_k=True, top_p=True, min_p=True)):
+            for spec in compile_specs(dtype, plan):
+                key = (spec[1], tuple(sorted(spec[3].items())))
+                if key not in seen:
+                    seen.add(key)
+                    found.append(spec)
     return found
 
 
