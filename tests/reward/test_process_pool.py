@@ -435,3 +435,35 @@ p.submit(0, args, 3600).result()
         for pid in found:  # what this test started, should it have survived
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_interpreter_settings_of_one_call_do_not_reach_the_next() -> None:
+    """Red team of issue 33: a buggy path a completion reaches left the decimal precision, the integer string
+    limit, garbage collection off, a long switch interval, warnings as errors, a socket timeout and no stdout
+    to every later call of its process. They are put back; a raised niceness (which cannot be lowered back)
+    retires the process instead."""
+    with contextlib.closing(FunctionPool([FunctionSpec(FNS, "interpreter_state")], processes=1)) as pool:
+        def call(text: str) -> dict:
+            return pool.submit(0, {**ARGS, "solution_str": text}, 60.0).result(timeout=300)
+
+        before = call("look")
+        changed = call("change")
+        after = call("look")
+        assert after == before and after["pid"] == changed["pid"], (before, after)
+        niced = call("nice")
+        after_nice = call("look")
+        assert after_nice["nice"] == before["nice"] and after_nice["pid"] != niced["pid"], after_nice
+
+
+def test_a_fork_hopping_daemon_dies_with_its_call(tmp_path: Path) -> None:
+    """Red team of issue 33: a daemon whose every generation forks and exits escaped the one walk of the
+    worker's tree after its call (4 of 4 kept running): walks repeat until none finds a descendant."""
+    import time
+
+    stamp = tmp_path / "hop"
+    with contextlib.closing(FunctionPool([FunctionSpec(FNS, "fork_hopper")], processes=1)) as pool:
+        done = pool.submit(0, {**ARGS, "solution_str": "x", "ground_truth": str(stamp)}, 60.0)
+        assert done.result(timeout=300) == 1.0
+        returned = time.time()
+        time.sleep(2.0)
+        assert stamp.exists() and float(stamp.read_text() or 0) < returned + 0.5, (stamp.read_text(), returned)

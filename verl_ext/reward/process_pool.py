@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
+import gc
 import io
 import multiprocessing
 import multiprocessing.connection
@@ -202,26 +203,58 @@ def _children(pid: int) -> list[int]:
 
 
 def _kill_tree(pid: int, *, include_root: bool = True) -> None:
-    """SIGKILL ``pid``'s descendants (and ``pid``): each is stopped as it is found, so that none forks a new one
-    behind the walk. A worker is a subreaper, so a descendant in a session of its own is still found."""
-    found: list[int] = []
-    todo = [pid]
-    seen = {pid}
-    while todo and len(found) < _MAX_TREE:
-        p = todo.pop()
-        if p != pid or include_root:
-            with contextlib.suppress(OSError):
-                os.kill(p, signal.SIGSTOP)
-            found.append(p)
-        for c in _children(p):
-            if c not in seen:
-                seen.add(c)
-                todo.append(c)
-    for p in found:
+    """SIGKILL ``pid``'s descendants (and ``pid``): each is stopped, its children listed, then killed, so that
+    none forks a new one behind the walk. A worker is a subreaper, so a descendant in a session of its own is
+    still found; one that a dying descendant forked just before it was stopped joins the worker's children
+    after the walk, so walks repeat until one finds no descendant (at most :data:`_KILL_ROUNDS`)."""
+    for _ in range(_KILL_ROUNDS):
+        killed: list[int] = []
+        todo = [pid]
+        seen = {pid}
+        while todo and len(killed) < _MAX_TREE:
+            p = todo.pop()
+            if p != pid:
+                # Stopped before its children are listed, killed right after: never left stopped should this
+                # process die mid-walk (its parent's death kills a worker at once). A child it forks as the stop
+                # lands is an orphan of the worker by the next walk.
+                with contextlib.suppress(OSError):
+                    os.kill(p, signal.SIGSTOP)
+            children = _children(p)
+            if p != pid:
+                with contextlib.suppress(OSError):
+                    os.kill(p, signal.SIGKILL)
+                killed.append(p)
+            for c in children:
+                if c not in seen:
+                    seen.add(c)
+                    todo.append(c)
+        if not killed:
+            break
+        for p in killed:  # once dead (a zombie), its orphans have joined the worker: the next walk finds them
+            _wait_for_state(p, b"ZX")
+    if include_root:
         with contextlib.suppress(OSError):
-            os.kill(p, signal.SIGKILL)
+            os.kill(pid, signal.SIGKILL)
 
 
+#: Walks of a kill: each catches the orphans of the processes the walk before it killed (fork-hoppers).
+_KILL_ROUNDS = 50
+#: Longest wait for a signalled process to stop or die (a few ms normally).
+_STATE_WAIT_S = 0.2
+
+
+def _wait_for_state(pid: int, states: bytes) -> None:
+    """Until ``pid``'s state (``/proc/<pid>/stat``) is one of ``states`` or it is gone, at most _STATE_WAIT_S."""
+    deadline = time.monotonic() + _STATE_WAIT_S
+    while True:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                state = f.read().rpartition(b")")[2][1:2]
+        except OSError:
+            return
+        if state in states or time.monotonic() > deadline:
+            return
+        time.sleep(0.0005)
 #: Descriptors the functions may keep open across calls (caches, log files) before their process retires.
 _MAX_NEW_FDS = 32
 #: Most processes one tree walk stops and kills (a fork bomb is bounded by the host's process limit anyway).
@@ -233,10 +266,11 @@ class _CleanState:
     armed, the signal handlers and signal mask it had, no child process, its recursion limit, no profile or
     trace hook, its soft resource limits, working directory, umask and environment. A call that leaves a
     Python thread running, lowers a hard resource limit (which cannot be raised back) or opens descriptors it
-    keeps (beyond :data:`_MAX_NEW_FDS`: a library may keep a few open on purpose) retires the process.
-    Threads started from C are a library's pool (a tokenizer's, BLAS's) the first time they appear, started on
-    first use and kept by design: the first growth becomes the baseline; any later growth retires the
-    process."""
+    keeps (beyond :data:`_MAX_NEW_FDS`: a library may keep a few open on purpose) retires the process, as does
+    a raised niceness; interpreter-wide settings (standard streams, integer string limit, garbage collection,
+    switch interval, decimal context, warning filters, socket timeout) are put back. Threads started from C
+    are a library's pool (a tokenizer's, BLAS's) the first time they appear, started on first use and kept
+    by design: the first growth becomes the baseline; any later growth retires the process."""
 
     _TIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
 
@@ -255,6 +289,8 @@ class _CleanState:
         self.umask = os.umask(0)
         os.umask(self.umask)
         self.environ = dict(_environ_data())
+        self.interpreter = _interpreter_settings()
+        self.nice = os.nice(0)
 
     @staticmethod
     def _tasks() -> int:
@@ -313,8 +349,11 @@ class _CleanState:
                 os.chdir(self.cwd)
         if _environ_data() != self.environ:
             self._restore_environ()
-        for child in _children(os.getpid()):
-            _kill_tree(child)
+        if _interpreter_settings() != self.interpreter:
+            _restore_interpreter_settings(self.interpreter)
+        retire |= os.nice(0) > self.nice  # a raised niceness cannot be lowered back without privileges
+        if _children(os.getpid()):  # walked from this process, which inherits the orphans of those it kills
+            _kill_tree(os.getpid(), include_root=False)
         with contextlib.suppress(ChildProcessError, OSError):
             while os.waitpid(-1, os.WNOHANG)[0] > 0:
                 pass
@@ -342,6 +381,41 @@ class _CleanState:
 _RLIMITS = tuple(getattr(resource, n) for n in (
     "RLIMIT_AS", "RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_MEMLOCK", "RLIMIT_NOFILE",
     "RLIMIT_NPROC", "RLIMIT_STACK") if hasattr(resource, n))
+
+
+def _interpreter_settings() -> tuple[Any, ...]:
+    """Interpreter-wide settings one call can change for every later one (each read costs well under 1 us):
+    standard streams, integer string-conversion limit, garbage collection, thread switch interval, decimal
+    context, warning filters, sockets' default timeout."""
+    import decimal
+    import socket
+    import warnings
+
+    ctx = decimal.getcontext()
+    return (sys.stdin, sys.stdout, sys.stderr, getattr(sys, "get_int_max_str_digits", lambda: 0)(),
+            gc.isenabled(), sys.getswitchinterval(),
+            (ctx.prec, ctx.rounding, ctx.Emin, ctx.Emax, ctx.capitals, ctx.clamp, tuple(ctx.traps.items()),
+             tuple(ctx.flags.items())),
+            tuple(warnings.filters), socket.getdefaulttimeout())
+
+
+def _restore_interpreter_settings(saved: tuple[Any, ...]) -> None:
+    import decimal
+    import socket
+    import warnings
+
+    sys.stdin, sys.stdout, sys.stderr = saved[0], saved[1], saved[2]
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(saved[3])
+    (gc.enable if saved[4] else gc.disable)()
+    sys.setswitchinterval(saved[5])
+    prec, rounding, emin, emax, capitals, clamp, traps, flags = saved[6]
+    decimal.setcontext(decimal.Context(prec=prec, rounding=rounding, Emin=emin, Emax=emax, capitals=capitals,
+                                       clamp=clamp, traps=[s for s, on in traps if on],
+                                       flags=[s for s, on in flags if on]))
+    warnings.filters = list(saved[7])
+    getattr(warnings, "_filters_mutated", lambda: None)()
+    socket.setdefaulttimeout(saved[8])
 
 
 def _rlimit_below(a: int, b: int) -> bool:
