@@ -26,6 +26,8 @@ ROWS: list[tuple[str, Any, bool]] = [
     ("codecontests", json.loads(PRIME), True),
     ("codecontests", {"inputs": "ab", "outputs": "ab"}, True),  # strings: prime_code indexes their characters
     ("codecontests", {"inputs": [], "outputs": []}, False),  # no tests: verl gives any answer 1.0
+    ("codecontests", {"inputs": ["1\n"], "outputs": ["y" * (9 << 20)]}, False),  # past what a run may report
+    ("codecontests", {"inputs": ["1\n"], "outputs": ["y" * (2 << 20)]}, True),
     ("codecontests", "", False),
     ("codecontests", b"\xff\xfe", False),
     ("codecontests", "[1, 2]", False),

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from verl_ext.sandbox import protocol
+
 __all__ = ["ASSERT_SOURCES", "PRIME_CODE_SOURCES", "AssertTests", "PrimeTests", "Unreadable", "read_assert_tests",
            "read_prime_tests", "read_tests"]
 
@@ -212,6 +214,12 @@ def read_prime_tests(ground_truth: Any) -> PrimeTests | Unreadable:
         json.dumps(tests, allow_nan=False)
     except (TypeError, ValueError, RecursionError, MemoryError) as e:
         return Unreadable(f"an object the scorer cannot send to a program as JSON ({type(e).__name__})")
+    # An honest run reports each output at least at its expected size: past what the trainer keeps of a run's
+    # result channel, even a right answer fails (verl-ext only: prime_code has no such bound).
+    honest = sum(len(o) for o in outputs[:len(inputs)])
+    if honest > protocol.PRIME_BUDGET_CAP:
+        return Unreadable(f'an object whose expected "outputs" hold {honest} characters: more than the '
+                          f"{protocol.PRIME_BUDGET_CAP >> 20} MiB of program output a run may report")
     return PrimeTests(tests)
 
 

@@ -119,6 +119,8 @@ class FunctionRunner:
         self._thread_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = \
             weakref.WeakKeyDictionary()
         self._abandoned = 0
+        self._in_flight = 0  # process calls awaited now, and how many of those were cancelled
+        self._cancelled = 0
         self._rate_limits = rate_limits
         self._buckets: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[tuple[Any, float]]] = \
             weakref.WeakKeyDictionary()
@@ -204,7 +206,7 @@ class FunctionRunner:
         call.update(spec.kwargs)
         try:
             if bound.kind == "process":
-                result = await asyncio.wrap_future(self._ensure_pool().submit(index, call, spec.timeout_s, SENT_ONCE))
+                result = await self._in_process(index, call, spec.timeout_s)
             elif bound.kind == "thread":
                 result = await self._in_thread(bound, call)
             else:
@@ -224,6 +226,28 @@ class FunctionRunner:
             return normalized(result)
         except Exception as e:  # noqa: BLE001 - any odd result (a huge int, a str, NaN) fails this call only
             return CallFailed(spec.label, describe(e, 500), raised=True)
+
+    async def _in_process(self, index: int, call: dict[str, Any], timeout_s: float) -> Any:
+        """A call in the pool. When every call in flight was cancelled (Ctrl-C in verl's reward loop: asyncio.run
+        cancels every task, then waits), nobody waits for their results: the pool's processes are killed."""
+        future = self._ensure_pool().submit(index, call, timeout_s, SENT_ONCE)
+        with self._lock:
+            self._in_flight += 1
+        cancelled = False
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            cancelled = True
+            with self._lock:
+                self._cancelled += 1
+                abandoned = self._cancelled >= self._in_flight
+            if abandoned:
+                self._stop([])
+            raise
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+                self._cancelled -= cancelled
 
     async def _in_thread(self, bound: BoundFunction, call: dict[str, Any]) -> Any:
         """Run a ``thread`` function on a daemon thread of its own once one of ``threads`` slots is free; its
