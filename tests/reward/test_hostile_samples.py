@@ -455,8 +455,9 @@ def test_each_rerun_may_write_only_its_own_tests_budget(monkeypatch: pytest.Monk
     seen: list[tuple[list[int] | None, list[int]]] = []
     real = sandbox.run_payloads
 
-    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, channel_limits: Any = None) -> Any:
-        runs = real(payloads, stdins, limits, num_threads, channel_limits=channel_limits)
+    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, **kw: Any) -> Any:
+        runs = real(payloads, stdins, limits, num_threads, **kw)
+        channel_limits = kw.get("channel_limits")
         seen.append((None if channel_limits is None else list(channel_limits), [len(r.channel) for r in runs]))
         return runs
 
@@ -481,10 +482,11 @@ def test_no_execution_runs_because_of_a_verdict(monkeypatch: pytest.MonkeyPatch,
     events: list[Any] = []
     real_run, real_verdicts = sandbox.run_payloads, code._verdicts
 
-    def run(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, channel_limits: Any = None) -> Any:
+    def run(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, **kw: Any) -> Any:
+        channel_limits = kw.get("channel_limits")
         events.append(("run", len(payloads), limits.timeout_s, limits.channel_limit,
                        None if channel_limits is None else list(channel_limits)))
-        return real_run(payloads, stdins, limits, num_threads, channel_limits=channel_limits)
+        return real_run(payloads, stdins, limits, num_threads, **kw)
 
     def verdicts(*args: Any) -> Any:
         events.append("verdict")
@@ -525,8 +527,8 @@ def test_no_run_is_killed_at_a_budget_that_comes_from_the_expected_output(monkey
     runs: list[sandbox.ExecResult] = []  # a scoring's first run, then its one-test run (one test)
     real = sandbox.run_payloads
 
-    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, channel_limits: Any = None) -> Any:
-        out = real(payloads, stdins, limits, num_threads, channel_limits=channel_limits)
+    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, **kw: Any) -> Any:
+        out = real(payloads, stdins, limits, num_threads, **kw)
         runs.extend(out)
         return out
 
@@ -548,8 +550,8 @@ def test_a_humaneval_program_gets_every_call_whatever_its_answers(monkeypatch: p
     runs: list[sandbox.ExecResult] = []
     real = sandbox.run_payloads
 
-    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, channel_limits: Any = None) -> Any:
-        out = real(payloads, stdins, limits, num_threads, channel_limits=channel_limits)
+    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, **kw: Any) -> Any:
+        out = real(payloads, stdins, limits, num_threads, **kw)
         runs.extend(out)
         return out
 
@@ -558,4 +560,30 @@ def test_a_humaneval_program_gets_every_call_whatever_its_answers(monkeypatch: p
     program = f"import time\ndef add(x, y):\n    time.sleep(0.4)\n    return x + y{off}"
     score = score_assert_tests([f"```python\n{program}\n```"], [HUMANEVAL])[0]
     assert (score.score, score.failed) == ((1.0, 0) if first == "right" else (0.0, 1)), score
+    assert runs[0].wall_ms >= 750, runs  # both calls came (0.4 s each)
+
+
+@pytest.mark.parametrize("form", ["assert add(1, 2) == 3 and add(-1, 1) == 0",
+                                  "assert all(add(x, y) == z for x, y, z in [(1, 2, 3), (-1, 1, 0)])",
+                                  "assert add(1, 2) == 3 == add(-1, 4)"], ids=["and", "all", "chain"])
+@pytest.mark.parametrize("first", ["right", "wrong"])
+def test_a_short_circuiting_test_still_makes_every_call(monkeypatch: pytest.MonkeyPatch, form: str,
+                                                        first: str) -> None:
+    """Red team round 2: within one assert, `and`, `all(...)` and chained comparisons skipped the later calls
+    once an answer was wrong, so the program still learnt its verdict (turned into reward with two samples
+    and /proc/meminfo). Each part is now checked on its own, every one evaluated."""
+    runs: list[sandbox.ExecResult] = []
+    real = sandbox.run_payloads
+
+    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, **kw: Any) -> Any:
+        out = real(payloads, stdins, limits, num_threads, **kw)
+        runs.extend(out)
+        return out
+
+    monkeypatch.setattr(sandbox, "run_payloads", recording)
+    gt = {"entry_point": "add", "test": f"def check(candidate):\n    add = candidate\n    {form}\n"}
+    off = " - (x == 1)" if first == "wrong" else ""
+    program = f"import time\ndef add(x, y):\n    time.sleep(0.4)\n    return x + y{off}"
+    score = score_assert_tests([f"```python\n{program}\n```"], [gt])[0]
+    assert score.score == (1.0 if first == "right" else 0.0), score
     assert runs[0].wall_ms >= 750, runs  # both calls came (0.4 s each)

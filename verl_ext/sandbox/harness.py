@@ -447,14 +447,39 @@ def _recorded_asserts(source: str):
     """The test code compiled with each `assert c, m` turned into `if not c: <record a failure>`: check() goes
     on after a failed assert. Stopping there (as a plain run does) meant the program's next call came only if
     its last answer was right: a verdict it could pass to another sample. The message is not evaluated (it
-    may call the program: one more call only after a failure). The verdict is the same: a pass needs every
-    assert to hold."""
+    may call the program: one more call only after a failure). Within the condition, `a and b`, chained
+    comparisons and `all(<comprehension>)` would skip the rest once a part is false: each part is checked on
+    its own, every one evaluated once. (Explicit raises and unittest assertions are not rewritten.)
+    The verdict is the same: a pass needs every assert to hold."""
     import ast
+
+    def checks(test):
+        """Statements recording a failure for each part of ``test`` that is false, evaluating every part."""
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return [stmt for value in test.values for stmt in checks(value)]
+        if (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "all"
+                and len(test.args) == 1 and not test.keywords
+                and isinstance(test.args[0], (ast.GeneratorExp, ast.ListComp))
+                and not any(g.is_async for g in test.args[0].generators)):
+            body = checks(test.args[0].elt)
+            for gen in reversed(test.args[0].generators):
+                for cond in reversed(gen.ifs):
+                    body = [ast.If(cond, body, [])]
+                body = [ast.For(gen.target, gen.iter, body, [])]
+            return body
+        if isinstance(test, ast.Compare) and len(test.ops) > 1:  # a == b == c: every operand, once, in order
+            names = [f"__verl_ext_operand_{id(test)}_{i}__" for i in range(len(test.ops) + 1)]
+            out = [ast.Assign([ast.Name(n, ast.Store())], value)
+                   for n, value in zip(names, [test.left, *test.comparators], strict=True)]
+            for i, op in enumerate(test.ops):
+                out += checks(ast.Compare(ast.Name(names[i], ast.Load()), [op], [ast.Name(names[i + 1], ast.Load())]))
+            return out
+        record = ast.Expr(ast.Call(ast.Name(_FAILED, ast.Load()), [], []))
+        return [ast.If(ast.UnaryOp(ast.Not(), test), [record], [])]
 
     class Recorded(ast.NodeTransformer):
         def visit_Assert(self, node):
-            record = ast.Expr(ast.Call(ast.Name(_FAILED, ast.Load()), [], []))
-            return ast.copy_location(ast.If(ast.UnaryOp(ast.Not(), node.test), [record], []), node)
+            return [ast.copy_location(stmt, node) for stmt in checks(node.test)]
 
     tree = Recorded().visit(ast.parse(source, "test.py"))
     return compile(ast.fix_missing_locations(tree), "test.py", "exec")
