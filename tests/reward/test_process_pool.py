@@ -406,6 +406,8 @@ def test_every_descendant_dies_when_the_trainer_exits(tmp_path: Path, how: str, 
     pids = tmp_path / "pids"
     script = tmp_path / "trainer.py"
     script.write_text(f"""
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal's foreground job has it
 from verl_ext.reward.functions import FunctionSpec
 from verl_ext.reward.process_pool import FunctionPool
 p = FunctionPool([FunctionSpec({FNS!r}, "orphan_maker")], processes=1)

@@ -270,6 +270,8 @@ def test_async_calls_are_unbounded_unless_a_bound_is_set(concurrency: int, most:
 
 
 INTERRUPTED_BATCH = """
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal's foreground job has it
 import os, signal, sys, threading, time
 from verl_ext.reward.functions import FunctionSpec, load_function, resolve_kind
 from verl_ext.reward.runner import BoundFunction, FunctionRunner

@@ -26,6 +26,8 @@ if not sandbox.capabilities()["full_isolation"]:
     pytest.skip(f"this host cannot sandbox: {sandbox.capabilities()['error']}", allow_module_level=True)
 
 SCRIPT = f"""
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal's foreground job has it
 import os, signal, sys, threading, time
 from verl_ext.reward.code import score_code
 threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
@@ -71,6 +73,8 @@ def test_cancel_running_stops_a_batch_on_another_thread() -> None:
 
 
 THREAD_SCRIPT = f"""
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal's foreground job has it
 import os, signal, threading, time
 from verl_ext.reward.code import score_code
 def work():
@@ -97,6 +101,8 @@ def test_ctrl_c_with_scoring_on_another_thread_lets_the_process_exit() -> None:
 
 
 MANAGER_SCRIPT = f"""
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal's foreground job has it
 import asyncio, json, os, signal, sys, tempfile, threading, time
 from omegaconf import OmegaConf
 from transformers import AutoTokenizer
