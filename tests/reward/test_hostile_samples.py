@@ -510,7 +510,23 @@ def test_no_execution_runs_because_of_a_verdict(monkeypatch: pytest.MonkeyPatch,
     assert [len_ for _, len_, *_ in schedules["right"]] == [1, min(len(tests["inputs"]), 10)]
 
 
-def test_no_run_is_killed_at_a_budget_that_comes_from_the_expected_output(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def recorded_runs(monkeypatch: pytest.MonkeyPatch) -> list[sandbox.ExecResult]:
+    """Every execution the scorers run during the test, in order (sandbox.run_payloads, spied on)."""
+    runs: list[sandbox.ExecResult] = []
+    real = sandbox.run_payloads
+
+    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, **kw: Any) -> Any:
+        out = real(payloads, stdins, limits, num_threads, **kw)
+        runs.extend(out)
+        return out
+
+    monkeypatch.setattr(sandbox, "run_payloads", recording)
+    return runs
+
+
+def test_no_run_is_killed_at_a_budget_that_comes_from_the_expected_output(
+        recorded_runs: list[sandbox.ExecResult]) -> None:
     """Third red team: each run was killed the moment its result channel passed its budget, computed from the
     expected outputs, so a program learnt the length of its hidden answer from whether (and when) it died and
     told its one-test run through the wall clock: a yes/no problem scored 1.0 for every hidden answer. Past
@@ -524,15 +540,7 @@ def test_no_run_is_killed_at_a_budget_that_comes_from_the_expected_output(monkey
     program = ("import os, time\n"
                f"os.write(3, b'x' * ({between} - {len(protocol.HEADER)}))\n"
                "time.sleep(0.3)\nprint('YES')")
-    runs: list[sandbox.ExecResult] = []  # a scoring's first run, then its one-test run (one test)
-    real = sandbox.run_payloads
-
-    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, **kw: Any) -> Any:
-        out = real(payloads, stdins, limits, num_threads, **kw)
-        runs.extend(out)
-        return out
-
-    monkeypatch.setattr(sandbox, "run_payloads", recording)
+    runs = recorded_runs  # a scoring's first run, then its one-test run (one test)
     scores = [score_prime_code([f"```python\n{program}\n```"], [gt])[0].score for gt in (yes, no)]
     assert scores == [0.0, 0.0]  # the header and the stray bytes are no harness record: never a pass
     assert len(runs) == 4 and [r.status for r in runs] == ["ok"] * 4, runs
@@ -541,21 +549,14 @@ def test_no_run_is_killed_at_a_budget_that_comes_from_the_expected_output(monkey
 
 
 @pytest.mark.parametrize("first", ["right", "wrong"])
-def test_a_humaneval_program_gets_every_call_whatever_its_answers(monkeypatch: pytest.MonkeyPatch, first: str) -> None:
+def test_a_humaneval_program_gets_every_call_whatever_its_answers(recorded_runs: list[sandbox.ExecResult],
+                                                                  first: str) -> None:
     """Third red team: check() stopped at the first failed assert, so the program's next call came only if its
     last answer was right, and its process died early otherwise: a sample that held threads while it waited
     told another sample of the same problem its verdict (through /proc/loadavg), which answered from it. Now
     a failed assert is recorded and check() goes on: a right and a wrong first answer get the same calls (the
     run lasts as long), and only the right one passes."""
-    runs: list[sandbox.ExecResult] = []
-    real = sandbox.run_payloads
-
-    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, **kw: Any) -> Any:
-        out = real(payloads, stdins, limits, num_threads, **kw)
-        runs.extend(out)
-        return out
-
-    monkeypatch.setattr(sandbox, "run_payloads", recording)
+    runs = recorded_runs
     off = " - (x == 1)" if first == "wrong" else ""  # a wrong first answer; the second is right either way
     program = f"import time\ndef add(x, y):\n    time.sleep(0.4)\n    return x + y{off}"
     score = score_assert_tests([f"```python\n{program}\n```"], [HUMANEVAL])[0]
@@ -567,20 +568,12 @@ def test_a_humaneval_program_gets_every_call_whatever_its_answers(monkeypatch: p
                                   "assert all(add(x, y) == z for x, y, z in [(1, 2, 3), (-1, 1, 0)])",
                                   "assert add(1, 2) == 3 == add(-1, 4)"], ids=["and", "all", "chain"])
 @pytest.mark.parametrize("first", ["right", "wrong"])
-def test_a_short_circuiting_test_still_makes_every_call(monkeypatch: pytest.MonkeyPatch, form: str,
+def test_a_short_circuiting_test_still_makes_every_call(recorded_runs: list[sandbox.ExecResult], form: str,
                                                         first: str) -> None:
     """Red team round 2: within one assert, `and`, `all(...)` and chained comparisons skipped the later calls
     once an answer was wrong, so the program still learnt its verdict (turned into reward with two samples
     and /proc/meminfo). Each part is now checked on its own, every one evaluated."""
-    runs: list[sandbox.ExecResult] = []
-    real = sandbox.run_payloads
-
-    def recording(payloads: Any, stdins: Any, limits: Any, num_threads: int = 0, **kw: Any) -> Any:
-        out = real(payloads, stdins, limits, num_threads, **kw)
-        runs.extend(out)
-        return out
-
-    monkeypatch.setattr(sandbox, "run_payloads", recording)
+    runs = recorded_runs
     gt = {"entry_point": "add", "test": f"def check(candidate):\n    add = candidate\n    {form}\n"}
     off = " - (x == 1)" if first == "wrong" else ""
     program = f"import time\ndef add(x, y):\n    time.sleep(0.4)\n    return x + y{off}"
