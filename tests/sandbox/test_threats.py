@@ -885,17 +885,40 @@ print(libc.timer_create(1, ctypes.byref(ev), ctypes.byref(t)) == 0, ctypes.get_e
     assert neighbour_r.stdout.startswith("True"), neighbour_r
 
 
-@pytest.mark.parametrize("path", ["/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/dentry-state",
-                                  "/proc/sys/kernel/random/boot_id"])
-def test_host_counters_under_proc_sys_are_hidden(path: str) -> None:
-    """/proc/sys shows host-wide counters that follow every neighbour's open files exactly (red team 3: a
-    channel between executions); a program sees an empty, read-only directory there."""
-    code = (f"import os\ntry:\n    open({path!r}).read()\n    print('READ')\n"
-            "except OSError as e:\n    print(type(e).__name__)\n"
-            "print(os.listdir('/proc/sys'))\n"
-            "try:\n    open('/proc/sys/x', 'w')\n    print('WROTE')\nexcept OSError as e:\n    print(type(e).__name__)")
-    r = run(code)
-    assert r.status == "ok" and r.stdout.split("\n")[:3] == ["FileNotFoundError", "[]", "OSError"], r
+HOST_COUNTERS = ["/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/dentry-state",
+                 "/proc/sys/kernel/random/boot_id", "/proc/loadavg", "/proc/stat", "/proc/meminfo", "/proc/vmstat",
+                 "/proc/uptime", "/proc/pressure/cpu", "/proc/pressure/memory", "/proc/interrupts",
+                 "/proc/softirqs", "/proc/schedstat", "/proc/diskstats", "/proc/zoneinfo", "/proc/buddyinfo",
+                 "/proc/locks", "/proc/cpuinfo", "/proc/swaps", "/proc/key-users", "/proc/slabinfo"]
+
+
+def test_host_counters_under_proc_are_hidden() -> None:
+    """/proc's host-wide files follow what neighbours do: /proc/sys's file counters every open file (red team
+    3), `loadavg`/`stat` their running threads, `meminfo`/`vmstat` their pages (red team 4: a sample told
+    another its verdict through them). A program reads none of them, nor the same figures through `sysinfo`,
+    and cannot write there; its own process directories still work (`/proc/self/fd`, as subprocess uses)."""
+    code = ("import ctypes, json, os, subprocess, sys\n"
+            f"out = {{}}\nfor path in {HOST_COUNTERS!r}:\n"
+            "    try:\n        out[path] = open(path).read()\n"
+            "    except OSError as e:\n        out[path] = type(e).__name__\n"
+            "try:\n    out['getloadavg'] = os.getloadavg()\nexcept OSError as e:\n    out['getloadavg'] = 'OSError'\n"
+            "buf = ctypes.create_string_buffer(256)\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "out['sysinfo'] = [libc.sysinfo(buf), ctypes.get_errno()]\n"
+            "try:\n    open('/proc/sys/x', 'w')\n    out['write'] = 'WROTE'\n"
+            "except OSError as e:\n    out['write'] = 'OSError'\n"
+            "out['own'] = [len(os.listdir('/proc/self/fd')) >= 3, os.path.exists('/proc/self/status')]\n"
+            "out['child'] = subprocess.run([sys.executable, '-c', 'print(7)'], capture_output=True).stdout.decode()\n"
+            "print(json.dumps(out))")
+    r = run(code, timeout_s=20)
+    assert r.status == "ok", r
+    import json
+
+    out = json.loads(r.stdout)
+    leaked = {p: v for p, v in out.items() if p.startswith("/proc") and v not in ("FileNotFoundError", "")}
+    assert not leaked, leaked
+    assert out["getloadavg"] == "OSError" and out["sysinfo"] == [-1, 1] and out["write"] == "OSError", out
+    assert out["own"] == [True, True] and out["child"] == "7\n", out
 
 
 def test_no_program_can_sleep_on_a_shared_futex() -> None:

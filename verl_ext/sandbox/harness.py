@@ -449,8 +449,12 @@ def _recorded_asserts(source: str):
     its last answer was right: a verdict it could pass to another sample. The message is not evaluated (it
     may call the program: one more call only after a failure). Within the condition, `a and b`, chained
     comparisons and `all(<comprehension>)` would skip the rest once a part is false: each part is checked on
-    its own, every one evaluated once. (Explicit raises and unittest assertions are not rewritten.)
-    The verdict is the same: a pass needs every assert to hold."""
+    its own, every one evaluated once. Beyond asserts, each statement of ``check`` (and of the ``if``/``for``/
+    ``while`` blocks in it) that raises records a failure and check() goes on with the next: explicit raises,
+    unittest's assertions, a helper that raises. A ``try`` or ``with`` statement is one unit (the test may
+    expect the exception inside), and helpers' own statements are left alone (their caller may catch).
+    The verdict is the same: a pass needs every assert to hold and nothing to raise. (A loop that breaks, or a
+    test that returns, on a wrong answer still ends early: control flow is the test's.)"""
     import ast
 
     def checks(test):
@@ -481,7 +485,34 @@ def _recorded_asserts(source: str):
         def visit_Assert(self, node):
             return [ast.copy_location(stmt, node) for stmt in checks(node.test)]
 
+    def going_on(body):
+        """``body`` with each statement that may raise wrapped so that raising records a failure."""
+        out = []
+        for stmt in body:
+            if isinstance(stmt, (ast.If, ast.For, ast.While)):
+                stmt.body, stmt.orelse = going_on(stmt.body), going_on(stmt.orelse)
+                # The test of an `if`, the iterable of a `for` may raise too: the block is skipped then.
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal,
+                                 ast.Pass, ast.Break, ast.Continue, ast.Return)):
+                out.append(stmt)
+                continue
+            if isinstance(stmt, ast.Raise) and stmt.exc is not None:  # the exception is not built: it may call
+                raised = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+                kind = ast.Constant(isinstance(raised, ast.Name) and raised.id == "AssertionError")
+                out.append(ast.copy_location(ast.Expr(ast.Call(ast.Name(_FAILED, ast.Load()), [kind], [])), stmt))
+                continue
+            caught = f"__verl_ext_caught_{len(out)}__"
+            record = ast.Expr(ast.Call(ast.Name(_FAILED, ast.Load()), [
+                ast.Call(ast.Name("isinstance", ast.Load()), [ast.Name(caught, ast.Load()),
+                                                             ast.Name("AssertionError", ast.Load())], [])], []))
+            handler = ast.ExceptHandler(ast.Name("Exception", ast.Load()), caught, [record])
+            out.append(ast.copy_location(ast.Try([stmt], [handler], [], []), stmt))
+        return out
+
     tree = Recorded().visit(ast.parse(source, "test.py"))
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "check":
+            node.body = going_on(node.body)
     return compile(ast.fix_missing_locations(tree), "test.py", "exec")
 
 
@@ -560,7 +591,9 @@ def _run_assert(program: dict) -> None:
 
     test_scope = vars(types.ModuleType("__main__"))  # the test's own module, with this process's builtins
     test_scope["__builtins__"] = builtins
-    test_scope[_FAILED] = lambda: failed.append(True)
+    # The first failure decides, as where check() stopped at it: an assertion fails the test, any other
+    # exception is an error (the program's, or the test's own). One entry, however many failures.
+    test_scope[_FAILED] = lambda assertion=True: failed or failed.append(bool(assertion))
     test_scope.update(reference)
     for name, kind, value in link.receive():  # the program's process says what it defines
         if name not in wanted:
@@ -580,13 +613,13 @@ def _run_assert(program: dict) -> None:
     exec(test, test_scope)  # noqa: S102 - the ground truth's test code
     try:
         test_scope["check"](candidate)
-        verdict = protocol.record_fail(nonce) if failed else protocol.record_pass(nonce)
-    except AssertionError:  # an AssertionError raised otherwise (the program's, as in a plain run)
-        verdict = protocol.record_fail(nonce)
-    except Exception:
-        if not failed:
-            raise
-        verdict = protocol.record_fail(nonce)  # a plain run had stopped at the failed assert before this
+    except AssertionError:  # raised outside the statements that record (a `try`, a helper, a `return`)
+        test_scope[_FAILED](True)
+    except Exception:  # noqa: BLE001 - any other exception of the test is its error, as in a plain run
+        test_scope[_FAILED](False)
+    if failed and not failed[0]:
+        raise RuntimeError("check() raised")  # an error, as when a plain run stopped at it
+    verdict = protocol.record_fail(nonce) if failed else protocol.record_pass(nonce)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     emit(protocol.HEADER + verdict + protocol.DONE)

@@ -58,11 +58,15 @@ pub enum Step {
     MountScratch,
     /// Cold: the stage becomes `/`.
     PivotRoot,
-    /// A fresh `/proc` (cold: while the old root still shows one, as the kernel requires).
+    /// A fresh `/proc` (cold: while the old root still shows one, as the kernel requires). A program's is
+    /// read-only and holds only process directories (`subset=pid`): `loadavg`, `stat`, `meminfo`, `vmstat`,
+    /// `pressure/`, `uptime`, `interrupts` and the like follow what neighbours do (their threads, pages,
+    /// forks), a channel between executions no program needs.
     MountProc,
-    /// A program's `/proc/sys` hidden under an empty read-only tmpfs: its files are host-wide counters
-    /// (`fs/file-nr`, `fs/inode-nr`, `fs/dentry-state` follow every neighbour's open files exactly), a
-    /// channel between executions that no program needs.
+    /// A program's `/proc/sys` hidden under an empty read-only tmpfs where [`Step::MountProc`] could not
+    /// leave it out (kernels before 5.8): its files are host-wide counters (`fs/file-nr`, `fs/inode-nr`,
+    /// `fs/dentry-state` follow every neighbour's open files exactly), a channel between executions that no
+    /// program needs.
     MaskProcSys,
     /// Cold: the old root goes.
     DetachOldRoot,
@@ -326,22 +330,31 @@ unsafe fn run(step: Step, plan: &Plan<'_>, report: &mut libc::c_int) -> Done {
                 ok(libc::chdir(c"/".as_ptr()))
             }),
             Step::MountProc => {
-                let read_only = if plan.read_only_proc { libc::MS_RDONLY } else { 0 };
-                ok(libc::mount(
-                    c"proc".as_ptr(),
-                    c"/proc".as_ptr(),
-                    c"proc".as_ptr(),
-                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | read_only,
-                    ptr::null(),
-                ))
+                let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+                let proc = |flags, data: *const libc::c_char| {
+                    libc::mount(c"proc".as_ptr(), c"/proc".as_ptr(), c"proc".as_ptr(), flags, data.cast())
+                };
+                if !plan.read_only_proc {
+                    return ok(proc(flags, ptr::null()));
+                }
+                // Only the processes' own directories: /proc's other files are host-wide counters.
+                if proc(flags | libc::MS_RDONLY, c"subset=pid".as_ptr()) == 0 {
+                    return Ok(());
+                }
+                // Kernels before 5.8 know no `subset`: the whole /proc, with /proc/sys hidden next.
+                ok(proc(flags | libc::MS_RDONLY, ptr::null()))
             }
-            Step::MaskProcSys => ok(libc::mount(
-                c"tmpfs".as_ptr(),
-                c"/proc/sys".as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | libc::MS_RDONLY,
-                c"size=4k,nr_inodes=1,mode=0555".as_ptr().cast(),
-            )),
+            Step::MaskProcSys => {
+                let masked = libc::mount(
+                    c"tmpfs".as_ptr(),
+                    c"/proc/sys".as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | libc::MS_RDONLY,
+                    c"size=4k,nr_inodes=1,mode=0555".as_ptr().cast(),
+                );
+                // No /proc/sys at all: `subset=pid` took it with the rest.
+                if masked < 0 && *libc::__errno_location() == libc::ENOENT { Ok(()) } else { ok(masked) }
+            }
             Step::DetachOldRoot => with_root(plan, |root| {
                 ok(libc::umount2(root.old_root_after.as_ptr(), libc::MNT_DETACH))?;
                 ok(libc::rmdir(root.old_root_after.as_ptr()))
