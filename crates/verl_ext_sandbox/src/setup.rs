@@ -353,7 +353,11 @@ unsafe fn run(step: Step, plan: &Plan<'_>, report: &mut libc::c_int) -> Done {
                     c"size=4k,nr_inodes=1,mode=0555".as_ptr().cast(),
                 );
                 // No /proc/sys at all: `subset=pid` took it with the rest.
-                if masked < 0 && *libc::__errno_location() == libc::ENOENT { Ok(()) } else { ok(masked) }
+                if masked < 0 && *libc::__errno_location() == libc::ENOENT {
+                    Ok(())
+                } else {
+                    ok(masked)
+                }
             }
             Step::DetachOldRoot => with_root(plan, |root| {
                 ok(libc::umount2(root.old_root_after.as_ptr(), libc::MNT_DETACH))?;
