@@ -269,12 +269,16 @@ def test_other_environment_variables_are_checked(monkeypatch: pytest.MonkeyPatch
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("VERL_EXT_SAMPLER_BACKEND", "cuda")
     monkeypatch.setenv("VERL_EXT_NUM_THREADS", "many")
+    monkeypatch.setenv("VERL_EXT_SANDBOX_PACKAGES", "all")
     assert main(["doctor", "--no-sandbox", "--json"]) == 1
     got = {f["key"]: f for f in json.loads(capsys.readouterr().out)["environment"]}
     assert got["VERL_EXT_SAMPLER_BACKEND"]["level"] == "error"
     assert "one of auto, triton, flashinfer, torch" in got["VERL_EXT_SAMPLER_BACKEND"]["message"]
+    assert got["VERL_EXT_SANDBOX_PACKAGES"]["level"] == "error"
+    assert "one of site, stdlib" in got["VERL_EXT_SANDBOX_PACKAGES"]["message"]
     assert got["VERL_EXT_NUM_THREADS"]["level"] == "warning"
     monkeypatch.delenv("VERL_EXT_SAMPLER_BACKEND")
+    monkeypatch.delenv("VERL_EXT_SANDBOX_PACKAGES")
     assert main(["doctor", "--no-sandbox"]) == 0  # a warning does not fail the doctor
     assert "  WARNING VERL_EXT_NUM_THREADS: 'many' is not a positive integer" in capsys.readouterr().out
 

@@ -19,6 +19,11 @@ def _environment(sandbox: Any) -> list[Finding]:
         sandbox.mode()
     except InvalidInputError as e:
         found.append(Finding(ERROR, "VERL_EXT_SANDBOX_MODE", f"{e}; {_mode_fix(sandbox)}"))
+    try:
+        sandbox.package_scope()
+    except InvalidInputError as e:
+        found.append(Finding(ERROR, "VERL_EXT_SANDBOX_PACKAGES", f"{e} (every code reward raises); set it to one "
+                             f"of {', '.join(sandbox.PACKAGE_SCOPES)}, or unset it (site)"))
     backend = os.environ.get("VERL_EXT_SAMPLER_BACKEND")
     if backend is not None:
         from verl_ext.ops.sampling import BACKENDS

@@ -2,10 +2,11 @@
 rlimits, seccomp, a wall-clock deadline enforced by the parent, capped outputs.
 
 Each execution gets fresh user, PID, mount, network, IPC and UTS namespaces; root inside is host
-``nobody`` (or your own uid when not root); only the interpreter's directories and ``/usr``, ``/lib*``,
-``/bin`` are visible, read-only; ``/tmp`` (the working directory) is a private size-capped tmpfs; the
-network namespace has only a downed loopback. The parent kills PID 1 of the namespace at the deadline,
-which ends every process the program started.
+``nobody`` (or your own uid when not root); only the interpreter's directories, ``/usr``, ``/lib*``,
+``/bin`` and the trainer's site-packages (unless ``VERL_EXT_SANDBOX_PACKAGES=stdlib``) are visible,
+read-only; ``/tmp`` (the working directory) is a private size-capped tmpfs; the network namespace has
+only a downed loopback. The parent kills PID 1 of the namespace at the deadline, which ends
+every process the program started.
 
 Fail closed: when this host cannot provide that isolation, :func:`run` raises
 :class:`~verl_ext.exceptions.SandboxUnavailableError` saying what is missing.
@@ -20,6 +21,7 @@ import logging
 import math
 import os
 import sys
+import sysconfig
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -29,9 +31,10 @@ from typing import Any, Literal
 from verl_ext import _core
 from verl_ext.exceptions import InvalidInputError, SandboxUnavailableError
 
-__all__ = ["LIMIT_CEILINGS", "LIMIT_FLOORS", "MAX_THREADS", "MAX_TIMEOUT_S", "MODES", "ExecResult", "Limits", "Status",
-           "cancel_epoch", "cancel_running", "capabilities", "checked_threads", "default_concurrency", "mode",
-           "require_isolation", "run", "run_many", "run_payloads", "shutdown", "stop_on_interrupt", "warm_starts"]
+__all__ = ["LIMIT_CEILINGS", "LIMIT_FLOORS", "MAX_THREADS", "MAX_TIMEOUT_S", "MODES", "PACKAGE_SCOPES", "ExecResult",
+           "Limits", "Status", "cancel_epoch", "cancel_running", "capabilities", "checked_threads",
+           "default_concurrency", "mode", "package_scope", "require_isolation", "run", "run_many", "run_payloads",
+           "shutdown", "stop_on_interrupt", "warm_starts"]
 
 Status = Literal["ok", "timeout", "memory_limit", "runtime_error", "output_limit", "killed"]
 HARNESS_PATH = Path(__file__).with_name("harness.py")
@@ -48,7 +51,19 @@ SANDBOX_ENV = (("PATH", "/usr/local/bin:/usr/bin:/bin"), ("LANG", "C.UTF-8"), ("
                ("HOME", "/tmp"), ("PYTHONHASHSEED", "0"),
                # glibc reserves 64 MiB of address space per malloc arena (up to 8 per core): with
                # RLIMIT_AS that would make a handful of threads fail to start.
-               ("MALLOC_ARENA_MAX", "2"))
+               ("MALLOC_ARENA_MAX", "2"),
+               # BLAS and OpenMP pools (numpy's) would start a thread per host core at import: with the
+               # execution's process limit, that fails on a large host.
+               ("OPENBLAS_NUM_THREADS", "1"), ("OMP_NUM_THREADS", "1"), ("MKL_NUM_THREADS", "1"))
+#: ``VERL_EXT_SANDBOX_PACKAGES``: ``site`` (default) lets sandboxed programs and tests import what the trainer's
+#: environment has installed (its site-packages, read-only), as verl's prime_code, which runs them in that
+#: environment, does; ``stdlib`` keeps them to the standard library.
+PACKAGE_SCOPES = ("site", "stdlib")
+#: Where the sandbox shows the trainer's site-packages directories (``<SITE_INSIDE>/<i>``: neutral names, as for
+#: our package), and the variable of the sandbox's environment that names them for the harness, which puts
+#: them on ``sys.path`` (``python -I`` ignores PYTHONPATH).
+SITE_INSIDE = "/opt/verl-ext/site"
+SITE_ENV = "VERL_EXT_SITE"
 
 
 #: Bounds of :class:`Limits`. The ceilings keep a typo (or a value from an untrusted config) from turning
@@ -179,6 +194,21 @@ def mode() -> str:
     if value not in MODES:
         raise InvalidInputError(f"VERL_EXT_SANDBOX_MODE must be one of {MODES}, got {value!r}")
     return value
+
+
+def package_scope() -> str:
+    """What sandboxed code may import, from ``VERL_EXT_SANDBOX_PACKAGES`` (see :data:`PACKAGE_SCOPES`)."""
+    value = os.environ.get("VERL_EXT_SANDBOX_PACKAGES", "site")
+    if value not in PACKAGE_SCOPES:
+        raise InvalidInputError(f"VERL_EXT_SANDBOX_PACKAGES must be one of {PACKAGE_SCOPES}, got {value!r}")
+    return value
+
+
+@functools.cache
+def _site_dirs() -> tuple[str, ...]:
+    """The trainer's site-packages directories (pure and platform), as real paths."""
+    paths = sysconfig.get_paths()
+    return tuple(sorted({os.path.realpath(paths[k]) for k in ("purelib", "platlib") if os.path.isdir(paths[k])}))
 
 
 def default_concurrency() -> int:
@@ -322,7 +352,10 @@ def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Lim
     require_isolation()
     num_threads = checked_threads(num_threads)
     exe, paths = _interpreter()
-    env = list(SANDBOX_ENV)
+    weak = mode() == WEAK_MODE
+    site = _site_dirs() if package_scope() == "site" else ()
+    site_inside = list(site) if weak else [f"{SITE_INSIDE}/{i}" for i in range(len(site))]
+    env = [*SANDBOX_ENV, (SITE_ENV, os.pathsep.join(site_inside))]
     lim = limits
     kwargs: dict[str, Any] = dict(
         timeout_s=float(lim.timeout_s), memory_mb=int(lim.memory_mb), output_limit=int(lim.output_limit),
@@ -330,7 +363,6 @@ def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Lim
         max_open_files=int(lim.max_open_files), max_file_mb=int(lim.max_file_mb), num_threads=num_threads,
         channel_limits=None if channel_limits is None else [int(c) for c in channel_limits], epoch=epoch,
     )
-    weak = mode() == WEAK_MODE
     if weak:
         _log.warning("verl-ext sandbox in %r mode (VERL_EXT_SANDBOX_MODE): %d program(s) run WITHOUT namespaces "
                      "- they can read what this user can read and use the network; only rlimits, seccomp, "
@@ -342,7 +374,8 @@ def run_payloads(payloads: Sequence[bytes], stdins: Sequence[bytes], limits: Lim
     argv = _zygote_argv() if warm else [exe, "-I", "-S", "-B", "-c", HARNESS, protocol_path]
     requests = [(argv, env, stdin, payload) for payload, stdin in zip(payloads, stdins, strict=True)]
     raw = _core.sandbox_run_many(requests, read_only_paths=paths, start="weak" if weak else "warm" if warm else "cold",
-                                 mapped_paths=[] if weak else [(str(PACKAGE_DIR), PACKAGE_INSIDE)], **kwargs)
+                                 mapped_paths=[] if weak else [(str(PACKAGE_DIR), PACKAGE_INSIDE),
+                                                               *zip(site, site_inside, strict=True)], **kwargs)
     results = []
     for r in raw:
         if isinstance(r, BaseException):

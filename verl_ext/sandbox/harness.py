@@ -625,7 +625,27 @@ def _run_assert(program: dict) -> None:
     emit(protocol.HEADER + verdict + protocol.DONE)
 
 
+#: Third-party modules verl's prime_code has loaded before its guard disables `ctypes` (its testing_util imports
+#: numpy): loaded here too, where the sandbox shows the trainer's packages, so `import numpy` works as there.
+PRELOADED = ("numpy",)
+
+
+def _site_packages() -> None:
+    """Put the trainer's site-packages on `sys.path` where the sandbox shows them (`VERL_EXT_SITE`, empty with
+    VERL_EXT_SANDBOX_PACKAGES=stdlib; `python -I` ignores PYTHONPATH), and load PRELOADED from there."""
+    import contextlib
+    import importlib
+
+    for path in os.environ.get("VERL_EXT_SITE", "").split(os.pathsep):
+        if path and path not in sys.path:
+            sys.path.append(path)
+    for name in PRELOADED:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+
+
 def _main() -> None:
+    _site_packages()
     mode = _read_line()
     body = b"" if mode == b"assert" else _read_request()  # assert mode reads its two parts itself
     try:
@@ -670,6 +690,7 @@ def warm_up() -> None:
     global _prebuilt_module
     for name in WARM_MODULES:
         importlib.import_module(name)
+    _site_packages()
     _prebuilt_module = types.ModuleType("tmp_sol")
     exec(compile(PRIME_HEADER_HEAD, "<string>", "exec"), _prebuilt_module.__dict__)  # noqa: S102 - constant
     _protocol()

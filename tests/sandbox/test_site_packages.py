@@ -1,0 +1,67 @@
+"""What sandboxed code may import (``VERL_EXT_SANDBOX_PACKAGES``): the trainer's site-packages, read-only, under
+a neutral name, by default; the standard library only on request."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from verl_ext import sandbox
+from verl_ext.exceptions import InvalidInputError
+from verl_ext.reward.code import score_prime_code
+
+if not sandbox.capabilities()["full_isolation"]:
+    pytest.skip(f"this host cannot sandbox: {sandbox.capabilities()['error']}", allow_module_level=True)
+
+pytest.importorskip("numpy", reason="the trainer's environment has no numpy to show")
+
+PROBE = """
+import json, os, sys
+out = {}
+try:
+    import numpy as np
+    out['sum'] = int(np.arange(5).sum())
+    out['file'] = np.__file__
+    try:
+        open(os.path.join(os.path.dirname(np.__file__), 'planted.py'), 'w')
+        out['write'] = 'WROTE'
+    except OSError as e:
+        out['write'] = type(e).__name__
+except ImportError as e:
+    out['import'] = type(e).__name__
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("warm", ["1", "0"], ids=["warm", "cold"])
+def test_programs_import_the_trainers_packages_read_only(monkeypatch: pytest.MonkeyPatch, warm: str) -> None:
+    """verl's prime_code runs programs in the trainer's environment, so a numpy solution passes there; it does
+    here too. The directory is read-only, and its host path is not shown (a neutral name, as for our package)."""
+    monkeypatch.setenv("VERL_EXT_SANDBOX_WARM", warm)
+    monkeypatch.delenv("VERL_EXT_SANDBOX_PACKAGES", raising=False)
+    r = sandbox.run(PROBE, timeout_s=20)
+    assert r.status == "ok", r
+    out = json.loads(r.stdout)
+    assert out["sum"] == 10 and out["write"] == "OSError", out
+    assert out["file"].startswith(sandbox.SITE_INSIDE + "/"), out
+
+
+def test_a_numpy_solution_scores_as_in_verl(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VERL_EXT_SANDBOX_PACKAGES", raising=False)
+    tests = {"inputs": ["2 3 4\n", "4 5\n"], "outputs": ["9\n", "9\n"]}
+    right = "```python\nimport numpy as np\nprint(int(np.array(input().split(), dtype=np.int64).sum()))\n```"
+    wrong = "```python\nimport numpy as np\nprint(int(np.array(input().split(), dtype=np.int64).prod()))\n```"
+    assert [s.score for s in score_prime_code([right, wrong], [tests, tests])] == [1.0, 0.0]
+
+
+def test_stdlib_scope_keeps_third_party_packages_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VERL_EXT_SANDBOX_PACKAGES", "stdlib")
+    r = sandbox.run(PROBE, timeout_s=20)
+    assert r.status == "ok" and json.loads(r.stdout) == {"import": "ModuleNotFoundError"}, r
+
+
+def test_an_unknown_scope_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VERL_EXT_SANDBOX_PACKAGES", "everything")
+    with pytest.raises(InvalidInputError, match="VERL_EXT_SANDBOX_PACKAGES"):
+        sandbox.run("print(1)")
