@@ -233,6 +233,7 @@ def _run_prime(req: dict) -> None:
     fn_name = req.get("fn_name")
     code = req["code"]
     inputs_list = req["inputs"]
+    _preload(code)
     _guard()
     sys.stdout = sys.stderr = devnull
     module, header = _solution_module()
@@ -626,22 +627,28 @@ def _run_assert(program: dict) -> None:
 
 
 #: Third-party modules verl's prime_code has loaded before its guard disables `ctypes` (its testing_util imports
-#: numpy): loaded here too, where the sandbox shows the trainer's packages, so `import numpy` works as there.
+#: numpy): loaded here too before the guard, for a program that names one (no other pays for the import), where
+#: the sandbox shows the trainer's packages, so `import numpy` works as there.
 PRELOADED = ("numpy",)
 
 
 def _site_packages() -> None:
     """Put the trainer's site-packages on `sys.path` where the sandbox shows them (`VERL_EXT_SITE`, empty with
-    VERL_EXT_SANDBOX_PACKAGES=stdlib; `python -I` ignores PYTHONPATH), and load PRELOADED from there."""
-    import contextlib
-    import importlib
-
+    VERL_EXT_SANDBOX_PACKAGES=stdlib; `python -I` ignores PYTHONPATH)."""
     for path in os.environ.get("VERL_EXT_SITE", "").split(os.pathsep):
         if path and path not in sys.path:
             sys.path.append(path)
+
+
+def _preload(code: str) -> None:
+    """Load the PRELOADED modules ``code`` names, as they are loaded under prime_code."""
+    import contextlib
+    import importlib
+
     for name in PRELOADED:
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
+        if name in code:
+            with contextlib.suppress(ImportError):
+                importlib.import_module(name)
 
 
 def _main() -> None:
@@ -690,7 +697,6 @@ def warm_up() -> None:
     global _prebuilt_module
     for name in WARM_MODULES:
         importlib.import_module(name)
-    _site_packages()
     _prebuilt_module = types.ModuleType("tmp_sol")
     exec(compile(PRIME_HEADER_HEAD, "<string>", "exec"), _prebuilt_module.__dict__)  # noqa: S102 - constant
     _protocol()
