@@ -605,8 +605,20 @@ SELF_STOPPING = {
     "helper": "eq(candidate(1, 2), 3)\n    eq(candidate(-1, 1), 0)",
     "loop": "for x, y, z in [(1, 2, 3), (-1, 1, 0)]:\n        if candidate(x, y) != z:\n"
             "            raise AssertionError((x, y))",
+    # Red team 4: short circuits and raises outside check's own statements.
+    "or": "assert candidate(1, 2) == 3 or candidate(-1, 1) == 5",
+    "not_any": "assert not any(candidate(x, y) != z for x, y, z in CASES)",
+    "all_map": "assert all(map(lambda case: candidate(*case[:2]) == case[2], CASES))",
+    "all_flag": "ok = all(candidate(x, y) == z for x, y, z in CASES)\n    assert ok",
+    "if_or_raise": "if candidate(1, 2) != 3 or candidate(-1, 1) != 0:\n        raise AssertionError",
+    "helper_loop": "run_cases(candidate)",
+    "module_raise": "pass",
 }
-HELPER = "def eq(a, b):\n    if a != b:\n        raise AssertionError(f'{a} != {b}')\n\n"
+HELPER = ("CASES = [(1, 2, 3), (-1, 1, 0)]\n"
+          "def eq(a, b):\n    if a != b:\n        raise AssertionError(f'{a} != {b}')\n\n"
+          "def run_cases(c):\n    for x, y, z in CASES:\n        if c(x, y) != z:\n"
+          "            raise AssertionError((x, y))\n\n")
+MODULE_LEVEL = "if add(1, 2) != 3:\n    raise AssertionError\nif add(-1, 1) != 0:\n    raise AssertionError\n"
 
 
 @pytest.mark.parametrize("form", list(SELF_STOPPING))
@@ -618,7 +630,7 @@ def test_a_test_that_raises_by_itself_still_makes_every_call(recorded_runs: list
     after a right one. Each statement of check() that raises now records a failure and check() goes on; the
     message is not evaluated (it would call the program once more, after a failure only)."""
     runs = recorded_runs
-    test = f"{HELPER}def check(candidate):\n    {SELF_STOPPING[form]}\n"
+    test = f"{HELPER}{MODULE_LEVEL if form == 'module_raise' else ''}def check(candidate):\n    {SELF_STOPPING[form]}\n"
     off = " - (x == 1)" if first == "wrong" else ""
     program = f"def add(x, y):\n    print('call', x, y, flush=True)\n    return x + y{off}"
     score = score_assert_tests([f"```python\n{program}\n```"], [{"entry_point": "add", "test": test}])[0]
@@ -631,6 +643,61 @@ EXPECTING = ("def check(candidate):\n    try:\n        candidate(None)\n        
              "    except TypeError:\n        pass\n    with __import__('contextlib').suppress(ValueError):\n"
              "        candidate('x')\n        raise AssertionError('no ValueError')\n"
              "    assert candidate(2) == 4\n")
+
+
+def plain_verdict(program: str, test: str, entry_point: str) -> float:
+    """What a plain run of a HumanEval-style test gives (exec the program and the test, call check)."""
+    scope: dict[str, Any] = {}
+    try:
+        exec(program, scope)  # noqa: S102 - the test's own fixed programs
+        exec(test, scope)  # noqa: S102
+        scope["check"](scope[entry_point])
+    except Exception:  # noqa: BLE001 - any failure is a 0, as in HumanEval's harness
+        return 0.0
+    return 1.0
+
+
+CATCHING_TESTS = {
+    "either answer": ("def f(xs):\n    return sorted(xs)[::-1]\n",
+                      "def check(candidate):\n    try:\n        assert candidate([2, 1, 3]) == [1, 2, 3]\n"
+                      "    except AssertionError:\n        assert candidate([2, 1, 3]) == [3, 2, 1]\n"),
+    "validating helper": ("def f(n):\n    return [1] * n\n",
+                          "def _valid(out, n):\n    try:\n        assert isinstance(out, list)\n"
+                          "        assert len(out) == n\n        return True\n    except AssertionError:\n"
+                          "        return False\n\ndef check(candidate):\n    assert _valid(candidate(3), 3)\n"
+                          "    assert not _valid('x', 3)\n"),
+    "assertRaises": ("def f(x):\n    assert x >= 0\n    return x\n",
+                     "import unittest\ndef check(candidate):\n    t = unittest.TestCase()\n"
+                     "    with t.assertRaises(AssertionError):\n        candidate(-1)\n    assert candidate(2) == 2\n"),
+    "any-of helper": ("def f(x):\n    return x + 1\n",
+                      "def _ok(v, allowed):\n    for a in allowed:\n        try:\n            assert v == a\n"
+                      "            return True\n        except AssertionError:\n            pass\n    return False\n\n"
+                      "def check(candidate):\n    assert _ok(candidate(1), [5, 2])\n"),
+}
+
+
+@pytest.mark.parametrize("name", list(CATCHING_TESTS))
+@pytest.mark.parametrize("wrong", [False, True], ids=["right", "wrong"])
+def test_a_test_that_catches_its_own_assertion_keeps_a_plain_runs_verdict(name: str, wrong: bool) -> None:
+    """Red team 4: asserts that record instead of raising broke tests that catch their own AssertionError
+    (either of two answers, a validating helper, assertRaises): a right program scored 0. Asserts in a
+    `try` or `with` body, and in the functions named there, raise again; verdicts equal a plain run's."""
+    program, test = CATCHING_TESTS[name]
+    if wrong:
+        program = program.replace("return ", "return None and ", 1)
+    score = score_assert_tests([f"```python\n{program}```"], [{"entry_point": "f", "test": test}])[0]
+    assert score.score == plain_verdict(program, test, "f") == (0.0 if wrong else 1.0), score
+
+
+def test_an_exception_reaches_the_test_as_its_nearest_builtin_class() -> None:
+    """Red team 4: a `json.JSONDecodeError` from the program reached the test as a RuntimeError, so `except
+    ValueError` missed it; it is now the nearest builtin class in its MRO (ValueError), as a plain run's
+    `except ValueError` sees it."""
+    test = ("def check(candidate):\n    try:\n        candidate('{')\n    except ValueError:\n        pass\n"
+            "    else:\n        raise AssertionError('no error')\n    assert candidate('[1]') == [1]\n")
+    program = "import json\ndef parse(s):\n    return json.loads(s)"
+    score = score_assert_tests([program], [{"entry_point": "parse", "test": test}])[0]
+    assert score.score == plain_verdict(program, test, "parse") == 1.0, score
 
 
 @pytest.mark.parametrize(("body", "want"), [

@@ -9,7 +9,7 @@ import pytest
 
 from verl_ext import sandbox
 from verl_ext.exceptions import InvalidInputError
-from verl_ext.reward.code import score_prime_code
+from verl_ext.reward.code import score_assert_tests, score_prime_code
 
 if not sandbox.capabilities()["full_isolation"]:
     pytest.skip(f"this host cannot sandbox: {sandbox.capabilities()['error']}", allow_module_level=True)
@@ -65,3 +65,26 @@ def test_an_unknown_scope_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VERL_EXT_SANDBOX_PACKAGES", "everything")
     with pytest.raises(InvalidInputError, match="VERL_EXT_SANDBOX_PACKAGES"):
         sandbox.run("print(1)")
+
+
+def test_sympy_imports_under_prime_codes_guard(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team 4: prime_code's guard disables ctypes, which sympy needs at import; under verl the trainer has
+    sympy loaded already (verl imports it), so an honest sympy solution passes there. It does here too."""
+    pytest.importorskip("sympy", reason="the trainer's environment has no sympy to show")
+    monkeypatch.delenv("VERL_EXT_SANDBOX_PACKAGES", raising=False)
+    tests = {"inputs": ["7\n", "8\n"], "outputs": ["True\n", "False\n"]}
+    right = "```python\nimport sympy\nprint(sympy.isprime(int(input())))\n```"
+    wrong = "```python\nimport sympy\nprint(not sympy.isprime(int(input())))\n```"
+    assert [s.score for s in score_prime_code([right, wrong], [tests, tests])] == [1.0, 0.0]
+
+
+def test_numpy_scalars_cross_to_the_test_as_their_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team 4: a numpy scalar returned to a HumanEval-style test was an unsupported type (score 0) where a
+    plain run compares it equal to the int; it now crosses as its Python value. Arrays stay unsupported."""
+    monkeypatch.delenv("VERL_EXT_SANDBOX_PACKAGES", raising=False)
+    gt = {"entry_point": "add", "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n"
+                                         "    assert candidate(True, False) is not None\n"}
+    programs = ["import numpy as np\ndef add(a, b):\n    return np.int64(a) + np.int64(b)",
+                "import numpy as np\ndef add(a, b):\n    return np.bool_(a + b == 3)",
+                "import numpy as np\ndef add(a, b):\n    return np.array([a + b])"]
+    assert [s.score for s in score_assert_tests(programs, [gt] * 3)] == [1.0, 0.0, 0.0]

@@ -310,6 +310,9 @@ def _to_data(x, depth=0):
     kind = type(x)
     if x is None or x is True or x is False:
         return x
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and issubclass(kind, numpy.generic):  # a numpy scalar: its Python value, as `==` sees it
+        return _to_data(x.item(), depth + 1)
     if issubclass(kind, int):
         return int.__int__(x)
     if issubclass(kind, float):
@@ -394,7 +397,9 @@ def _serve_program(code, link):
             try:
                 reply = ["ok", _to_data(scope[name](*args, **kwargs))]
             except Exception as e:  # noqa: BLE001 - the caller raises it again
-                reply = ["raise", type(e).__name__, str(e)[:200]]
+                # The nearest builtin class (a JSONDecodeError is a ValueError to the test's `except`).
+                kind = next(c for c in type(e).__mro__ if vars(builtins).get(c.__name__) is c)
+                reply = ["raise", kind.__name__, str(e)[:200]]
             link.send(reply)
     except EOFError:
         status = 0
@@ -444,6 +449,101 @@ def _used_names(code):
 _FAILED = "__verl_ext_assert_failed__"
 
 
+def _try_nodes():
+    import ast
+
+    return tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))  # TryStar: 3.11+
+
+
+#: Items `any`/`all` in test code still evaluate after their answer is known, at most.
+_DRAIN_MAX = 10_000
+
+
+def _drained(it):
+    """Evaluate up to _DRAIN_MAX more items of ``it`` (calls of the program in a generator among them), an
+    exception ending it quietly: the answer is already known."""
+    import contextlib
+    import itertools
+
+    with contextlib.suppress(Exception):
+        for _ in itertools.islice(it, _DRAIN_MAX):
+            pass
+
+
+def _all_evaluated(iterable, /):
+    """`all`, with the items after the first false one still evaluated (see :func:`_shadowed_builtins`)."""
+    it = iter(iterable)
+    for item in it:
+        if not item:
+            _drained(it)
+            return False
+    return True
+
+
+def _any_evaluated(iterable, /):
+    """`any`, with the items after the first true one still evaluated (see :func:`_shadowed_builtins`)."""
+    it = iter(iterable)
+    for item in it:
+        if item:
+            _drained(it)
+            return True
+    return False
+
+
+#: The test's name of :func:`_bool_evaluated`.
+_BOOLOP = "__verl_ext_boolop__"
+
+
+def _bool_evaluated(is_or, *operands):
+    """`a or b or ...` (``is_or``) or `a and b and ...` of thunks: the same value and exceptions, with the operands
+    it would skip still evaluated afterwards, their exceptions ignored."""
+    import contextlib
+
+    for i, operand in enumerate(operands):
+        value = operand()
+        if i == len(operands) - 1 or bool(value) == is_or:
+            for rest in operands[i + 1:]:
+                with contextlib.suppress(Exception):
+                    rest()
+            return value
+    raise AssertionError("unreachable")
+
+
+def _shadowed_builtins():
+    """Builtins the test code sees in place of the real ones: `any` and `all` stop at the first item that decides,
+    so in `assert all(c(x) == y for ...)`, `assert not any(...)`, `ok = all(map(...))` the program's later calls
+    came only after right answers (a verdict it could pass on). These give the same answer and exceptions,
+    and evaluate the rest (up to _DRAIN_MAX items) after it is known."""
+    return {"all": _all_evaluated, "any": _any_evaluated, _BOOLOP: _bool_evaluated}
+
+
+def _caught(tree):
+    """What the test may catch itself, which must keep raising: the ids of the `assert` nodes inside the body
+    of a `try` with handlers or of a `with` (a context manager may suppress) or in a function named there (or
+    named by one of those, and so on), and the names of those functions."""
+    import ast
+
+    tries = _try_nodes()
+    regions = [stmt for node in ast.walk(tree)
+               if (isinstance(node, tries) and node.handlers) or isinstance(node, ast.With)
+               for stmt in node.body]
+    functions: dict[str, list] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.setdefault(node.name, []).append(node)
+    inside = [node for region in regions for node in ast.walk(region)]
+    named = {n.id for n in inside if isinstance(n, ast.Name) and n.id in functions}
+    frontier = list(named)
+    while frontier:
+        for function in functions[frontier.pop()]:
+            for n in ast.walk(function):
+                if isinstance(n, ast.Name) and n.id in functions and n.id not in named:
+                    named.add(n.id)
+                    frontier.append(n.id)
+    inside += [n for name in named for function in functions[name] for n in ast.walk(function)]
+    return {id(n) for n in inside if isinstance(n, ast.Assert)}, named
+
+
 def _recorded_asserts(source: str):
     """The test code compiled with each `assert c, m` turned into `if not c: <record a failure>`: check() goes
     on after a failed assert. Stopping there (as a plain run does) meant the program's next call came only if
@@ -472,6 +572,14 @@ def _recorded_asserts(source: str):
                     body = [ast.If(cond, body, [])]
                 body = [ast.For(gen.target, gen.iter, body, [])]
             return body
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):  # a or b: b evaluated even when a holds
+            first, rest = test.values[0], test.values[1:]
+            rest_test = rest[0] if len(rest) == 1 else ast.BoolOp(ast.Or(), rest)
+            name = f"__verl_ext_operand_{id(test)}__"
+            quietly = ast.Try([ast.Expr(rest_test)], [ast.ExceptHandler(ast.Name("Exception", ast.Load()), None,
+                                                                        [ast.Pass()])], [], [])
+            return [ast.Assign([ast.Name(name, ast.Store())], first),
+                    ast.If(ast.Name(name, ast.Load()), [quietly], checks(rest_test))]
         if isinstance(test, ast.Compare) and len(test.ops) > 1:  # a == b == c: every operand, once, in order
             names = [f"__verl_ext_operand_{id(test)}_{i}__" for i in range(len(test.ops) + 1)]
             out = [ast.Assign([ast.Name(n, ast.Store())], value)
@@ -482,17 +590,37 @@ def _recorded_asserts(source: str):
         record = ast.Expr(ast.Call(ast.Name(_FAILED, ast.Load()), [], []))
         return [ast.If(ast.UnaryOp(ast.Not(), test), [record], [])]
 
+    tree = ast.parse(source, "test.py")
+    kept, caught_functions = _caught(tree)
+
     class Recorded(ast.NodeTransformer):
         def visit_Assert(self, node):
+            if id(node) in kept:
+                return node
             return [ast.copy_location(stmt, node) for stmt in checks(node.test)]
 
-    def going_on(body):
+    def every_operand(test):
+        """``test`` with each `and`/`or` in it evaluating the operands it would skip (quietly, after the answer is
+        known) where they call something: `if c(x) != y or c(z) != w: raise` makes both calls either way."""
+        class Evaluated(ast.NodeTransformer):
+            def visit_BoolOp(self, node):
+                self.generic_visit(node)
+                if not any(isinstance(n, ast.Call) for v in node.values[1:] for n in ast.walk(v)):
+                    return node
+                thunks = [ast.Lambda(ast.arguments([], [], None, [], [], None, []), v) for v in node.values]
+                return ast.Call(ast.Name(_BOOLOP, ast.Load()), [ast.Constant(isinstance(node.op, ast.Or)), *thunks],
+                                [])
+        return Evaluated().visit(test)
+
+    def going_on(body, helper=False):
         """``body`` with each statement that may raise wrapped so that raising records a failure."""
-        out = []
+        out: list[ast.stmt] = []
         for stmt in body:
             if isinstance(stmt, (ast.If, ast.For, ast.While)):
-                stmt.body, stmt.orelse = going_on(stmt.body), going_on(stmt.orelse)
+                stmt.body, stmt.orelse = going_on(stmt.body, helper), going_on(stmt.orelse, helper)
                 # The test of an `if`, the iterable of a `for` may raise too: the block is skipped then.
+            if isinstance(stmt, (ast.If, ast.While)) and not helper:
+                stmt.test = every_operand(stmt.test)
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal,
                                  ast.Pass, ast.Break, ast.Continue, ast.Return)):
                 out.append(stmt)
@@ -510,10 +638,13 @@ def _recorded_asserts(source: str):
             out.append(ast.copy_location(ast.Try([stmt], [handler], [], []), stmt))
         return out
 
-    tree = Recorded().visit(ast.parse(source, "test.py"))
+    tree = Recorded().visit(tree)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == "check":
             node.body = going_on(node.body)
+        elif isinstance(node, ast.FunctionDef) and node.name not in caught_functions:
+            node.body = going_on(node.body, helper=True)  # a helper's loop that raises goes on too
+    tree.body = going_on(tree.body, helper=True)  # module-level code
     return compile(ast.fix_missing_locations(tree), "test.py", "exec")
 
 
@@ -552,7 +683,7 @@ def _run_assert(program: dict) -> None:
     if type(nonce) is not str or type(entry_point) is not str or entry_point.startswith("__"):
         raise ValueError("malformed request")
     test = _recorded_asserts(checker["test"])
-    failed = []
+    failed: list[bool] = []
     # Builtins the test uses stay this process's own, except the entry point (which may be named `sum`).
     used = {n for n in _used_names(test) - set(vars(builtins)) if not n.startswith("__")}
     # The prompt's helpers (trusted: the dataset's) are its own definitions here; the program may define the
@@ -594,7 +725,12 @@ def _run_assert(program: dict) -> None:
     test_scope["__builtins__"] = builtins
     # The first failure decides, as where check() stopped at it: an assertion fails the test, any other
     # exception is an error (the program's, or the test's own). One entry, however many failures.
-    test_scope[_FAILED] = lambda assertion=True: failed or failed.append(bool(assertion))
+    def record(assertion=True):
+        if not failed:
+            failed.append(bool(assertion))
+
+    test_scope[_FAILED] = record
+    test_scope.update(_shadowed_builtins())
     test_scope.update(reference)
     for name, kind, value in link.receive():  # the program's process says what it defines
         if name not in wanted:
@@ -627,9 +763,9 @@ def _run_assert(program: dict) -> None:
 
 
 #: Third-party modules verl's prime_code has loaded before its guard disables `ctypes` (its testing_util imports
-#: numpy): loaded here too before the guard, for a program that names one (no other pays for the import), where
-#: the sandbox shows the trainer's packages, so `import numpy` works as there.
-PRELOADED = ("numpy",)
+#: numpy, and verl's package sympy): loaded here too before the guard, for a program that names one (no other pays
+#: for the import), where the sandbox shows the trainer's packages, so `import numpy` works as there.
+PRELOADED = ("numpy", "sympy")
 
 
 def _site_packages() -> None:
