@@ -259,8 +259,8 @@ HARD_ROWS = ["ties", "flat", "all equal", "peaked", "-inf", "huge range", "+inf"
 
 @pytest.mark.parametrize("kind", HARD_ROWS)
 def test_triton_thresholds_are_exact_on_hard_rows(kind: str) -> None:
-    """The radix searches find the reference's kept set exactly, whatever the data (a fixed number of passes:
-    tests/ops/test_sampling_plan.py counts them)."""
+    """The radix searches (and top-p over a gathered top-k set) find the reference's kept set exactly, whatever
+    the data (a fixed number of passes: tests/ops/test_sampling_plan.py counts them)."""
     g = torch.Generator().manual_seed(8)
     n, vocab = 24, 300
     logits = _hard_rows(kind, n, vocab, g)
@@ -274,6 +274,14 @@ def test_triton_thresholds_are_exact_on_hard_rows(kind: str) -> None:
     assert torch.equal(z >= t.tau[:, None], z >= r.tau[:, None]), "kept sets differ"
     assert torch.equal(t.tau, r.tau), "tau is the smallest kept value on both backends"
     torch.testing.assert_close(t.log_norm, r.log_norm, atol=1e-5, rtol=1e-5, equal_nan=True)
+    # A Python-int top-k of at most K_MAX ("g"): every row's top-p finishes from its gathered top-k set (no mass
+    # passes); above, rows with top-k 0 took the mass passes and the others the gathered set, in one call.
+    for k in (7, 150):
+        one_k = S._rows(logits, params.inv_temperature.reciprocal(), k, top_p, min_p, 3, None)
+        t_k, r_k = S._triton(logits, one_k, sample=True, filters="kpmg"), S._torch(logits, one_k, sample=True)
+        assert torch.equal(t_k.tau, r_k.tau), f"top-k {k}: tau differs"
+        torch.testing.assert_close(t_k.log_norm, r_k.log_norm, atol=1e-5, rtol=1e-5, equal_nan=True)
+        assert torch.equal(t_k.token_ids == -1, r_k.token_ids == -1)
     if kind == "+inf":
         assert (t.token_ids == -1).all() and (r.token_ids == -1).all()
         return

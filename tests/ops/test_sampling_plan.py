@@ -11,7 +11,7 @@ import torch
 from verl_ext.ops import sample
 from verl_ext.ops import sampling as S
 from verl_ext.ops import sampling_kernels as K
-from verl_ext.ops.sampling_plan import BLOCK, COUNT_DIGITS, MASS_DIGITS, MIN_SPLITS, launch_plan
+from verl_ext.ops.sampling_plan import BLOCK, COUNT_DIGITS, K_MAX, MASS_DIGITS, MIN_SPLITS, launch_plan
 
 LLM_VOCAB = 151936
 H100_SMS = 132
@@ -38,7 +38,7 @@ def test_fewer_splits_per_row_as_the_batch_grows() -> None:
 
 
 def test_reads_of_each_logit() -> None:
-    def reads(**filters: bool) -> float:
+    def reads(**filters: Any) -> float:
         return launch_plan(64, LLM_VOCAB, device_sms=H100_SMS, **filters).reads_per_logit
 
     plan = launch_plan(64, LLM_VOCAB, device_sms=H100_SMS)
@@ -50,20 +50,41 @@ def test_reads_of_each_logit() -> None:
         assert reads(**filters) == len(COUNT_DIGITS) + 1 / plan.splits <= 4
     # Top-p's first digit is summed in the statistics pass.
     assert reads(top_p=True) == len(MASS_DIGITS) + 1 / plan.splits
-    assert reads(top_k=True, top_p=True, min_p=True) == len(COUNT_DIGITS) + len(MASS_DIGITS) - 1 + 1 / plan.splits
+    # A top-k of at most K_MAX known on the host (a Python int): top-p finishes from the gathered top-k set.
+    for k in (1, 50, K_MAX):
+        for filters in ({"top_k": True, "top_p": True}, {"top_k": True, "top_p": True, "min_p": True}):
+            assert reads(top_k_bound=k, **filters) == len(COUNT_DIGITS) + 1 / plan.splits <= 4 + 1 / plan.splits
+    # k unknown on the host (a per-row tensor): the mass passes are launched for the rows that need them, and
+    # a row reads only in the passes its own parameters need.
+    worst = launch_plan(64, LLM_VOCAB, device_sms=H100_SMS, top_k=True, top_p=True, min_p=True)
+    assert worst.reads_per_logit == len(COUNT_DIGITS) + len(MASS_DIGITS) - 1 + 1 / plan.splits
+    assert worst.row_reads() == 1 + 1 / plan.splits
+    assert worst.row_reads(top_k=K_MAX, top_p=True, min_p=True) == len(COUNT_DIGITS) + 1 / plan.splits
+    assert worst.row_reads(top_p=True) == len(MASS_DIGITS) + 1 / plan.splits
+    assert worst.row_reads(top_k=5, min_p=True) == len(COUNT_DIGITS) + 1 / plan.splits
+    # Still 6 reads: top-p over a top-k above K_MAX, and min-p with top-p without top-k (too large to gather).
+    assert worst.row_reads(top_k=K_MAX + 1, top_p=True) == worst.reads_per_logit
+    assert worst.row_reads(top_p=True, min_p=True) == worst.reads_per_logit
+    assert reads(top_k=True, top_p=True, top_k_bound=K_MAX + 1) == worst.reads_per_logit
+    assert reads(top_p=True, min_p=True) == worst.reads_per_logit
     assert sum(COUNT_DIGITS) == sum(MASS_DIGITS) == 32  # the last digit of each search is one key per bucket
 
 
 def test_plan_rejects_bad_shapes() -> None:
     with pytest.raises(ValueError, match="vocab"):
         launch_plan(1, 0)
+    with pytest.raises(ValueError, match="top_k_bound"):
+        launch_plan(1, 10, top_k_bound=5)
+    with pytest.raises(ValueError, match="mass passes"):
+        launch_plan(1, 10, top_k=True, top_p=True, top_k_bound=5).row_reads(top_p=True)
 
 
 def test_filters_the_launcher_is_told_about() -> None:
     assert S._filters_on(None, None, None, 100) == ""
     assert S._filters_on(0, 1.0, 0.0, 100) == ""  # disabled values
     assert S._filters_on(100, None, None, 100) == ""  # top_k >= V keeps everything
-    assert S._filters_on(5, 0.9, 0.1, 100) == "kpm"
+    assert S._filters_on(5, 0.9, 0.1, 100) == "kpmg"  # every row's k is known to be at most K_MAX
+    assert S._filters_on(K_MAX + 1, 0.9, None, 10 * K_MAX) == "kp"
     per_row = torch.zeros(3)
     assert S._filters_on(per_row.int(), per_row + 1, per_row, 100) == "kpm"  # a per-row tensor may hold anything
 
@@ -83,10 +104,7 @@ def _rows(kind: str, g: torch.Generator) -> torch.Tensor:
     return x
 
 
-@pytest.mark.parametrize("kind", ["flat", "tied", "peaked", "adversarial"])
-@pytest.mark.parametrize("filters", [{}, {"top_k": 40}, {"top_p": 0.9}, {"top_k": 250, "top_p": 0.95, "min_p": 0.01}],
-                         ids=lambda f: "+".join(f) or "none")
-def test_the_launcher_runs_the_plan(monkeypatch: pytest.MonkeyPatch, kind: str, filters: dict) -> None:
+def _record(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, tuple[int, ...], tuple, dict]]:
     launched: list[tuple[str, tuple[int, ...], tuple, dict]] = []
     real = K._launch
 
@@ -95,17 +113,40 @@ def test_the_launcher_runs_the_plan(monkeypatch: pytest.MonkeyPatch, kind: str, 
         real(kernel, grid, *args, **meta)
 
     monkeypatch.setattr(K, "_launch", record)
-    logits = _rows(kind, torch.Generator().manual_seed(1))
-    out = sample(logits, seed=3, return_logprobs=True, backend="triton", **filters)
-    plan = K.plan_for(logits, top_k="top_k" in filters, top_p="top_p" in filters, min_p="min_p" in filters,
-                      sample=True)
+    return launched
+
+
+def _plan_of(logits: torch.Tensor, filters: dict) -> Any:
+    """The plan the public API makes for these filters (a scalar k of at most K_MAX is a bound on every row)."""
+    on = S._filters_on(filters.get("top_k"), filters.get("top_p"), filters.get("min_p"), logits.shape[1])
+    return K.plan_for(logits, top_k="k" in on, top_p="p" in on, min_p="m" in on, sample=True,
+                      top_k_bound=K_MAX if "g" in on else None)
+
+
+def _check_passes(launched: list, plan: Any) -> None:
     assert len(launched) == plan.launches
     passes = [(grid, args, meta) for name, grid, args, meta in launched if name == "_pass_kernel"]
     assert len(passes) == len(plan.passes) == round(plan.reads_per_logit)
     for (grid, args, meta), p in zip(passes, plan.passes, strict=True):
         assert grid == plan.grid  # every pass reads every split of every row once
         assert args[4] == plan.slice_len and plan.slice_len % meta["TILE"] == 0
-        assert (meta["SHIFT"], meta["WEIGHTED"], meta["MASS_FIRST"]) == (p.shift, p.weighted, p.mass_first)
+        assert (meta["SHIFT"], meta["WEIGHTED"], meta["MASS_FIRST"], meta["GATHER"]) == (
+            p.shift, p.weighted, p.mass_first, p.gather)
+    assert sum(name == "_top_p_gathered_kernel" for name, *_ in launched) == int(plan.gather)
+
+
+PER_ROW_K = torch.tensor([0, 40, 1, 299, 0, 7], dtype=torch.int32)  # both top-p paths in one call
+
+
+@pytest.mark.parametrize("kind", ["flat", "tied", "peaked", "adversarial"])
+@pytest.mark.parametrize("filters", [{}, {"top_k": 40}, {"top_p": 0.9}, {"top_k": 250, "top_p": 0.95, "min_p": 0.01},
+                                     {"top_k": PER_ROW_K, "top_p": 0.9}], ids=lambda f: "+".join(f) or "none")
+def test_the_launcher_runs_the_plan(monkeypatch: pytest.MonkeyPatch, kind: str, filters: dict) -> None:
+    launched = _record(monkeypatch)
+    logits = _rows(kind, torch.Generator().manual_seed(1))
+    out = sample(logits, seed=3, return_logprobs=True, backend="triton", **filters)
+    plan = _plan_of(logits, filters)
+    _check_passes(launched, plan)
     draws = [(grid, args) for name, grid, args, _ in launched if name == "_draw_kernel"]
     assert len(draws) == 1
     grid, args = draws[0]
@@ -115,3 +156,23 @@ def test_the_launcher_runs_the_plan(monkeypatch: pytest.MonkeyPatch, kind: str, 
     tau, _ = S.kept_threshold(logits, backend="triton", **filters)
     assert torch.equal(logits >= tau[:, None], logits >= ref.tau[:, None])
     assert (logits.gather(1, out.token_ids[:, None])[:, 0] >= tau).all()
+
+
+@pytest.mark.parametrize("top_k", [1, 40, 299])
+def test_top_k_and_top_p_read_each_logit_at_most_four_times(monkeypatch: pytest.MonkeyPatch, top_k: int) -> None:
+    """The acceptance criterion: a Python-int top-k of at most K_MAX with top-p (and min-p) launches no mass
+    passes, so each logit is read at most 4 times (3 here) plus the draw's one split in ``splits``; the
+    thresholds are the reference's."""
+    filters = {"top_k": top_k, "top_p": 0.8, "min_p": 0.01}
+    logits = _rows("peaked", torch.Generator().manual_seed(2))
+    plan = _plan_of(logits, filters)
+    assert plan.gather and not any(p.search == 2 for p in plan.passes)
+    assert plan.reads_per_logit == plan.row_reads(top_k=top_k, top_p=True, min_p=True) <= 4 + 1 / plan.splits
+    launched = _record(monkeypatch)
+    out = sample(logits, seed=5, return_logprobs=True, backend="triton", **filters)
+    _check_passes(launched, plan)
+    ref = S._torch(logits, S._rows(logits, 1.0, top_k, 0.8, 0.01, 5, None), sample=True)
+    tau, log_norm = S.kept_threshold(logits, backend="triton", **filters)
+    assert torch.equal(tau, ref.tau)
+    torch.testing.assert_close(log_norm, ref.log_norm, atol=1e-5, rtol=1e-5)
+    assert torch.equal(out.token_ids, ref.token_ids)

@@ -20,10 +20,14 @@ Backends: Triton (CUDA and ROCm) splits each row's vocabulary across programs (:
 many and how often each logit is read) and finds ``tau`` without sorting, in a number of passes fixed by which
 filters may be on: one pass for max, sum of exp and NaN; top-k and min-p by radix selection over the
 order-preserving fp32 keys (digits of 11, 11 and 10 bits counted per bucket, the first inside the statistics
-pass); top-p then by radix selection over what they kept (4 digits of 8 bits, buckets summing exp-mass, the
-first inside the statistics pass). The
-last digit of each search is one bucket per key, so thresholds are exact whatever the data (ties, flat rows,
-``-inf``, huge ranges). The draw re-reads only the split holding the token (each split's kept mass is known).
+pass); top-p over a top-k of at most ``K_MAX`` tokens from that set itself, which the last count pass gathers
+(no pass of its own); other top-p rows by radix selection over what top-k and min-p kept (4 digits of 8 bits,
+buckets summing exp-mass, the first inside the statistics pass). The last digit of each search is one bucket
+per key, so thresholds are exact whatever the data (ties, flat rows, ``-inf``, huge ranges). The draw re-reads
+only the split holding the token (each split's kept mass is known). Reads of each logit per row: at most 4
+with any filters, except two cases at 6: top-p with a top-k above ``K_MAX``, and min-p with top-p without
+top-k. A Python-int top-k of at most ``K_MAX`` launches no mass passes; with a per-row top-k they are launched
+and only the rows that need them read in them.
 FlashInfer (CUDA, optional): its sort-free rejection sampler draws the token; log-probs come from the Triton
 threshold passes, which also give the log-sum-exp. The torch reference sorts.
 
@@ -46,7 +50,7 @@ import torch
 from verl_ext.ops._backend import is_rocm, resolve_backend
 from verl_ext.ops.sampling_kernels import Thresholds, plan_for
 from verl_ext.ops.sampling_kernels import run as run_kernels
-from verl_ext.ops.sampling_plan import SamplingPlan, launch_plan
+from verl_ext.ops.sampling_plan import K_MAX, SamplingPlan, launch_plan
 
 __all__ = ["BACKENDS", "Backend", "Param", "SampleOutput", "SamplingPlan", "flashinfer_available", "kept_threshold",
            "launch_plan", "sample", "sample_with_threshold", "seeded_uniform"]
@@ -87,14 +91,18 @@ class _Result(NamedTuple):
 # --------------------------------------------------------------------------------------------- Triton
 def _filters_on(top_k: Param, top_p: Param, min_p: Param, vocab: int) -> str:
     """Which filters may be on for some row, as the letters the custom op's backend string carries
-    ("triton:kpm"): a per-row tensor counts as on (reading it would cost a host synchronisation)."""
+    ("triton:kpm"): a per-row tensor counts as on (reading it would cost a host synchronisation). "g": a
+    scalar top-k of at most ``K_MAX`` is on for every row, so top-p needs no mass passes (a per-row tensor
+    may hold any k: those rows that need them take them)."""
     def on(value: Param, enabled: Callable[[float], bool]) -> bool:
         if isinstance(value, torch.Tensor):
             return value.dim() > 0 or enabled(float(value.item()))
         return value is not None and enabled(float(value))
 
     return "".join(letter for letter, value, enabled in (
-        ("k", top_k, lambda v: 0 < v < vocab), ("p", top_p, lambda v: v < 1), ("m", min_p, lambda v: v > 0))
+        ("k", top_k, lambda v: 0 < v < vocab), ("p", top_p, lambda v: v < 1), ("m", min_p, lambda v: v > 0),
+        ("g", None if isinstance(top_k, torch.Tensor) and top_k.dim() > 0 else top_k,
+         lambda v: 0 < v < vocab and v <= K_MAX))
         if on(value, enabled))
 
 
@@ -107,7 +115,8 @@ def _triton(logits: torch.Tensor, rows: _Rows, sample: bool, filters: str = "kpm
 
 
 def _triton_full(logits: torch.Tensor, rows: _Rows, sample: bool, filters: str) -> Thresholds:
-    plan = plan_for(logits, top_k="k" in filters, top_p="p" in filters, min_p="m" in filters, sample=sample)
+    plan = plan_for(logits, top_k="k" in filters, top_p="p" in filters, min_p="m" in filters, sample=sample,
+                    top_k_bound=K_MAX if "g" in filters else None)
     dense = [t.contiguous() for t in rows]  # the kernels index the per-row parameters densely
     return run_kernels(logits, dense[0], dense[1], dense[2], dense[3], dense[4], plan)
 
@@ -370,7 +379,9 @@ def sample(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Param = Non
     temperature, top_k, top_p, min_p : float | int | torch.Tensor | None
         Scalars, or per-row tensors ``[B]``. Disabled: ``top_k`` None/<=0/>=V, ``top_p`` None/1,
         ``min_p`` None/0. Scalars are validated (``ValueError``); invalid per-row entries give that row
-        token -1 and NaN log-probs (no host synchronisation).
+        token -1 and NaN log-probs (no host synchronisation). On the Triton path a Python-number ``top_k`` of at
+        most ``K_MAX`` (1024) with ``top_p`` reads the logits 3 times instead of 6: the host knows no row needs
+        top-p's mass passes (with a per-row tensor they are launched, and only the rows that need them read).
     seed : int | torch.Tensor | None
         A scalar seed (each row gets its own stream) or per-row seeds ``[B]`` (equal seeds, equal draws).
         None draws from torch's default generator.

@@ -4,7 +4,9 @@ split. :func:`verl_ext.ops.sampling_plan.launch_plan` says what runs; :func:`run
 
 Per pass over the logits, each (row block, split) program writes partials (statistics, a histogram of one key
 digit inside the row's current bucket, and the count, exp-mass and smallest key above that bucket); a combine of
-one program per row block reduces them over the splits and picks the digit holding the threshold. Masses are
+one program per row block reduces them over the splits and picks the digit holding the threshold. Rows with top-p
+over a top-k of at most ``K_MAX`` gather the keys above the last count digit's bucket instead of taking the mass
+passes, and one combine finds top-p's threshold over that set and the bucket's counts. Masses are
 ``exp(z - max)`` summed in fp32 in a fixed order (per split, then over splits in order), so a call is
 deterministic; counts are integers. Loops over a runtime number of splits are ``while`` loops: Triton's
 interpreter cannot take a runtime bound in ``range`` under numpy 2.
@@ -17,7 +19,7 @@ from typing import Any, NamedTuple
 import torch
 
 from verl_ext.ops._backend import interpreting, warps_for
-from verl_ext.ops.sampling_plan import MASS_DIGITS, MASS_TILE, SamplingPlan, launch_plan
+from verl_ext.ops.sampling_plan import K_MAX, MASS_DIGITS, MASS_TILE, SamplingPlan, launch_plan
 
 try:
     import triton
@@ -26,6 +28,11 @@ except ImportError:  # pragma: no cover - torch's CUDA/ROCm wheels ship triton
     triton = None
 
 _SPLIT_CHUNK = 16  # splits reduced at a time by a combine program (one row each on a GPU)
+# Fraction bits of the gathered set's fixed-point masses exp(z - max) <= 1: K_MAX of them sum below 2^63, and
+# 2^-52 of the row's largest mass is far below fp32's rounding of any sum that includes it (>= 1).
+FIXED_BITS = 52
+if K_MAX > 1 << (62 - FIXED_BITS):
+    raise ImportError(f"K_MAX={K_MAX} fixed-point masses could overflow int64 with {FIXED_BITS} fraction bits")
 
 
 class Thresholds(NamedTuple):
@@ -42,6 +49,7 @@ class Thresholds(NamedTuple):
 
 
 if triton is not None:
+    FIXED_ONE = tl.constexpr(float(1 << FIXED_BITS))
 
     @triton.jit
     def _ukey(z):
@@ -68,13 +76,17 @@ if triton is not None:
 
     @triton.jit
     def _pass_kernel(x_ptr, stride, n_rows, vocab, slice_len, n_splits, inv_t_ptr, mx_ptr, pre_ptr, on_ptr,
-                     stat_ptr, tot_ptr, cnt_ptr, mass_ptr, acnt_ptr, amass_ptr, amin_ptr,
-                     ROWS: tl.constexpr, TILE: tl.constexpr, NB: tl.constexpr,
+                     stat_ptr, tot_ptr, cnt_ptr, mass_ptr, acnt_ptr, amass_ptr, amin_ptr, fast_ptr, buf_ptr,
+                     bcnt_ptr, ROWS: tl.constexpr, TILE: tl.constexpr, NB: tl.constexpr,
                      BITS: tl.constexpr, SHIFT: tl.constexpr, STATS: tl.constexpr, HIST: tl.constexpr,
                      WEIGHTED: tl.constexpr, FINAL: tl.constexpr, MASS_FIRST: tl.constexpr, NB2: tl.constexpr,
-                     SHIFT2: tl.constexpr):
+                     SHIFT2: tl.constexpr, GATHER: tl.constexpr, KMAX: tl.constexpr):
         """One read of a slice of ``ROWS`` rows: statistics (``STATS``) and/or the histogram of the key digit
-        ``(key >> SHIFT) % NB`` over the keys in the row's bucket ``key >> (SHIFT + log2 NB) == pre``."""
+        ``(key >> SHIFT) % NB`` over the keys in the row's bucket ``key >> (SHIFT + log2 NB) == pre``. With
+        ``GATHER``, rows flagged in ``fast_ptr`` also append each key above the bucket, packed with its index as
+        ``key << 31 | index``, to their buffer of ``KMAX`` (positions from a per-row atomic counter; the buffer's
+        masses are summed in fixed point, so the order of arrival does not matter). Rows that are not on read
+        nothing."""
         r = tl.arange(0, ROWS)
         rows = tl.program_id(0) * ROWS + r
         split = tl.program_id(1)
@@ -101,8 +113,13 @@ if triton is not None:
         acnt = tl.zeros([ROWS], tl.int32)
         amass = tl.zeros([ROWS], tl.float32)
         amin = tl.full([ROWS], 4294967296, tl.int64)
+        end = slice_len
+        if not STATS:  # a block whose rows are all done (or off) returns at once
+            end = tl.where(tl.sum(on.to(tl.int32)) > 0, slice_len, 0)
+        if GATHER:
+            fast = on & (tl.load(fast_ptr + rows, mask=on, other=0) != 0)
         offset = 0
-        while offset < slice_len:  # a runtime bound: one compiled kernel for every batch size
+        while offset < end:  # a runtime bound: one compiled kernel for every batch size
             cols = start + offset + tl.arange(0, TILE)
             offset += TILE
             valid = on[:, None] & (cols < vocab)[None, :]
@@ -130,6 +147,14 @@ if triton is not None:
                     acnt += tl.sum(above.to(tl.int32), 1)
                     amass += tl.sum(tl.where(above, w, 0.0), 1)
                     amin = tl.minimum(amin, tl.min(tl.where(above, u, 4294967296), 1))
+                    if GATHER:  # fewer than k keys lie above the k-th key's bucket: all of them are kept
+                        gat = above & fast[:, None]
+                        n_add = tl.sum(gat.to(tl.int32), 1)
+                        if tl.sum(n_add) > 0:
+                            at = tl.atomic_add(bcnt_ptr + rows, n_add, mask=n_add > 0)
+                            pos = at[:, None] + tl.cumsum(gat.to(tl.int32), 1) - 1
+                            tl.store(buf_ptr + rows.to(tl.int64)[:, None] * KMAX + pos,
+                                     (u << 31) | cols.to(tl.int64)[None, :], mask=gat & (pos < KMAX))
                 digit = ((u >> SHIFT) & (NB - 1)).to(tl.int32)
                 flat = tl.reshape(r[:, None] * NB + digit, [ROWS * TILE])
                 hist += tl.histogram(flat, ROWS * NB, mask=tl.reshape(inside, [ROWS * TILE]))
@@ -163,13 +188,16 @@ if triton is not None:
     @triton.jit
     def _select_kernel(n_rows, vocab, n_splits, inv_t_ptr, k_ptr, p_ptr, m_ptr,
                        stat_ptr, tot_ptr, mass_ptr, acnt_ptr, amass_ptr, amin_ptr,
-                       mx_ptr, logz_ptr, bad_ptr, pre_ptr, on_ptr, need_ptr, key_ptr, kept_ptr, need2_ptr,
+                       mx_ptr, logz_ptr, bad_ptr, pre_ptr, on_ptr, need_ptr, key_ptr, kept_ptr, need2_ptr, fast_ptr,
                        ROWS: tl.constexpr, NB: tl.constexpr, BITS: tl.constexpr, SHIFT: tl.constexpr,
                        SC: tl.constexpr, STATS: tl.constexpr, SEARCH: tl.constexpr, WEIGHTED: tl.constexpr,
-                       FINAL: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr, RESCALE: tl.constexpr):
+                       FINAL: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr, RESCALE: tl.constexpr,
+                       GATHER: tl.constexpr, KMAX: tl.constexpr):
         """Combine of one pass for ``ROWS`` rows: reduce the splits' partials, then pick the digit of the
         threshold of search ``SEARCH`` (1: largest key with at least ``k`` keys at or above it, or at most the
-        min-p key; 2: largest key whose mass at or above it reaches ``top_p`` times search 1's kept mass)."""
+        min-p key; 2: largest key whose mass at or above it reaches ``top_p`` times search 1's kept mass). The
+        statistics combine with ``GATHER`` flags the rows whose top-p finishes from their gathered top-k set
+        (valid, top-p on, ``0 < k <= KMAX``)."""
         r = tl.arange(0, ROWS)
         rows = tl.program_id(0) * ROWS + r
         live = rows < n_rows
@@ -219,6 +247,9 @@ if triton is not None:
             tl.store(key_ptr + rows, key_m, mask=live)
             tl.store(pre_ptr + rows, pre, mask=live)
             tl.store(on_ptr + rows, on.to(tl.int8), mask=live)
+            if GATHER:
+                fast = on & s2 & (top_k > 0) & (top_k < vocab) & (top_k <= KMAX) & (code == 0)
+                tl.store(fast_ptr + rows, fast.to(tl.int8), mask=live)
         else:
             on = live & (tl.load(on_ptr + rows, mask=live, other=0) != 0)
             mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
@@ -279,19 +310,85 @@ if triton is not None:
 
     @triton.jit
     def _search2_setup_kernel(n_rows, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, bad_ptr, logz_ptr, mx_ptr,
-                              on1_ptr, on2_ptr, pre2_ptr, need2_ptr, ROWS: tl.constexpr, HAS1: tl.constexpr,
-                              HAS2: tl.constexpr):
-        """Rows where search 2 runs; where search 1 did not run its target is ``top_p`` of the whole mass."""
+                              on1_ptr, on2_ptr, pre2_ptr, need2_ptr, fast_ptr, ROWS: tl.constexpr,
+                              HAS1: tl.constexpr, HAS2: tl.constexpr, GATHER: tl.constexpr):
+        """Rows where search 2 runs (not those whose top-p finishes from the gathered set); where search 1 did
+        not run its target is ``top_p`` of the whole mass."""
         rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
         live = rows < n_rows
         _, s2, _ = _row_flags(rows, live, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, HAS1, HAS2)
         bad = tl.load(bad_ptr + rows, mask=live, other=1) != 0
         on1 = tl.load(on1_ptr + rows, mask=live, other=0) != 0
+        if GATHER:
+            s2 = s2 & (tl.load(fast_ptr + rows, mask=live, other=0) == 0)
         tl.store(on2_ptr + rows, (s2 & ~bad).to(tl.int8), mask=live)
         tl.store(pre2_ptr + rows, tl.zeros([ROWS], tl.int64), mask=live)
         top_p = tl.load(p_ptr + rows, mask=live, other=1.0)
         z = tl.exp(tl.load(logz_ptr + rows, mask=live, other=0.0) - tl.load(mx_ptr + rows, mask=live, other=0.0))
         tl.store(need2_ptr + rows, top_p * z, mask=live & ~on1)
+
+    @triton.jit
+    def _gathered(buf_ptr, bcnt_ptr, rows, fast, mx, KMAX: tl.constexpr):
+        """A row's gathered keys ``[ROWS, KMAX]`` (0 past the count), their packed entries and their masses
+        ``exp(z - max)`` in fixed point (``FIXED_BITS`` fraction bits): integer sums are exact, so they do not
+        depend on the order the atomics filled the buffer in."""
+        j = tl.arange(0, KMAX)
+        n_buf = tl.minimum(tl.load(bcnt_ptr + rows, mask=fast, other=0), KMAX)
+        ok = fast[:, None] & (j[None, :] < n_buf[:, None])
+        packed = tl.load(buf_ptr + rows.to(tl.int64)[:, None] * KMAX + j[None, :], mask=ok, other=0)
+        keys = tl.where(ok, packed >> 31, 0)
+        w = tl.where(ok, tl.exp(_unkey(keys) - mx[:, None]) * FIXED_ONE, 0.0).to(tl.int64)
+        return keys, packed, w
+
+    @triton.jit
+    def _top_p_gathered_kernel(n_rows, p_ptr, mx_ptr, fast_ptr, key1_ptr, pre1_ptr, tot_ptr, buf_ptr, bcnt_ptr,
+                               on2_ptr, pre2_ptr, key2_ptr, kept2_ptr, ROWS: tl.constexpr, NB: tl.constexpr,
+                               BITS: tl.constexpr, KMAX: tl.constexpr):
+        """Top-p over the exact top-k set of the gathered rows: the buffer (every key above the last count
+        digit's bucket, all kept) and the bucket's keys at or above ``tau1`` with their counts. The threshold is
+        the largest key whose mass at or above it reaches ``top_p`` times the set's mass, as search 2 would find
+        it: by bisection over the buffer's keys when the buffer's mass reaches the target, else over the
+        bucket's digits (all below the buffer's keys)."""
+        rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+        live = rows < n_rows
+        fast = live & (tl.load(fast_ptr + rows, mask=live, other=0) != 0)
+        mx = tl.load(mx_ptr + rows, mask=fast, other=0.0)
+        key1 = tl.load(key1_ptr + rows, mask=fast, other=0)
+        keys_b, _, w = _gathered(buf_ptr, bcnt_ptr, rows, fast, mx, KMAX)
+        above = tl.sum(w, 1).to(tl.float32) * (1.0 / FIXED_ONE)
+        d = tl.arange(0, NB)
+        keys = ((tl.load(pre1_ptr + rows, mask=fast, other=0) >> BITS) << BITS)[:, None] | d[None, :].to(tl.int64)
+        tot = tl.load(tot_ptr + rows.to(tl.int64)[:, None] * NB + d[None, :], mask=fast[:, None], other=0)
+        inb = (tot > 0) & (keys >= key1[:, None])
+        cum_d = above[:, None] + tl.cumsum(tl.where(inb, tot.to(tl.float32) * tl.exp(_unkey(keys) - mx[:, None]),
+                                                    0.0), 1, reverse=True)
+        lowest = tl.min(tl.where(inb, d[None, :], NB), 1)
+        total = tl.where(lowest < NB, tl.sum(tl.where(d[None, :] == lowest[:, None], cum_d, 0.0), 1), above)
+        need = tl.load(p_ptr + rows, mask=fast, other=1.0) * total
+        # In the buffer: the largest key t with mass(keys >= t) >= need, bit by bit from the top (the mass is
+        # non-increasing in t, and the largest such t is a key of the buffer).
+        key_buf = tl.zeros([ROWS], tl.int64)
+        kept_buf = above
+        one = tl.full([ROWS], 1, tl.int64)
+        bit = 31
+        while bit >= 0:
+            cand = key_buf | (one << bit)
+            m = tl.sum(tl.where(keys_b >= cand[:, None], w, 0), 1).to(tl.float32) * (1.0 / FIXED_ONE)
+            key_buf = tl.where(m >= need, cand, key_buf)
+            kept_buf = tl.where(m >= need, m, kept_buf)
+            bit -= 1
+        # Else in the bucket: the largest kept key reaching it; the set's lowest key always does (the target
+        # is top_p < 1 times that very sum), and tau1 is the fallback.
+        dstar = tl.max(tl.where(inb & (cum_d >= need[:, None]), d[None, :], -1), 1)
+        key_d = tl.sum(tl.where(d[None, :] == dstar[:, None], keys, 0), 1)
+        kept_d = tl.sum(tl.where(d[None, :] == dstar[:, None], cum_d, 0.0), 1)
+        in_buf = above >= need
+        key2 = tl.where(in_buf, key_buf, tl.where(dstar >= 0, key_d, key1))
+        kept2 = tl.where(in_buf, kept_buf, tl.where(dstar >= 0, kept_d, total))
+        tl.store(on2_ptr + rows, tl.full([ROWS], 1, tl.int8), mask=fast)
+        tl.store(pre2_ptr + rows, key2, mask=fast)
+        tl.store(key2_ptr + rows, key2, mask=fast)
+        tl.store(kept2_ptr + rows, kept2, mask=fast)
 
     @triton.jit
     def _mass_from(key, d, cnt, mx, BITS: tl.constexpr):
@@ -301,11 +398,14 @@ if triton is not None:
         return tl.sum(w, 1)
 
     @triton.jit
-    def _kept_kernel(n_rows, n_splits, stat_ptr, mx_ptr, on1_ptr, key1_ptr, pre1_ptr, cnt1_ptr, am1_ptr,
-                     on2_ptr, key2_ptr, pre2_ptr, cnt2_ptr, am2_ptr, ks_ptr,
+    def _kept_kernel(n_rows, n_splits, slice_len, stat_ptr, mx_ptr, on1_ptr, key1_ptr, pre1_ptr, cnt1_ptr,
+                     am1_ptr, on2_ptr, key2_ptr, pre2_ptr, cnt2_ptr, am2_ptr, fast_ptr, buf_ptr, bcnt_ptr, ks_ptr,
                      ROWS: tl.constexpr, NB1: tl.constexpr, BITS1: tl.constexpr, NB2: tl.constexpr,
-                     BITS2: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr):
-        """Kept mass of each split: what the draw needs to know which split holds its token."""
+                     BITS2: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr, GATHER: tl.constexpr,
+                     KMAX: tl.constexpr):
+        """Kept mass of each split: what the draw needs to know which split holds its token. Gathered rows sum
+        their buffer's entries in the split at or above ``tau`` (fixed point: exact, in any order), plus the
+        bucket's per-split counts when ``tau`` lies in the bucket."""
         rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
         split = tl.program_id(1)
         live = rows < n_rows
@@ -329,6 +429,15 @@ if triton is not None:
             cnt2 = tl.load(cnt2_ptr + part[:, None] * NB2 + d2[None, :], mask=on2[:, None], other=0)
             ks = tl.where(on2, tl.load(am2_ptr + part, mask=on2, other=0.0) + _mass_from(pre2, d2, cnt2, mx, BITS2),
                           ks)
+        if GATHER:
+            fast = live & (tl.load(fast_ptr + rows, mask=live, other=0) != 0)
+            key2 = tl.load(key2_ptr + rows, mask=fast, other=0)
+            keys_b, packed, w = _gathered(buf_ptr, bcnt_ptr, rows, fast, mx, KMAX)
+            col = (packed & 2147483647) - split * slice_len
+            sel = (keys_b >= key2[:, None]) & (col >= 0) & (col < slice_len)
+            in_buf = tl.sum(tl.where(sel, w, 0), 1).to(tl.float32) * (1.0 / FIXED_ONE)
+            in_bucket = (key2 >> BITS1) == (pre >> BITS1)
+            ks = tl.where(fast, in_buf + tl.where(in_bucket, _mass_from(key2, d, cnt, mx, BITS1), 0.0), ks)
         tl.store(ks_ptr + part, ks, mask=live)
 
     @triton.jit
@@ -453,10 +562,11 @@ def device_sms(device: torch.device) -> int:
     return 132
 
 
-def plan_for(logits: torch.Tensor, *, top_k: bool, top_p: bool, min_p: bool, sample: bool) -> SamplingPlan:
+def plan_for(logits: torch.Tensor, *, top_k: bool, top_p: bool, min_p: bool, sample: bool,
+             top_k_bound: int | None = None) -> SamplingPlan:
     """The plan :func:`run` follows for ``logits`` on their device."""
     n, vocab = logits.shape
-    return launch_plan(n, vocab, top_k=top_k, top_p=top_p, min_p=min_p, sample=sample,
+    return launch_plan(n, vocab, top_k=top_k, top_p=top_p, min_p=min_p, top_k_bound=top_k_bound, sample=sample,
                        device_sms=device_sms(logits.device), interpreter=interpreting())
 
 
@@ -474,7 +584,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
     s, rows, grid = plan.splits, plan.rows_per_program, plan.grid
     f32, i64, i8, i32 = torch.float32, torch.int64, torch.int8, torch.int32
     has1 = any(p.search == 1 for p in plan.passes)
-    has2 = any(p.search == 2 for p in plan.passes)
+    has2 = plan.top_p
     stat = torch.empty((n, s, 3), dtype=f32, device=dev)
     mx, bad = torch.empty(n, dtype=f32, device=dev), torch.empty(n, dtype=i8, device=dev)
     # Per search: bucket prefix, row on, target (count or mass), min-p key then threshold key, kept mass; the
@@ -482,6 +592,13 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
     pre, on, need, key, kept = ([torch.empty(n, dtype=t, device=dev) for _ in range(2)]
                                 for t in (i64, i8, f32, i64, f32))
     on[0].zero_()
+    on[1].zero_()  # rows of neither top-p path (set by search 2's setup and by the gathered set's combine)
+    # Rows whose top-p finishes from their gathered top-k set, their buffers and counters.
+    fast = torch.zeros(n if plan.gather else 1, dtype=i8, device=dev)
+    buf = torch.empty((n, K_MAX) if plan.gather else (1,), dtype=i64, device=dev)
+    bcnt = torch.zeros(n if plan.gather else 1, dtype=i32, device=dev)
+    gathered = {"GATHER": plan.gather, "KMAX": K_MAX}
+    final_tot = torch.zeros(1, dtype=i32, device=dev)
     bits = [_last_bits(plan, 1), _last_bits(plan, 2)]
     cnt = [torch.empty((n, s, 1 << b), dtype=i32, device=dev) for b in bits]
     # Zeros: search 2's first digit has no bucket above it (its combine reads these without a pass writing them).
@@ -497,11 +614,11 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
         """Rows of search 2 and their targets, then the choice of its first digit from the statistics pass."""
         first = MASS_DIGITS[0]
         _launch(_search2_setup_kernel, (grid[0],), n, vocab, *params, bad, logz, mx, on[0], on[1], pre[1], need[1],
-                ROWS=rows, **flags)
+                fast, ROWS=rows, GATHER=plan.gather, **flags)
         _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, torch.zeros((n, 1 << first), dtype=i32,
                 device=dev), mass, acnt[1], amass[1], amin[1], mx, logz, bad, pre[1], on[1], need[1], key[1], kept[1],
-                need[1], ROWS=rows, NB=1 << first, BITS=first, SHIFT=32 - first, SC=sc, STATS=False, SEARCH=2,
-                WEIGHTED=True, FINAL=False, RESCALE=True, **flags, num_warps=warps)
+                need[1], fast, ROWS=rows, NB=1 << first, BITS=first, SHIFT=32 - first, SC=sc, STATS=False, SEARCH=2,
+                WEIGHTED=True, FINAL=False, RESCALE=True, **flags, GATHER=False, KMAX=K_MAX, num_warps=warps)
 
     for i, p in enumerate(plan.passes):
         if p.search == 2 and not started2:
@@ -513,18 +630,24 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
         tile = min(MASS_TILE, plan.block) if (p.weighted or p.mass_first) else plan.block
         tot = torch.zeros((n, nb) if hist else (1,), dtype=i32, device=dev)
         _launch(_pass_kernel, grid, logits, logits.stride(0), n, vocab, plan.slice_len, s, inv_temperature, mx,
-                pre[j], on[j], stat, tot, cnt[j], mass, acnt[j], amass[j], amin[j], ROWS=rows, TILE=tile, NB=nb,
-                BITS=p.bits, SHIFT=p.shift, STATS=i == 0, HIST=hist, WEIGHTED=p.weighted, FINAL=final,
-                MASS_FIRST=p.mass_first, NB2=1 << MASS_DIGITS[0], SHIFT2=32 - MASS_DIGITS[0], num_warps=warps)
+                pre[j], on[j], stat, tot, cnt[j], mass, acnt[j], amass[j], amin[j], fast, buf, bcnt, ROWS=rows,
+                TILE=tile, NB=nb, BITS=p.bits, SHIFT=p.shift, STATS=i == 0, HIST=hist, WEIGHTED=p.weighted,
+                FINAL=final, MASS_FIRST=p.mass_first, NB2=1 << MASS_DIGITS[0], SHIFT2=32 - MASS_DIGITS[0],
+                GATHER=p.gather, KMAX=K_MAX, num_warps=warps)
         _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, tot, mass, acnt[j], amass[j], amin[j], mx,
-                logz, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], ROWS=rows, NB=nb, BITS=p.bits,
+                logz, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], fast, ROWS=rows, NB=nb, BITS=p.bits,
                 SHIFT=p.shift, SC=sc, STATS=i == 0, SEARCH=p.search, WEIGHTED=p.weighted, FINAL=final, **flags,
-                RESCALE=False, num_warps=warps)
+                RESCALE=False, GATHER=plan.gather and i == 0, KMAX=K_MAX, num_warps=warps)
+        if p.gather:
+            final_tot = tot
+    if plan.gather:  # after search 2's passes, whose setup left these rows out
+        _launch(_top_p_gathered_kernel, (grid[0],), n, top_p, mx, fast, key[0], pre[0], final_tot, buf, bcnt, on[1],
+                pre[1], key[1], kept[1], ROWS=rows, NB=1 << bits[0], BITS=bits[0], KMAX=K_MAX, num_warps=warps)
     ks = torch.empty((n, s), dtype=f32, device=dev)
     if plan.draw:
-        _launch(_kept_kernel, grid, n, s, stat, mx, on[0], key[0], pre[0], cnt[0], amass[0], on[1], key[1], pre[1],
-                cnt[1], amass[1], ks, ROWS=rows, NB1=1 << bits[0], BITS1=bits[0], NB2=1 << bits[1], BITS2=bits[1],
-                **flags)
+        _launch(_kept_kernel, grid, n, s, plan.slice_len, stat, mx, on[0], key[0], pre[0], cnt[0], amass[0], on[1],
+                key[1], pre[1], cnt[1], amass[1], fast, buf, bcnt, ks, ROWS=rows, NB1=1 << bits[0], BITS1=bits[0],
+                NB2=1 << bits[1], BITS2=bits[1], **flags, **gathered)
     split = torch.empty(n, dtype=i32, device=dev)
     target = torch.empty(n, dtype=f32, device=dev)
     _launch(_finish_kernel, (grid[0],), n, s, mx, logz, bad, on[0], key[0], kept[0], pre[0], on[1], key[1], kept[1],
@@ -543,7 +666,8 @@ _POINTERS = {"inv_t_ptr": "fp32", "k_ptr": "i32", "p_ptr": "fp32", "m_ptr": "fp3
              "kept2_ptr": "fp32", "stat_ptr": "fp32", "tot_ptr": "i32", "cnt_ptr": "i32", "cnt1_ptr": "i32",
              "cnt2_ptr": "i32", "mass_ptr": "fp32", "acnt_ptr": "i32", "amass_ptr": "fp32", "am1_ptr": "fp32",
              "am2_ptr": "fp32", "amin_ptr": "i64", "ks_ptr": "fp32", "tau_ptr": "fp32", "norm_ptr": "fp32",
-             "split_ptr": "i32", "target_ptr": "fp32", "tok_ptr": "i64", "lp_ptr": "fp32", "raw_ptr": "fp32"}
+             "split_ptr": "i32", "target_ptr": "fp32", "tok_ptr": "i64", "lp_ptr": "fp32", "raw_ptr": "fp32",
+             "fast_ptr": "i8", "buf_ptr": "i64", "bcnt_ptr": "i32"}
 
 
 def compile_specs(dtype: str, plan: SamplingPlan) -> list[tuple[str, Any, dict[str, str], dict[str, Any], int]]:

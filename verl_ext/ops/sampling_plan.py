@@ -2,18 +2,30 @@
 
 Every pass that reads the logits runs one program per (row block, vocabulary split); a small per-row combine
 follows each pass. The passes depend only on which filters *may* be on (known on the host without reading any
-tensor), never on the data:
+tensor), never on the data, and a row takes part in a pass only when its own parameters need it (a program
+whose rows are all done returns at once, reading nothing):
 
 * ``stats``: max, sum of exp and NaN check per split (always). With top-k or min-p it also counts the first
   digit of the order-preserving fp32 keys for the first threshold search.
 * search 1 (top-k and min-p, ``tau1 = max(k-th largest z, t_min)``): counts of the next key digits inside the
   chosen bucket; digits of ``COUNT_DIGITS`` bits, the last one per key, so ``tau1`` and the mass at or above it
   are exact.
-* search 2 (top-p over what search 1 kept): exp-mass histograms of ``MASS_DIGITS``-bit digits, the last digit
-  per key, so the threshold is exact. The first digit is summed inside ``stats`` (relative to each split's
-  running max, rescaled by the combine), and chosen once search 1 has said what top-p renormalises over.
+* top-p over a top-k set of at most ``K_MAX`` tokens (``gather``): fewer than ``k`` keys lie above the bucket
+  of the last count digit, and that pass gathers them (key and index) into a per-row buffer; the bucket itself
+  is described exactly by the last digit's counts (one key per bucket). A combine finds top-p's threshold over
+  this exact multiset (bisection over the buffer's keys, masses summed in fixed point so the atomics' order
+  does not matter), and each split's kept mass for the draw: no pass of its own.
+* search 2 (top-p of the other rows: top-p alone, with min-p alone, or over a top-k above ``K_MAX``): exp-mass
+  histograms of ``MASS_DIGITS``-bit digits, the last digit per key, so the threshold is exact. The first digit
+  is summed inside ``stats`` (relative to each split's running max, rescaled by the combine), and chosen once
+  search 1 has said what top-p renormalises over.
 * the draw re-reads one split per row: the combine of the last pass knows each split's kept mass, so it knows
   which split holds the sampled token.
+
+Full reads of each logit per row (plus the draw's ``1 / splits``): no filter 1; top-k and/or min-p 3; top-p
+alone 4; top-k (``k <= K_MAX``) with top-p, with or without min-p, 3. Still 6 (3 count digits, then 3 mass
+digits, since top-p renormalises over a set known only after the count digits): top-p with a top-k above
+``K_MAX``, and min-p with top-p without top-k (its kept set can be most of the vocabulary, too large to gather).
 """
 
 from __future__ import annotations
@@ -37,19 +49,26 @@ INTERPRETER_ROWS = 64
 # Elements per load in passes that sum exp-mass per bucket: each sums a [MASS_TILE, 2^bits] one-hot tile, which
 # must stay in registers (32 x 256 fp32 is 32 per lane at 8 warps).
 MASS_TILE = 32
+# Largest top-k whose kept set the last count pass gathers for top-p (fewer than k keys lie above the k-th key's
+# bucket): a per-row buffer of K_MAX packed (key, index) entries, 8 KiB, that one program of the combine holds
+# in registers. Above it top-p takes the mass passes. 1024 covers the top-k of common rollout settings (tens to
+# hundreds).
+K_MAX = 1024
 
 
 @dataclass(frozen=True)
 class Pass:
     """One launch that reads the logits: which search it serves (0: statistics only), the digit's width and the
-    number of key bits below it, whether it sums exp-mass per bucket, and (statistics pass) whether it also sums
-    the exp-mass of search 2's first digit."""
+    number of key bits below it, whether it sums exp-mass per bucket, (statistics pass) whether it also sums
+    the exp-mass of search 2's first digit, and (last count digit) whether it gathers the keys above the
+    bucket of rows whose top-p finishes from their top-k set."""
 
     search: int
     bits: int
     shift: int
     weighted: bool
     mass_first: bool = False
+    gather: bool = False
 
     @property
     def final(self) -> bool:
@@ -61,8 +80,10 @@ class Pass:
 class SamplingPlan:
     """What the Triton sampler launches for a ``[batch, vocab]`` call.
 
-    ``passes`` read every logit once each; the draw then reads one split per row. ``grid`` is the grid of every
-    pass: (row blocks, splits)."""
+    ``passes`` are launched over every split of every row; each row reads its logits once in each pass it takes
+    part in (:meth:`row_reads`), and the draw then reads one split per row. ``grid`` is the grid of every pass:
+    (row blocks, splits). ``gather``: top-p of rows with a top-k of at most ``K_MAX`` finishes in a combine
+    over the set the last count pass gathered."""
 
     batch: int
     vocab: int
@@ -72,6 +93,7 @@ class SamplingPlan:
     block: int
     passes: tuple[Pass, ...]
     draw: bool
+    gather: bool = False
 
     @property
     def grid(self) -> tuple[int, int]:
@@ -84,30 +106,52 @@ class SamplingPlan:
 
     @property
     def reads_per_logit(self) -> float:
-        """Full reads of the logits (one per pass) plus the draw's re-read of one split in ``splits``."""
+        """Full reads of the logits by a row taking part in every pass (the most any row reads: one per pass),
+        plus the draw's re-read of one split in ``splits``."""
         return len(self.passes) + (1 / self.splits if self.draw else 0.0)
+
+    def row_reads(self, *, top_k: int | None = None, top_p: bool = False, min_p: bool = False) -> float:
+        """Full reads of the logits by one row with these parameters (``top_k`` None: off) under this plan,
+        plus the draw's re-read. The plan must allow them (e.g. ``top_k`` needs a plan made with top-k)."""
+        if (top_k is not None and not any(p.search == 1 for p in self.passes)) or (top_p and not self.top_p) \
+                or (min_p and not any(p.search == 1 for p in self.passes)):
+            raise ValueError("the plan was made without a filter this row has")
+        gathered = top_p and top_k is not None and top_k <= K_MAX and self.gather
+        if top_p and not gathered and not any(p.search == 2 for p in self.passes):
+            raise ValueError(f"the plan has no mass passes for top-p over a top-k of {top_k} (K_MAX = {K_MAX})")
+        # The statistics pass (the first) reads every row; a search's other passes only its rows.
+        reads = 1 + sum(1 for p in self.passes[1:] if (p.search == 1 and (top_k is not None or min_p))
+                        or (p.search == 2 and top_p and not gathered))
+        return reads + (1 / self.splits if self.draw else 0.0)
+
+    @property
+    def top_p(self) -> bool:
+        """Top-p may be on for some row (mass passes, the gathered set's combine, or both)."""
+        return self.gather or any(p.search == 2 for p in self.passes)
 
     @property
     def launches(self) -> int:
-        """Kernel launches: each pass and its combine, the setup and first-digit combine of search 2, the final
-        combine, and with a draw the splits' kept masses and the draw."""
-        return 2 * len(self.passes) + 2 * int(self.passes[0].mass_first) + 1 + 2 * int(self.draw)
+        """Kernel launches: each pass and its combine, the setup and first-digit combine of search 2, the
+        gathered set's top-p combine, the final combine, and with a draw the splits' kept masses and the draw."""
+        return (2 * len(self.passes) + 2 * int(self.passes[0].mass_first) + int(self.gather) + 1
+                + 2 * int(self.draw))
 
 
 def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _digits(widths: tuple[int, ...], search: int, weighted: bool) -> list[Pass]:
+def _digits(widths: tuple[int, ...], search: int, weighted: bool, gather: bool = False) -> list[Pass]:
     out, below = [], 32
     for bits in widths:
         below -= bits
-        out.append(Pass(search, bits, below, weighted and below > 0))
+        out.append(Pass(search, bits, below, weighted and below > 0, gather=gather and below == 0))
     return out
 
 
 def launch_plan(batch: int, vocab: int, *, top_k: bool = False, top_p: bool = False, min_p: bool = False,
-                sample: bool = True, device_sms: int = 132, interpreter: bool = False) -> SamplingPlan:
+                top_k_bound: int | None = None, sample: bool = True, device_sms: int = 132,
+                interpreter: bool = False) -> SamplingPlan:
     """The launch plan for ``batch`` rows of ``vocab`` logits.
 
     Parameters
@@ -117,6 +161,10 @@ def launch_plan(batch: int, vocab: int, *, top_k: bool = False, top_p: bool = Fa
     top_k, top_p, min_p : bool
         Whether the filter may be on for some row (a per-row tensor counts as on; the kernels still treat
         each row by its own values).
+    top_k_bound : int | None
+        Known on the host (a Python-number ``top_k``): every row has top-k on with ``k <= top_k_bound``. At most
+        ``K_MAX``, top-p needs no mass passes (3 reads with top-k). None: unknown (a per-row tensor may hold any
+        k, or none), so the mass passes are launched for the rows that need them.
     sample : bool
         Whether a token is drawn (else only the thresholds are computed).
     device_sms : int
@@ -127,6 +175,8 @@ def launch_plan(batch: int, vocab: int, *, top_k: bool = False, top_p: bool = Fa
     """
     if batch < 0 or vocab < 1:
         raise ValueError(f"need batch >= 0 and vocab >= 1, got {batch} and {vocab}")
+    if top_k_bound is not None and (not top_k or top_k_bound < 1):
+        raise ValueError(f"top_k_bound={top_k_bound} needs top_k=True and a bound >= 1")
     block = INTERPRETER_BLOCK if interpreter else BLOCK
     rows = min(INTERPRETER_ROWS, 1 << max(0, (batch - 1).bit_length())) if interpreter else 1
     row_blocks = max(1, _cdiv(batch, rows))
@@ -134,9 +184,11 @@ def launch_plan(batch: int, vocab: int, *, top_k: bool = False, top_p: bool = Fa
     splits = max(1, min(max(want, MIN_SPLITS), _cdiv(vocab, block)))
     slice_len = _cdiv(_cdiv(vocab, splits), block) * block
     splits = _cdiv(vocab, slice_len)
-    passes = [Pass(1 if (top_k or min_p) else 0, COUNT_DIGITS[0], 32 - COUNT_DIGITS[0], False, top_p)]
+    gather = top_k and top_p  # some row may have a top-k of at most K_MAX
+    mass = top_p and not (top_k_bound is not None and top_k_bound <= K_MAX)  # some row may not
+    passes = [Pass(1 if (top_k or min_p) else 0, COUNT_DIGITS[0], 32 - COUNT_DIGITS[0], False, mass)]
     if top_k or min_p:
-        passes += _digits(COUNT_DIGITS, 1, False)[1:]
-    if top_p:
+        passes += _digits(COUNT_DIGITS, 1, False, gather)[1:]
+    if mass:
         passes += _digits(MASS_DIGITS, 2, True)[1:]
-    return SamplingPlan(batch, vocab, rows, splits, slice_len, block, tuple(passes), sample)
+    return SamplingPlan(batch, vocab, rows, splits, slice_len, block, tuple(passes), sample, gather)
