@@ -256,6 +256,8 @@ def test_reflexive(parts: list[tuple[Fraction, str]], style: int) -> None:
 
 
 @given(parts=terms, style=st.integers(0, 3), shuffle_seed=st.integers(0, 10**6), spacing=st.booleans())
+@example(parts=[(Fraction(1, 2), "x"), *[(Fraction(1, 2), "\\sqrt{2}")] * 3, (Fraction(1025, 32), "\\pi")], style=0,
+         shuffle_seed=0, spacing=False)  # over the work budget once (see the test below)
 def test_reserialisations_are_equal(parts: list[tuple[Fraction, str]], style: int, shuffle_seed: int,
                                     spacing: bool) -> None:
     """Reordered sums, another fraction style, redundant braces and spacing: still the same answer."""
@@ -263,6 +265,32 @@ def test_reserialisations_are_equal(parts: list[tuple[Fraction, str]], style: in
     random.Random(shuffle_seed).shuffle(shuffled)
     a, b = _sum(parts, 0, False), _sum(shuffled, style, spacing)
     assert math_equal(a, b) and math_equal(b, a), (a, b)
+
+
+_HALF_ROOT, _HALF_X, _PI = "\\frac{1}{2}\\sqrt{2}", "\\frac{1}{2}x", "\\frac{1025}{32}\\pi"
+_FOUND = f"{_HALF_X}+{_HALF_ROOT}+{_HALF_ROOT}+{_HALF_ROOT}+{_PI}"
+
+
+@pytest.mark.parametrize(("a", "b", "equal"), [
+    # Found by test_reserialisations_are_equal: the roots and pi were computed in high precision again at each
+    # sample point of x, and the work budget ran out before the last one ("over a limit").
+    (_FOUND, f"{_HALF_ROOT}+{_HALF_ROOT}+{_HALF_X}+{_PI}+{_HALF_ROOT}", True),
+    (_FOUND, f"{_HALF_X}+\\frac{{3}}{{2}}\\sqrt{{2}}+{_PI}", True),
+    # More repeated roots, two variables, other coefficients.
+    ("+".join([_HALF_ROOT] * 5 + [_HALF_X, "\\frac{13}{7}y", _PI]),
+     "+".join([_PI, "\\frac{13}{7}y"] + [_HALF_ROOT] * 3 + [_HALF_X] + [_HALF_ROOT] * 2), True),
+    ("-\\frac{997}{61}\\sqrt{2}+\\frac{997}{61}\\sqrt{3}-\\frac{997}{61}\\sqrt{2}+\\frac{13}{7}y+\\frac{1}{2}x"
+     "+\\frac{997}{61}\\sqrt{3}-\\frac{355}{113}\\pi",
+     "\\frac{1}{2}x-\\frac{355}{113}\\pi+\\frac{997}{61}\\sqrt{3}+\\frac{997}{61}\\sqrt{3}+\\frac{13}{7}y"
+     "-\\frac{997}{61}\\sqrt{2}-\\frac{997}{61}\\sqrt{2}", True),
+    # Non-equal twins stay unequal: a root missing, another coefficient, a tiny constant, another variable.
+    (_FOUND, f"{_HALF_ROOT}+{_HALF_ROOT}+{_HALF_X}+{_PI}", False),
+    (_FOUND, f"{_HALF_ROOT}+{_HALF_ROOT}+{_HALF_X}+{_PI}+\\frac{{1}}{{3}}\\sqrt{{2}}", False),
+    (_FOUND, f"{_HALF_ROOT}+{_HALF_ROOT}+{_HALF_X}+{_PI}+{_HALF_ROOT}+10^{{-30}}", False),
+    (_FOUND, f"{_HALF_ROOT}+{_HALF_ROOT}+\\frac{{1}}{{2}}y+{_PI}+{_HALF_ROOT}", False),
+])
+def test_sums_with_repeated_roots_and_pi_in_any_order(a: str, b: str, equal: bool) -> None:
+    assert math_equal(a, b) is equal and math_equal(b, a) is equal, (a, b)
 
 
 @given(value=rationals)

@@ -1142,6 +1142,9 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
     // (`\\max(x^2, 0.1)` and `x^2` for |x| >= 0.35): then every round is tried, the wide one included.
     let pieces = piecewise(a) || piecewise(b);
     let rounds = if pieces { SAMPLE_ROUNDS + 1 } else { SAMPLE_ROUNDS };
+    // High precision computes variable-free parts (`\\frac{1}{2}\\sqrt{2}`, `\\pi`) once, not at each point (the
+    // memo of their values is made when high precision is first needed).
+    let mut memo = None;
     let mut last_round = 0;
     for k in 0..rounds * SAMPLE_POINTS {
         if k % SAMPLE_POINTS == 0 && k > 0 && defined * 2 >= SAMPLE_POINTS && !pieces {
@@ -1168,7 +1171,7 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
                 // Close in floating point: decided in high precision at the same (exact) point, so
                 // `\sin x + 10^{-12}` is not `\sin x`; a value high precision cannot compute keeps this verdict.
                 let exact_point = |name: &str| vars.iter().any(|v| v == name).then(|| sample_rational(name, k));
-                if hp::equal(a, b, &exact_point) == Some(false) {
+                if hp::equal_at(a, b, &exact_point, memo.get_or_insert_with(|| hp::Memo::new(a, b))) == Some(false) {
                     return false;
                 }
                 defined += 1;
@@ -1178,7 +1181,7 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
         }
     }
     let rounds = rounds.min(1 + last_round);
-    defined * 2 >= SAMPLE_POINTS && !off_grid_apart(a, b, &vars, rounds)
+    defined * 2 >= SAMPLE_POINTS && !off_grid_apart(a, b, &vars, rounds, &mut memo)
 }
 
 /// Points of each round checked off the grid ([`off_grid_apart`]).
@@ -1190,7 +1193,13 @@ const OFF_GRID_DENOMINATOR: i64 = 1409;
 /// multiples of 1/1024, where `\\sin(1024\\pi x)` vanishes. Values that floating point finds close pass (the
 /// grid decided those); others are decided in high precision at the exact point, or, where it cannot
 /// compute them, by whether floating point finds them plainly apart.
-fn off_grid_apart(a: &Node, b: &Node, vars: &[String], rounds: usize) -> bool {
+fn off_grid_apart<'t>(
+    a: &'t Node,
+    b: &'t Node,
+    vars: &[String],
+    rounds: usize,
+    memo: &mut Option<hp::Memo<'t>>,
+) -> bool {
     // Two points a round (one of each sign in the first two): any one catches what vanishes on the grid.
     (0..rounds * SAMPLE_POINTS).filter(|k| k % SAMPLE_POINTS < OFF_GRID_POINTS).any(|k| {
         let offset = BigRational::new(BigInt::from(1), BigInt::from(OFF_GRID_DENOMINATOR));
@@ -1199,7 +1208,7 @@ fn off_grid_apart(a: &Node, b: &Node, vars: &[String], rounds: usize) -> bool {
             (Some(x), Some(y)) if x.finite() && y.finite() && !close(x, y, SAMPLED_TOL) => {
                 let exact_point =
                     |name: &str| vars.iter().any(|v| v == name).then(|| sample_rational(name, k) + &offset);
-                match hp::equal(a, b, &exact_point) {
+                match hp::equal_at(a, b, &exact_point, memo.get_or_insert_with(|| hp::Memo::new(a, b))) {
                     Some(same) => !same,
                     None => apart(x, y),
                 }
@@ -1398,6 +1407,27 @@ mod tests {
         // Defined only above 1.
         yes("\\ln(a - 1) + \\sqrt{a - 1}", "\\sqrt{a - 1} + \\ln(a - 1)");
         no("\\ln(a - 1)", "\\ln(a + 1)");
+    }
+
+    #[test]
+    fn variable_free_parts_are_computed_once_across_the_sample_points() {
+        // Found by the Python suite's reserialisation property: the roots and π were computed in high precision
+        // at each sample point, and the sixth point found the work budget spent ("over a limit").
+        let sum = |terms: &[&str]| terms.concat().trim_start_matches('+').to_owned();
+        let (x, root, pi) = ("+\\frac{1}{2}x", "+\\frac{1}{2}\\sqrt{2}", "+\\frac{1025}{32}\\pi");
+        let a = sum(&[x, root, root, root, pi]);
+        let b = sum(&[root, root, x, pi, root]);
+        yes(&a, &b);
+        yes(&b, &a);
+        yes(&a, &sum(&[x, "+\\frac{3}{2}\\sqrt{2}", pi]));
+        no(&a, &sum(&[x, "+\\frac{3}{2}\\sqrt{3}", pi]));
+        no(&a, &sum(&[root, root, x, pi, "+\\frac{1}{3}\\sqrt{2}"]));
+        // More roots, two variables, other coefficients.
+        let terms = ["-\\frac{997}{61}\\sqrt{2}", "+\\frac{13}{7}y", "+\\frac{997}{61}\\sqrt{3}", x];
+        let c = sum(&[&terms.repeat(3)[..], &[pi]].concat());
+        let d = sum(&[&[pi], &terms.iter().rev().copied().collect::<Vec<_>>().repeat(3)[..]].concat());
+        yes(&c, &d);
+        no(&(c + "+10^{-30}"), &d);
     }
 
     #[test]

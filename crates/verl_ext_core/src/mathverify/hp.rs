@@ -10,6 +10,7 @@
 //! (the caller judges "not equal").
 
 use std::cell::RefCell;
+use std::marker::PhantomData;
 
 use astro_float::{BigFloat, Consts, RoundingMode, Sign};
 use num_bigint::BigInt;
@@ -39,6 +40,8 @@ const TANGENT_COST: (u64, u64) = (900, 40_000);
 const LOGARITHMIC_COST: (u64, u64) = (1600, 40_000);
 /// Work units of one call of [`equal`] beyond its arithmetic.
 const CALL_COST: u64 = 2_000;
+/// Most variable-free parts a [`Memo`] keeps values of (two precisions each, at most [`MAX_PRECISION`] bits).
+const MAX_MEMO_PARTS: usize = 64;
 const RM: RoundingMode = RoundingMode::ToEven;
 
 thread_local! {
@@ -60,10 +63,100 @@ struct Eval<'a> {
     scale: i64,
     var: &'a dyn Fn(&str) -> Option<BigRational>,
     cc: &'a mut Consts,
+    memo: Option<&'a mut Parts>,
+}
+
+/// The values of the variable-free parts of two expressions, kept while [`equal_at`] compares them at several
+/// points: a part such as `\frac{1}{2}\sqrt{2}` or `\frac{1025}{32}\pi` in `\frac{1}{2}x + …` has the same
+/// value at every point, so it is computed once at each precision instead of once at each point (a sum with a
+/// few roots and π at the six sample points used to spend the whole work budget). A kept value is the one
+/// evaluating the part again would give, and the scale of the rounding noise it noted is noted again: only the
+/// repeated work and its charge are saved, so the verdicts are those without a memo wherever its budget suffices.
+pub struct Memo<'t> {
+    parts: Parts,
+    trees: PhantomData<&'t Node>,
+}
+
+/// The parts of a [`Memo`] (the addresses of the largest variable-free subtrees that are not leaves, sorted)
+/// and the values of each (one per precision: [`equal`] evaluates at two), with the largest exponent noted.
+struct Parts {
+    addresses: Vec<usize>,
+    values: Vec<Vec<(usize, Cx, i64)>>,
+}
+
+impl<'t> Memo<'t> {
+    /// A memo for comparing `a` with `b` (or their subtrees): it borrows them, so an address it keeps is one
+    /// of their nodes for as long as it lives.
+    pub fn new(a: &'t Node, b: &'t Node) -> Self {
+        let mut addresses = Vec::new();
+        for tree in [a, b] {
+            if !depends(tree, &mut addresses) && !leaf(tree) && addresses.len() < MAX_MEMO_PARTS {
+                addresses.push(address(tree));
+            }
+        }
+        addresses.sort_unstable();
+        let values = vec![Vec::new(); addresses.len()];
+        Memo { parts: Parts { addresses, values }, trees: PhantomData }
+    }
+}
+
+fn address(n: &Node) -> usize {
+    std::ptr::from_ref(n) as usize
+}
+
+fn leaf(n: &Node) -> bool {
+    matches!(n, Node::Num(_) | Node::Decimal(_) | Node::Const(_))
+}
+
+/// Does `n` depend on a variable (or is it a node this module does not evaluate part by part)? The largest
+/// variable-free subtrees below a node that does, leaves aside, are added to `parts` (up to
+/// [`MAX_MEMO_PARTS`]).
+fn depends(n: &Node, parts: &mut Vec<usize>) -> bool {
+    match n {
+        Node::Var(_) => true,
+        Node::Num(_) | Node::Decimal(_) | Node::Const(_) => false,
+        Node::Neg(x) | Node::Func(_, x) | Node::Factorial(x) | Node::Percent(x) => any_depends([&**x], parts),
+        Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) => any_depends([&**a, &**b], parts),
+        Node::Add(xs) | Node::Mul(xs) | Node::Apply(_, xs) => any_depends(xs, parts),
+        _ => true,
+    }
+}
+
+/// Does one of `children` depend on a variable? If so, those that do not (leaves aside) are parts.
+fn any_depends<'n>(children: impl IntoIterator<Item = &'n Node>, parts: &mut Vec<usize>) -> bool {
+    let start = parts.len();
+    let mut any = false;
+    for x in children {
+        if depends(x, parts) {
+            any = true;
+        } else if !leaf(x) && parts.len() < MAX_MEMO_PARTS {
+            parts.push(address(x));
+        }
+    }
+    if !any {
+        // None depends: these are not the largest variable-free subtrees (`n` is, or one above it).
+        parts.truncate(start);
+    }
+    any
 }
 
 /// Are `a` and `b` (scalars, variables bound by `var`) equal? `None` when it cannot be decided here.
 pub fn equal(a: &Node, b: &Node, var: &dyn Fn(&str) -> Option<BigRational>) -> Option<bool> {
+    decide(a, b, var, None)
+}
+
+/// [`equal`] for `a` and `b` at one of several points, with the values of their variable-free parts kept in
+/// `memo` (made for `a` and `b`) from one point to the next.
+pub fn equal_at<'t>(
+    a: &'t Node,
+    b: &'t Node,
+    var: &dyn Fn(&str) -> Option<BigRational>,
+    memo: &mut Memo<'t>,
+) -> Option<bool> {
+    decide(a, b, var, Some(&mut memo.parts))
+}
+
+fn decide(a: &Node, b: &Node, var: &dyn Fn(&str) -> Option<BigRational>, mut memo: Option<&mut Parts>) -> Option<bool> {
     // The fixed cost of a decision (the bound, allocations, the constants' cache), measured ~2 µs.
     if !budget::charge(CALL_COST) {
         return None;
@@ -82,7 +175,7 @@ pub fn equal(a: &Node, b: &Node, var: &dyn Fn(&str) -> Option<BigRational>) -> O
         }
         let cc = slot.as_mut()?;
         for p in [p1, p2] {
-            if !within_noise(a, b, p, var, cc)? {
+            if !within_noise(a, b, p, var, cc, memo.as_deref_mut())? {
                 return Some(false);
             }
         }
@@ -97,8 +190,9 @@ fn within_noise(
     p: usize,
     var: &dyn Fn(&str) -> Option<BigRational>,
     cc: &mut Consts,
+    memo: Option<&mut Parts>,
 ) -> Option<bool> {
-    let mut ev = Eval { p, scale: i64::MIN, var, cc };
+    let mut ev = Eval { p, scale: i64::MIN, var, cc, memo };
     let (x, y) = (ev.eval(a)?, ev.eval(b)?);
     ev.note(&x);
     ev.note(&y);
@@ -217,7 +311,28 @@ impl Eval<'_> {
         budget::charge(per.saturating_mul(w * w).saturating_add(fixed)).then_some(())
     }
 
+    /// The value of `n`: kept in the memo when `n` is one of its parts.
     fn eval(&mut self, n: &Node) -> Option<Cx> {
+        let p = self.p;
+        let Some(part) = self.memo.as_deref().and_then(|m| m.addresses.binary_search(&address(n)).ok()) else {
+            return self.compute(n);
+        };
+        if let Some((_, v, scale)) = self.memo.as_deref().and_then(|m| m.values[part].iter().find(|e| e.0 == p)) {
+            self.scale = self.scale.max(*scale);
+            return Some(v.clone());
+        }
+        // The part's own noted scale, apart from the rest's, to note again wherever its value is reused.
+        let outer = std::mem::replace(&mut self.scale, i64::MIN);
+        let v = self.compute(n);
+        let scale = std::mem::replace(&mut self.scale, outer);
+        self.scale = self.scale.max(scale);
+        if let (Some(v), Some(memo)) = (&v, self.memo.as_deref_mut()) {
+            memo.values[part].push((p, v.clone(), scale));
+        }
+        v
+    }
+
+    fn compute(&mut self, n: &Node) -> Option<Cx> {
         let p = self.p;
         match n {
             Node::Num(q) | Node::Decimal(q) => self.rational(q),
@@ -685,6 +800,42 @@ mod tests {
         assert_eq!(eq("(10^{20}+\\pi)-10^{20}", "\\pi"), Some(true));
         assert_eq!(eq("10^{200}(\\pi+10^{-200}) - 10^{200}\\pi", "1"), Some(true));
         assert_eq!(eq("e^{-1000} e^{1000}", "1"), Some(true));
+    }
+
+    #[test]
+    fn a_memo_saves_work_not_verdicts() {
+        let parse_ = |s: &str| parse(lex(s).unwrap()).unwrap();
+        let pairs = [
+            (
+                "\\frac{1}{2}x+\\frac{1}{2}\\sqrt{2}+\\frac{1025}{32}\\pi",
+                "\\frac{1025}{32}\\pi+\\frac{1}{2}x+\\frac{1}{2}\\sqrt{2}",
+            ),
+            ("\\frac{1}{2}x+\\frac{1}{2}\\sqrt{2}", "\\frac{1}{2}x+\\frac{1}{2}\\sqrt{2}+10^{-40}"),
+            // The noise of a large part's rounding is noted again where its value is reused.
+            ("(10^{20}+\\pi-10^{20})x", "\\pi x"),
+            ("(10^{20}+\\pi-10^{20})x", "\\pi x+10^{-30}"),
+            ("\\sin(x)\\ln(3)+\\sqrt{2}^{\\sqrt{3}}", "\\sqrt{2}^{\\sqrt{3}}+\\ln(3)\\sin(x)"),
+            ("\\pi+\\sqrt{2}", "\\sqrt{2}+\\pi"),
+        ];
+        for (a, b) in pairs {
+            let (x, y) = (parse_(a), parse_(b));
+            let mut memo = Memo::new(&x, &y);
+            for k in 1..=6 {
+                let point = |_: &str| Some(BigRational::new(k.into(), 7.into()));
+                let kept = {
+                    let _budget = budget::start();
+                    equal_at(&x, &y, &point, &mut memo)
+                };
+                let _budget = budget::start();
+                assert_eq!(kept, equal(&x, &y, &point), "{a} vs {b} at {k}/7");
+            }
+        }
+        let (x, y) = (parse_(pairs[2].0), parse_(pairs[2].1));
+        let mut memo = Memo::new(&x, &y);
+        let point = |_: &str| Some(BigRational::new(3.into(), 7.into()));
+        let _budget = budget::start();
+        assert_eq!(equal_at(&x, &y, &point, &mut memo), Some(true));
+        assert_eq!(equal_at(&x, &y, &point, &mut memo), Some(true));
     }
 
     #[test]
