@@ -605,13 +605,10 @@ SELF_STOPPING = {
     "helper": "eq(candidate(1, 2), 3)\n    eq(candidate(-1, 1), 0)",
     "loop": "for x, y, z in [(1, 2, 3), (-1, 1, 0)]:\n        if candidate(x, y) != z:\n"
             "            raise AssertionError((x, y))",
-    # Red team 4: short circuits and raises outside check's own statements.
-    "or": "assert candidate(1, 2) == 3 or candidate(-1, 1) == 5",
+    # Red team 4: raises outside check's own statements (in a test that catches nothing itself).
+    "helper_loop": "run_cases(candidate)",
     "not_any": "assert not any(candidate(x, y) != z for x, y, z in CASES)",
     "all_map": "assert all(map(lambda case: candidate(*case[:2]) == case[2], CASES))",
-    "all_flag": "ok = all(candidate(x, y) == z for x, y, z in CASES)\n    assert ok",
-    "if_or_raise": "if candidate(1, 2) != 3 or candidate(-1, 1) != 0:\n        raise AssertionError",
-    "helper_loop": "run_cases(candidate)",
     "module_raise": "pass",
 }
 HELPER = ("CASES = [(1, 2, 3), (-1, 1, 0)]\n"

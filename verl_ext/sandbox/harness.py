@@ -299,6 +299,9 @@ def _run_prime(req: dict) -> None:
 # of this harness's frames (reachable by frame or gc walks) hold the program and the pipes, nothing more.
 
 _MAX_VALUE_DEPTH = 100
+#: What of an exception the program raises crosses to the test: its first classes, its message's first characters.
+_MAX_EXCEPTION_CLASSES = 16
+_MAX_EXCEPTION_MESSAGE = 10_000
 
 
 def _to_data(x, depth=0):
@@ -397,9 +400,14 @@ def _serve_program(code, link):
             try:
                 reply = ["ok", _to_data(scope[name](*args, **kwargs))]
             except Exception as e:  # noqa: BLE001 - the caller raises it again
-                # The nearest builtin class (a JSONDecodeError is a ValueError to the test's `except`).
-                kind = next(c for c in type(e).__mro__ if vars(builtins).get(c.__name__) is c)
-                reply = ["raise", kind.__name__, str(e)[:200]]
+                # Its classes' names (the test takes the first it knows: the prompt's own, else a builtin one),
+                # its message and, as plain data, its arguments.
+                classes = [c.__name__ for c in type(e).__mro__[:_MAX_EXCEPTION_CLASSES]]
+                try:
+                    args = _to_data(list(e.args))
+                except TypeError:
+                    args = None
+                reply = ["raise", classes, str(e)[:_MAX_EXCEPTION_MESSAGE], args]
             link.send(reply)
     except EOFError:
         status = 0
@@ -449,137 +457,72 @@ def _used_names(code):
 _FAILED = "__verl_ext_assert_failed__"
 
 
-def _try_nodes():
+def _catches(tree):
+    """Whether the test may catch an exception itself: a `try` with handlers or a `with` (a context manager may
+    suppress) anywhere in it."""
     import ast
 
-    return tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))  # TryStar: 3.11+
-
-
-#: Items `any`/`all` in test code still evaluate after their answer is known, at most.
-_DRAIN_MAX = 10_000
-
-
-def _drained(it):
-    """Evaluate up to _DRAIN_MAX more items of ``it`` (calls of the program in a generator among them), an
-    exception ending it quietly: the answer is already known."""
-    import contextlib
-    import itertools
-
-    with contextlib.suppress(Exception):
-        for _ in itertools.islice(it, _DRAIN_MAX):
-            pass
-
-
-def _all_evaluated(iterable, /):
-    """`all`, with the items after the first false one still evaluated (see :func:`_shadowed_builtins`)."""
-    it = iter(iterable)
-    for item in it:
-        if not item:
-            _drained(it)
-            return False
-    return True
-
-
-def _any_evaluated(iterable, /):
-    """`any`, with the items after the first true one still evaluated (see :func:`_shadowed_builtins`)."""
-    it = iter(iterable)
-    for item in it:
-        if item:
-            _drained(it)
-            return True
-    return False
-
-
-#: The test's name of :func:`_bool_evaluated`.
-_BOOLOP = "__verl_ext_boolop__"
-
-
-def _bool_evaluated(is_or, *operands):
-    """`a or b or ...` (``is_or``) or `a and b and ...` of thunks: the same value and exceptions, with the operands
-    it would skip still evaluated afterwards, their exceptions ignored."""
-    import contextlib
-
-    for i, operand in enumerate(operands):
-        value = operand()
-        if i == len(operands) - 1 or bool(value) == is_or:
-            for rest in operands[i + 1:]:
-                with contextlib.suppress(Exception):
-                    rest()
-            return value
-    raise AssertionError("unreachable")
-
-
-def _shadowed_builtins():
-    """Builtins the test code sees in place of the real ones: `any` and `all` stop at the first item that decides,
-    so in `assert all(c(x) == y for ...)`, `assert not any(...)`, `ok = all(map(...))` the program's later calls
-    came only after right answers (a verdict it could pass on). These give the same answer and exceptions,
-    and evaluate the rest (up to _DRAIN_MAX items) after it is known."""
-    return {"all": _all_evaluated, "any": _any_evaluated, _BOOLOP: _bool_evaluated}
-
-
-def _caught(tree):
-    """What the test may catch itself, which must keep raising: the ids of the `assert` nodes inside the body
-    of a `try` with handlers or of a `with` (a context manager may suppress) or in a function named there (or
-    named by one of those, and so on), and the names of those functions."""
-    import ast
-
-    tries = _try_nodes()
-    regions = [stmt for node in ast.walk(tree)
-               if (isinstance(node, tries) and node.handlers) or isinstance(node, ast.With)
-               for stmt in node.body]
-    functions: dict[str, list] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions.setdefault(node.name, []).append(node)
-    inside = [node for region in regions for node in ast.walk(region)]
-    named = {n.id for n in inside if isinstance(n, ast.Name) and n.id in functions}
-    frontier = list(named)
-    while frontier:
-        for function in functions[frontier.pop()]:
-            for n in ast.walk(function):
-                if isinstance(n, ast.Name) and n.id in functions and n.id not in named:
-                    named.add(n.id)
-                    frontier.append(n.id)
-    inside += [n for name in named for function in functions[name] for n in ast.walk(function)]
-    return {id(n) for n in inside if isinstance(n, ast.Assert)}, named
+    tries = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))  # TryStar: 3.11+
+    return any((isinstance(node, tries) and node.handlers) or isinstance(node, (ast.With, ast.AsyncWith))
+               for node in ast.walk(tree))
 
 
 def _recorded_asserts(source: str):
-    """The test code compiled with each `assert c, m` turned into `if not c: <record a failure>`: check() goes
-    on after a failed assert. Stopping there (as a plain run does) meant the program's next call came only if
-    its last answer was right: a verdict it could pass to another sample. The message is not evaluated (it
-    may call the program: one more call only after a failure). Within the condition, `a and b`, chained
-    comparisons and `all(<comprehension>)` would skip the rest once a part is false: each part is checked on
-    its own, every one evaluated once. Beyond asserts, each statement of ``check`` (and of the ``if``/``for``/
-    ``while`` blocks in it) that raises records a failure and check() goes on with the next: explicit raises,
-    unittest's assertions, a helper that raises. A ``try`` or ``with`` statement is one unit (the test may
-    expect the exception inside), and helpers' own statements are left alone (their caller may catch).
-    The verdict is the same: a pass needs every assert to hold and nothing to raise. (A loop that breaks, or a
-    test that returns, on a wrong answer still ends early: control flow is the test's.)"""
+    """The test code compiled so that it goes on after a failure, with a plain run's verdict (a pass needs every
+    check to hold and nothing to raise; the first failure decides, as where a plain run stopped). Stopping at
+    the first failure meant the program's next call came only if its last answer was right: a verdict it could
+    pass to another sample. The rule that keeps verdicts: *extra work is done only once a failure is recorded*
+    (the verdict is then fail, whatever that work does), never after a success.
+
+    * `assert c, m` becomes `if not c: <record a failure>`, its message not evaluated (it may call the program);
+      within `c`, `a and b`, chained comparisons, `all(items)` and `not any(items)` are checked part by part,
+      so the later parts come after a false one (the items' loop in a function of its own, so its variables
+      stay in their own scope, as a comprehension's).
+    * Each statement of `check` (and of the `if`/`for` blocks in it) that raises records the failure and the
+      next statement runs: explicit raises (the exception not built: it may call the program), unittest's
+      assertions, helpers that raise. In a `while`, a recorded failure also leaves the loop (its condition may
+      never turn false after it). A `try` or `with` statement is one unit.
+    * A test that may catch an exception itself (a `try` with handlers or a `with` anywhere: the exception it
+      expects may come from any function it reaches, however it names it) keeps its helpers and module-level
+      code as written, and its asserts inside `try`/`with` bodies or outside `check` raise as written. Other
+      tests get the rewrite in their helpers and module-level statements too (but `__future__` imports and
+      the docstring, which must stay first).
+    (A `break`, `return`, `and`/`or`, conditional expression or `any`/`all` outside an assert that decides on a
+    wrong answer still ends early: that control flow is the test's, and making it go on could change what a
+    right program sees.)"""
     import ast
+
+    def record(assertion=None):
+        args = [] if assertion is None else [assertion]
+        return ast.Expr(ast.Call(ast.Name(_FAILED, ast.Load()), args, []))
 
     def checks(test):
         """Statements recording a failure for each part of ``test`` that is false, evaluating every part."""
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             return [stmt for value in test.values for stmt in checks(value)]
-        if (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "all"
-                and len(test.args) == 1 and not test.keywords
-                and isinstance(test.args[0], (ast.GeneratorExp, ast.ListComp))
-                and not any(g.is_async for g in test.args[0].generators)):
-            body = checks(test.args[0].elt)
-            for gen in reversed(test.args[0].generators):
-                for cond in reversed(gen.ifs):
-                    body = [ast.If(cond, body, [])]
-                body = [ast.For(gen.target, gen.iter, body, [])]
-            return body
-        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):  # a or b: b evaluated even when a holds
-            first, rest = test.values[0], test.values[1:]
-            rest_test = rest[0] if len(rest) == 1 else ast.BoolOp(ast.Or(), rest)
-            name = f"__verl_ext_operand_{id(test)}__"
-            quietly = ast.Try([ast.Expr(rest_test)], [ast.ExceptHandler(ast.Name("Exception", ast.Load()), None,
-                                                                        [ast.Pass()])], [], [])
-            return [ast.Assign([ast.Name(name, ast.Store())], first),
-                    ast.If(ast.Name(name, ast.Load()), [quietly], checks(rest_test))]
+        negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        call = test.operand if negated else test
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and len(call.args) == 1
+                and not call.keywords and call.func.id == ("any" if negated else "all")):
+            # all(items) and not any(items): every item checked, on its own (after a false one too).
+            items = call.args[0]
+            if (isinstance(items, (ast.GeneratorExp, ast.ListComp))
+                    and not any(g.is_async for g in items.generators)):
+                element = ast.UnaryOp(ast.Not(), items.elt) if negated else items.elt
+                body = checks(element)
+                for gen in reversed(items.generators):
+                    for cond in reversed(gen.ifs):
+                        body = [ast.If(cond, body, [])]
+                    body = [ast.For(gen.target, gen.iter, body, [])]
+            else:
+                item = f"__verl_ext_item_{id(test)}__"
+                element = ast.Name(item, ast.Load())
+                body = [ast.For(ast.Name(item, ast.Store()), items,
+                                checks(ast.UnaryOp(ast.Not(), element) if negated else element), [])]
+            # In a function of its own: the loop's variables stay in their own scope, as a comprehension's.
+            name = f"__verl_ext_all_{id(test)}__"
+            function = ast.FunctionDef(name, ast.arguments([], [], None, [], [], None, []), body, [], None)
+            return [function, ast.Expr(ast.Call(ast.Name(name, ast.Load()), [], []))]
         if isinstance(test, ast.Compare) and len(test.ops) > 1:  # a == b == c: every operand, once, in order
             names = [f"__verl_ext_operand_{id(test)}_{i}__" for i in range(len(test.ops) + 1)]
             out = [ast.Assign([ast.Name(n, ast.Store())], value)
@@ -587,64 +530,70 @@ def _recorded_asserts(source: str):
             for i, op in enumerate(test.ops):
                 out += checks(ast.Compare(ast.Name(names[i], ast.Load()), [op], [ast.Name(names[i + 1], ast.Load())]))
             return out
-        record = ast.Expr(ast.Call(ast.Name(_FAILED, ast.Load()), [], []))
-        return [ast.If(ast.UnaryOp(ast.Not(), test), [record], [])]
+        return [ast.If(ast.UnaryOp(ast.Not(), test), [record()], [])]
 
     tree = ast.parse(source, "test.py")
-    kept, caught_functions = _caught(tree)
+    catches = _catches(tree)
+    checks_of = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "check"]
+
+    def rewritable(function):
+        """Whether the asserts and statements of ``function`` may record instead of raising."""
+        return not catches or function in checks_of
 
     class Recorded(ast.NodeTransformer):
         def visit_Assert(self, node):
-            if id(node) in kept:
-                return node
             return [ast.copy_location(stmt, node) for stmt in checks(node.test)]
 
-    def every_operand(test):
-        """``test`` with each `and`/`or` in it evaluating the operands it would skip (quietly, after the answer is
-        known) where they call something: `if c(x) != y or c(z) != w: raise` makes both calls either way."""
-        class Evaluated(ast.NodeTransformer):
-            def visit_BoolOp(self, node):
-                self.generic_visit(node)
-                if not any(isinstance(n, ast.Call) for v in node.values[1:] for n in ast.walk(v)):
-                    return node
-                thunks = [ast.Lambda(ast.arguments([], [], None, [], [], None, []), v) for v in node.values]
-                return ast.Call(ast.Name(_BOOLOP, ast.Load()), [ast.Constant(isinstance(node.op, ast.Or)), *thunks],
-                                [])
-        return Evaluated().visit(test)
+        def visit_FunctionDef(self, node):
+            return node  # a function's own asserts are decided by its own pass
 
-    def going_on(body, helper=False):
-        """``body`` with each statement that may raise wrapped so that raising records a failure."""
+        visit_AsyncFunctionDef = visit_FunctionDef
+
+        def visit_Try(self, node):
+            return node if catches and node.handlers else self.generic_visit(node)
+
+        visit_TryStar = visit_Try
+
+        def visit_With(self, node):
+            return node if catches else self.generic_visit(node)
+
+        visit_AsyncWith = visit_With
+
+    def going_on(body, in_while=False):
+        """``body`` with each statement that may raise wrapped so that raising records a failure (and, in a
+        `while`, leaves it)."""
         out: list[ast.stmt] = []
         for stmt in body:
-            if isinstance(stmt, (ast.If, ast.For, ast.While)):
-                stmt.body, stmt.orelse = going_on(stmt.body, helper), going_on(stmt.orelse, helper)
-                # The test of an `if`, the iterable of a `for` may raise too: the block is skipped then.
-            if isinstance(stmt, (ast.If, ast.While)) and not helper:
-                stmt.test = every_operand(stmt.test)
+            if isinstance(stmt, (ast.If, ast.For)):
+                stmt.body, stmt.orelse = going_on(stmt.body, in_while and isinstance(stmt, ast.If)), going_on(
+                    stmt.orelse, in_while and isinstance(stmt, ast.If))
+            elif isinstance(stmt, ast.While):
+                stmt.body = going_on(stmt.body, True)
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal,
-                                 ast.Pass, ast.Break, ast.Continue, ast.Return)):
+                                 ast.Pass, ast.Break, ast.Continue, ast.Return, ast.Import, ast.ImportFrom)):
                 out.append(stmt)
                 continue
+            leave = [ast.Break()] if in_while else []
             if isinstance(stmt, ast.Raise) and stmt.exc is not None:  # the exception is not built: it may call
                 raised = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
-                kind = ast.Constant(isinstance(raised, ast.Name) and raised.id == "AssertionError")
-                out.append(ast.copy_location(ast.Expr(ast.Call(ast.Name(_FAILED, ast.Load()), [kind], [])), stmt))
+                out += [ast.copy_location(record(ast.Constant(isinstance(raised, ast.Name)
+                                                              and raised.id == "AssertionError")), stmt), *leave]
                 continue
-            caught = f"__verl_ext_caught_{len(out)}__"
-            record = ast.Expr(ast.Call(ast.Name(_FAILED, ast.Load()), [
-                ast.Call(ast.Name("isinstance", ast.Load()), [ast.Name(caught, ast.Load()),
-                                                             ast.Name("AssertionError", ast.Load())], [])], []))
-            handler = ast.ExceptHandler(ast.Name("Exception", ast.Load()), caught, [record])
+            caught = f"__verl_ext_caught_{id(stmt)}__"
+            assertion = ast.Call(ast.Name("isinstance", ast.Load()),
+                                 [ast.Name(caught, ast.Load()), ast.Name("AssertionError", ast.Load())], [])
+            handler = ast.ExceptHandler(ast.Name("Exception", ast.Load()), caught, [record(assertion), *leave])
             out.append(ast.copy_location(ast.Try([stmt], [handler], [], []), stmt))
         return out
 
-    tree = Recorded().visit(tree)
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name == "check":
-            node.body = going_on(node.body)
-        elif isinstance(node, ast.FunctionDef) and node.name not in caught_functions:
-            node.body = going_on(node.body, helper=True)  # a helper's loop that raises goes on too
-    tree.body = going_on(tree.body, helper=True)  # module-level code
+    functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for function in functions:
+        if rewritable(function):
+            function.body = going_on(Recorded().visit(ast.Module(function.body, [])).body)
+    if not catches:  # imports stay as they are (`from __future__` must come first), so does the docstring
+        first = 1 if tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant) \
+            else 0
+        tree.body[first:] = going_on(Recorded().visit(ast.Module(tree.body[first:], [])).body)
     return compile(ast.fix_missing_locations(tree), "test.py", "exec")
 
 
@@ -659,6 +608,7 @@ def _run_assert(program: dict) -> None:
     import contextlib
     import importlib
     import signal
+    import threading
     import types
 
     protocol = _protocol()
@@ -701,21 +651,33 @@ def _run_assert(program: dict) -> None:
     wanted = sorted((used - set(reference)) | {entry_point})
     link.send(["names", wanted])
 
+    # Exceptions the iteration protocol reads as "no more items" (`map`, `zip`, `next` with a default) would end a
+    # test's loop early instead of failing it: a RuntimeError, as PEP 479 makes them.
+    special = (StopIteration, StopAsyncIteration)
+
+    def exception_class(names):
+        """The first of the program's exception's classes the test knows: the prompt's own, else a builtin."""
+        for name in names if type(names) is list else ():
+            known = reference.get(name, vars(builtins).get(name)) if type(name) is str else None
+            if isinstance(known, type) and issubclass(known, Exception):
+                return None if issubclass(known, special) else known
+        return None
+
+    lock = threading.Lock()  # the test's threads share the pipe: one call and its reply at a time
+
     def proxy(name):
         def call(*args, **kwargs):
-            link.send(["call", name, _to_data(list(args)), {"d": [[k, _to_data(v)] for k, v in kwargs.items()]}])
-            reply = link.receive()
+            with lock:
+                link.send(["call", name, _to_data(list(args)), {"d": [[k, _to_data(v)] for k, v in kwargs.items()]}])
+                reply = link.receive()
             if reply[0] == "ok":
                 return reply[1]
-            error = vars(builtins).get(reply[1]) if isinstance(reply[1], str) else None
-            message = f"{reply[1]}: {reply[2]}"
-            exception: Exception = RuntimeError(message)
-            # Exceptions the iteration protocol reads as "no more items" (`map`, `zip`, `next` with a default)
-            # would end a test's loop early instead of failing it: a RuntimeError, as PEP 479 makes them.
-            special = (StopIteration, StopAsyncIteration)
-            if isinstance(error, type) and issubclass(error, Exception) and not issubclass(error, special):
+            _, names, message, arguments = reply
+            exception: Exception = RuntimeError(f"{names[0] if type(names) is list and names else '?'}: {message}")
+            error = exception_class(names)
+            if error is not None:
                 with contextlib.suppress(Exception):  # a constructor that wants other arguments
-                    exception = error(message)
+                    exception = error(*arguments) if type(arguments) is list else error(message)
             raise exception
 
         call.__name__ = call.__qualname__ = name
@@ -730,7 +692,6 @@ def _run_assert(program: dict) -> None:
             failed.append(bool(assertion))
 
     test_scope[_FAILED] = record
-    test_scope.update(_shadowed_builtins())
     test_scope.update(reference)
     for name, kind, value in link.receive():  # the program's process says what it defines
         if name not in wanted:
