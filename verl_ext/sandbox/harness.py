@@ -299,7 +299,8 @@ def _run_prime(req: dict) -> None:
 # of this harness's frames (reachable by frame or gc walks) hold the program and the pipes, nothing more.
 
 _MAX_VALUE_DEPTH = 100
-#: What of an exception the program raises crosses to the test: its first classes, its message's first characters.
+#: What of an exception the program raises crosses to the test: its first classes (and attributes), its message's
+#: first characters.
 _MAX_EXCEPTION_CLASSES = 16
 _MAX_EXCEPTION_MESSAGE = 10_000
 
@@ -327,7 +328,16 @@ def _to_data(x, depth=0):
     if issubclass(kind, tuple):
         return {"t": [_to_data(v, depth + 1) for v in tuple.__iter__(x)]}
     if issubclass(kind, dict):
-        return {"d": [[_to_data(k, depth + 1), _to_data(v, depth + 1)] for k, v in dict.items(x)]}
+        # An OrderedDict's `==` reads the order, a Counter's missing keys are 0: they keep their kind.
+        collections = sys.modules.get("collections")
+        tag = "d"
+        if collections is not None and issubclass(kind, collections.OrderedDict):
+            tag = "o"
+        elif collections is not None and issubclass(kind, collections.Counter):
+            tag = "c"
+        return {tag: [[_to_data(k, depth + 1), _to_data(v, depth + 1)] for k, v in dict.items(x)]}
+    if issubclass(kind, (bytes, bytearray)):
+        return {"b": bytes(x).hex()}
     if issubclass(kind, set):
         return {"s": [_to_data(v, depth + 1) for v in set.__iter__(x)]}
     if issubclass(kind, frozenset):
@@ -345,6 +355,12 @@ def _from_tagged(pairs):
         return set(items)
     if tag == "z":
         return frozenset(items)
+    if tag in ("o", "c"):
+        import collections
+
+        return (collections.OrderedDict if tag == "o" else collections.Counter)({k: v for k, v in items})
+    if tag == "b" and type(items) is str:
+        return bytes.fromhex(items)
     raise ValueError(f"unknown tag {tag!r}")
 
 
@@ -402,12 +418,16 @@ def _serve_program(code, link):
             except Exception as e:  # noqa: BLE001 - the caller raises it again
                 # Its classes' names (the test takes the first it knows: the prompt's own, else a builtin one),
                 # its message and, as plain data, its arguments.
-                classes = [c.__name__ for c in type(e).__mro__[:_MAX_EXCEPTION_CLASSES]]
+                classes = [[str(c.__module__), c.__qualname__] for c in type(e).__mro__[:_MAX_EXCEPTION_CLASSES]]
                 try:
                     args = _to_data(list(e.args))
                 except TypeError:
                     args = None
-                reply = ["raise", classes, str(e)[:_MAX_EXCEPTION_MESSAGE], args]
+                attributes = []
+                for key, value in list(getattr(e, "__dict__", {}).items())[:_MAX_EXCEPTION_CLASSES]:
+                    with contextlib.suppress(TypeError):
+                        attributes.append([str(key), _to_data(value)])
+                reply = ["raise", classes, str(e)[:_MAX_EXCEPTION_MESSAGE], args, attributes]
             link.send(reply)
     except EOFError:
         status = 0
@@ -455,6 +475,8 @@ def _used_names(code):
 
 #: The test's `assert` statements report a failure to this name (``_recorded_asserts``).
 _FAILED = "__verl_ext_assert_failed__"
+#: The test's names of the builtins `all` and `any` (``_recorded_asserts`` splits those calls only).
+_BUILTIN = "__verl_ext_builtin_{}__"
 
 
 def _catches(tree):
@@ -503,7 +525,8 @@ def _recorded_asserts(source: str):
         negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
         call = test.operand if negated else test
         if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and len(call.args) == 1
-                and not call.keywords and call.func.id == ("any" if negated else "all")):
+                and not call.keywords and call.func.id == ("any" if negated else "all")
+                and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(call.args[0]))):  # walrus: scope
             # all(items) and not any(items): every item checked, on its own (after a false one too).
             items = call.args[0]
             if (isinstance(items, (ast.GeneratorExp, ast.ListComp))
@@ -522,7 +545,11 @@ def _recorded_asserts(source: str):
             # In a function of its own: the loop's variables stay in their own scope, as a comprehension's.
             name = f"__verl_ext_all_{id(test)}__"
             function = ast.FunctionDef(name, ast.arguments([], [], None, [], [], None, []), body, [], None)
-            return [function, ast.Expr(ast.Call(ast.Name(name, ast.Load()), [], []))]
+            split = [function, ast.Expr(ast.Call(ast.Name(name, ast.Load()), [], []))]
+            # Only where the name is the builtin when it runs (not the program's function, not a parameter).
+            real = ast.Compare(ast.Name(call.func.id, ast.Load()), [ast.Is()],
+                               [ast.Name(_BUILTIN.format(call.func.id), ast.Load())])
+            return [ast.If(real, split, [ast.If(ast.UnaryOp(ast.Not(), test), [record()], [])])]
         if isinstance(test, ast.Compare) and len(test.ops) > 1:  # a == b == c: every operand, once, in order
             names = [f"__verl_ext_operand_{id(test)}_{i}__" for i in range(len(test.ops) + 1)]
             out = [ast.Assign([ast.Name(n, ast.Store())], value)
@@ -548,6 +575,7 @@ def _recorded_asserts(source: str):
             return node  # a function's own asserts are decided by its own pass
 
         visit_AsyncFunctionDef = visit_FunctionDef
+        visit_ClassDef = visit_FunctionDef  # classes (their methods raise by protocol) stay as written
 
         def visit_Try(self, node):
             return node if catches and node.handlers else self.generic_visit(node)
@@ -559,16 +587,17 @@ def _recorded_asserts(source: str):
 
         visit_AsyncWith = visit_With
 
-    def going_on(body, in_while=False):
+    def going_on(body, in_while=False, helper=False):
         """``body`` with each statement that may raise wrapped so that raising records a failure (and, in a
-        `while`, leaves it)."""
+        `while`, leaves it). In a helper, only an AssertionError: its other exceptions may be its protocol
+        (a `raise KeyError` its caller reads), and they reach `check`'s own statements, which record them."""
         out: list[ast.stmt] = []
         for stmt in body:
             if isinstance(stmt, (ast.If, ast.For)):
-                stmt.body, stmt.orelse = going_on(stmt.body, in_while and isinstance(stmt, ast.If)), going_on(
-                    stmt.orelse, in_while and isinstance(stmt, ast.If))
+                inner = in_while and isinstance(stmt, ast.If)
+                stmt.body, stmt.orelse = going_on(stmt.body, inner, helper), going_on(stmt.orelse, inner, helper)
             elif isinstance(stmt, ast.While):
-                stmt.body = going_on(stmt.body, True)
+                stmt.body = going_on(stmt.body, True, helper)
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal,
                                  ast.Pass, ast.Break, ast.Continue, ast.Return, ast.Import, ast.ImportFrom)):
                 out.append(stmt)
@@ -576,20 +605,30 @@ def _recorded_asserts(source: str):
             leave = [ast.Break()] if in_while else []
             if isinstance(stmt, ast.Raise) and stmt.exc is not None:  # the exception is not built: it may call
                 raised = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
-                out += [ast.copy_location(record(ast.Constant(isinstance(raised, ast.Name)
-                                                              and raised.id == "AssertionError")), stmt), *leave]
-                continue
+                asserted = isinstance(raised, ast.Name) and raised.id == "AssertionError"
+                if asserted or not helper:
+                    out += [ast.copy_location(record(ast.Constant(asserted)), stmt), *leave]
+                    continue
             caught = f"__verl_ext_caught_{id(stmt)}__"
             assertion = ast.Call(ast.Name("isinstance", ast.Load()),
                                  [ast.Name(caught, ast.Load()), ast.Name("AssertionError", ast.Load())], [])
-            handler = ast.ExceptHandler(ast.Name("Exception", ast.Load()), caught, [record(assertion), *leave])
+            kind = "AssertionError" if helper else "Exception"
+            handler = ast.ExceptHandler(ast.Name(kind, ast.Load()), caught, [record(assertion), *leave])
             out.append(ast.copy_location(ast.Try([stmt], [handler], [], []), stmt))
         return out
 
-    functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for function in functions:
+    def functions(node):
+        """The functions in ``node``, nested ones too, but not those of a class (methods raise by protocol)."""
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield child
+            if not isinstance(child, ast.ClassDef):
+                yield from functions(child)
+
+    for function in list(functions(tree)):
         if rewritable(function):
-            function.body = going_on(Recorded().visit(ast.Module(function.body, [])).body)
+            function.body = going_on(Recorded().visit(ast.Module(function.body, [])).body,
+                                     helper=function not in checks_of)
     if not catches:  # imports stay as they are (`from __future__` must come first), so does the docstring
         first = 1 if tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant) \
             else 0
@@ -655,13 +694,48 @@ def _run_assert(program: dict) -> None:
     # test's loop early instead of failing it: a RuntimeError, as PEP 479 makes them.
     special = (StopIteration, StopAsyncIteration)
 
-    def exception_class(names):
-        """The first of the program's exception's classes the test knows: the prompt's own, else a builtin."""
-        for name in names if type(names) is list else ():
-            known = reference.get(name, vars(builtins).get(name)) if type(name) is str else None
+    def exception_class(classes):
+        """The first of the program's exception's classes the test knows: the prompt's own, a builtin, or a
+        standard library module's."""
+        for entry in classes if type(classes) is list else ():
+            if not (type(entry) is list and len(entry) == 2 and all(type(x) is str for x in entry)):
+                continue
+            module, name = entry
+            known = None
+            if module == "__main__" and name in reference:
+                known = reference[name]
+            elif module == "builtins":
+                known = vars(builtins).get(name)
+            elif module.partition(".")[0] in getattr(sys, "stdlib_module_names", ()) and module in sys.modules:
+                known = sys.modules[module]
+                for part in name.split("."):
+                    known = getattr(known, part, None)
             if isinstance(known, type) and issubclass(known, Exception):
                 return None if issubclass(known, special) else known
         return None
+
+    def rebuilt(cls, classes, message, arguments, attributes):
+        """An instance of ``cls`` as the program's exception was: its arguments and attributes, and, where its
+        class was not ``cls`` itself or its message differs, a subclass of ``cls`` with the program's class
+        name and message (so `except`, `type(e).__name__` and `str(e)` read as in a plain run)."""
+        def make(kind):
+            try:
+                exception = kind(*arguments) if type(arguments) is list else kind(message)
+            except Exception:  # noqa: BLE001 - a constructor that wants other arguments: none runs
+                exception = kind.__new__(kind)
+                exception.args = tuple(arguments) if type(arguments) is list else (message,)
+            for key, value in attributes if type(attributes) is list else ():
+                with contextlib.suppress(Exception):
+                    setattr(exception, key, value)
+            return exception
+
+        exception = make(cls)
+        first = classes[0][1].rpartition(".")[2] if classes and type(classes[0]) is list else cls.__name__
+        if type(first) is str and (first != cls.__name__ or str(exception) != message):
+            with contextlib.suppress(Exception):
+                exception = make(type(first, (cls,), {"__str__": lambda self: message,
+                                                      "__module__": cls.__module__}))
+        return exception
 
     lock = threading.Lock()  # the test's threads share the pipe: one call and its reply at a time
 
@@ -672,13 +746,12 @@ def _run_assert(program: dict) -> None:
                 reply = link.receive()
             if reply[0] == "ok":
                 return reply[1]
-            _, names, message, arguments = reply
-            exception: Exception = RuntimeError(f"{names[0] if type(names) is list and names else '?'}: {message}")
-            error = exception_class(names)
-            if error is not None:
-                with contextlib.suppress(Exception):  # a constructor that wants other arguments
-                    exception = error(*arguments) if type(arguments) is list else error(message)
-            raise exception
+            _, classes, message, arguments, attributes = reply
+            message = message if type(message) is str else ""
+            error = exception_class(classes)
+            if error is None:
+                raise RuntimeError(f"{classes[0] if type(classes) is list and classes else '?'}: {message}")
+            raise rebuilt(error, classes, message, arguments, attributes)
 
         call.__name__ = call.__qualname__ = name
         return call
@@ -692,6 +765,7 @@ def _run_assert(program: dict) -> None:
             failed.append(bool(assertion))
 
     test_scope[_FAILED] = record
+    test_scope.update({_BUILTIN.format(n): vars(builtins)[n] for n in ("all", "any")})
     test_scope.update(reference)
     for name, kind, value in link.receive():  # the program's process says what it defines
         if name not in wanted:
