@@ -8,7 +8,9 @@ exception messages, arguments and the prompt's own exception classes, threads ca
 reference helpers, a `while` left by a `raise`; and those a second red team (round 6) found against the narrowed
 one: a call named `any`/`all` that is not the builtin, an OrderedDict's order and a Counter's missing keys,
 exceptions with custom constructors, messages, class names and standard-library classes, helper classes whose
-methods raise by protocol, walrus and class scopes. Right and wrong programs alike."""
+methods raise by protocol, walrus and class scopes; and a third's (round 7): a wrong program whose value cannot
+cross or whose process ends (sys.exit, KeyboardInterrupt, an integer over the digit limit) must not look like
+the exception a test expects. Right and wrong programs alike."""
 
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ def plain_verdict(case: dict[str, Any]) -> float:
         exec(case["program"], scope)  # noqa: S102 - the fixed programs of this file's cases
         exec(case["test"], scope)  # noqa: S102
         scope["check"](scope[case["entry_point"]])
-    except Exception:  # noqa: BLE001 - any failure scores 0, as in HumanEval's harness
+    except BaseException:  # noqa: BLE001 - any failure scores 0 (the cases' own SystemExit, KeyboardInterrupt too)
         return 0.0
     return 1.0
 

@@ -299,6 +299,11 @@ def _run_prime(req: dict) -> None:
 # of this harness's frames (reachable by frame or gc walks) hold the program and the pipes, nothing more.
 
 _MAX_VALUE_DEPTH = 100
+
+
+class _CallEnded(BaseException):
+    """A call of the program that ended without a value or an exception of the program's (its process ended, or
+    the value cannot cross): not an Exception, so a test's `except Exception` does not take it for one."""
 #: What of an exception the program raises crosses to the test: its first classes (and attributes), its message's
 #: first characters.
 _MAX_EXCEPTION_CLASSES = 16
@@ -414,7 +419,7 @@ def _serve_program(code, link):
         while True:
             _, name, args, kwargs = link.receive()
             try:
-                reply = ["ok", _to_data(scope[name](*args, **kwargs))]
+                value = scope[name](*args, **kwargs)
             except Exception as e:  # noqa: BLE001 - the caller raises it again
                 # Its classes' names (the test takes the first it knows: the prompt's own, else a builtin one),
                 # its message and, as plain data, its arguments.
@@ -428,7 +433,18 @@ def _serve_program(code, link):
                     with contextlib.suppress(TypeError):
                         attributes.append([str(key), _to_data(value)])
                 reply = ["raise", classes, str(e)[:_MAX_EXCEPTION_MESSAGE], args, attributes]
-            link.send(reply)
+            except BaseException:
+                link.send(["ended"])  # SystemExit, KeyboardInterrupt: the program ends, as in a plain run
+                raise
+            else:
+                try:
+                    reply = ["ok", _to_data(value)]
+                except TypeError:
+                    reply = ["unsendable"]  # a value the test cannot see: not an exception the test may expect
+            try:
+                link.send(reply)
+            except ValueError:  # e.g. an integer over the digit limit
+                link.send(["unsendable"])
     except EOFError:
         status = 0
     except SystemExit as e:
@@ -739,13 +755,28 @@ def _run_assert(program: dict) -> None:
 
     lock = threading.Lock()  # the test's threads share the pipe: one call and its reply at a time
 
+    def ended(why):
+        """A call that gave the test neither a value nor an exception of the program's: an error, recorded
+        before anything the test could catch (a test expecting an exception must not take this for one)."""
+        record(False)
+        return _CallEnded(why)
+
     def proxy(name):
         def call(*args, **kwargs):
             with lock:
-                link.send(["call", name, _to_data(list(args)), {"d": [[k, _to_data(v)] for k, v in kwargs.items()]}])
-                reply = link.receive()
-            if reply[0] == "ok":
+                try:
+                    request = ["call", name, _to_data(list(args)), {"d": [[k, _to_data(v)] for k, v in kwargs.items()]}]
+                except TypeError as e:
+                    raise ended(f"an argument the program cannot receive: {e}") from None
+                link.send(request)
+                try:
+                    reply = link.receive()
+                except Exception:  # noqa: BLE001 - the program's process ended, or wrote something else
+                    raise ended("the program's process ended") from None
+            if type(reply) is list and reply and reply[0] == "ok" and len(reply) == 2:
                 return reply[1]
+            if not (type(reply) is list and len(reply) == 5 and reply[0] == "raise"):
+                raise ended(f"{reply[0] if type(reply) is list and reply else reply!r}")
             _, classes, message, arguments, attributes = reply
             message = message if type(message) is str else ""
             error = exception_class(classes)
