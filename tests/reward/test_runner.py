@@ -330,4 +330,4 @@ def test_ctrl_c_stops_a_batch_of_process_functions_at_once(tmp_path: Path, how: 
     assert words[:1] == ["INTERRUPTED"], (out.stdout, out.stderr[-2000:])
     assert float(words[1]) < 10.0, out.stdout  # the goal is 1 s; 10x for a busy machine
     assert words[2:6] == ["RUNNING", "2", "LEFT", "0"], out.stdout
-    assert words[6:] == ["AFTER", "1.0", "0"], out.stdout
+    assert words[6:] == ["AFTER", "1.0", "0"], (out.stdout, out.stderr[-2000:])

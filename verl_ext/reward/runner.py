@@ -119,8 +119,8 @@ class FunctionRunner:
         self._thread_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = \
             weakref.WeakKeyDictionary()
         self._abandoned = 0
-        self._in_flight = 0  # process calls awaited now, and how many of those were cancelled
-        self._cancelled = 0
+        # Per pool: process calls awaited now, and how many of those were cancelled.
+        self._flight: dict[FunctionPool, list[int]] = {}
         self._rate_limits = rate_limits
         self._buckets: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[tuple[Any, float]]] = \
             weakref.WeakKeyDictionary()
@@ -181,10 +181,7 @@ class FunctionRunner:
 
     def _stop(self, running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]]) -> None:
         """Stop an interrupted batch: kill the pool's processes (and so the calls they run), cancel the rest."""
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.close()
+        self._close_pool(self._pool)
         for loop, task in running:
             with contextlib.suppress(RuntimeError):  # the loop already ended
                 loop.call_soon_threadsafe(task.cancel)
@@ -230,24 +227,37 @@ class FunctionRunner:
     async def _in_process(self, index: int, call: dict[str, Any], timeout_s: float) -> Any:
         """A call in the pool. When every call in flight was cancelled (Ctrl-C in verl's reward loop: asyncio.run
         cancels every task, then waits), nobody waits for their results: the pool's processes are killed."""
-        future = self._ensure_pool().submit(index, call, timeout_s, SENT_ONCE)
+        pool = self._ensure_pool()
+        future = pool.submit(index, call, timeout_s, SENT_ONCE)
         with self._lock:
-            self._in_flight += 1
+            counts = self._flight.setdefault(pool, [0, 0])
+            counts[0] += 1
         cancelled = False
         try:
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
             cancelled = True
             with self._lock:
-                self._cancelled += 1
-                abandoned = self._cancelled >= self._in_flight
-            if abandoned:
-                self._stop([])
+                counts[1] += 1
+                abandoned = counts[1] >= counts[0]
+            if abandoned:  # that pool only: a cancel that comes late must not kill the next batch's pool
+                self._close_pool(pool)
             raise
         finally:
             with self._lock:
-                self._in_flight -= 1
-                self._cancelled -= cancelled
+                counts[0] -= 1
+                counts[1] -= cancelled
+                if counts[0] == 0:
+                    self._flight.pop(pool, None)
+
+    def _close_pool(self, pool: FunctionPool | None) -> None:
+        """Kill ``pool``'s processes; the next call starts a new pool if it was the current one."""
+        if pool is None:
+            return
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+        pool.close()
 
     async def _in_thread(self, bound: BoundFunction, call: dict[str, Any]) -> Any:
         """Run a ``thread`` function on a daemon thread of its own once one of ``threads`` slots is free; its
