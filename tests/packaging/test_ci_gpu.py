@@ -73,7 +73,18 @@ def test_a_stage_past_its_timeout_is_ended_with_its_children(tmp_path: Path) -> 
     assert stage.timed_out and time.monotonic() - start < 15
     pid = int(pid_file.read_text())
     status = Path(f"/proc/{pid}/status")
-    assert not status.exists() or "\nState:\tZ" in status.read_text(), "the stage's child outlived it"
+
+    def alive() -> bool:
+        try:
+            return "\nState:\tZ" not in status.read_text()
+        except OSError:
+            return False
+
+    # SIGKILL is delivered asynchronously: on a loaded machine the child may still be scheduled for a moment.
+    gone_by = time.monotonic() + 10
+    while alive() and time.monotonic() < gone_by:
+        time.sleep(0.05)
+    assert not alive(), "the stage's child outlived it"
     done = r.run("quick", ["sh", "-c", "echo hello"], tmp_path, cap=10)
     assert done.rc == 0 and not done.timed_out and "hello" in log.read_text()
 
