@@ -113,9 +113,11 @@ def collect(require_sandbox: bool = True, config: str | None = None, overrides: 
     sandbox_ok = bool(caps["full_isolation"])
     environment = _environment(sandbox)
     mode_ok = not any(f.key == "VERL_EXT_SANDBOX_MODE" for f in environment)
+    # An invalid package scope fails every execution: already reported, the probe would only repeat it.
+    packages_ok = not any(f.key == "VERL_EXT_SANDBOX_PACKAGES" for f in environment)
     # Not in the rlimits-only mode: the probe would run its programs without isolation.
     weak = mode_ok and sandbox.mode() == sandbox.WEAK_MODE
-    warm = _warm_starts(sandbox) if sandbox_ok and mode_ok and not weak else None
+    warm = _warm_starts(sandbox) if sandbox_ok and mode_ok and packages_ok and not weak else None
     config_report = _report_config(config, overrides, accelerator, sandbox_ok, require_sandbox) if config else None
     problems = []
     if broken is not None:

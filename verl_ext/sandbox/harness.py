@@ -579,10 +579,6 @@ def _recorded_asserts(source: str):
     catches = _catches(tree)
     checks_of = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "check"]
 
-    def rewritable(function):
-        """Whether the asserts and statements of ``function`` may record instead of raising."""
-        return not catches or function in checks_of
-
     class Recorded(ast.NodeTransformer):
         def visit_Assert(self, node):
             return [ast.copy_location(stmt, node) for stmt in checks(node.test)]
@@ -642,7 +638,7 @@ def _recorded_asserts(source: str):
                 yield from functions(child)
 
     for function in list(functions(tree)):
-        if rewritable(function):
+        if not catches or function in checks_of:  # a test that may catch keeps its helpers as written
             function.body = going_on(Recorded().visit(ast.Module(function.body, [])).body,
                                      helper=function not in checks_of)
     if not catches:  # imports stay as they are (`from __future__` must come first), so does the docstring
