@@ -1,4 +1,4 @@
-"""The HumanEval-style harness compiles a test so that it goes on after a failure (``harness._recorded_asserts``);
+"""The HumanEval-style harness compiles a test so that it goes on after a failure (``assert_rewrite.recorded_asserts``);
 a test's verdict must stay a plain run's (``exec(program); exec(test); check(entry_point)``).
 
 ``data/assert_rewrite_parity.json`` holds the shapes a fresh-context red team (round 5 of the reward path) found
