@@ -7,10 +7,12 @@
 //! - Expressions with variables: equal values at [`SAMPLE_POINTS`] fixed pseudo-random points (at least
 //!   half of them defined on both sides, all defined ones agreeing at 1e-7).
 //! - An equation stands for its answer: the other side of a naming side (`x = 3`, `y = 2x+1`, `f(x) = ...`,
-//!   `(x, y) = (1, 2)`) or the root of a linear equation in one variable (`2x = 6`); `x=1, y=2` compares by
-//!   name; other equations are equal when their differences are equal up to sign.
-//! - One-variable inequalities (linear ones solved), `x \ne a` and `x \in S` become intervals:
-//!   `x \ge 3` = `[3, \infty)`, `3 < x` = `x > 3`, `2x > 6` = `x > 3`.
+//!   `(x, y) = (1, 2)`), else its last side (`5+5+1 = 11`, `a+2z = 101`); `x=1, y=2` compares by name; other
+//!   equations are equal when their differences are equal up to a factor.
+//! - One-variable inequalities, `x \ne a` and `x \in S` become intervals: `x \ge 3` = `[3, \infty)`,
+//!   `3 < x` = `x > 3`; unsolved linear ones are solved to compare with each other (`2x > 6` = `4x > 12`).
+//! - Restating the problem is not solving it: an unsolved equation or inequality (`3x+7 = 19`, `2x > 6`,
+//!   `|x| = 4`) does not equal a value or a solved one (`x = 4`, `4`, `x > 3`), though it has that solution.
 //! - Intervals compare ends and open/closed marks; unions are order-free; sets (`\{\}`) and bare lists
 //!   (`1, 2`; `x=1, x=2`) are order-free, tuples and matrices ordered; a one-element set equals its element.
 //! - Multiple choice: a reference that is a single letter A-E (optionally in parentheses or `\text{}`)
@@ -455,7 +457,7 @@ fn name_of(side: &Node) -> String {
 }
 
 /// What an equation says the answer is, with the name it gives it: the other side of a naming side (see
-/// [`names_answer`]), or the root of a linear equation (`2x = 6`).
+/// [`names_answer`]). An equation to solve (`2x = 6`) says nothing: solving it is the task.
 fn solution(n: &Node) -> Option<(Option<String>, Node)> {
     let (lhs, rhs) = equation(n)?;
     for (name, value) in [(lhs, rhs), (rhs, lhs)] {
@@ -463,11 +465,16 @@ fn solution(n: &Node) -> Option<(Option<String>, Node)> {
             return Some((Some(name_of(name)), value.clone()));
         }
     }
-    let (v, _, root) = linear(lhs, rhs)?;
-    Some((Some(name_of(&Node::Var(v))), root))
+    None
 }
 
-/// The value a predicted equation gives: its solution, else its last side (`5+5+1 = 11` gives 11).
+/// Does the equation give a name a value without variables (`x = 4`, `(x, y) = (1, 2)`)?
+fn constant_solution(n: &Node) -> bool {
+    solution(n).is_some_and(|(_, v)| vars_of(&v).is_empty())
+}
+
+/// The value a predicted equation gives: its solution, else its last side (`5+5+1 = 11` and `a+2z = 101`, the
+/// value of what was asked, give 11 and 101; `3x+7 = 19` gives 19, not its root).
 fn predicted_value(n: &Node) -> Option<Node> {
     solution(n).map(|(_, v)| v).or_else(|| equation(n).map(|(_, last)| last.clone()))
 }
@@ -506,8 +513,9 @@ fn half_line(value: Node, op: Rel) -> Option<Vec<Interval>> {
     })
 }
 
-/// One-variable inequalities (`x > 3`, `2x \le 6`, `1 < x \le 2`, `0 < f(x) < 1`, `x \ne 3`) as intervals.
-fn relation_intervals(n: &Node) -> Option<Vec<Interval>> {
+/// One-variable inequalities (`x > 3`, `1 < x \le 2`, `0 < f(x) < 1`, `x \ne 3`) as intervals; unsolved linear
+/// ones (`2x \le 6`) only with `unsolved`.
+fn relation_intervals(n: &Node, unsolved: bool) -> Option<Vec<Interval>> {
     let Node::Relation(sides, ops) = n else { return None };
     match (sides.len(), ops.as_slice()) {
         (2, [op]) if !matches!(op, Rel::Eq | Rel::In) => {
@@ -517,7 +525,7 @@ fn relation_intervals(n: &Node) -> Option<Vec<Interval>> {
                     return half_line(sides[1 - k].clone(), op);
                 }
             }
-            let (_, m, root) = linear(&sides[0], &sides[1])?;
+            let (_, m, root) = linear(&sides[0], &sides[1]).filter(|_| unsolved)?;
             half_line(root, if m.to_f64() < 0.0 { op.flipped() } else { *op })
         }
         (3, [a, b])
@@ -571,7 +579,7 @@ fn intervals(n: &Node) -> Option<Vec<Interval>> {
             Some(out)
         }
         Node::Bracket(..) => Some(vec![bracket_interval(n)?]),
-        Node::Relation(..) => relation_intervals(n),
+        Node::Relation(..) => relation_intervals(n, false),
         _ => None,
     }
 }
@@ -657,16 +665,28 @@ fn relations_eq(a: &Node, b: &Node, o: &Options) -> bool {
     if let Some(same) = super::functions::congruences_eq(a, b, &|x, y| eq(x, y, o)) {
         return same;
     }
-    if let (Some(x), Some(y)) = (relation_intervals(a), relation_intervals(b)) {
-        // Strict: the same variable is bounded (`t > 3` is not `x > 3`).
-        let same_variable = !o.strict || vars_of(a) == vars_of(b);
-        return same_variable && intervals_eq(&x, &y, o);
+    // Solved inequalities compare with each other, and unsolved ones with each other (`2x > 6`, `4x > 12`);
+    // an unsolved one restates the problem a solved one answers.
+    let solved = (relation_intervals(a, false), relation_intervals(b, false));
+    let unsolved = || (relation_intervals(a, true), relation_intervals(b, true));
+    match (solved, unsolved()) {
+        ((Some(x), Some(y)), _) | ((None, None), (Some(x), Some(y))) => {
+            // Strict: the same variable is bounded (`t > 3` is not `x > 3`).
+            let same_variable = !o.strict || vars_of(a) == vars_of(b);
+            return same_variable && intervals_eq(&x, &y, o);
+        }
+        ((Some(_), None), (_, Some(_))) | ((None, Some(_)), (Some(_), _)) => return false,
+        _ => {}
     }
     if let (Some((la, ra)), Some((lb, rb))) = (equation(a), equation(b)) {
         if let (Some((na, va)), Some((nb, vb))) = (solution(a), solution(b)) {
             if na == nb || !o.strict {
                 return eq(&va, &vb, o);
             }
+        }
+        // `x = 4` is answered by a value, not by the equation it solves (`3x+7 = 19`, `|x| = 4`).
+        if constant_solution(a) != constant_solution(b) {
+            return false;
         }
         // Same solution set: the differences agree up to a nonzero factor.
         return proportional(&difference(la, ra), &difference(lb, rb));
@@ -852,13 +872,13 @@ pub fn eq(a: &Node, b: &Node, o: &Options) -> bool {
                 return eq(&v, b, o);
             }
             o.allow_set_relation_comp
-                && matches!((relation_intervals(a), intervals(b)), (Some(x), Some(y)) if intervals_eq(&x, &y, o))
+                && matches!((relation_intervals(a, false), intervals(b)), (Some(x), Some(y)) if intervals_eq(&x, &y, o))
         }
         (_, Node::Relation(..)) => {
             if let Some((_, v)) = solution(b) {
                 return eq(a, &v, o);
             }
-            matches!((intervals(a), relation_intervals(b)), (Some(x), Some(y)) if intervals_eq(&x, &y, o))
+            matches!((intervals(a), relation_intervals(b, false)), (Some(x), Some(y)) if intervals_eq(&x, &y, o))
         }
         (Node::Union(_), _) | (_, Node::Union(_)) if set_union(a).is_some() || set_union(b).is_some() => {
             match (set_union(a), set_union(b)) {
@@ -1229,6 +1249,24 @@ mod tests {
 
     fn no(p: &str, r: &str) {
         assert!(!judge(p, r, &Options::default()).equal, "{p:?} should not equal {r:?}");
+    }
+
+    #[test]
+    fn restating_the_problem_is_not_solving_it() {
+        // Found by a red team: the equation asked to be solved was credited with its root.
+        for (p, r) in [("3x+7=19", "x=4"), ("3x+7=19", "4"), ("2x = 8", "4"), ("|x| = 4", "x=4"), ("x^2 = 16", "x = 4")] {
+            no(p, r);
+            no(r, p);
+        }
+        for (p, r) in [("2x+1 > 7", "x > 3"), ("2x > 6", "(3, \\infty)"), ("-x < -3", "x > 3")] {
+            no(p, r);
+            no(r, p);
+        }
+        yes("x = 4", "4");
+        yes("4 = x", "x = 4");
+        yes("2x > 6", "4x > 12");
+        yes("2x+4y=6", "x+2y=3");
+        yes("a+2z = 101", "101");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! linear in the text.
 
 use super::lexer::MULTIPLIERS;
+use super::unicode::MINUS_SIGNS;
 
 /// Words read before an answer, within its clause.
 const BEFORE_WORDS: usize = 8;
@@ -918,7 +919,7 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
     }
     // A sign written against the value (`−\\boxed{5}`, `$-$5`); a dash after a space is punctuation.
     let before = s[..start].trim_end_matches(['$', '*']);
-    if before.ends_with(['−', '–', '-', '－']) && !before.ends_with("--") {
+    if before.ends_with(|c: char| MINUS_SIGNS.contains(&c) || matches!(c, '–' | '-' | '－')) && !before.ends_with("--") {
         return Some("a sign before the answer");
     }
     // `5, 6` or `5 and 6`: more than one value where one is asked for.

@@ -160,6 +160,11 @@ static FULLWIDTH: [u8; 94] = {
     t
 };
 
+/// Characters a reader takes for a minus sign before a number: the minus, the hyphens and figure dash, the
+/// small, heavy and modifier minus forms and the hyphen bullet (not the en/em dashes: punctuation in prose).
+pub const MINUS_SIGNS: &[char] =
+    &['−', '\u{2010}', '\u{2011}', '\u{2012}', '\u{FE63}', '\u{2796}', '\u{02D7}', '\u{2043}'];
+
 /// One-character replacements: fullwidth forms, spaces, invisible characters, dot operators.
 fn simple(c: char) -> Option<&'static str> {
     let code = u32::from(c);
@@ -174,7 +179,7 @@ fn simple(c: char) -> Option<&'static str> {
         '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => Some(" "),
         '⋅' | '∙' => Some("\\cdot "),
         // The minus sign and the operators a reader sees as `-`, `\\times`, `\\div` (`−\\boxed{5}` is negated).
-        '−' => Some("-"),
+        c if MINUS_SIGNS.contains(&c) => Some("-"),
         '×' => Some("\\times "),
         '÷' => Some("\\div "),
         _ => None,
@@ -193,6 +198,7 @@ mod tests {
         assert_eq!(fold("a₁₂"), "a_{12}");
         assert_eq!(fold("2½"), "2\\frac{1}{2}");
         assert_eq!(fold("−5 × 2 ÷ 3"), "-5 \\times  2 \\div  3");
+        assert_eq!(fold("\u{2010}4 \u{FE63}4 \u{2796}4 \u{02D7}4"), "-4 -4 -4 -4");
         assert_eq!(fold("⅒"), "\\frac{1}{10}");
         assert_eq!(fold("3⁄4"), "\\frac{3}{4}");
         assert_eq!(fold("1 1⁄2"), "1 \\frac{1}{2}");
