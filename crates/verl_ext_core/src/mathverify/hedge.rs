@@ -1195,7 +1195,42 @@ fn ends_with_relation(before: &str) -> bool {
             let head = &t[..t.len() - r.len()];
             !head.ends_with('\\')
         }
-    })
+    }) || t.chars().next_back().is_some_and(bounding_symbol)
+        || trailing_command(t).is_some_and(|(name, head)| bounding_command(name) || head.ends_with("\\not"))
+        || t.ends_with("/=")
+}
+
+/// A Unicode relation that bounds or denies a value rather than stating it: the order, subset, precedence and
+/// similarity relations and their negations in the Mathematical Operators blocks (`≢ ≮ ≰ ≨ ⊂ ≺ ⪇ ⩽`), but not
+/// `=`, `≡` (`x ≡ 9 (mod 11)` states a residue), membership (`x ∈ [1, 2]` states a set) or the operators.
+fn bounding_symbol(c: char) -> bool {
+    matches!(u32::from(c),
+        0x2241..=0x2260 // ≁ … ≠ (similarity and approximation, their negations, ≠)
+        | 0x2262..=0x228B // ≢, ≤ ≥ ≦ ≧ ≨ ≩ ≪ ≫ ≬ ≭ ≮ ≯ ≰ ≱ … ≺ ≻ … ⊀ ⊁ ⊂ ⊃ ⊄ ⊅ ⊆ ⊇ ⊈ ⊉ ⊊ ⊋
+        | 0x228F..=0x2292 // ⊏ ⊐ ⊑ ⊒
+        | 0x22B0..=0x22B1 // ⊰ ⊱
+        | 0x22D6..=0x22ED // ⋖ ⋗ ⋘ ⋙ ⋚ ⋛ ⋜ ⋝ ⋞ ⋟ ⋠ … ⋭
+        | 0x2A7D..=0x2AC6 // ⩽ ⩾ … ⪇ ⪈ ⪉ ⪊ … ⪯ ⪰ … ⫅ ⫆
+    )
+}
+
+/// The LaTeX command `text` ends with (its name without the backslash) and the text before it.
+fn trailing_command(text: &str) -> Option<(&str, &str)> {
+    let name_len = text.len() - text.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
+    let head = text[..text.len() - name_len].strip_suffix('\\')?;
+    (name_len > 0).then(|| (&text[text.len() - name_len..], head))
+}
+
+/// A relation command that bounds or denies (`\lneqq`, `\gneq`, `\nsim`, `\ncong`, `\nleqslant`, `\succeq`,
+/// `\preceq`, `\subset`, `\supseteq`, `\lesssim`): a negated relation (`\n…`) or one of the order, subset
+/// and precedence families, by the roots of their names (LaTeX and amssymb name them so).
+fn bounding_command(name: &str) -> bool {
+    const ROOTS: &[&str] =
+        &["leq", "geq", "neq", "less", "gtr", "succ", "prec", "subset", "supset", "sim", "approx", "cong"];
+    const WHOLE: &[&str] = &["le", "ge", "ne", "lt", "gt", "ll", "gg", "lll", "ggg", "lneq", "gneq", "nless", "ngtr"];
+    let bounding = |n: &str| WHOLE.contains(&n) || ROOTS.iter().any(|r| n.contains(r));
+    // `\nmid`, `\nsim`, `\nleq`: a negation of a relation (the root test keeps `\nu`, `\nabla` out).
+    bounding(name) || name.strip_prefix('n').is_some_and(|n| bounding(n) || matches!(n, "mid" | "parallel" | "equiv"))
 }
 
 /// The words of `text` as a reader sees them, lower case: LaTeX command names and braces are skipped
