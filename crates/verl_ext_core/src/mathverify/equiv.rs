@@ -123,7 +123,63 @@ fn predicted_choice(s: &str) -> Option<char> {
             && !rest[..i].chars().last().is_some_and(|p| p.is_ascii_alphabetic())
             && !rest[i + 1..].chars().next().is_some_and(|n| n.is_ascii_alphabetic())
     });
-    (!another).then_some(c)
+    (!another && !hedged_choice(s, c)).then_some(c)
+}
+
+/// Does the text after the chosen letter offer another (`C. or D.`, `C) 12 or D) 14`, `C) \\quad D)`, `C. ABCDE`)
+/// or take it back (`C. \\text{wrong}`, `C. \\text{Not C}`)? Read as words, with commands and braces as spaces
+/// ([`choice_text`] squeezes them together, so `or D` would read `orD`).
+fn hedged_choice(s: &str, letter: char) -> bool {
+    let folded = super::unicode::fold(s);
+    let mut spaced = String::with_capacity(folded.len());
+    let mut chars = folded.chars().peekable();
+    while let Some(ch) = chars.next() {
+        if ch == '\\' {
+            while chars.peek().is_some_and(char::is_ascii_alphabetic) {
+                chars.next();
+            }
+            spaced.push(' ');
+        } else {
+            spaced.push(if ch.is_alphanumeric() { ch } else { ' ' });
+        }
+    }
+    let mut words = spaced.split_whitespace().skip_while(|w| *w != letter.to_string());
+    words.next();
+    words.any(|w| {
+        let lower = w.to_ascii_lowercase();
+        w.chars().all(|x| ('A'..='E').contains(&x))
+            || ["or", "nor", "not", "wrong", "incorrect", "either", "maybe", "probably", "possibly"]
+                .contains(&lower.as_str())
+    })
+}
+
+/// Does `text` apply a conventional function name ([`FUNCTION_NAMES`]) that is not a variable of the reference
+/// (`known`): the name standing alone (no letter or backslash before it), then `(` or `^{-1}(`?
+fn applies_unknown_function(text: &str, known: &[String]) -> bool {
+    let bytes = text.as_bytes();
+    text.char_indices().any(|(i, c)| {
+        let name = &text[i..i + c.len_utf8()];
+        FUNCTION_NAMES.contains(&name)
+            && !known.iter().any(|k| k == name)
+            && (i == 0 || !(bytes[i - 1].is_ascii_alphabetic() || bytes[i - 1] == b'\\'))
+            && {
+                let rest = text[i + 1..].trim_start();
+                let rest = rest.strip_prefix("^{-1}").or_else(|| rest.strip_prefix("^{- 1}")).unwrap_or(rest);
+                rest.trim_start().starts_with(['(', '\\'])
+                    && (rest.trim_start().starts_with('(') || rest.trim_start().starts_with("\\left("))
+            }
+    })
+}
+
+/// Does `block` state a value: an expression without variables or relations (`5`, `\\frac{3}{4}`), or a name
+/// given one (`x = 5`)? A computation (`4 \\times 5 = 20`), a bare name (`n`), a condition (`x > 0`) or an
+/// expression in variables states none.
+pub fn states_a_value(block: &str) -> bool {
+    let Ok((n, _)) = parsed(block, false) else { return false };
+    match &n {
+        Node::Relation(..) => constant_solution(&n),
+        _ => vars_of(&n).is_empty(),
+    }
 }
 
 /// The answer's tree and the physical units it names. A reference that does not parse is read after its last
@@ -294,6 +350,11 @@ fn judge_within_budget(prediction: &str, reference: &str, o: &Options) -> Verdic
     }
     if sloppy_approximation(p) {
         return verdict(false, "an approximation that is not close (5 \\approx 6)");
+    }
+    // `p(0)` for 0: a value of a function the reference does not know, however it parses (here p·0, which
+    // vanishes).
+    if !matches!(prediction, Node::Relation(..)) && applies_unknown_function(p, &vars_of(&reference)) {
+        return verdict(false, "a value of an undefined function (f(5))");
     }
     if false_chain(&prediction, o) {
         return verdict(false, "a false equation (two different values set equal)");
@@ -1252,9 +1313,42 @@ mod tests {
     }
 
     #[test]
+    fn one_choice_with_its_text() {
+        // Found by a red team: hedges inside one box read as the first letter.
+        for p in
+            ["C. or D.", "C) 12 or D) 14", "C. \\text{wrong}", "C. \\text{Not C, it is D}", "C) \\quad D)", "C. ABCDE"]
+        {
+            no(p, "C");
+        }
+        for p in [
+            "C",
+            "C. 12",
+            "(C) 12",
+            "\\textbf{(C)}\\ 12",
+            "C: Plane",
+            "\\text{(C) } \\frac{1}{2}",
+            "C) salt and pepper",
+        ] {
+            yes(p, "C");
+        }
+    }
+
+    #[test]
+    fn values_of_undefined_functions_are_not_answers() {
+        // Found by the hostile suite's generator at g = 0: `p(0)` parsed as p·0.
+        for p in ["p(0)", "f(0)", "g^{-1}(0)", "Q\\left(0\\right)"] {
+            no(p, "0");
+        }
+        yes("f(x) = x^2", "x^2");
+        yes("p(x) = 2x", "2x");
+        yes("f(2)", "f(2)");
+    }
+
+    #[test]
     fn restating_the_problem_is_not_solving_it() {
         // Found by a red team: the equation asked to be solved was credited with its root.
-        for (p, r) in [("3x+7=19", "x=4"), ("3x+7=19", "4"), ("2x = 8", "4"), ("|x| = 4", "x=4"), ("x^2 = 16", "x = 4")] {
+        for (p, r) in [("3x+7=19", "x=4"), ("3x+7=19", "4"), ("2x = 8", "4"), ("|x| = 4", "x=4"), ("x^2 = 16", "x = 4")]
+        {
             no(p, r);
             no(r, p);
         }

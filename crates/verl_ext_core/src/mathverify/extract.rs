@@ -569,7 +569,9 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
                 restated.and_then(|(a, b)| hedge::around(text, a, b, false))
             })
             .or_else(|| revised(text, &everywhere, chosen))
-            .or_else(|| restated_differently(text, &everywhere, chosen)),
+            .or_else(|| restated_differently(text, &everywhere, chosen))
+            .or_else(|| valued_after_tag(text, chosen))
+            .or_else(|| closed_differently(text, &everywhere, chosen)),
     };
     // Two letters chosen (`C, D`, `(C)/(D)`, `C and D`): no single choice.
     if matches!(chosen.source, Source::Letter(_)) && withdrawn.is_none() && another_letter_follows(text, chosen.end) {
@@ -690,14 +692,47 @@ const STATING: &[&str] = &[
 /// with two values is no answer. Only statements are read: `final answer is X`, `answer: X`, and `answer is X`
 /// with nothing but [`STATING`] words between.
 fn restated_differently(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static str> {
-    // A few suffice (the answer is restated once or twice); each comparison spends the call's budget.
+    // A few suffice (the answer is restated once or twice); each comparison spends the call's budget. A later
+    // box is another answer after a tag or an anchor (`<answer>4</answer> \\boxed{5}`); after a box it is
+    // where the boxes end (the last box is the one chosen).
     let mut later = all
         .iter()
-        .filter(|c| c.start >= chosen.end && c.source != Source::Boxed && stated(text, chosen.end, c))
+        .filter(|c| {
+            c.start >= chosen.end
+                && (c.source != Source::Boxed || chosen.source != Source::Boxed)
+                && stated(text, chosen.end, c)
+        })
         .take(MAX_RESTATED);
     later
         .any(|c| parses(&c.text) && !super::math_equal(&c.text, &chosen.text).equal)
         .then_some("a different answer stated after it")
+}
+
+/// Does a value follow the answer tag on its line (`<answer>4</answer> = 5`, `<answer>4</answer> 5`)? The tags
+/// are spaces here, so the text after the content is read as it continues.
+fn valued_after_tag(text: &str, chosen: &Candidate) -> Option<&'static str> {
+    if chosen.source != Source::Tag {
+        return None;
+    }
+    let line = text[chosen.end..].split('\n').next().unwrap_or("").trim_start().trim_start_matches(['$', '(']);
+    let equation = line.strip_prefix('=').is_some_and(|r| !r.starts_with('='));
+    (equation || line.starts_with(|c: char| c.is_ascii_digit())).then_some("a value written on after the answer tag")
+}
+
+/// Does the text close on a different value: is its last math block after the answer's sentence, stating a value
+/// ([`super::equiv::states_a_value`]: `$5$`, `$x = 5$`, not `$4 \\times 5 = 20$` or `$n$`) that is not the
+/// answer (`\\boxed{4}. Sorry, it's $5$.`, `\\boxed{4}\n\nTherefore $x = 5$`)? A reader takes the last value
+/// stated as the answer, whatever words lead to it.
+fn closed_differently(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static str> {
+    // The last math block (another reading may hold it: `it is $5$` is also read after `answer … is`).
+    let in_math = |c: &Candidate| {
+        c.source == Source::Block || text[c.start..].starts_with('$') || text[c.start..].starts_with("\\(")
+    };
+    let last = all.iter().filter(|c| c.start >= chosen.end && in_math(c)).max_by_key(|c| c.start)?;
+    let between = &text[chosen.end..last.start];
+    let new_sentence = chosen.source == Source::Tag || between.contains(['.', '!', '?', ';', '\n', '。']);
+    (new_sentence && super::equiv::states_a_value(&last.text) && !super::math_equal(&last.text, &chosen.text).equal)
+        .then_some("a different value stated after it")
 }
 
 /// The answer of `text` and where it came from, when it is asserted ([`find`]).

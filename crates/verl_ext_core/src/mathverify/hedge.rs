@@ -75,6 +75,14 @@ const CLAUSE_CUES: &[&str] = &[
     "estimating",
     "assume",
     "hypothetically",
+    // A value picked rather than found (`My hunch: 5`, `Random pick: 5`).
+    "hunch",
+    "random",
+    "randomly",
+    "arbitrary",
+    "arbitrarily",
+    "blindly",
+    "idk",
 ];
 /// Words that bound or hedge the value right after them (`over 5`, `more than 5`, `about 5`, `maybe 5`).
 const NEAR_CUES: &[&str] = &[
@@ -184,6 +192,23 @@ const AFTER_CUES: &[&str] = &[
     "tops",
     "upwards",
     "onwards",
+    // The value given and then rejected (`\\boxed{5} fails.`, `\\boxed{5} is rejected`, `\\boxed{5} (crossed out)`).
+    "fails",
+    "fail",
+    "failed",
+    "doesn't",
+    "doesnt",
+    "isnt",
+    "rejected",
+    "crossed",
+    "invalid",
+    "extraneous",
+    "excluded",
+    "discarded",
+    "impossible",
+    "unlikely",
+    "idk",
+    "dunno",
 ];
 
 /// Words that, before `answer`, make what follows it something other than the answer (`Wrong answer: 5`,
@@ -258,6 +283,13 @@ const BOUND_LABELS: &[&str] = &[
     "tentative",
     "possible",
     "alternative",
+    // A value picked rather than found (`My hunch: 5`, `Random pick: 5`, `Wild guess: 5`).
+    "hunch",
+    "pick",
+    "random",
+    "shot",
+    "bet",
+    "example",
 ];
 
 /// Is the answer at `start` hedged by its sentence: a sentence opening with a word of [`SENTENCE_HEDGES`], or a
@@ -531,6 +563,9 @@ const DISAVOWALS: &[&str] = &[
     "invalid",
     "messed",
     "nonsense",
+    "idk",
+    "dunno",
+    "unverified",
 ];
 /// Words after an answer that announce a revision: they withdraw it only when a different value follows
 /// (`\\boxed{5}. Wait, it is 6.`), not when the check confirms it (`Wait, let me verify: 48+24=72. Correct.`).
@@ -556,6 +591,9 @@ const REVISING: &[&str] = &[
     "otherwise",
     "rather",
 ];
+/// Interjections that, opening a sentence and set off by punctuation, take back what came before
+/// (`\\boxed{5}. Sorry, it's 6.`, `No: 6`); not otherwise (`Sorry for the long answer.`, `No other value works.`).
+const INTERJECTIONS: &[&str] = &["no", "sorry", "oh", "nah", "hmm", "hmmm", "whoops", "argh", "ugh"];
 /// Two-word disavowals (`not sure`, `not correct`), the second word's end marking them.
 const DISAVOWAL_PAIRS: &[(&str, &str)] = &[
     ("not", "sure"),
@@ -573,10 +611,35 @@ const DISAVOWAL_PAIRS: &[(&str, &str)] = &[
     ("also", "possible"),
     ("never", "mind"),
     ("messed", "up"),
+    ("my", "bad"),
+    ("dont", "know"),
+    ("don't", "know"),
+    ("no", "idea"),
+    ("no", "valid"),
+    ("not", "verify"),
+    ("cannot", "verify"),
+    ("couldnt", "verify"),
+    ("couldn't", "verify"),
+    ("an", "example"),
+    ("dont", "have"),
+    ("don't", "have"),
 ];
 /// Two-word revisions (`no wait`, `should be`).
-const REVISING_PAIRS: &[(&str, &str)] =
-    &[("no", "wait"), ("second", "thought"), ("should", "be"), ("meant", "to"), ("i", "meant")];
+const REVISING_PAIRS: &[(&str, &str)] = &[
+    ("no", "wait"),
+    ("second", "thought"),
+    ("should", "be"),
+    ("meant", "to"),
+    ("i", "meant"),
+    ("i", "mean"),
+    ("hold", "on"),
+    ("not", "quite"),
+    ("on", "reflection"),
+    ("upon", "reflection"),
+    ("upon", "review"),
+    ("double", "checking"),
+    ("double", "check"),
+];
 /// Words that negate a disavowal within [`NEGATION_WORDS`] before it (`no mistakes`, `didn't make an error`).
 const NEGATORS: &[&str] =
     &["no", "not", "never", "without", "nothing", "none", "nor", "neither", "dont", "didnt", "doesnt", "isnt", "wasnt"];
@@ -663,10 +726,23 @@ pub fn revisions_after(s: &str, end: usize) -> Revisions {
                 let n = words[j].1.as_str();
                 (NEGATORS.contains(&n) || n.ends_with("n't") || n == "cannot") && !marked(j, k)
             });
-        // `… \\boxed{5}. Or 6.`: an alternative offered in a sentence of its own.
-        let alternative = w == "or" && (k == 0 || marked(k - 1, k));
+        // `… \\boxed{5}. Or 6.`: an alternative offered in a sentence of its own; `No, 6.`, `No: 6`: a sentence
+        // that opens by saying no.
+        let opens = k == 0 || marked(k - 1, k);
+        let alternative = w == "or" && opens
+            || INTERJECTIONS.contains(&w)
+                && opens
+                && rest[*at..].trim_start_matches(' ').starts_with([',', ':', '.', '!', ';']);
+        // `I am 30% sure`: any confidence short of 100% doubts the answer.
+        let partly = matches!(w, "sure" | "confident" | "certain")
+            && rest[..start_of(k)].trim_end().strip_suffix('%').is_some_and(|n| {
+                let digits = n.trim_end();
+                let value = &digits[digits.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len()..];
+                value.parse::<f64>().is_ok_and(|v| v < 100.0)
+            });
         if pair_with(DISAVOWAL_PAIRS)
             || negated_approval
+            || partly
             || DISAVOWALS.contains(&w) && !negated() && !elsewhere()
             || FOREIGN_DISAVOWALS.iter().any(|f| starts_with_cue(w, f))
         {
@@ -785,8 +861,11 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     let after = clause_after(s, end);
     let trimmed = strip_markup_start(after);
     let doubt = trimmed.strip_prefix('(').unwrap_or(trimmed).trim_start();
+    // `5…?`, `5...?`: an ellipsis before the question mark.
+    let trailing = trimmed.trim_start_matches(['…', '.', ' ']);
     if trimmed.starts_with('?')
-        || doubt.starts_with(['?', '❌', '✗', '✘', '×', '✕'])
+        || trailing.starts_with('?') && trimmed.len() > trailing.len()
+        || doubt.starts_with(['?', '❌', '✗', '✘', '×', '✕', '🤷'])
         || RELATIONS.iter().any(|r| trimmed.starts_with(r))
     {
         return Some("a bound or a question, not a value (after the answer)");
@@ -919,7 +998,8 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
     }
     // A sign written against the value (`−\\boxed{5}`, `$-$5`); a dash after a space is punctuation.
     let before = s[..start].trim_end_matches(['$', '*']);
-    if before.ends_with(|c: char| MINUS_SIGNS.contains(&c) || matches!(c, '–' | '-' | '－')) && !before.ends_with("--") {
+    if before.ends_with(|c: char| MINUS_SIGNS.contains(&c) || matches!(c, '–' | '-' | '－')) && !before.ends_with("--")
+    {
         return Some("a sign before the answer");
     }
     // `5, 6` or `5 and 6`: more than one value where one is asked for.
