@@ -143,6 +143,34 @@ pub fn group_from(s: &str, blocks: &[Block], first: usize) -> Group {
     Group { start: blocks[first].start, end, text }
 }
 
+/// Where the group of joined blocks starting with `blocks[first]` ends ([`group_from`]'s `end`, its text
+/// not built).
+fn group_end(s: &str, blocks: &[Block], first: usize) -> usize {
+    let end_of = |b: &Block| b.end + percent_after(&s[b.end..]);
+    let mut end = end_of(&blocks[first]);
+    let mut k = first + 1;
+    while k < blocks.len() && k - first < MAX_JOINED && end <= blocks[k].start && joins(&s[end..blocks[k].start]) {
+        end = end_of(&blocks[k]);
+        k += 1;
+    }
+    end
+}
+
+/// The last of [`groups`], the text of no other built.
+pub fn last_group(s: &str, blocks: &[Block]) -> Option<Group> {
+    let mut last = None;
+    let mut k = 0;
+    while k < blocks.len() {
+        last = Some(k);
+        let end = group_end(s, blocks, k);
+        k += 1;
+        while k < blocks.len() && blocks[k].start < end {
+            k += 1;
+        }
+    }
+    last.map(|first| group_from(s, blocks, first))
+}
+
 /// The groups of the whole text, left to right (each block in one group), as a regular-expression scan
 /// would find them.
 pub fn groups(s: &str, blocks: &[Block]) -> Vec<Group> {
@@ -186,6 +214,9 @@ mod tests {
         assert_eq!(g.iter().map(|g| g.text.as_str()).collect::<Vec<_>>(), vec!["1, 2, 3", "4"]);
         let s = "$50$ percent";
         assert_eq!(groups(s, &blocks(s))[0].text, "50\\%");
+        for s in ["so $1$, $2$ and $3$ then $4$", "$1$ $2$ $3$ $4$ $5$ $6$ $7$ $8$", "$5$ % and $6$ percent", "none"] {
+            assert_eq!(last_group(s, &blocks(s)), groups(s, &blocks(s)).pop(), "{s}");
+        }
     }
 
     #[test]

@@ -225,18 +225,24 @@ fn last_boxes(s: &str) -> Option<Candidate> {
     Some(Candidate { text: picked.join(", "), source: Source::Boxed, start: later.start, end: last.end })
 }
 
-/// ASCII case-insensitive positions of `needle` (lowercase ASCII) in `s`.
-fn find_all_ci<'a>(s: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+/// Occurrences of an anchor (`needle`, matched in any ASCII case), last first: within a priority the candidate
+/// ending last is tried first and no more than [`MAX_TRIES`] are tried, so each anchor stops after that many
+/// candidates. Read back from the end, one occurrence at a time (overlapping ones included).
+fn last_first<'a>(s: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
     let (h, n) = (s.as_bytes(), needle.as_bytes());
-    (0..h.len().saturating_sub(n.len() - 1)).filter(move |&i| h[i..i + n.len()].eq_ignore_ascii_case(n))
-}
-
-/// Occurrences of an anchor, last first: within a priority the candidate ending last is tried first and no
-/// more than [`MAX_TRIES`] are tried, so each anchor stops after that many candidates.
-fn last_first(s: &str, needle: &str) -> impl Iterator<Item = usize> {
-    let mut all: Vec<usize> = find_all_ci(s, needle).collect();
-    all.reverse();
-    all.into_iter()
+    let (lower, upper) = n.first().map_or((0, 0), |b| (b.to_ascii_lowercase(), b.to_ascii_uppercase()));
+    // Occurrences start before `end` (so they end within the text).
+    let mut end = if n.is_empty() { 0 } else { h.len().saturating_sub(n.len() - 1) };
+    std::iter::from_fn(move || {
+        while let Some(i) = memchr::memrchr2(lower, upper, &h[..end]) {
+            end = i;
+            if h[i..i + n.len()].eq_ignore_ascii_case(n) {
+                return Some(i);
+            }
+        }
+        end = 0;
+        None
+    })
 }
 
 /// The byte offset `chars` characters after `from` (or the end).
@@ -266,6 +272,20 @@ impl<'a> Text<'a> {
 
     fn inside_block(&self, at: usize) -> bool {
         let k = self.blocks.partition_point(|b| b.end <= at);
+        self.blocks.get(k).is_some_and(|b| b.start <= at)
+    }
+
+    /// [`Self::inside_block`] for offsets that mostly grow: `cursor` is where the previous one's search ended
+    /// (the blocks are in order and do not overlap, so their ends grow).
+    fn inside_block_from(&self, at: usize, cursor: &mut usize) -> bool {
+        let mut k = *cursor;
+        if k > 0 && self.blocks[k - 1].end > at {
+            k = self.blocks.partition_point(|b| b.end <= at);
+        }
+        while k < self.blocks.len() && self.blocks[k].end <= at {
+            k += 1;
+        }
+        *cursor = k;
         self.blocks.get(k).is_some_and(|b| b.start <= at)
     }
 
@@ -422,7 +442,7 @@ impl<'a> Text<'a> {
     }
 
     fn plain(&self, out: &mut Vec<Candidate>) {
-        if let Some(g) = blocks::groups(self.s, &self.blocks).pop().filter(|_| self.targets.latex) {
+        if let Some(g) = blocks::last_group(self.s, &self.blocks).filter(|_| self.targets.latex) {
             out.push(Candidate { text: g.text, source: Source::Block, start: g.start, end: g.end });
         }
         if !self.targets.expr {
@@ -431,8 +451,10 @@ impl<'a> Text<'a> {
         // The last expression and the number it starts with (the number if the expression does not parse);
         // matches are kept one start at a time, so a long text costs no memory per number.
         let mut last: Vec<prose::Found> = Vec::new();
+        // Matches come left to right: the block that may hold each is found from the previous one on.
+        let mut cursor = 0;
         prose::scan_each(self.s, 0, self.s.len(), |found| {
-            if found.first().is_some_and(|f| !self.inside_block(f.start)) {
+            if found.first().is_some_and(|f| !self.inside_block_from(f.start, &mut cursor)) {
                 last = found;
             }
         });
@@ -645,7 +667,11 @@ fn stated(text: &str, from: usize, c: &Candidate) -> bool {
         Source::Minerva | Source::FinalAnswer | Source::AnswerColon | Source::Boxed => true,
         Source::AnswerWord => {
             let before = &text[from..c.start];
-            let Some(at) = before.to_ascii_lowercase().rfind("answer") else { return false };
+            // The last `answer` in any ASCII case, read back from the candidate (no lower-case copy of the text).
+            let Some(at) = before.as_bytes().windows("answer".len()).rposition(|w| w.eq_ignore_ascii_case(b"answer"))
+            else {
+                return false;
+            };
             before[at + "answer".len()..]
                 .split(|ch: char| !ch.is_ascii_alphabetic())
                 .filter(|w| !w.is_empty())

@@ -689,73 +689,119 @@ pub struct Revisions {
 
 /// The revision words of the text after `end` ([`DISAVOWALS`], [`REVISING`] and their pairs), negated
 /// disavowals and `wrong`/`incorrect` naming something else left out.
+///
+/// One pass over the words with a window of the few words around each (a word is judged by the
+/// [`NEGATION_WORDS`] before it and the one after it): linear in the text, with memory for the window only.
 pub fn revisions_after(s: &str, end: usize) -> Revisions {
     let Some(rest) = s.get(end..) else { return Revisions::default() };
-    let words = words_at(rest);
+    let cues = revision_cues();
     let mut out = Revisions::default();
-    let mut mark = |at: usize, disavowal: bool| {
+    // Words `base..base + window.len()` (each: where it ends, the word); their strings are reused.
+    let mut window: std::collections::VecDeque<(usize, String)> = std::collections::VecDeque::with_capacity(WINDOW);
+    let (mut base, mut count) = (0usize, 0usize);
+    each_word(rest, |at, w| {
+        let mut slot = if window.len() == WINDOW {
+            base += 1;
+            window.pop_front().unwrap_or_default()
+        } else {
+            (0, String::new())
+        };
+        slot.0 = at;
+        slot.1.clear();
+        slot.1.push_str(w);
+        window.push_back(slot);
+        count += 1;
+        // Word `count - 2` is judged now that the word after it is known.
+        if count >= 2 {
+            revision_at(rest, end, &window, base, count - 2, cues, &mut out);
+        }
+        true
+    });
+    if count >= 1 {
+        revision_at(rest, end, &window, base, count - 1, cues, &mut out);
+    }
+    out
+}
+
+/// Words [`revisions_after`] keeps: the [`NEGATION_WORDS`] before the word judged, that word, the one after.
+const WINDOW: usize = NEGATION_WORDS + 2;
+
+/// Marks word `k` of `rest` (the text after `end`) in `out` when it is a revision word; `window` holds words
+/// `base..base + window.len()`, from `k - NEGATION_WORDS` (or the first) to `k + 1` (or the last).
+fn revision_at(
+    rest: &str,
+    end: usize,
+    window: &std::collections::VecDeque<(usize, String)>,
+    base: usize,
+    k: usize,
+    cues: &RevisionCues,
+    out: &mut Revisions,
+) {
+    let word = |j: usize| &window[j - base];
+    let (at, w) = (word(k).0, word(k).1.as_str());
+    if !cues.may_revise(w) {
+        return;
+    }
+    let next = window.get(k + 1 - base);
+    // Where word `k` starts (its end less its length; confusables fold to one byte, so at most that far).
+    let start_of = |k: usize| floor_boundary(rest, word(k).0.saturating_sub(word(k).1.len()));
+    // Is there a clause mark between the end of word `j` and the start of word `k`?
+    let marked = |j: usize, k: usize| {
+        rest.get(word(j).0..start_of(k).max(word(j).0)).is_some_and(|g| g.contains(is_clause_mark))
+    };
+    let pair_with = |pairs: &[(&str, &str)]| k > 0 && pairs.iter().any(|(a, b)| word(k - 1).1 == *a && w == *b);
+    // A negator in the same clause, just before (`I made no mistakes`; not `No, that's wrong`).
+    let negated = || {
+        (k.saturating_sub(NEGATION_WORDS)..k).any(|j| {
+            let n = word(j).1.as_str();
+            (NEGATORS.contains(&n) || n.ends_with("n't")) && !marked(j, k)
+        })
+    };
+    // `wrong`/`incorrect` naming a way of working (`a wrong approach would be to subtract`), not a value.
+    let elsewhere = || {
+        matches!(w, "wrong" | "incorrect")
+            && next.is_some_and(|(_, n)| METHOD_NOUNS.contains(&n.as_str()))
+            && !marked(k, k + 1)
+    };
+    // `isn't right`, `can't be correct`: a negated approval disavows.
+    let negated_approval = matches!(w, "right" | "correct")
+        && (k.saturating_sub(2)..k).any(|j| {
+            let n = word(j).1.as_str();
+            (NEGATORS.contains(&n) || n.ends_with("n't") || n == "cannot") && !marked(j, k)
+        });
+    // `… \\boxed{5}. Or 6.`: an alternative offered in a sentence of its own; `No, 6.`, `Sorry: 6`: a sentence
+    // that opens with an interjection set off by punctuation.
+    let opens = k == 0 || marked(k - 1, k);
+    let alternative = w == "or" && opens
+        || INTERJECTIONS.contains(&w)
+            && opens
+            && rest[at..].trim_start_matches(' ').starts_with([',', ':', '.', '!', ';']);
+    let mut mark = |disavowal: bool| {
         out.first = Some(out.first.map_or(end + at, |f| f.min(end + at)));
         out.last = Some(out.last.map_or(end + at, |l| l.max(end + at)));
         out.disavowed |= disavowal;
     };
-    // Where word `k` starts (its end less its length; confusables fold to one byte, so at most that far).
-    let start_of = |k: usize| floor_boundary(rest, words[k].0.saturating_sub(words[k].1.len()));
-    // Is there a clause mark between the end of word `j` and the start of word `k`?
-    let marked = |j: usize, k: usize| {
-        rest.get(words[j].0..start_of(k).max(words[j].0)).is_some_and(|g| g.contains(is_clause_mark))
-    };
-    for (k, (at, w)) in words.iter().enumerate() {
-        let w = w.as_str();
-        let pair_with = |pairs: &[(&str, &str)]| k > 0 && pairs.iter().any(|(a, b)| words[k - 1].1 == *a && w == *b);
-        // A negator in the same clause, just before (`I made no mistakes`; not `No, that's wrong`).
-        let negated = || {
-            (k.saturating_sub(NEGATION_WORDS)..k).any(|j| {
-                let n = words[j].1.as_str();
-                (NEGATORS.contains(&n) || n.ends_with("n't")) && !marked(j, k)
-            })
-        };
-        // `wrong`/`incorrect` naming a way of working (`a wrong approach would be to subtract`), not a value.
-        let elsewhere = || {
-            matches!(w, "wrong" | "incorrect")
-                && words.get(k + 1).is_some_and(|(_, n)| METHOD_NOUNS.contains(&n.as_str()))
-                && !marked(k, k + 1)
-        };
-        // `isn't right`, `can't be correct`: a negated approval disavows.
-        let negated_approval = matches!(w, "right" | "correct")
-            && (k.saturating_sub(2)..k).any(|j| {
-                let n = words[j].1.as_str();
-                (NEGATORS.contains(&n) || n.ends_with("n't") || n == "cannot") && !marked(j, k)
-            });
-        // `… \\boxed{5}. Or 6.`: an alternative offered in a sentence of its own; `No, 6.`, `No: 6`: a sentence
-        // that opens by saying no.
-        let opens = k == 0 || marked(k - 1, k);
-        let alternative = w == "or" && opens
-            || INTERJECTIONS.contains(&w)
-                && opens
-                && rest[*at..].trim_start_matches(' ').starts_with([',', ':', '.', '!', ';']);
-        // `I am 30% sure`: any confidence short of 100% doubts the answer.
-        let partly = matches!(w, "sure" | "confident" | "certain")
-            && rest[..start_of(k)].trim_end().strip_suffix('%').is_some_and(|n| {
-                let digits = n.trim_end();
-                let value = &digits[digits.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len()..];
-                value.parse::<f64>().is_ok_and(|v| v < 100.0)
-            });
-        if pair_with(DISAVOWAL_PAIRS)
-            || negated_approval
-            || partly
-            || DISAVOWALS.contains(&w) && !negated() && !elsewhere()
-            || FOREIGN_DISAVOWALS.iter().any(|f| starts_with_cue(w, f))
-        {
-            mark(*at, true);
-        } else if REVISING.contains(&w)
-            || pair_with(REVISING_PAIRS)
-            || alternative
-            || FOREIGN_REVISING.iter().any(|f| starts_with_cue(w, f))
-        {
-            mark(*at, false);
-        }
+    // `I am 30% sure`: any confidence short of 100% doubts the answer.
+    let partly = matches!(w, "sure" | "confident" | "certain")
+        && rest[..start_of(k)].trim_end().strip_suffix('%').is_some_and(|n| {
+            let digits = n.trim_end();
+            let value = &digits[digits.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len()..];
+            value.parse::<f64>().is_ok_and(|v| v < 100.0)
+        });
+    if pair_with(DISAVOWAL_PAIRS)
+        || negated_approval
+        || partly
+        || DISAVOWALS.contains(&w) && !negated() && !elsewhere()
+        || cues.disavowals.iter().any(|c| c.starts(w))
+    {
+        mark(true);
+    } else if REVISING.contains(&w)
+        || pair_with(REVISING_PAIRS)
+        || alternative
+        || cues.revising.iter().any(|c| c.starts(w))
+    {
+        mark(false);
     }
-    out
 }
 
 /// Chinese and Russian disavowals (a CJK character is a word of its own, so the first character is matched;
@@ -764,14 +810,84 @@ const FOREIGN_DISAVOWALS: &[&str] = &["错", "неверн", "ошибк", "ош
 /// Chinese and Russian revising words (`等等` "wait", `应该` "should be", `подождите` "wait").
 const FOREIGN_REVISING: &[&str] = &["等", "应", "подожд", "нет"];
 
-/// Does a word as [`words_of`] reads it start with `cue` (lower case), written in either case? Words are read
-/// through [`latin`], which folds some Cyrillic letters, so the cue is folded the same way.
-fn starts_with_cue(word: &str, cue: &str) -> bool {
-    let fold = |s: &mut dyn Iterator<Item = char>| s.map(|c| latin(c).to_ascii_lowercase()).collect::<String>();
-    let lower = fold(&mut cue.chars());
-    let mut chars = cue.chars();
-    let capital = fold(&mut chars.next().into_iter().flat_map(char::to_uppercase).chain(chars));
-    word.starts_with(&lower) || word.starts_with(&capital)
+/// A cue of [`FOREIGN_DISAVOWALS`] or [`FOREIGN_REVISING`] as [`words_of`] reads words: words are read through
+/// [`latin`], which folds some Cyrillic letters, so the cue is folded the same way, written in lower case and
+/// with a capital.
+struct FoldedCue {
+    lower: String,
+    capital: String,
+}
+
+impl FoldedCue {
+    fn new(cue: &str) -> Self {
+        let fold = |s: &mut dyn Iterator<Item = char>| s.map(|c| latin(c).to_ascii_lowercase()).collect::<String>();
+        let lower = fold(&mut cue.chars());
+        let mut chars = cue.chars();
+        let capital = fold(&mut chars.next().into_iter().flat_map(char::to_uppercase).chain(chars));
+        FoldedCue { lower, capital }
+    }
+
+    /// Does a word as [`words_of`] reads it start with the cue, written in either case?
+    fn starts(&self, word: &str) -> bool {
+        word.starts_with(&self.lower) || word.starts_with(&self.capital)
+    }
+}
+
+/// The cues [`revisions_after`] reads, prepared once: the foreign ones folded, and every word a revision word
+/// can be (sorted), so that other words are passed over at once.
+struct RevisionCues {
+    disavowals: Vec<FoldedCue>,
+    revising: Vec<FoldedCue>,
+    words: Vec<&'static str>,
+    /// For each first byte, a bit per length (under 32) of the words of `words` with that first byte.
+    lengths: [u32; 256],
+    /// The first bytes of the folded foreign cues.
+    foreign_first: [bool; 256],
+}
+
+impl RevisionCues {
+    /// Can `word` be a revision word: one of [`RevisionCues::words`], or starting with a foreign cue?
+    fn may_revise(&self, word: &str) -> bool {
+        let Some(&first) = word.as_bytes().first() else { return false };
+        let len = word.len();
+        let exact =
+            len < 32 && self.lengths[usize::from(first)] >> len & 1 == 1 && self.words.binary_search(&word).is_ok();
+        exact
+            || self.foreign_first[usize::from(first)]
+                && self.disavowals.iter().chain(&self.revising).any(|c| c.starts(word))
+    }
+}
+
+fn revision_cues() -> &'static RevisionCues {
+    static CUES: std::sync::OnceLock<RevisionCues> = std::sync::OnceLock::new();
+    CUES.get_or_init(|| {
+        // The word judged in each test of `revision_at`: a pair's second word, a negated approval, a disavowal, a
+        // revising word, an alternative.
+        let mut words: Vec<&'static str> = DISAVOWAL_PAIRS.iter().chain(REVISING_PAIRS).map(|&(_, b)| b).collect();
+        words.extend(["right", "correct", "or", "sure", "confident", "certain"]);
+        words.extend(INTERJECTIONS);
+        words.extend(DISAVOWALS.iter().chain(REVISING));
+        words.sort_unstable();
+        words.dedup();
+        let mut lengths = [0u32; 256];
+        for w in &words {
+            assert!(!w.is_empty() && w.len() < 32, "{w}");
+            lengths[usize::from(w.as_bytes()[0])] |= 1 << w.len();
+        }
+        let disavowals: Vec<FoldedCue> = FOREIGN_DISAVOWALS.iter().map(|c| FoldedCue::new(c)).collect();
+        let revising: Vec<FoldedCue> = FOREIGN_REVISING.iter().map(|c| FoldedCue::new(c)).collect();
+        let mut foreign_first = [false; 256];
+        for c in disavowals.iter().chain(&revising) {
+            for folded in [&c.lower, &c.capital] {
+                // An empty cue starts every word.
+                match folded.as_bytes().first() {
+                    Some(&b) => foreign_first[usize::from(b)] = true,
+                    None => foreign_first = [true; 256],
+                }
+            }
+        }
+        RevisionCues { disavowals, revising, words, lengths, foreign_first }
+    })
 }
 
 /// Words that confirm a check when they end its clause (`Correct.`, `which matches.`, `✓`).
@@ -793,18 +909,40 @@ const CONFIRMING: &[&str] = &[
 /// `checks out`, or a check mark? (`the correct answer is six` does not: `correct` does not end the clause.)
 pub fn confirms(s: &str, from: usize) -> bool {
     let Some(rest) = s.get(from..) else { return false };
-    if rest.contains(['✓', '✔', '✅']) || rest.to_ascii_lowercase().contains("checks out") {
+    if rest.contains(['✓', '✔', '✅']) || contains_ignore_ascii_case(rest, "checks out") {
         return true;
     }
-    let words = words_at(rest);
-    words.iter().any(|(at, w)| {
-        CONFIRMING.contains(&w.as_str())
-            && rest[*at..]
+    let mut found = false;
+    each_word(rest, |at, w| {
+        found = CONFIRMING.contains(&w)
+            && rest[at..]
                 .trim_start_matches([' ', '*', '!'])
                 .chars()
                 .next()
-                .is_none_or(|c| is_clause_mark(c) || c == '!')
-    })
+                .is_none_or(|c| is_clause_mark(c) || c == '!');
+        !found
+    });
+    found
+}
+
+/// Does `hay` contain `needle` (lower-case ASCII) in any ASCII case? (`hay.to_ascii_lowercase().contains(needle)`
+/// without the copy.)
+fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let Some(&first) = n.first() else { return true };
+    let upper = first.to_ascii_uppercase();
+    let mut i = 0;
+    while let Some(k) = memchr::memchr2(first, upper, &h[i..]) {
+        let at = i + k;
+        if h.len() - at < n.len() {
+            return false;
+        }
+        if h[at..at + n.len()].eq_ignore_ascii_case(n) {
+            return true;
+        }
+        i = at + 1;
+    }
+    false
 }
 
 /// Why the answer at `s[start..end]` is not asserted, if it is not: a cue or bounding relation in its clause
@@ -1323,6 +1461,16 @@ fn words_of(text: &str) -> Vec<String> {
 /// [`words_of`] with the byte offset where each word ends.
 fn words_at(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
+    each_word(text, |at, w| {
+        out.push((at, w.to_owned()));
+        true
+    });
+    out
+}
+
+/// Calls `f` with each word of `text` as [`words_of`] reads it and the byte offset where it ends, in order,
+/// until `f` returns false; the word is lent from one buffer (no allocation per word).
+fn each_word(text: &str, mut f: impl FnMut(usize, &str) -> bool) {
     let mut word = String::new();
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
@@ -1336,24 +1484,31 @@ fn words_at(text: &str) -> Vec<(usize, String)> {
             '{' | '}' | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{ad}' => {}
             c if is_cjk(c) => {
                 if !word.is_empty() {
-                    out.push((i, std::mem::take(&mut word)));
+                    if !f(i, &word) {
+                        return;
+                    }
+                    word.clear();
                 }
-                out.push((i + c.len_utf8(), c.to_string()));
+                if !f(i + c.len_utf8(), c.encode_utf8(&mut [0; 4])) {
+                    return;
+                }
             }
             c if c.is_alphabetic() || (c == '\'' || c == '’') && !word.is_empty() => {
                 word.push(if c == '’' { '\'' } else { latin(c).to_ascii_lowercase() });
             }
             _ => {
                 if !word.is_empty() {
-                    out.push((i, std::mem::take(&mut word)));
+                    if !f(i, &word) {
+                        return;
+                    }
+                    word.clear();
                 }
             }
         }
     }
     if !word.is_empty() {
-        out.push((text.len(), word));
+        f(text.len(), &word);
     }
-    out
 }
 
 /// A CJK ideograph or kana: a word by itself (these scripts do not put spaces between words).
@@ -1496,5 +1651,130 @@ mod tests {
         assert_eq!(revisions_after("\\boxed{5}", 9), Revisions::default());
         let wait = revisions_after("\\boxed{5}. Wait, let me check.", 9);
         assert!(wait.first.is_some() && !wait.disavowed);
+    }
+
+    // The one-pass readings against the word-vector ones they replace (as they were before it).
+    fn reference_revisions_after(s: &str, end: usize) -> Revisions {
+        let Some(rest) = s.get(end..) else { return Revisions::default() };
+        let words = words_at(rest);
+        let mut out = Revisions::default();
+        let mut mark = |at: usize, disavowal: bool| {
+            out.first = Some(out.first.map_or(end + at, |f| f.min(end + at)));
+            out.last = Some(out.last.map_or(end + at, |l| l.max(end + at)));
+            out.disavowed |= disavowal;
+        };
+        // Where word `k` starts (its end less its length; confusables fold to one byte, so at most that far).
+        let start_of = |k: usize| floor_boundary(rest, words[k].0.saturating_sub(words[k].1.len()));
+        // Is there a clause mark between the end of word `j` and the start of word `k`?
+        let marked = |j: usize, k: usize| {
+            rest.get(words[j].0..start_of(k).max(words[j].0)).is_some_and(|g| g.contains(is_clause_mark))
+        };
+        for (k, (at, w)) in words.iter().enumerate() {
+            let w = w.as_str();
+            let pair_with =
+                |pairs: &[(&str, &str)]| k > 0 && pairs.iter().any(|(a, b)| words[k - 1].1 == *a && w == *b);
+            // A negator in the same clause, just before (`I made no mistakes`; not `No, that's wrong`).
+            let negated = || {
+                (k.saturating_sub(NEGATION_WORDS)..k).any(|j| {
+                    let n = words[j].1.as_str();
+                    (NEGATORS.contains(&n) || n.ends_with("n't")) && !marked(j, k)
+                })
+            };
+            // `wrong`/`incorrect` naming a way of working (`a wrong approach would be to subtract`), not a value.
+            let elsewhere = || {
+                matches!(w, "wrong" | "incorrect")
+                    && words.get(k + 1).is_some_and(|(_, n)| METHOD_NOUNS.contains(&n.as_str()))
+                    && !marked(k, k + 1)
+            };
+            // `isn't right`, `can't be correct`: a negated approval disavows.
+            let negated_approval = matches!(w, "right" | "correct")
+                && (k.saturating_sub(2)..k).any(|j| {
+                    let n = words[j].1.as_str();
+                    (NEGATORS.contains(&n) || n.ends_with("n't") || n == "cannot") && !marked(j, k)
+                });
+            // `… \\boxed{5}. Or 6.`, `No, 6.`: an alternative or an interjection opening a sentence.
+            let opens = k == 0 || marked(k - 1, k);
+            let alternative = w == "or" && opens
+                || INTERJECTIONS.contains(&w)
+                    && opens
+                    && rest[*at..].trim_start_matches(' ').starts_with([',', ':', '.', '!', ';']);
+            let partly = matches!(w, "sure" | "confident" | "certain")
+                && rest[..start_of(k)].trim_end().strip_suffix('%').is_some_and(|n| {
+                    let digits = n.trim_end();
+                    let value = &digits[digits.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len()..];
+                    value.parse::<f64>().is_ok_and(|v| v < 100.0)
+                });
+            if pair_with(DISAVOWAL_PAIRS)
+                || negated_approval
+                || partly
+                || DISAVOWALS.contains(&w) && !negated() && !elsewhere()
+                || FOREIGN_DISAVOWALS.iter().any(|f| reference_starts_with_cue(w, f))
+            {
+                mark(*at, true);
+            } else if REVISING.contains(&w)
+                || pair_with(REVISING_PAIRS)
+                || alternative
+                || FOREIGN_REVISING.iter().any(|f| reference_starts_with_cue(w, f))
+            {
+                mark(*at, false);
+            }
+        }
+        out
+    }
+
+    fn reference_starts_with_cue(word: &str, cue: &str) -> bool {
+        let fold = |s: &mut dyn Iterator<Item = char>| s.map(|c| latin(c).to_ascii_lowercase()).collect::<String>();
+        let lower = fold(&mut cue.chars());
+        let mut chars = cue.chars();
+        let capital = fold(&mut chars.next().into_iter().flat_map(char::to_uppercase).chain(chars));
+        word.starts_with(&lower) || word.starts_with(&capital)
+    }
+
+    fn reference_confirms(s: &str, from: usize) -> bool {
+        let Some(rest) = s.get(from..) else { return false };
+        if rest.contains(['✓', '✔', '✅']) || rest.to_ascii_lowercase().contains("checks out") {
+            return true;
+        }
+        let words = words_at(rest);
+        words.iter().any(|(at, w)| {
+            CONFIRMING.contains(&w.as_str())
+                && rest[*at..]
+                    .trim_start_matches([' ', '*', '!'])
+                    .chars()
+                    .next()
+                    .is_none_or(|c| is_clause_mark(c) || c == '!')
+        })
+    }
+
+    #[test]
+    fn one_pass_readings_agree_with_the_word_vectors() {
+        let marks =
+            [" ", " ", " ", ", ", ". ", "; ", "\n", "\n\n", ": ", "! ", "? ", "'", "’", "{", "}", "=", "$", "*"];
+        let words =
+            "\\text{ \\boxed{5} 5 6 \u{200b} wait Wait WAIT wrong incorrect approach way no not n't isn didn't \
+            cannot can be right correct sure or Or mistake error might also should meant to I i second thought never \
+            mind actually net Нет нет неверно Неверно ошибка 错 等等 应该 подождите ο οr é checks out CHECKS ✓ \
+            matches yes works ** x the answer is sorry Sorry hmm oh 30% 100% % confident";
+        let pieces: Vec<&str> = marks.into_iter().chain(words.split_whitespace()).collect();
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((seed >> 33) as usize) % n
+        };
+        let (mut revised, mut disavowed, mut confirmed) = (0, 0, 0);
+        for _ in 0..20_000 {
+            let len = next(24);
+            let text: String = (0..len).map(|_| pieces[next(pieces.len())]).collect();
+            let end = floor_boundary(&text, next(text.len() + 1));
+            assert_eq!(revisions_after(&text, end), reference_revisions_after(&text, end), "{text:?} at {end}");
+            assert_eq!(confirms(&text, end), reference_confirms(&text, end), "{text:?} at {end}");
+            let r = reference_revisions_after(&text, end);
+            revised += usize::from(r.first.is_some());
+            disavowed += usize::from(r.disavowed);
+            confirmed += usize::from(reference_confirms(&text, end));
+        }
+        // The texts exercise every outcome.
+        assert!(revised > 1000 && disavowed > 1000 && confirmed > 1000, "{revised} {disavowed} {confirmed}");
+        assert!(20_000 - revised > 1000 && 20_000 - disavowed > 1000 && 20_000 - confirmed > 1000);
     }
 }

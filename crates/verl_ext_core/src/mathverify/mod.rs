@@ -257,4 +257,32 @@ mod tests {
 }
 
 #[cfg(test)]
+mod scan_tests {
+    use super::*;
+
+    /// A red team's inputs: an answer early, a megabyte of prose after it, an anchor sentence at the end. The
+    /// words after the answer are read for revisions in one pass (they were once collected, a string each, and
+    /// every word folded the foreign cues again: ~0.5 µs a byte, 80 MB for 3 MB). The bound is loose; it
+    /// catches a return to quadratic or per-word work, not noise.
+    #[test]
+    fn long_prose_after_an_early_answer_is_read_in_linear_time() {
+        let inputs = [
+            format!("So \\boxed{{1}}.{}\n\nThe answer is 1", " x".repeat(500_000)),
+            format!("So \\boxed{{1}}.{}\n\nThe answer is 1", " é".repeat(500_000)),
+            format!("\\boxed{{1}}{}\n\nThe answer is 1", " word".repeat(200_000)),
+            format!("{}\n\nThe answer is 1", "$1$ ".repeat(250_000)),
+        ];
+        for s in &inputs {
+            let start = std::time::Instant::now();
+            let v = verify(s, "1");
+            let took = start.elapsed();
+            assert_eq!((v.score, v.prediction.as_deref()), (1.0, Some("1")), "{}", v.reason);
+            if !cfg!(debug_assertions) {
+                assert!(took.as_secs_f64() < 2.0, "{} bytes took {took:?}", s.len());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
 mod functions_tests;
