@@ -371,6 +371,27 @@ impl<'a> Text<'a> {
                 continue;
             }
             let from = from + colon_len;
+            // `The answer is 2x + 3.`: the rest of the line, an expression in one-letter variables, is read whole.
+            if !colon {
+                // Past the filler between `answer` and its value (`is`, `would be`, `is therefore`).
+                let mut value_from = from;
+                loop {
+                    let rest = &self.s[value_from..];
+                    let word_len = rest.trim_start().find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(0);
+                    let skipped = rest.len() - rest.trim_start().len();
+                    let word = &rest.trim_start()[..word_len];
+                    if word.is_empty() || !STATING.contains(&word.to_ascii_lowercase().as_str()) {
+                        break;
+                    }
+                    value_from += skipped + word_len;
+                }
+                let line = self.whole_line(value_from).filter(|(_, _, t)| expression_line(t));
+                if let Some((start, end, text)) = line {
+                    *count += 1;
+                    out.push(Candidate { text, source, start, end });
+                    continue;
+                }
+            }
             // `Answer: (2, 4)`, `Answer: 5x - 7y + 11z + 4 = 0`: a line that is one answer is read whole.
             if colon {
                 // A Chinese answer line is a sentence (`【答案】解方程 …，得到 $x=-2$。`): its result comes last.
@@ -410,7 +431,8 @@ impl<'a> Text<'a> {
         let text = line.trim().trim_end_matches('.').trim_end();
         let start = from + (line.len() - line.trim_start().len());
         let shaped = text.starts_with(['(', '[']) && text.ends_with([')', ']']) && text.contains(',')
-            || text.contains('=') && text.split('=').next().is_some_and(|lhs| lhs.trim().contains([' ', '+', '-']));
+            || text.contains('=') && text.split('=').next().is_some_and(|lhs| lhs.trim().contains([' ', '+', '-']))
+            || expression_line(text);
         let plain = !text.contains(['$', '\\']) && text.len() <= MAX_LINE_ANSWER;
         (shaped && plain && self.targets.latex && parses(text)).then(|| (start, start + text.len(), text.to_owned()))
     }
@@ -734,6 +756,18 @@ fn restated_differently(text: &str, all: &[Candidate], chosen: &Candidate) -> Op
         .then_some("a different answer stated after it")
 }
 
+/// Is `text` an expression written in plain text with an operator and one-letter variables only (`2x + 3`,
+/// `x^2 - 1`, `3a+2b`): no word (`5 or 6`, `2 dozen`) and no lone scaled number (`5k`)?
+fn expression_line(text: &str) -> bool {
+    let letters = |w: &str| w.chars().filter(char::is_ascii_alphabetic).count();
+    let operator = text.trim_start_matches(['-', '+']).contains(['+', '-', '*', '/', '^']);
+    operator
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || " +-*/^().".contains(c))
+        && text.chars().any(|c| c.is_ascii_alphabetic())
+        && text.split(|c: char| !c.is_ascii_alphabetic()).all(|w| w.len() <= 1)
+        && text.split_whitespace().all(|w| letters(w) <= 2)
+}
+
 /// Does a value follow the answer tag on its line (`<answer>4</answer> = 5`, `<answer>4</answer> 5`)? The tags
 /// are spaces here, so the text after the content is read as it continues.
 fn valued_after_tag(text: &str, chosen: &Candidate) -> Option<&'static str> {
@@ -820,6 +854,17 @@ mod tests {
         assert_eq!(answer("The answer is \\boxed{\\text{not } 5}"), Some("\\text{not } 5".into()));
         assert_eq!(answer("So \\boxed{\\foo{5}} is what we get"), Some("\\foo{5}".into()));
         assert!(found("So \\boxed{\\foo{5}}; the answer is 5").withdrawn.is_some());
+    }
+
+    #[test]
+    fn expression_lines() {
+        // From MindSpeed-RL's grader tests: an expression after an anchor was read as its first number.
+        assert_eq!(answer("Answer: 2x + 3"), Some("2x + 3".into()));
+        assert_eq!(answer("The answer is 2x + 3."), Some("2x + 3".into()));
+        assert_eq!(answer("So the answer is x^2 - 1"), Some("x^2 - 1".into()));
+        assert!(find("The answer is 5 or 6", Targets::default()).is_some_and(|f| f.withdrawn.is_some()));
+        assert!(find("Answer: 5k", Targets::default()).is_some_and(|f| f.withdrawn.is_some()));
+        assert_eq!(answer("The answer is 12 apples."), Some("12".into()));
     }
 
     #[test]
