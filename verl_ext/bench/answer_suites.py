@@ -1,6 +1,7 @@
 """Answer-checking test suites written by other projects (``data/`` beside this module, shipped in the
 wheel; sources and commits in its README): Math-Verify's own suite and held-out ones (NeMo-Skills,
-inspect_ai, hendrycks/math, latex2sympy2_extended, lighteval). Each case is run the way its project's test
+inspect_ai, hendrycks/math, latex2sympy2_extended, lighteval, and the reward tests of AReaL, SkyRL,
+MindSpeed-RL, Trinity-RFT and verl). Each case is run the way its project's test
 runs it, by verl-ext, by Math-Verify and by verl's prime_math.
 
 A judge returns its verdict on a case: for a (gold, pred) case whether the two are equal; for a
@@ -32,6 +33,11 @@ SUITES = {
     "hendrycks-math": "heldout_hendrycks_math.jsonl",
     "latex2sympy2-extended": "latex2sympy2_extended.jsonl",
     "lighteval": "lighteval_math.jsonl",
+    "areal": "heldout_areal.jsonl",
+    "skyrl-gym": "heldout_skyrl_gym.jsonl",
+    "mindspeed-rl": "heldout_mindspeed_rl.jsonl",
+    "trinity-rft": "heldout_trinity_rft.jsonl",
+    "verl-numeric": "heldout_verl_numeric.jsonl",
     "hostile": "hostile_math.jsonl",
 }
 #: The suites beside Math-Verify's. Their first run (after the rules were written against Math-Verify's suite)
@@ -39,7 +45,10 @@ SUITES = {
 #: after an exact value, revising words between boxes, percent labels), so they are not strictly unseen.
 #: latex2sympy2_extended's and lighteval's suites were added later and not used to write rules (lighteval's overlaps
 #: Math-Verify's suite: 192 of its 233 cases are also there, see data/README.md).
-HELD_OUT = ("nemo-skills", "inspect-ai", "hendrycks-math", "latex2sympy2-extended", "lighteval")
+#: The RL frameworks' reward tests (AReaL, SkyRL, MindSpeed-RL, Trinity-RFT, verl) came in a later session, after
+#: the rules; one rule was added for a miss they showed (an expression after an answer anchor: `Answer: 2x + 3`).
+HELD_OUT = ("nemo-skills", "inspect-ai", "hendrycks-math", "latex2sympy2-extended", "lighteval", "areal", "skyrl-gym",
+            "mindspeed-rl", "trinity-rft", "verl-numeric")
 
 #: Cases whose label verl-ext is right to contradict, with the reason (suite, id) -> why.
 MISLABELLED: dict[tuple[str, str], str] = {
@@ -75,6 +84,25 @@ MISLABELLED: dict[tuple[str, str], str] = {
         "the prediction '\\frac{1}{2} \\$ = \\frac{10}{9}' sets 1/2 equal to 10/9: a false equation is no answer",
     ("lighteval", "tests/unit/metrics/test_extractive_match.py::test_multilingual_extraction_math_latex_numbers[1]"):
         "the prediction '$? just about 1$' hedges ('just about'): a hedge is not an answer (issue 23)",
+    # The RL frameworks' reward tests assert their own reward's conventions: a format the reward requires, or a
+    # tolerance of their numeric comparison.
+    ("areal", "tests/test_math_verify_reward.py::TestMathVerifyWorkerRoundingCases."
+              "test_worker_rounding_matches_six_decimal_places[0]"):
+        "0.0666668 and 0.066666793 are different numbers (the test asserts a 6-place rounding convention)",
+    ("skyrl-gym", "skyrl-gym/tests/test_aime.py::test_compute_score[4]"):
+        "0.5 = 1/2 (the test asserts its string match)",
+    ("skyrl-gym", "skyrl-gym/tests/test_aime.py::test_compute_score[7]"):
+        "the boxed value is the answer; the test asserts its handling of a trailing end-of-sequence token",
+    ("skyrl-gym", "skyrl-gym/tests/test_aime.py::test_compute_score[9]"):
+        "the boxed value is the answer; the test asserts its handling of a trailing end-of-sequence token",
+    ("skyrl-gym", "skyrl-gym/tests/test_gsm8k.py::test_compute_score[2]"):
+        "the answer is right; the test asserts its format rule (the value must follow '####')",
+    ("mindspeed-rl", "tests/ut/utils/test_grader.py::TestGrader.test_math_equal[4]"):
+        "1.0001 is not 1 (the test asserts its numeric tolerance)",
+    ("mindspeed-rl", "tests/ut/models/test_math_dapo.py::TestMathDapo.test_compute_score_correct"):
+        "the boxed answer is right; the test asserts DAPO's format rule (the value must follow 'Answer:')",
+    ("mindspeed-rl", "tests/ut/models/test_math_dapo.py::TestMathDapo.test_compute_score_long_solution"):
+        "the boxed answer is right; the test asserts DAPO's format rule (the value must follow 'Answer:')",
 }
 
 
