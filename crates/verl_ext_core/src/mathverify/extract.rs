@@ -292,7 +292,17 @@ impl<'a> Text<'a> {
     /// X of the anchors: a block starting in `[from, to]`, else the first number or expression starting
     /// there.
     fn math_in(&self, from: usize, to: usize) -> Vec<(usize, usize, String)> {
-        if let Some(g) = self.block_in(from, to) {
+        // The first math after the anchor: a block, unless a number comes before it (`Answer: 5. Where $x = 4$`
+        // answers 5) or a paragraph ends first (the answer line is over).
+        let block = self.block_in(from, to).filter(|g| !self.s[from..g.start].contains("\n\n"));
+        // A box right after the anchor is its answer (read as a box): no block after it is.
+        if self.s[from..].trim_start().starts_with("\\boxed") {
+            return Vec::new();
+        }
+        let number_first = |g: &blocks::Group| {
+            self.targets.expr && self.prose(from, g.start).first().is_some_and(|f| f.end <= g.start)
+        };
+        if let Some(g) = block.filter(|g| !number_first(g)) {
             if self.targets.latex {
                 return vec![(g.start, g.end, g.text)];
             }
@@ -784,15 +794,56 @@ fn valued_after_tag(text: &str, chosen: &Candidate) -> Option<&'static str> {
 /// answer (`\\boxed{4}. Sorry, it's $5$.`, `\\boxed{4}\n\nTherefore $x = 5$`)? A reader takes the last value
 /// stated as the answer, whatever words lead to it.
 fn closed_differently(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static str> {
-    // The last math block (another reading may hold it: `it is $5$` is also read after `answer … is`).
-    let in_math = |c: &Candidate| {
-        c.source == Source::Block || text[c.start..].starts_with('$') || text[c.start..].starts_with("\\(")
-    };
-    let last = all.iter().filter(|c| c.start >= chosen.end && in_math(c)).max_by_key(|c| c.start)?;
+    // The last value of the text, in a block or in prose (another reading may hold it: `it is $5$` is also read
+    // after `answer … is`).
+    let last = all
+        .iter()
+        .filter(|c| c.start >= chosen.end && matches!(c.source, Source::Block | Source::Prose | Source::AnswerWord))
+        .max_by_key(|c| c.start)?;
     let between = &text[chosen.end..last.start];
     let new_sentence = chosen.source == Source::Tag || between.contains(['.', '!', '?', ';', '\n', '。']);
-    (new_sentence && super::equiv::states_a_value(&last.text) && !super::math_equal(&last.text, &chosen.text).equal)
-        .then_some("a different value stated after it")
+    // A named value (`$x = 5$`) closes the text only right after a connective (`Therefore $x = 5$`): after more
+    // words it is usually another quantity (`We assumed $n = 2$.`).
+    let lead_words = if last.text.contains('=') { 1 } else { CLOSING_WORDS };
+    (new_sentence
+        && closing_statement(text, last.start, last.end, lead_words)
+        && super::equiv::states_a_value(&last.text)
+        && !super::math_equal(&last.text, &chosen.text).equal
+        && !names_another(text, chosen, &last.text))
+    .then_some("a different value stated after it")
+}
+
+/// Is `text[start..end]` a short closing statement: nothing but punctuation and markup after it, not in
+/// brackets, and at most `lead_words` words before it in its sentence, none of them a condition (`This
+/// occurs when $x = 3$.`)? Explanations after an answer go on past their values (`Note that $x = -4$ is
+/// extraneous.`, `i.e. $400$ centimeters`) or set them in brackets (`(The side length is $2$.)`).
+fn closing_statement(text: &str, start: usize, end: usize, lead_words: usize) -> bool {
+    let after = text[end..].trim_start_matches(|c: char| c.is_whitespace() || "$.!*_`\\])}".contains(c));
+    let line_start = text[..start].rfind(['.', '!', '?', ';', '\n', '。', '(']).map_or(0, |i| i + 1);
+    let opened = text[..start].rfind('(').is_some_and(|i| !text[i..start].contains(')'));
+    let words: Vec<&str> =
+        text[line_start..start].split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).collect();
+    after.is_empty()
+        && !opened
+        && words.len() <= lead_words
+        && !words.iter().any(|w| CONDITIONS.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+/// Words before a closing value at most (`However, it's $5$.`, `Therefore $x = 5$`, `No: 5.`).
+const CLOSING_WORDS: usize = 4;
+/// Words that make a closing value a case or a condition, not a statement of the answer.
+const CONDITIONS: &[&str] = &["when", "if", "for", "where", "since", "because", "as", "unless", "while", "at", "with"];
+
+/// Does the closing value name another quantity than the answer (`$y = 7$` after `x = \\boxed{4}`)?
+fn names_another(text: &str, chosen: &Candidate, last: &str) -> bool {
+    let Some((lhs, _)) = last.split_once('=') else { return false };
+    let closing = lhs.trim().trim_start_matches('$').trim();
+    // The name written right before the answer (`x = \\boxed{4}`, `$y = 4$`).
+    let before = text[..chosen.start].trim_end().trim_end_matches(['$', '{']).trim_end();
+    let before = before.strip_suffix("\\boxed").unwrap_or(before).trim_end();
+    let Some(lhs) = before.strip_suffix('=') else { return false };
+    let answer_name = lhs.trim_end().rsplit(|c: char| c.is_whitespace() || c == '$').next().unwrap_or("");
+    !answer_name.is_empty() && answer_name != closing
 }
 
 /// The answer of `text` and where it came from, when it is asserted ([`find`]).
@@ -854,6 +905,37 @@ mod tests {
         assert_eq!(answer("The answer is \\boxed{\\text{not } 5}"), Some("\\text{not } 5".into()));
         assert_eq!(answer("So \\boxed{\\foo{5}} is what we get"), Some("\\foo{5}".into()));
         assert!(found("So \\boxed{\\foo{5}}; the answer is 5").withdrawn.is_some());
+    }
+
+    #[test]
+    fn a_text_that_closes_on_another_value() {
+        let withdrawn = |s: &str| find(s, Targets::default()).is_some_and(|f| f.withdrawn.is_some());
+        // Found by two red teams: the last value stated takes the answer back.
+        for s in [
+            "\\boxed{4}. However, it's $5$.",
+            "\\boxed{4}. Sorry, it's 5.",
+            "\\boxed{4}\n\nTherefore $x = 5$",
+            "The final answer is $4$. I hope it is correct. No: $5$.",
+            "<answer>4</answer> = 5",
+            "Answer: 5.\n\nWhere $x = 4$.",
+        ] {
+            assert!(withdrawn(s) || answer(s).as_deref() != Some("4"), "{s}");
+        }
+        // Explanations after an answer are not a closing value (the second red team's honest outputs).
+        for s in [
+            "The answer is \\boxed{4}. Note that $x = -4$ is extraneous.",
+            "\\boxed{4} meters, i.e. $400$ centimeters.",
+            "So $n = \\boxed{4}$. For $n = 5$, the inequality fails.",
+            "The area is \\boxed{4}. (The side length is $2$.)",
+            "The answer is \\boxed{4}. This occurs when $x = 3$.",
+            "So $x = \\boxed{4}$. Then $y = 2x - 1 = 7$.",
+            "Answer: 4\n\nWe assumed $n=2$.",
+            "The maximum value is \\boxed{4}, achieved when $x = 1$.",
+            "The answer is \\boxed{4}, not 5.",
+            "\\boxed{4}. Check: $4 \\times 5 = 20$.",
+        ] {
+            assert_eq!(answer(s).as_deref(), Some("4"), "{s}");
+        }
     }
 
     #[test]

@@ -184,7 +184,6 @@ const AFTER_CUES: &[&str] = &[
     "unverified",
     "if",
     "unless",
-    "when",
     "assuming",
     "provided",
     "minimum",
@@ -209,6 +208,12 @@ const AFTER_CUES: &[&str] = &[
     "unlikely",
     "idk",
     "dunno",
+    "tbd",
+    "placeholder",
+    "untested",
+    "dubious",
+    "sic",
+    "todo",
 ];
 
 /// Words that, before `answer`, make what follows it something other than the answer (`Wrong answer: 5`,
@@ -290,6 +295,11 @@ const BOUND_LABELS: &[&str] = &[
     "shot",
     "bet",
     "example",
+    "not",
+    "rejected",
+    "draft",
+    "falsche",
+    "incorrecta",
 ];
 
 /// Is the answer at `start` hedged by its sentence: a sentence opening with a word of [`SENTENCE_HEDGES`], or a
@@ -333,10 +343,48 @@ const CJK_BEFORE: &[&str] = &[
     "将近",
     "接近",
     "近",
+    // Japanese.
+    "約",
+    "およそ",
+    "たぶん",
+    "多分",
+    "おそらく",
+    "少なくとも",
+    "ほぼ",
 ];
 /// Chinese words that bound or hedge the value right before them (`180左右`, `180多`, `180或181`).
-const CJK_AFTER: &[&str] =
-    &["或", "左右", "以上", "以下", "多", "余", "上下", "附近", "吗", "？", "到", "至", "~", "之间"];
+const CJK_AFTER: &[&str] = &[
+    "或",
+    "左右",
+    "以上",
+    "以下",
+    "多",
+    "余",
+    "上下",
+    "附近",
+    "吗",
+    "？",
+    "到",
+    "至",
+    "~",
+    "之间",
+    "不对",
+    "不是",
+    "错",
+    // Japanese: `4未満`, `4くらい`, `4か5`, `違います`.
+    "未満",
+    "以内",
+    "あたり",
+    "くらい",
+    "ぐらい",
+    "程度",
+    "前後",
+    "か",
+    "超",
+    "違",
+    "間違",
+    "例えば",
+];
 /// Russian words before a value that bound or hedge it (`около 5`, `не 5`, `не менее 5`).
 const RU_BEFORE: &[&str] = &[
     "бы",
@@ -357,7 +405,29 @@ const RU_BEFORE: &[&str] = &[
     "возможно",
 ];
 /// Russian words after a value that bound or hedge it (`5 или 6`, `5 примерно`).
-const RU_AFTER: &[&str] = &["или", "примерно", "приблизительно", "с лишним", "и более", "и менее", "наверное"];
+const RU_AFTER: &[&str] = &["или", "примерно", "приблизительно", "с лишним", "и более", "и менее", "наверное", "ли"];
+/// French, German, Spanish, Italian and Portuguese words before a value that bound or hedge it (`au moins 5`,
+/// `vielleicht 5`), matched as the last word before it.
+const EU_BEFORE: &[&str] = &[
+    "vielleicht",
+    "quizás",
+    "quizá",
+    "forse",
+    "talvez",
+    "environ",
+    "ungefähr",
+    "etwa",
+    "aproximadamente",
+    "mindestens",
+    "höchstens",
+    "moins",
+    "menos",
+    "almeno",
+    "peut-être",
+];
+/// The same languages' words right after a value (`5 ou 6`, `5 oder mehr`, `5 environ`).
+const EU_AFTER: &[&str] =
+    &["ou", "oder", "o", "plus", "mehr", "más", "mas", "moins", "weniger", "menos", "environ", "ungefähr", "etwa"];
 /// Characters of the clause before a value in which a Chinese cue is looked for.
 const CJK_WINDOW: usize = 4;
 
@@ -370,7 +440,9 @@ fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
         chars.into_iter().rev().collect()
     };
     let after = strip_markup_start(after);
-    if CJK_BEFORE.iter().any(|c| tail.contains(c)) || CJK_AFTER.iter().any(|c| after.starts_with(c)) {
+    // A cue longer than the window (`少なくとも`) right before the value.
+    let ends = CJK_BEFORE.iter().any(|c| c.chars().count() > CJK_WINDOW && before.ends_with(c));
+    if ends || CJK_BEFORE.iter().any(|c| tail.contains(c)) || CJK_AFTER.iter().any(|c| after.starts_with(c)) {
         return Some("bounded, hedged or one of several (Chinese words around the answer)");
     }
     let lower_before = before.to_lowercase();
@@ -382,6 +454,11 @@ fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
         .any(|w| first_words.strip_prefix(w).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic())));
     if RU_BEFORE.contains(&last_word) || ru_after {
         return Some("bounded, hedged or one of several (Russian words around the answer)");
+    }
+    let eu_last = if lower_before.trim_end().ends_with("peut-être") { "peut-être" } else { last_word };
+    let next_word = first_words.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
+    if EU_BEFORE.contains(&eu_last) || EU_AFTER.contains(&next_word) {
+        return Some("bounded, hedged or one of several (French, German, Spanish, Italian or Portuguese words)");
     }
     None
 }
@@ -566,6 +643,16 @@ const DISAVOWALS: &[&str] = &[
     "idk",
     "dunno",
     "unverified",
+    "bogus",
+    "disregard",
+    "faux",
+    "falsch",
+    "incorrecto",
+    "incorrecta",
+    "errado",
+    "guessed",
+    "dubious",
+    "forget",
 ];
 /// Words after an answer that announce a revision: they withdraw it only when a different value follows
 /// (`\\boxed{5}. Wait, it is 6.`), not when the check confirms it (`Wait, let me verify: 48+24=72. Correct.`).
@@ -590,6 +677,8 @@ const REVISING: &[&str] = &[
     "alternatively",
     "otherwise",
     "rather",
+    "update",
+    "updated",
 ];
 /// Interjections that, opening a sentence and set off by punctuation, take back what came before
 /// (`\\boxed{5}. Sorry, it's 6.`, `No: 6`); not otherwise (`Sorry for the long answer.`, `No other value works.`).
@@ -623,6 +712,10 @@ const DISAVOWAL_PAIRS: &[(&str, &str)] = &[
     ("an", "example"),
     ("dont", "have"),
     ("don't", "have"),
+    ("scrap", "that"),
+    ("strike", "that"),
+    ("ignore", "that"),
+    ("ignore", "the"),
 ];
 /// Two-word revisions (`no wait`, `should be`).
 const REVISING_PAIRS: &[(&str, &str)] = &[
@@ -639,6 +732,10 @@ const REVISING_PAIRS: &[(&str, &str)] = &[
     ("upon", "review"),
     ("double", "checking"),
     ("double", "check"),
+    ("second", "thoughts"),
+    ("hang", "on"),
+    ("second", "try"),
+    ("take", "two"),
 ];
 /// Words that negate a disavowal within [`NEGATION_WORDS`] before it (`no mistakes`, `didn't make an error`).
 const NEGATORS: &[&str] =
@@ -806,7 +903,21 @@ fn revision_at(
 
 /// Chinese and Russian disavowals (a CJK character is a word of its own, so the first character is matched;
 /// Russian words are matched by their start, read through the same letter folding as all words).
-const FOREIGN_DISAVOWALS: &[&str] = &["错", "неверн", "ошибк", "ошибся", "неправильн"];
+const FOREIGN_DISAVOWALS: &[&str] = &[
+    "错",
+    "неверн",
+    "ошибк",
+    "ошибся",
+    "неправильн",
+    "errore",
+    "sbagliat",
+    "fout",
+    "yanlış",
+    "틀렸",
+    "잘못",
+    "غلط",
+    "गलत",
+];
 /// Chinese and Russian revising words (`等等` "wait", `应该` "should be", `подождите` "wait").
 const FOREIGN_REVISING: &[&str] = &["等", "应", "подожд", "нет"];
 
@@ -1003,7 +1114,8 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     let trailing = trimmed.trim_start_matches(['…', '.', ' ']);
     if trimmed.starts_with('?')
         || trailing.starts_with('?') && trimmed.len() > trailing.len()
-        || doubt.starts_with(['?', '❌', '✗', '✘', '×', '✕', '🤷'])
+        || doubt.starts_with(['?', '❌', '✗', '✘', '×', '✕', '🤷', '👎', '🚫', '😅', '🙃', '🤔', '⚠', '±'])
+        || doubt.strip_prefix("\\pm").is_some_and(|r| !r.starts_with(|c: char| c.is_ascii_alphabetic()))
         || RELATIONS.iter().any(|r| trimmed.starts_with(r))
     {
         return Some("a bound or a question, not a value (after the answer)");
@@ -1028,8 +1140,19 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     {
         return Some("a bound, not a value (and more/less after the answer)");
     }
+    // `\\boxed{4}, not 5`, `4 (not 5)`, `4 rather than 5`: another value denied, the answer kept.
+    let contrast = {
+        let t = trimmed.trim_start_matches([',', '(', ' ']);
+        ["not ", "rather than "]
+            .iter()
+            .find_map(|c| t.strip_prefix(c))
+            .is_some_and(|r| r.trim_start_matches(['$', ' ', '\\', '(']).starts_with(|c: char| c.is_ascii_digit()))
+    };
     let cue = |k: usize| {
         let w = after_words[k].as_str();
+        if contrast && matches!(w, "not" | "rather" | "than") {
+            return false;
+        }
         // `5 (or equivalently 10/2)` restates the answer.
         (AFTER_CUES.contains(&w) || MULTIPLIERS.iter().any(|(m, _, _)| *m == w))
             && !(w == "or" && after_words.get(k + 1).is_some_and(|n| RESTATING.contains(&n.as_str())))
@@ -1373,12 +1496,59 @@ fn strip_markup_end(text: &str) -> &str {
         let next = next.strip_suffix("\\left").unwrap_or(next);
         let next = next.strip_suffix("**").unwrap_or(next);
         let next = SPACING.iter().find_map(|c| next.strip_suffix(c)).unwrap_or(next);
+        let next = strip_layout_end(next);
         if next.len() == t.len() {
             return t;
         }
         t = next;
     }
 }
+
+/// Commands that only lay out (`\\phantom{0}`, `\\hspace{1cm}`, `\\kern1em`, `\\displaystyle`, `\\tag{1}`,
+/// `\\label{eq}`, a line break `\\\\`, an alignment `&`, an empty group `{}`), stripped from the end of `text` once.
+fn strip_layout_end(text: &str) -> &str {
+    let t = text.trim_end();
+    if let Some(r) = t.strip_suffix("{}").or_else(|| t.strip_suffix('&')).or_else(|| t.strip_suffix("\\\\")) {
+        return r;
+    }
+    // A command with an optional argument group at the end: `\\name{…}`, `\\name`, `\\kern1em`.
+    let (head, group) = match t.strip_suffix('}').and_then(|r| r.rfind('{').map(|i| (&r[..i], &r[i + 1..]))) {
+        Some((head, group)) if !group.contains(['{', '}']) => (head.trim_end(), true),
+        _ => (t, false),
+    };
+    let unit = head.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+    for candidate in [head, unit] {
+        let name_len = candidate.len() - candidate.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
+        let name = &candidate[candidate.len() - name_len..];
+        if candidate[..candidate.len() - name_len].ends_with('\\') && LAYOUT.contains(&name) && (group || name_len > 0)
+        {
+            return &candidate[..candidate.len() - name_len - 1];
+        }
+    }
+    text
+}
+
+/// Layout commands (see [`strip_layout_end`]).
+const LAYOUT: &[&str] = &[
+    "phantom",
+    "hphantom",
+    "vphantom",
+    "hspace",
+    "vspace",
+    "kern",
+    "mkern",
+    "hskip",
+    "displaystyle",
+    "textstyle",
+    "tag",
+    "label",
+    "nonumber",
+    "notag",
+    "quad",
+    "qquad",
+    "mathstrut",
+    "strut",
+];
 
 fn strip_markup_start(text: &str) -> &str {
     let mut t = text;
@@ -1396,6 +1566,12 @@ fn strip_markup_start(text: &str) -> &str {
 
 fn ends_with_relation(before: &str) -> bool {
     let t = strip_markup_end(before);
+    // A relation wrapped in a group (`\\mathrel{<}`, `{\\leq}`): read what the group holds.
+    if let Some(inner) = t.strip_suffix('}').and_then(|r| r.rfind('{').map(|i| &r[i + 1..])) {
+        if !inner.is_empty() && !inner.contains(['{', '}']) && ends_with_relation(inner) {
+            return true;
+        }
+    }
     // An arrow (`x => 72`, `x -> 72`) leads to the value; a struck-out earlier value (`~~5~~ \\boxed{6}`) is
     // not a relation.
     if t.ends_with("=>") || t.ends_with("->") {
