@@ -83,6 +83,13 @@ const CLAUSE_CUES: &[&str] = &[
     "arbitrarily",
     "blindly",
     "idk",
+    "hopefully",
+    "supposedly",
+    "allegedly",
+    "guesstimate",
+    "suspect",
+    "conjecture",
+    "conjectured",
 ];
 /// Words that bound or hedge the value right after them (`over 5`, `more than 5`, `about 5`, `maybe 5`).
 const NEAR_CUES: &[&str] = &[
@@ -116,6 +123,13 @@ const NEAR_CUES: &[&str] = &[
     "within",
     "up",
     "presumably",
+    "capped",
+    "bounded",
+    "limited",
+    "surpasses",
+    "surpass",
+    "ca",
+    "ballpark",
     "beyond",
     "excess",
     "upwards",
@@ -148,6 +162,10 @@ const OF_CUES: &[&str] = &[
     "twice",
     "minimum",
     "maximum",
+    // `north of 5`, `on the order of 5`.
+    "north",
+    "south",
+    "order",
 ];
 /// Words of [`NEAR_CUES`] reach this far back (`more than about 5`).
 const NEAR_WORDS: usize = 2;
@@ -214,6 +232,10 @@ const AFTER_CUES: &[&str] = &[
     "dubious",
     "sic",
     "todo",
+    "max",
+    "upward",
+    "almost",
+    "depending",
 ];
 
 /// Words that, before `answer`, make what follows it something other than the answer (`Wrong answer: 5`,
@@ -300,6 +322,17 @@ const BOUND_LABELS: &[&str] = &[
     "draft",
     "falsche",
     "incorrecta",
+    "fausse",
+    "candidate",
+    "provisional",
+    "preliminary",
+    "partial",
+    "incomplete",
+    "unverified",
+    "attempt",
+    "hypothesis",
+    "conjecture",
+    "feeling",
 ];
 
 /// Is the answer at `start` hedged by its sentence: a sentence opening with a word of [`SENTENCE_HEDGES`], or a

@@ -317,6 +317,19 @@ const QUALIFIERS: &[&str] = &[
     "guess",
     "approx",
     "bound",
+    // Bounds, rejections and doubt in other words (a second red team: `\\boxed{4 \\text{ max}}`).
+    "max",
+    "minimum",
+    "maximum",
+    "upward",
+    "upwards",
+    "plus",
+    "jk",
+    "falsch",
+    "faux",
+    "tbd",
+    "unsure",
+    "rejected",
 ];
 
 /// Words that announce the value after them inside an answer (`\\text{The answer is } 5`).
