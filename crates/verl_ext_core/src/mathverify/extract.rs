@@ -939,6 +939,18 @@ mod tests {
     }
 
     #[test]
+    fn labels_of_an_answer() {
+        // Labels that pick rather than find withdraw the answer; labels that name what it is do not.
+        for s in ["Candidate answer: \\boxed{4}", "Attempt 1: \\boxed{4}", "My hunch: \\boxed{4}", "Draft: \\boxed{4}"]
+        {
+            assert!(find(s, Targets::default()).is_some_and(|f| f.withdrawn.is_some()), "{s}");
+        }
+        for s in ["Partial fraction decomposition: \\boxed{4}", "Final answer: \\boxed{4}", "Area: \\boxed{4}"] {
+            assert_eq!(answer(s).as_deref(), Some("4"), "{s}");
+        }
+    }
+
+    #[test]
     fn expression_lines() {
         // From MindSpeed-RL's grader tests: an expression after an anchor was read as its first number.
         assert_eq!(answer("Answer: 2x + 3"), Some("2x + 3".into()));

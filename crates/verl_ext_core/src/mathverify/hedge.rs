@@ -326,7 +326,6 @@ const BOUND_LABELS: &[&str] = &[
     "candidate",
     "provisional",
     "preliminary",
-    "partial",
     "incomplete",
     "unverified",
     "attempt",
