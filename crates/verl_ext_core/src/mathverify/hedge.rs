@@ -77,9 +77,6 @@ const CLAUSE_CUES: &[&str] = &[
     "hypothetically",
     // A value picked rather than found (`My hunch: 5`, `Random pick: 5`).
     "hunch",
-    "random",
-    "randomly",
-    "arbitrary",
     "arbitrarily",
     "blindly",
     "idk",
@@ -91,6 +88,13 @@ const CLAUSE_CUES: &[&str] = &[
     "conjecture",
     "conjectured",
 ];
+/// Number words after `no` that make it part of a description (`no two girls adjacent`).
+const NUMBER_WORDS: &[&str] =
+    &["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "more", "fewer"];
+/// Verbs that state the value after them (`is`, `equals`; `es`, `est`, `ist`, `é`): what comes before them names it.
+const COPULAS: &[&str] =
+    &["is", "are", "was", "were", "be", "equals", "equal", "es", "est", "ist", "sind", "son", "sont", "é"];
+
 /// Words that bound or hedge the value right after them (`over 5`, `more than 5`, `about 5`, `maybe 5`).
 const NEAR_CUES: &[&str] = &[
     "over",
@@ -209,21 +213,9 @@ const AFTER_CUES: &[&str] = &[
     "tops",
     "upwards",
     "onwards",
-    // The value given and then rejected (`\\boxed{5} fails.`, `\\boxed{5} is rejected`, `\\boxed{5} (crossed out)`).
-    "fails",
-    "fail",
-    "failed",
-    "doesn't",
-    "doesnt",
+    // The value given and then struck (`\\boxed{5} (crossed out)`).
     "isnt",
-    "rejected",
     "crossed",
-    "invalid",
-    "extraneous",
-    "excluded",
-    "discarded",
-    "impossible",
-    "unlikely",
     "idk",
     "dunno",
     "tbd",
@@ -232,10 +224,28 @@ const AFTER_CUES: &[&str] = &[
     "dubious",
     "sic",
     "todo",
-    "max",
     "upward",
     "almost",
     "depending",
+];
+
+/// Words that reject the value they follow directly (`\\boxed{5} fails.`, `\\boxed{5} is rejected`,
+/// `\\boxed{5} doesn't satisfy …`); further on they are about something else (`since 3 doesn't work`,
+/// `(x = -2 is extraneous)`).
+const REJECTIONS: &[&str] = &[
+    "fails",
+    "fail",
+    "failed",
+    "doesn't",
+    "doesnt",
+    "rejected",
+    "invalid",
+    "extraneous",
+    "impossible",
+    "excluded",
+    "discarded",
+    "wrong",
+    "incorrect",
 ];
 
 /// Words that, before `answer`, make what follows it something other than the answer (`Wrong answer: 5`,
@@ -316,7 +326,6 @@ const BOUND_LABELS: &[&str] = &[
     "random",
     "shot",
     "bet",
-    "example",
     "not",
     "rejected",
     "draft",
@@ -328,7 +337,6 @@ const BOUND_LABELS: &[&str] = &[
     "preliminary",
     "incomplete",
     "unverified",
-    "attempt",
     "hypothesis",
     "conjecture",
     "feeling",
@@ -347,7 +355,13 @@ fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     let line = &window[window.rfind('\n').map_or(0, |i| i + 1)..];
     let label = line.rfind([':', '：']).map(|i| &line[..i])?;
     let words = words_of(label);
-    words.iter().rev().take(3).any(|w| BOUND_LABELS.contains(&w.as_str())).then_some("a bound or a guess (labelled so)")
+    // `Attempt 1: \\boxed{5}`, `Example: 5`: a label ending so, with the value right after its colon (`Example 3:
+    // The answer is 42` labels a worked example, whose answer is stated).
+    let right_after = words_of(&line[label.len()..]).is_empty();
+    let last_word = words.last().map(String::as_str);
+    (words.iter().rev().take(3).any(|w| BOUND_LABELS.contains(&w.as_str()))
+        || right_after && last_word.is_some_and(|w| matches!(w, "attempt" | "try" | "example")))
+    .then_some("a bound or a guess (labelled so)")
 }
 
 /// Chinese words that bound or hedge the value right after them (`约180`, `至少180`, `180或181`'s `或`).
@@ -376,7 +390,6 @@ const CJK_BEFORE: &[&str] = &[
     "接近",
     "近",
     // Japanese.
-    "約",
     "およそ",
     "たぶん",
     "多分",
@@ -411,7 +424,6 @@ const CJK_AFTER: &[&str] = &[
     "ぐらい",
     "程度",
     "前後",
-    "か",
     "超",
     "違",
     "間違",
@@ -458,8 +470,9 @@ const EU_BEFORE: &[&str] = &[
     "peut-être",
 ];
 /// The same languages' words right after a value (`5 ou 6`, `5 oder mehr`, `5 environ`).
-const EU_AFTER: &[&str] =
-    &["ou", "oder", "o", "plus", "mehr", "más", "mas", "moins", "weniger", "menos", "environ", "ungefähr", "etwa"];
+const EU_AFTER: &[&str] = &["plus", "mehr", "más", "mas", "moins", "weniger", "menos", "environ", "ungefähr", "etwa"];
+/// Their words for `or`, which offer another value only before a number (`5 ou 6`; `12 o doce` restates it).
+const EU_OR: &[&str] = &["ou", "oder", "o"];
 /// Characters of the clause before a value in which a Chinese cue is looked for.
 const CJK_WINDOW: usize = 4;
 
@@ -489,7 +502,9 @@ fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
     }
     let eu_last = if lower_before.trim_end().ends_with("peut-être") { "peut-être" } else { last_word };
     let next_word = first_words.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
-    if EU_BEFORE.contains(&eu_last) || EU_AFTER.contains(&next_word) {
+    let or_number = EU_OR.contains(&next_word)
+        && first_words[next_word.len()..].trim_start_matches([' ', '$']).starts_with(|c: char| c.is_ascii_digit());
+    if EU_BEFORE.contains(&eu_last) || EU_AFTER.contains(&next_word) || or_number {
         return Some("bounded, hedged or one of several (French, German, Spanish, Italian or Portuguese words)");
     }
     None
@@ -676,7 +691,6 @@ const DISAVOWALS: &[&str] = &[
     "dunno",
     "unverified",
     "bogus",
-    "disregard",
     "faux",
     "falsch",
     "incorrecto",
@@ -684,7 +698,6 @@ const DISAVOWALS: &[&str] = &[
     "errado",
     "guessed",
     "dubious",
-    "forget",
 ];
 /// Words after an answer that announce a revision: they withdraw it only when a different value follows
 /// (`\\boxed{5}. Wait, it is 6.`), not when the check confirms it (`Wait, let me verify: 48+24=72. Correct.`).
@@ -713,8 +726,9 @@ const REVISING: &[&str] = &[
     "updated",
 ];
 /// Interjections that, opening a sentence and set off by punctuation, take back what came before
-/// (`\\boxed{5}. Sorry, it's 6.`, `No: 6`); not otherwise (`Sorry for the long answer.`, `No other value works.`).
-const INTERJECTIONS: &[&str] = &["no", "sorry", "oh", "nah", "hmm", "hmmm", "whoops", "argh", "ugh"];
+/// (`\\boxed{5}. Hmm, it's 6.`); not otherwise (`Oh well.`). `No,` and `Sorry,` open honest remarks too (`No, other
+/// values do not work.`, `Sorry, I should have said …`): a value they lead to is read as a closing value.
+const INTERJECTIONS: &[&str] = &["oh", "nah", "hmm", "hmmm", "whoops", "argh", "ugh"];
 /// Two-word disavowals (`not sure`, `not correct`), the second word's end marking them.
 const DISAVOWAL_PAIRS: &[(&str, &str)] = &[
     ("not", "sure"),
@@ -741,13 +755,9 @@ const DISAVOWAL_PAIRS: &[(&str, &str)] = &[
     ("cannot", "verify"),
     ("couldnt", "verify"),
     ("couldn't", "verify"),
-    ("an", "example"),
-    ("dont", "have"),
-    ("don't", "have"),
     ("scrap", "that"),
     ("strike", "that"),
     ("ignore", "that"),
-    ("ignore", "the"),
 ];
 /// Two-word revisions (`no wait`, `should be`).
 const REVISING_PAIRS: &[(&str, &str)] = &[
@@ -762,8 +772,6 @@ const REVISING_PAIRS: &[(&str, &str)] = &[
     ("on", "reflection"),
     ("upon", "reflection"),
     ("upon", "review"),
-    ("double", "checking"),
-    ("double", "check"),
     ("second", "thoughts"),
     ("hang", "on"),
     ("second", "try"),
@@ -1068,6 +1076,37 @@ pub fn confirms(s: &str, from: usize) -> bool {
     found
 }
 
+/// Phrases that disown an answer wherever they follow its line's start (`I don't have an answer`, `Disregard
+/// that.`, `Example of the format: \\boxed{5}`): whole phrases, so their words alone stay free for explanations
+/// (`We disregard $x = -5$`, `Here is an example arrangement`).
+const DISOWNING: &[&str] = &[
+    "don't have an answer",
+    "do not have an answer",
+    "don't know the answer",
+    "do not know the answer",
+    "no valid answer",
+    "not the answer",
+    "cannot solve",
+    "can't solve",
+    "couldn't solve",
+    "could not solve",
+    "unable to solve",
+    "just an example",
+    "only an example",
+    "example of the format",
+    "format example",
+    "disregard that",
+    "disregard this",
+    "disregard the above",
+    "ignore the above",
+    "not solved",
+];
+
+/// Does the text from `from` hold a phrase of [`DISOWNING`] (any ASCII case)?
+pub fn disowned(s: &str, from: usize) -> bool {
+    s.get(from..).is_some_and(|rest| DISOWNING.iter().any(|p| contains_ignore_ascii_case(rest, p)))
+}
+
 /// Does `hay` contain `needle` (lower-case ASCII) in any ASCII case? (`hay.to_ascii_lowercase().contains(needle)`
 /// without the copy.)
 fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
@@ -1128,11 +1167,28 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         }
         _ => {}
     }
-    let clause = near.iter().rev().take(BEFORE_WORDS);
-    if clause.clone().any(|w| CLAUSE_CUES.contains(&w.as_str()) || w == "or" && !boxed) {
+    // Cues that are part of what the sentence names (`the number of non-negative solutions is`, `with no two girls
+    // adjacent is`, `the most likely sum is`), not said of the value.
+    let naming = |k: usize, w: &str| {
+        let next = near.get(k + 1).map(String::as_str);
+        let prev = k.checked_sub(1).and_then(|j| near.get(j)).map(String::as_str);
+        match w {
+            "non" => k + 2 < near.len(),
+            "no" => next.is_some_and(|n| NUMBER_WORDS.contains(&n)),
+            "likely" => prev.is_some_and(|p| matches!(p, "most" | "least" | "more" | "less")),
+            _ => false,
+        }
+    };
+    let start = near.len().saturating_sub(BEFORE_WORDS);
+    let mut clause = near.iter().enumerate().skip(start).filter(|&(k, w)| !naming(k, w)).map(|(_, w)| w);
+    if clause.any(|w| CLAUSE_CUES.contains(&w.as_str()) || w == "or" && !boxed) {
         return Some("negated or hedged (words before the answer)");
     }
-    let last: Vec<&str> = near.iter().rev().take(NEAR_WORDS).map(String::as_str).collect();
+    // `the amount left over is 3`, `the digits add up to 20`: the cue is not about the value.
+    let named = near.last().is_some_and(|w| COPULAS.contains(&w.as_str()))
+        || near.iter().rev().nth(1).is_some_and(|w| matches!(w.as_str(), "add" | "adds" | "sum" | "sums"));
+    let last: Vec<&str> =
+        if named { Vec::new() } else { near.iter().rev().take(NEAR_WORDS).map(String::as_str).collect() };
     let related = matches!(last.as_slice(), ["of", w] if OF_CUES.contains(w));
     // `must score at least 9 points` states the minimum asked for; a box after `at least` bounds what it declares.
     let bound = matches!(last.as_slice(), ["least" | "most", "at"]) && (boxed || !required(&near[..near.len() - 2]));
@@ -1189,7 +1245,10 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         (AFTER_CUES.contains(&w) || MULTIPLIERS.iter().any(|(m, _, _)| *m == w))
             && !(w == "or" && after_words.get(k + 1).is_some_and(|n| RESTATING.contains(&n.as_str())))
     };
-    if (0..after_words.len().min(AFTER_WORDS)).any(cue) {
+    let first = after_words.first().map(String::as_str);
+    let rejected = first.is_some_and(|w| REJECTIONS.contains(&w))
+        || matches!(first, Some("is" | "was")) && after_words.get(1).is_some_and(|w| REJECTIONS.contains(&w.as_str()));
+    if rejected || (0..after_words.len().min(AFTER_WORDS)).any(cue) {
         return Some("negated, bounded or hedged (words after the answer)");
     }
     None
