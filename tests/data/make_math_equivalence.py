@@ -47,10 +47,8 @@ Labelling policy (rows with ``label_source`` ``"verl-ext policy"``)
   ``1.5\\times10^{3}`` and ``1.5\\cdot10^{3}`` are numbers.
 * ``x=3`` vs ``3`` is true (in either direction), as are ``3=x`` and ``x = 3``.  A bare expression
   reference ``2x+1`` accepts ``y=2x+1`` / ``f(x)=2x+1``.  A single-variable equation or inequality is
-  compared by its solution set: ``x\\ge 3`` == ``[3,\\infty)``, ``3<x`` == ``x>3``, and
+  compared by its solution set: ``x\\ge 3`` == ``[3,\\infty)``, ``-x>3`` == ``x<-3``, and
   ``x=1, x=2`` == ``1, 2`` == ``\\{1,2\\}`` (solutions of an equation form a set, so their order is free).
-  Restating the problem is not solving it: an unsolved one (``-x>3``, ``2x=6``) equals no value and no
-  solved one (``x<-3``, ``3``).
 * Sets are order-free and duplicates collapse (``\\{1,1,2\\}`` == ``\\{1,2\\}``).  Tuples, intervals
   and matrices are ordered.  A set never equals a tuple or an interval.  An interval never equals a
   tuple unless both are written identically as ``(a,b)`` (then the pair is true); ``(1,2)`` vs
@@ -1891,8 +1889,8 @@ INEQUALITY_SEEDS = [
     T("-1<x<2", "(-1,2)", "solution set"),
     T(r"-1<x\le 2", "(-1,2]", "solution set"),
     T("x>3", r"(3,\infty)", "solution set"),
-    N("x>3", "2x>6", "the inequality to solve, not its solution"),
-    N("x<-3", "-x>3", "the inequality to solve, not its solution"),
+    T("x>3", "2x>6", "same solution set"),
+    T("x<-3", "-x>3", "multiply by -1 flips"),
     T(r"x\ne 3", r"(-\infty,3)\cup(3,\infty)", "all but 3"),
     T(r"x \geq 3", r"x\geqslant 3", "geqslant"),
     T(r"[3,\infty)", r"x\ge3", "solution set"),
@@ -1970,13 +1968,11 @@ def inequality_stream(rng: random.Random):
                 pred = f"{var} \\in {interval_tex(iv, rng)}"
             elif k == 2:
                 pred = ineq_tex(var, op, a, rng)
-            else:  # scaled by a positive or negative factor: the inequality to solve, not its solution
+            else:  # scaled by a positive or negative factor
                 m = rng.choice([2, 3, -1, -2])
                 op2 = op if m > 0 else MIRROR[op]
                 coef = {2: "2", 3: "3", -1: "-", -2: "-2"}[m]
                 pred = f"{coef}{var}{op_tex(op2, rng, False)}{rng.choice(ep_forms(a * m))}"
-                yield ref, pred, False, "an unsolved inequality (the problem restated) answers no solved one"
-                continue
             if pred != ref:
                 yield ref, pred, True, f"solution set {iv_str(iv)}"
         else:

@@ -10,9 +10,9 @@
 //!   `(x, y) = (1, 2)`), else its last side (`5+5+1 = 11`, `a+2z = 101`); `x=1, y=2` compares by name; other
 //!   equations are equal when their differences are equal up to a factor.
 //! - One-variable inequalities, `x \ne a` and `x \in S` become intervals: `x \ge 3` = `[3, \infty)`,
-//!   `3 < x` = `x > 3`; unsolved linear ones are solved to compare with each other (`2x > 6` = `4x > 12`).
-//! - Restating the problem is not solving it: an unsolved equation or inequality (`3x+7 = 19`, `2x > 6`,
-//!   `|x| = 4`) does not equal a value or a solved one (`x = 4`, `4`, `x > 3`), though it has that solution.
+//!   `3 < x` = `x > 3`, and linear ones are solved (`-x > -1` = `x < 1`, as Math-Verify's tests require).
+//! - Restating the problem is not solving it: an unsolved equation (`3x+7 = 19`, `|x| = 4`) does not equal a
+//!   value or a solved one (`x = 4`, `4`), though it has that solution.
 //! - Intervals compare ends and open/closed marks; unions are order-free; sets (`\{\}`) and bare lists
 //!   (`1, 2`; `x=1, x=2`) are order-free, tuples and matrices ordered; a one-element set equals its element.
 //! - Multiple choice: a reference that is a single letter A-E (optionally in parentheses or `\text{}`)
@@ -155,18 +155,23 @@ fn hedged_choice(s: &str, letter: char) -> bool {
 
 /// Does `text` apply a conventional function name ([`FUNCTION_NAMES`]) that is not a variable of the reference
 /// (`known`): the name standing alone (no letter or backslash before it), then `(` or `^{-1}(`?
-fn applies_unknown_function(text: &str, known: &[String]) -> bool {
+fn applies_unknown_function(text: &str, known: &[String], reference: &str) -> bool {
     let bytes = text.as_bytes();
     text.char_indices().any(|(i, c)| {
         let name = &text[i..i + c.len_utf8()];
         FUNCTION_NAMES.contains(&name)
             && !known.iter().any(|k| k == name)
+            && !applies_unknown_function(reference, &[], "")
             && (i == 0 || !(bytes[i - 1].is_ascii_alphabetic() || bytes[i - 1] == b'\\'))
             && {
                 let rest = text[i + 1..].trim_start();
                 let rest = rest.strip_prefix("^{-1}").or_else(|| rest.strip_prefix("^{- 1}")).unwrap_or(rest);
-                rest.trim_start().starts_with(['(', '\\'])
-                    && (rest.trim_start().starts_with('(') || rest.trim_start().starts_with("\\left("))
+                // `f(0)`, `f\\left(0\\right)`, `f{\\left(x\\right)}`.
+                let rest = rest.trim_start();
+                rest.starts_with('(')
+                    || rest.starts_with("\\left(")
+                    || rest.starts_with("{\\left(")
+                    || rest.starts_with("{(")
             }
     })
 }
@@ -353,7 +358,7 @@ fn judge_within_budget(prediction: &str, reference: &str, o: &Options) -> Verdic
     }
     // `p(0)` for 0: a value of a function the reference does not know, however it parses (here p·0, which
     // vanishes).
-    if !matches!(prediction, Node::Relation(..)) && applies_unknown_function(p, &vars_of(&reference)) {
+    if !matches!(prediction, Node::Relation(..)) && applies_unknown_function(p, &vars_of(&reference), r) {
         return verdict(false, "a value of an undefined function (f(5))");
     }
     if false_chain(&prediction, o) {
@@ -726,18 +731,12 @@ fn relations_eq(a: &Node, b: &Node, o: &Options) -> bool {
     if let Some(same) = super::functions::congruences_eq(a, b, &|x, y| eq(x, y, o)) {
         return same;
     }
-    // Solved inequalities compare with each other, and unsolved ones with each other (`2x > 6`, `4x > 12`);
-    // an unsolved one restates the problem a solved one answers.
-    let solved = (relation_intervals(a, false), relation_intervals(b, false));
-    let unsolved = || (relation_intervals(a, true), relation_intervals(b, true));
-    match (solved, unsolved()) {
-        ((Some(x), Some(y)), _) | ((None, None), (Some(x), Some(y))) => {
-            // Strict: the same variable is bounded (`t > 3` is not `x > 3`).
-            let same_variable = !o.strict || vars_of(a) == vars_of(b);
-            return same_variable && intervals_eq(&x, &y, o);
-        }
-        ((Some(_), None), (_, Some(_))) | ((None, Some(_)), (Some(_), _)) => return false,
-        _ => {}
+    // Linear inequalities compare by their solution sets, solved or not (`-x > -1` = `x < 1`, as Math-Verify's
+    // and lighteval's tests require).
+    if let (Some(x), Some(y)) = (relation_intervals(a, true), relation_intervals(b, true)) {
+        // Strict: the same variable is bounded (`t > 3` is not `x > 3`).
+        let same_variable = !o.strict || vars_of(a) == vars_of(b);
+        return same_variable && intervals_eq(&x, &y, o);
     }
     if let (Some((la, ra)), Some((lb, rb))) = (equation(a), equation(b)) {
         if let (Some((na, va)), Some((nb, vb))) = (solution(a), solution(b)) {
@@ -1342,6 +1341,8 @@ mod tests {
         yes("f(x) = x^2", "x^2");
         yes("p(x) = 2x", "2x");
         yes("f(2)", "f(2)");
+        // A function the reference applies is known (latex2sympy2_extended's tests).
+        yes("1-f(x)", "1 - f{\\left(x \\right)}");
     }
 
     #[test]
@@ -1352,10 +1353,9 @@ mod tests {
             no(p, r);
             no(r, p);
         }
-        for (p, r) in [("2x+1 > 7", "x > 3"), ("2x > 6", "(3, \\infty)"), ("-x < -3", "x > 3")] {
-            no(p, r);
-            no(r, p);
-        }
+        // Inequalities are compared by their solution sets, as Math-Verify's own tests require (`-x > -1` = `x < 1`).
+        yes("-x > -1", "x < 1");
+        no("2x > 6", "(3, \\infty)");
         yes("x = 4", "4");
         yes("4 = x", "x = 4");
         yes("2x > 6", "4x > 12");
