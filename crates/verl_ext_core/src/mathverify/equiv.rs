@@ -579,9 +579,8 @@ fn half_line(value: Node, op: Rel) -> Option<Vec<Interval>> {
     })
 }
 
-/// One-variable inequalities (`x > 3`, `1 < x \le 2`, `0 < f(x) < 1`, `x \ne 3`) as intervals; unsolved linear
-/// ones (`2x \le 6`) only with `unsolved`.
-fn relation_intervals(n: &Node, unsolved: bool) -> Option<Vec<Interval>> {
+/// One-variable inequalities (`x > 3`, `2x \le 6`, `1 < x \le 2`, `0 < f(x) < 1`, `x \ne 3`) as intervals.
+fn relation_intervals(n: &Node) -> Option<Vec<Interval>> {
     let Node::Relation(sides, ops) = n else { return None };
     match (sides.len(), ops.as_slice()) {
         (2, [op]) if !matches!(op, Rel::Eq | Rel::In) => {
@@ -591,7 +590,7 @@ fn relation_intervals(n: &Node, unsolved: bool) -> Option<Vec<Interval>> {
                     return half_line(sides[1 - k].clone(), op);
                 }
             }
-            let (_, m, root) = linear(&sides[0], &sides[1]).filter(|_| unsolved)?;
+            let (_, m, root) = linear(&sides[0], &sides[1])?;
             half_line(root, if m.to_f64() < 0.0 { op.flipped() } else { *op })
         }
         (3, [a, b])
@@ -645,7 +644,7 @@ fn intervals(n: &Node) -> Option<Vec<Interval>> {
             Some(out)
         }
         Node::Bracket(..) => Some(vec![bracket_interval(n)?]),
-        Node::Relation(..) => relation_intervals(n, false),
+        Node::Relation(..) => relation_intervals(n),
         _ => None,
     }
 }
@@ -733,7 +732,7 @@ fn relations_eq(a: &Node, b: &Node, o: &Options) -> bool {
     }
     // Linear inequalities compare by their solution sets, solved or not (`-x > -1` = `x < 1`, as Math-Verify's
     // and lighteval's tests require).
-    if let (Some(x), Some(y)) = (relation_intervals(a, true), relation_intervals(b, true)) {
+    if let (Some(x), Some(y)) = (relation_intervals(a), relation_intervals(b)) {
         // Strict: the same variable is bounded (`t > 3` is not `x > 3`).
         let same_variable = !o.strict || vars_of(a) == vars_of(b);
         return same_variable && intervals_eq(&x, &y, o);
@@ -932,13 +931,13 @@ pub fn eq(a: &Node, b: &Node, o: &Options) -> bool {
                 return eq(&v, b, o);
             }
             o.allow_set_relation_comp
-                && matches!((relation_intervals(a, false), intervals(b)), (Some(x), Some(y)) if intervals_eq(&x, &y, o))
+                && matches!((relation_intervals(a), intervals(b)), (Some(x), Some(y)) if intervals_eq(&x, &y, o))
         }
         (_, Node::Relation(..)) => {
             if let Some((_, v)) = solution(b) {
                 return eq(a, &v, o);
             }
-            matches!((intervals(a), relation_intervals(b, false)), (Some(x), Some(y)) if intervals_eq(&x, &y, o))
+            matches!((intervals(a), relation_intervals(b)), (Some(x), Some(y)) if intervals_eq(&x, &y, o))
         }
         (Node::Union(_), _) | (_, Node::Union(_)) if set_union(a).is_some() || set_union(b).is_some() => {
             match (set_union(a), set_union(b)) {
