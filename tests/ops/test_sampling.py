@@ -282,9 +282,21 @@ def test_triton_thresholds_are_exact_on_hard_rows(kind: str) -> None:
         assert torch.equal(t_k.tau, r_k.tau), f"top-k {k}: tau differs"
         torch.testing.assert_close(t_k.log_norm, r_k.log_norm, atol=1e-5, rtol=1e-5, equal_nan=True)
         assert torch.equal(t_k.token_ids == -1, r_k.token_ids == -1)
+    # No top-k in the call ("pm"): min-p rows take the cut (one pass at the known min-p key) instead of the
+    # count search, and must keep exactly what the count search and the reference keep.
+    no_k = S._rows(logits, params.inv_temperature.reciprocal(), None, top_p, min_p, 3, None)
+    t_c, r_c = S._triton(logits, no_k, sample=True, filters="pm"), S._torch(logits, no_k, sample=True)
+    assert torch.equal(t_c.tau, r_c.tau), "min-p's cut: tau differs"
+    torch.testing.assert_close(t_c.log_norm, r_c.log_norm, atol=1e-5, rtol=1e-5, equal_nan=True)
+    t_n = S._triton(logits, no_k, sample=True, filters="kpm")  # the same rows through the count search
+    assert torch.equal(t_c.tau, t_n.tau)
+    torch.testing.assert_close(t_c.log_norm, t_n.log_norm, atol=1e-6, rtol=1e-6, equal_nan=True)
+    assert torch.equal(t_c.token_ids == -1, r_c.token_ids == -1)
     if kind == "+inf":
         assert (t.token_ids == -1).all() and (r.token_ids == -1).all()
         return
+    assert (z.gather(1, t_c.token_ids[:, None])[:, 0] >= t_c.tau).all()
+    assert (t_c.token_ids == t_n.token_ids).float().mean() >= 0.9
     kept = z.gather(1, t.token_ids[:, None])[:, 0] >= t.tau
     assert kept.all(), "a token outside the kept set was drawn"
     assert (t.token_ids == r.token_ids).float().mean() >= 0.9

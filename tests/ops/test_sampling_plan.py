@@ -45,9 +45,13 @@ def test_reads_of_each_logit() -> None:
     assert reads() == 1 + 1 / plan.splits  # statistics, then the draw re-reads one split per row
     assert launch_plan(64, LLM_VOCAB, sample=False).reads_per_logit == 1
     assert launch_plan(1024, LLM_VOCAB, device_sms=H100_SMS).reads_per_logit == 1 + 1 / MIN_SPLITS
-    # Top-k and min-p: the count digits; top-p adds the mass digits. Fixed by the parameters, not the data.
-    for filters in ({"top_k": True}, {"min_p": True}, {"top_k": True, "min_p": True}):
+    # Top-k (with or without min-p): the count digits; top-p adds the mass digits. Fixed by the parameters,
+    # not the data.
+    for filters in ({"top_k": True}, {"top_k": True, "min_p": True}):
         assert reads(**filters) == len(COUNT_DIGITS) + 1 / plan.splits <= 4
+    # Min-p alone: its threshold is known after the statistics, so one pass sums what it keeps.
+    assert reads(min_p=True) == 2 + 1 / plan.splits
+    assert [p.cut for p in launch_plan(64, LLM_VOCAB, min_p=True).passes] == [False, True]
     # Top-p's first digit is summed in the statistics pass.
     assert reads(top_p=True) == len(MASS_DIGITS) + 1 / plan.splits
     # A top-k of at most K_MAX known on the host (a Python int): top-p finishes from the gathered top-k set.
@@ -62,11 +66,15 @@ def test_reads_of_each_logit() -> None:
     assert worst.row_reads(top_k=K_MAX, top_p=True, min_p=True) == len(COUNT_DIGITS) + 1 / plan.splits
     assert worst.row_reads(top_p=True) == len(MASS_DIGITS) + 1 / plan.splits
     assert worst.row_reads(top_k=5, min_p=True) == len(COUNT_DIGITS) + 1 / plan.splits
-    # Still 6 reads: top-p over a top-k above K_MAX, and min-p with top-p without top-k (too large to gather).
+    # Still 6 reads: top-p over a top-k above K_MAX (too large to gather), and a min-p + top-p row of a call
+    # that may hold top-k rows (the count search, then the mass digits).
     assert worst.row_reads(top_k=K_MAX + 1, top_p=True) == worst.reads_per_logit
     assert worst.row_reads(top_p=True, min_p=True) == worst.reads_per_logit
     assert reads(top_k=True, top_p=True, top_k_bound=K_MAX + 1) == worst.reads_per_logit
-    assert reads(top_p=True, min_p=True) == worst.reads_per_logit
+    # Min-p with top-p and no top-k: the cut, then the mass digits after the first (summed in the statistics).
+    cut = launch_plan(64, LLM_VOCAB, device_sms=H100_SMS, top_p=True, min_p=True)
+    assert cut.reads_per_logit == cut.row_reads(top_p=True, min_p=True) == 1 + len(MASS_DIGITS) + 1 / plan.splits
+    assert cut.row_reads(min_p=True) == 2 + 1 / plan.splits and cut.row_reads(top_p=True) == worst.row_reads(top_p=True)
     assert sum(COUNT_DIGITS) == sum(MASS_DIGITS) == 32  # the last digit of each search is one key per bucket
 
 
@@ -77,6 +85,8 @@ def test_plan_rejects_bad_shapes() -> None:
         launch_plan(1, 10, top_k_bound=5)
     with pytest.raises(ValueError, match="mass passes"):
         launch_plan(1, 10, top_k=True, top_p=True, top_k_bound=5).row_reads(top_p=True)
+    with pytest.raises(ValueError, match="without a filter"):  # min-p's cut cannot serve a top-k row
+        launch_plan(1, 10, min_p=True).row_reads(top_k=3)
 
 
 def test_filters_the_launcher_is_told_about() -> None:
@@ -130,17 +140,19 @@ def _check_passes(launched: list, plan: Any) -> None:
     for (grid, args, meta), p in zip(passes, plan.passes, strict=True):
         assert grid == plan.grid  # every pass reads every split of every row once
         assert args[4] == plan.slice_len and plan.slice_len % meta["TILE"] == 0
-        assert (meta["SHIFT"], meta["WEIGHTED"], meta["MASS_FIRST"], meta["GATHER"]) == (
-            p.shift, p.weighted, p.mass_first, p.gather)
+        assert (meta["SHIFT"], meta["WEIGHTED"], meta["MASS_FIRST"], meta["GATHER"], meta["CUT"]) == (
+            p.shift, p.weighted, p.mass_first, p.gather, p.cut)
     assert sum(name == "_top_p_gathered_kernel" for name, *_ in launched) == int(plan.gather)
 
 
 PER_ROW_K = torch.tensor([0, 40, 1, 299, 0, 7], dtype=torch.int32)  # both top-p paths in one call
+PER_ROW_P = torch.tensor([0.0, 0.05, 1.0, 0.5, 0.0, 0.2])  # min-p off, on, keeping only the max
 
 
 @pytest.mark.parametrize("kind", ["flat", "tied", "peaked", "adversarial"])
 @pytest.mark.parametrize("filters", [{}, {"top_k": 40}, {"top_p": 0.9}, {"top_k": 250, "top_p": 0.95, "min_p": 0.01},
-                                     {"top_k": PER_ROW_K, "top_p": 0.9}], ids=lambda f: "+".join(f) or "none")
+                                     {"top_k": PER_ROW_K, "top_p": 0.9}, {"min_p": 0.05},
+                                     {"min_p": PER_ROW_P, "top_p": 0.8}], ids=lambda f: "+".join(f) or "none")
 def test_the_launcher_runs_the_plan(monkeypatch: pytest.MonkeyPatch, kind: str, filters: dict) -> None:
     launched = _record(monkeypatch)
     logits = _rows(kind, torch.Generator().manual_seed(1))

@@ -6,7 +6,8 @@ Per pass over the logits, each (row block, split) program writes partials (stati
 digit inside the row's current bucket, and the count, exp-mass and smallest key above that bucket); a combine of
 one program per row block reduces them over the splits and picks the digit holding the threshold. Rows with top-p
 over a top-k of at most ``K_MAX`` gather the keys above the last count digit's bucket instead of taking the mass
-passes, and one combine finds top-p's threshold over that set and the bucket's counts. Masses are
+passes, and one combine finds top-p's threshold over that set and the bucket's counts. Min-p without top-k
+needs no search: its threshold is known once the statistics are combined, and one pass sums what it keeps. Masses are
 ``exp(z - max)`` summed in fp32 in a fixed order (per split, then over splits in order), so a call is
 deterministic; counts are integers. Loops over a runtime number of splits are ``while`` loops: Triton's
 interpreter cannot take a runtime bound in ``range`` under numpy 2.
@@ -80,13 +81,14 @@ if triton is not None:
                      bcnt_ptr, ROWS: tl.constexpr, TILE: tl.constexpr, NB: tl.constexpr,
                      BITS: tl.constexpr, SHIFT: tl.constexpr, STATS: tl.constexpr, HIST: tl.constexpr,
                      WEIGHTED: tl.constexpr, FINAL: tl.constexpr, MASS_FIRST: tl.constexpr, NB2: tl.constexpr,
-                     SHIFT2: tl.constexpr, GATHER: tl.constexpr, KMAX: tl.constexpr):
+                     SHIFT2: tl.constexpr, GATHER: tl.constexpr, KMAX: tl.constexpr, CUT: tl.constexpr):
         """One read of a slice of ``ROWS`` rows: statistics (``STATS``) and/or the histogram of the key digit
         ``(key >> SHIFT) % NB`` over the keys in the row's bucket ``key >> (SHIFT + log2 NB) == pre``. With
         ``GATHER``, rows flagged in ``fast_ptr`` also append each key above the bucket, packed with its index as
         ``key << 31 | index``, to their buffer of ``KMAX`` (positions from a per-row atomic counter; the buffer's
-        masses are summed in fixed point, so the order of arrival does not matter). Rows that are not on read
-        nothing."""
+        masses are summed in fixed point, so the order of arrival does not matter). ``CUT`` (min-p without top-k):
+        no digit, only the count, mass and smallest key at or above the row's known key ``pre``. Rows that are
+        not on read nothing."""
         r = tl.arange(0, ROWS)
         rows = tl.program_id(0) * ROWS + r
         split = tl.program_id(1)
@@ -136,6 +138,12 @@ if triton is not None:
                         & valid[:, :, None]
                     mass2 = mass2 * scale[:, None] + tl.sum(tl.where(hit2, w_s[:, :, None], 0.0), 1)
                 mx = new
+            if CUT:  # min-p's threshold is known: sum what it keeps, no search
+                u = _ukey(z)
+                above = valid & (u >= pre[:, None])
+                acnt += tl.sum(above.to(tl.int32), 1)
+                amass += tl.sum(tl.where(above, tl.exp(z - mx[:, None]), 0.0), 1)
+                amin = tl.minimum(amin, tl.min(tl.where(above, u, 4294967296), 1))
             if HIST:
                 u = _ukey(z)
                 inside = valid
@@ -180,10 +188,10 @@ if triton is not None:
                 tl.store(cnt_ptr + (row_i.to(tl.int64) * n_splits + split) * NB + i % NB, hist, mask=row_i < n_rows)
             if WEIGHTED:
                 tl.store(mass_ptr + part[:, None] * NB + d[None, :], mass, mask=live[:, None])
-            if not STATS:
-                tl.store(acnt_ptr + part, acnt, mask=live)
-                tl.store(amass_ptr + part, amass, mask=live)
-                tl.store(amin_ptr + part, amin, mask=live)
+        if CUT or (HIST and not STATS):
+            tl.store(acnt_ptr + part, acnt, mask=live)
+            tl.store(amass_ptr + part, amass, mask=live)
+            tl.store(amin_ptr + part, amin, mask=live)
 
     @triton.jit
     def _select_kernel(n_rows, vocab, n_splits, inv_t_ptr, k_ptr, p_ptr, m_ptr,
@@ -192,12 +200,14 @@ if triton is not None:
                        ROWS: tl.constexpr, NB: tl.constexpr, BITS: tl.constexpr, SHIFT: tl.constexpr,
                        SC: tl.constexpr, STATS: tl.constexpr, SEARCH: tl.constexpr, WEIGHTED: tl.constexpr,
                        FINAL: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr, RESCALE: tl.constexpr,
-                       GATHER: tl.constexpr, KMAX: tl.constexpr):
+                       GATHER: tl.constexpr, KMAX: tl.constexpr, CUT: tl.constexpr):
         """Combine of one pass for ``ROWS`` rows: reduce the splits' partials, then pick the digit of the
         threshold of search ``SEARCH`` (1: largest key with at least ``k`` keys at or above it, or at most the
         min-p key; 2: largest key whose mass at or above it reaches ``top_p`` times search 1's kept mass). The
         statistics combine with ``GATHER`` flags the rows whose top-p finishes from their gathered top-k set
-        (valid, top-p on, ``0 < k <= KMAX``)."""
+        (valid, top-p on, ``0 < k <= KMAX``). ``CUT``: search 1 is min-p's cut (no top-k in the call); the
+        statistics combine gives each row its min-p key, the cut's combine the smallest key, and the mass, at
+        or above it."""
         r = tl.arange(0, ROWS)
         rows = tl.program_id(0) * ROWS + r
         live = rows < n_rows
@@ -242,6 +252,8 @@ if triton is not None:
             need = tl.where((top_k > 0) & (top_k < vocab), top_k, vocab).to(tl.float32)
             key_m = tl.where(min_p > 0, _ukey(t_min + 0.0), -1)
             pre = tl.zeros([ROWS], tl.int64)
+            if CUT:  # the cut reads what lies at or above this key
+                pre = tl.where(key_m >= 0, key_m, pre)
             on = live & s1 & ((code == 0) | (code == 4))
             tl.store(need_ptr + rows, need, mask=live)
             tl.store(key_ptr + rows, key_m, mask=live)
@@ -256,7 +268,24 @@ if triton is not None:
             pre = tl.load(pre_ptr + rows, mask=live, other=0)
             need = tl.load(need_ptr + rows, mask=live, other=0.0)
             key_m = tl.load(key_ptr + rows, mask=live, other=-1)
-        if SEARCH > 0:
+        if CUT and not STATS:
+            a_c = tl.zeros([ROWS], tl.int32)
+            a_m = tl.zeros([ROWS], tl.float32)
+            a_min = tl.full([ROWS], 4294967296, tl.int64)
+            s0 = 0
+            while s0 < n_splits:
+                ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
+                part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
+                a_m += tl.sum(tl.load(amass_ptr + part, mask=ok, other=0.0), 1)
+                a_min = tl.minimum(a_min, tl.min(tl.load(amin_ptr + part, mask=ok, other=4294967296), 1))
+                s0 += SC
+            # The row's max is at or above its min-p key, so some key is; the canonical tau is the smallest.
+            tl.store(pre_ptr + rows, a_min, mask=on)
+            tl.store(key_ptr + rows, a_min, mask=on)
+            tl.store(kept_ptr + rows, a_m, mask=on)
+            top_p = tl.load(p_ptr + rows, mask=live, other=1.0)
+            tl.store(need2_ptr + rows, top_p * a_m, mask=on)
+        elif SEARCH > 0:
             tot = tl.load(tot_ptr + rows.to(tl.int64)[:, None] * NB + d[None, :], mask=live[:, None], other=0)
             a_c = tl.zeros([ROWS], tl.int32)
             a_m = tl.zeros([ROWS], tl.float32)
@@ -402,7 +431,7 @@ if triton is not None:
                      am1_ptr, on2_ptr, key2_ptr, pre2_ptr, cnt2_ptr, am2_ptr, fast_ptr, buf_ptr, bcnt_ptr, ks_ptr,
                      ROWS: tl.constexpr, NB1: tl.constexpr, BITS1: tl.constexpr, NB2: tl.constexpr,
                      BITS2: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr, GATHER: tl.constexpr,
-                     KMAX: tl.constexpr):
+                     KMAX: tl.constexpr, CUT1: tl.constexpr):
         """Kept mass of each split: what the draw needs to know which split holds its token. Gathered rows sum
         their buffer's entries in the split at or above ``tau`` (fixed point: exact, in any order), plus the
         bucket's per-split counts when ``tau`` lies in the bucket."""
@@ -416,10 +445,14 @@ if triton is not None:
                       * tl.exp(m_s - mx))
         if HAS1:
             on1 = live & (tl.load(on1_ptr + rows, mask=live, other=0) != 0)
-            d = tl.arange(0, NB1)
             pre = tl.load(pre1_ptr + rows, mask=live, other=0)
-            cnt = tl.load(cnt1_ptr + part[:, None] * NB1 + d[None, :], mask=on1[:, None], other=0)
-            ks = tl.where(on1, tl.load(am1_ptr + part, mask=on1, other=0.0) + _mass_from(pre, d, cnt, mx, BITS1), ks)
+            if CUT1:  # the cut summed each split's kept mass itself
+                ks = tl.where(on1, tl.load(am1_ptr + part, mask=on1, other=0.0), ks)
+            else:
+                d = tl.arange(0, NB1)
+                cnt = tl.load(cnt1_ptr + part[:, None] * NB1 + d[None, :], mask=on1[:, None], other=0)
+                ks = tl.where(on1, tl.load(am1_ptr + part, mask=on1, other=0.0) + _mass_from(pre, d, cnt, mx, BITS1),
+                              ks)
         if HAS2:
             on2 = live & (tl.load(on2_ptr + rows, mask=live, other=0) != 0)
             d2 = tl.arange(0, NB2)
@@ -618,14 +651,15 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
         _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, torch.zeros((n, 1 << first), dtype=i32,
                 device=dev), mass, acnt[1], amass[1], amin[1], mx, logz, bad, pre[1], on[1], need[1], key[1], kept[1],
                 need[1], fast, ROWS=rows, NB=1 << first, BITS=first, SHIFT=32 - first, SC=sc, STATS=False, SEARCH=2,
-                WEIGHTED=True, FINAL=False, RESCALE=True, **flags, GATHER=False, KMAX=K_MAX, num_warps=warps)
+                WEIGHTED=True, FINAL=False, RESCALE=True, **flags, GATHER=False, KMAX=K_MAX, CUT=False,
+                num_warps=warps)
 
     for i, p in enumerate(plan.passes):
         if p.search == 2 and not started2:
             start_search2()
             started2 = True
         nb, j = 1 << p.bits, max(p.search, 1) - 1
-        hist, final = p.search > 0, p.final and p.search > 0
+        hist, final = p.search > 0 and not p.cut, p.final and p.search > 0 and not p.cut
         # A [tile, 2^bits] one-hot must fit in registers.
         tile = min(MASS_TILE, plan.block) if (p.weighted or p.mass_first) else plan.block
         tot = torch.zeros((n, nb) if hist else (1,), dtype=i32, device=dev)
@@ -633,11 +667,12 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
                 pre[j], on[j], stat, tot, cnt[j], mass, acnt[j], amass[j], amin[j], fast, buf, bcnt, ROWS=rows,
                 TILE=tile, NB=nb, BITS=p.bits, SHIFT=p.shift, STATS=i == 0, HIST=hist, WEIGHTED=p.weighted,
                 FINAL=final, MASS_FIRST=p.mass_first, NB2=1 << MASS_DIGITS[0], SHIFT2=32 - MASS_DIGITS[0],
-                GATHER=p.gather, KMAX=K_MAX, num_warps=warps)
+                GATHER=p.gather, KMAX=K_MAX, CUT=p.cut, num_warps=warps)
         _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, tot, mass, acnt[j], amass[j], amin[j], mx,
                 logz, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], fast, ROWS=rows, NB=nb, BITS=p.bits,
                 SHIFT=p.shift, SC=sc, STATS=i == 0, SEARCH=p.search, WEIGHTED=p.weighted, FINAL=final, **flags,
-                RESCALE=False, GATHER=plan.gather and i == 0, KMAX=K_MAX, num_warps=warps)
+                RESCALE=False, GATHER=plan.gather and i == 0, KMAX=K_MAX, CUT=plan.cut and p.search < 2,
+                num_warps=warps)
         if p.gather:
             final_tot = tot
     if plan.gather:  # after search 2's passes, whose setup left these rows out
@@ -647,7 +682,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
     if plan.draw:
         _launch(_kept_kernel, grid, n, s, plan.slice_len, stat, mx, on[0], key[0], pre[0], cnt[0], amass[0], on[1],
                 key[1], pre[1], cnt[1], amass[1], fast, buf, bcnt, ks, ROWS=rows, NB1=1 << bits[0], BITS1=bits[0],
-                NB2=1 << bits[1], BITS2=bits[1], **flags, **gathered)
+                NB2=1 << bits[1], BITS2=bits[1], **flags, **gathered, CUT1=plan.cut)
     split = torch.empty(n, dtype=i32, device=dev)
     target = torch.empty(n, dtype=f32, device=dev)
     _launch(_finish_kernel, (grid[0],), n, s, mx, logz, bad, on[0], key[0], kept[0], pre[0], on[1], key[1], kept[1],
@@ -696,7 +731,8 @@ def compile_specs(dtype: str, plan: SamplingPlan) -> list[tuple[str, Any, dict[s
                 continue
             sig[name] = f"*{dtype}" if name == "x_ptr" else (f"*{_POINTERS[name]}" if name in _POINTERS else
                                                                "i64" if name == "stride" else "i32")
-        label = ", ".join(f"{k}={v}" for k, v in meta.items() if k in ("SEARCH", "SHIFT", "STATS", "SAMPLE"))
+        label = ", ".join(f"{k}={v}" for k, v in meta.items()
+                          if k in ("SEARCH", "SHIFT", "STATS", "SAMPLE") or (k in ("CUT", "CUT1") and v))
         specs.append((f"sampling {kernel.fn.__name__} {dtype} {label}".rstrip(), kernel, sig, dict(meta), warps))
     return specs
 

@@ -5,11 +5,14 @@ follows each pass. The passes depend only on which filters *may* be on (known on
 tensor), never on the data, and a row takes part in a pass only when its own parameters need it (a program
 whose rows are all done returns at once, reading nothing):
 
-* ``stats``: max, sum of exp and NaN check per split (always). With top-k or min-p it also counts the first
-  digit of the order-preserving fp32 keys for the first threshold search.
-* search 1 (top-k and min-p, ``tau1 = max(k-th largest z, t_min)``): counts of the next key digits inside the
-  chosen bucket; digits of ``COUNT_DIGITS`` bits, the last one per key, so ``tau1`` and the mass at or above it
-  are exact.
+* ``stats``: max, sum of exp and NaN check per split (always). With top-k it also counts the first digit of the
+  order-preserving fp32 keys for the first threshold search.
+* search 1 (top-k, with or without min-p: ``tau1 = max(k-th largest z, t_min)``): counts of the next key digits
+  inside the chosen bucket; digits of ``COUNT_DIGITS`` bits, the last one per key, so ``tau1`` and the mass at or
+  above it are exact.
+* min-p without top-k (``cut``): min-p's threshold ``t_min = max + log(min_p)`` is known once the statistics are
+  combined, so one pass sums each split's mass at or above it and finds the smallest key there (the canonical
+  ``tau1``): no digit search.
 * top-p over a top-k set of at most ``K_MAX`` tokens (``gather``): fewer than ``k`` keys lie above the bucket
   of the last count digit, and that pass gathers them (key and index) into a per-row buffer; the bucket itself
   is described exactly by the last digit's counts (one key per bucket). A combine finds top-p's threshold over
@@ -18,14 +21,16 @@ whose rows are all done returns at once, reading nothing):
 * search 2 (top-p of the other rows: top-p alone, with min-p alone, or over a top-k above ``K_MAX``): exp-mass
   histograms of ``MASS_DIGITS``-bit digits, the last digit per key, so the threshold is exact. The first digit
   is summed inside ``stats`` (relative to each split's running max, rescaled by the combine), and chosen once
-  search 1 has said what top-p renormalises over.
+  search 1 (or the cut) has said what top-p renormalises over.
 * the draw re-reads one split per row: the combine of the last pass knows each split's kept mass, so it knows
   which split holds the sampled token.
 
-Full reads of each logit per row (plus the draw's ``1 / splits``): no filter 1; top-k and/or min-p 3; top-p
-alone 4; top-k (``k <= K_MAX``) with top-p, with or without min-p, 3. Still 6 (3 count digits, then 3 mass
-digits, since top-p renormalises over a set known only after the count digits): top-p with a top-k above
-``K_MAX``, and min-p with top-p without top-k (its kept set can be most of the vocabulary, too large to gather).
+Full reads of each logit per row (plus the draw's ``1 / splits``): no filter 1; min-p alone 2; top-k, with or
+without min-p, 3; top-p alone 4; top-k (``k <= K_MAX``) with top-p, with or without min-p, 3; min-p with top-p
+5 (the cut, then 3 mass digits: the first digit's bucket holding ``t_min`` is only partly kept, so top-p's target
+is known only after the cut). Still 6 (3 count digits, then 3 mass digits, since top-p renormalises over a set
+known only after the count digits): top-p over a top-k above ``K_MAX`` (its kept set can be most of the
+vocabulary, too large to gather). A plan that may meet top-k rows handles min-p rows by the count search (3).
 """
 
 from __future__ import annotations
@@ -60,8 +65,9 @@ K_MAX = 1024
 class Pass:
     """One launch that reads the logits: which search it serves (0: statistics only), the digit's width and the
     number of key bits below it, whether it sums exp-mass per bucket, (statistics pass) whether it also sums
-    the exp-mass of search 2's first digit, and (last count digit) whether it gathers the keys above the
-    bucket of rows whose top-p finishes from their top-k set."""
+    the exp-mass of search 2's first digit, (last count digit) whether it gathers the keys above the
+    bucket of rows whose top-p finishes from their top-k set, and whether it is min-p's cut (search 1 without
+    top-k: the mass at or above a threshold already known, no digit)."""
 
     search: int
     bits: int
@@ -69,6 +75,7 @@ class Pass:
     weighted: bool
     mass_first: bool = False
     gather: bool = False
+    cut: bool = False
 
     @property
     def final(self) -> bool:
@@ -113,8 +120,8 @@ class SamplingPlan:
     def row_reads(self, *, top_k: int | None = None, top_p: bool = False, min_p: bool = False) -> float:
         """Full reads of the logits by one row with these parameters (``top_k`` None: off) under this plan,
         plus the draw's re-read. The plan must allow them (e.g. ``top_k`` needs a plan made with top-k)."""
-        if (top_k is not None and not any(p.search == 1 for p in self.passes)) or (top_p and not self.top_p) \
-                or (min_p and not any(p.search == 1 for p in self.passes)):
+        if (top_k is not None and (self.cut or not any(p.search == 1 for p in self.passes))) \
+                or (top_p and not self.top_p) or (min_p and not any(p.search == 1 for p in self.passes)):
             raise ValueError("the plan was made without a filter this row has")
         gathered = top_p and top_k is not None and top_k <= K_MAX and self.gather
         if top_p and not gathered and not any(p.search == 2 for p in self.passes):
@@ -123,6 +130,11 @@ class SamplingPlan:
         reads = 1 + sum(1 for p in self.passes[1:] if (p.search == 1 and (top_k is not None or min_p))
                         or (p.search == 2 and top_p and not gathered))
         return reads + (1 / self.splits if self.draw else 0.0)
+
+    @property
+    def cut(self) -> bool:
+        """Search 1 is min-p's cut (no row has top-k): one pass, no digits."""
+        return any(p.cut for p in self.passes)
 
     @property
     def top_p(self) -> bool:
@@ -186,9 +198,11 @@ def launch_plan(batch: int, vocab: int, *, top_k: bool = False, top_p: bool = Fa
     splits = _cdiv(vocab, slice_len)
     gather = top_k and top_p  # some row may have a top-k of at most K_MAX
     mass = top_p and not (top_k_bound is not None and top_k_bound <= K_MAX)  # some row may not
-    passes = [Pass(1 if (top_k or min_p) else 0, COUNT_DIGITS[0], 32 - COUNT_DIGITS[0], False, mass)]
-    if top_k or min_p:
+    passes = [Pass(1 if top_k else 0, COUNT_DIGITS[0], 32 - COUNT_DIGITS[0], False, mass)]
+    if top_k:  # min-p rows of this plan take the count search too (its target is at most their key)
         passes += _digits(COUNT_DIGITS, 1, False, gather)[1:]
+    elif min_p:
+        passes.append(Pass(1, 0, 0, False, cut=True))
     if mass:
         passes += _digits(MASS_DIGITS, 2, True)[1:]
     return SamplingPlan(batch, vocab, rows, splits, slice_len, block, tuple(passes), sample, gather)
