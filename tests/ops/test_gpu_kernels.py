@@ -241,11 +241,15 @@ def _rows_reference(b: dict[str, torch.Tensor]) -> tuple[torch.Tensor, list[torc
     return z, kept, clear
 
 
+@pytest.mark.parametrize("no_top_k", [False, True], ids=["count search", "min-p cut"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_sampling_invariants_at_llm_vocabulary(dtype: torch.dtype) -> None:
+def test_sampling_invariants_at_llm_vocabulary(dtype: torch.dtype, no_top_k: bool) -> None:
     b = _batch(21)
     b["logits"] = b["logits"].to(dtype)
-    params = {k: v for k, v in b.items() if k != "logits"}
+    params: dict[str, torch.Tensor | None] = {k: v for k, v in b.items() if k != "logits"}
+    if no_top_k:  # no top-k in the call: min-p rows take the cut, then top-p's mass search over what it kept
+        b["top_k"] = torch.zeros_like(b["top_k"])
+        params["top_k"] = None
     z, kept, clear = _rows_reference(b)
     # Rows whose top-p set spans the Gaussian bulk (top-k off or 5000) sit on a boundary at 1e-4; the rest
     # (top-k <= 1000, or top-p off) are clear.
