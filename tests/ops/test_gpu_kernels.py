@@ -251,8 +251,8 @@ def test_sampling_invariants_at_llm_vocabulary(dtype: torch.dtype, no_top_k: boo
         b["top_k"] = torch.zeros_like(b["top_k"])
         params["top_k"] = None
     z, kept, clear = _rows_reference(b)
-    # Rows whose top-p set spans the Gaussian bulk (top-k off or 5000) sit on a boundary at 1e-4; the rest
-    # (top-k <= 1000, or top-p off) are clear.
+    # Rows whose top-p set spans the Gaussian bulk (top-k off or 5000, min-p off) sit on a boundary at 1e-4;
+    # the rest (top-k <= 1000, min-p 0.1 cutting the bulk, or top-p off) are clear.
     assert sum(clear) >= 16
     out = sample(b["logits"], seed=7, return_logprobs=True, backend="triton", **params)
     again = sample(b["logits"], seed=7, return_logprobs=True, backend="triton", **params)
@@ -282,7 +282,7 @@ def test_sampling_invariants_at_llm_vocabulary(dtype: torch.dtype, no_top_k: boo
         if min(uniforms[i].item() - lo, cdf[want].item() - uniforms[i].item()) > 1e-5:
             assert tokens_u[i] == want, f"row {i}: drew {tokens_u[i]}, the inverse CDF gives {want}"
             drawn += 1
-    assert drawn >= 8  # the rows with top-k <= 50 have wide intervals: most of them are checked
+    assert drawn >= 8  # rows with few kept tokens (top-k <= 50, or min-p's cut) have wide intervals
 
 
 def _row(kind: str, seed: int) -> torch.Tensor:

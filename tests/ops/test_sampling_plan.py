@@ -143,6 +143,10 @@ def _check_passes(launched: list, plan: Any) -> None:
         assert (meta["SHIFT"], meta["WEIGHTED"], meta["MASS_FIRST"], meta["GATHER"], meta["CUT"]) == (
             p.shift, p.weighted, p.mass_first, p.gather, p.cut)
     assert sum(name == "_top_p_gathered_kernel" for name, *_ in launched) == int(plan.gather)
+    # The combines after the statistics and after the cut read the cut's state, and only those.
+    cut_selects = [meta["CUT"] for name, _, _, meta in launched if name == "_select_kernel"]
+    assert cut_selects == [plan.cut and (i < 2) for i in range(len(cut_selects))]
+    assert [meta["CUT1"] for name, _, _, meta in launched if name == "_kept_kernel"] == [plan.cut] * int(plan.draw)
 
 
 PER_ROW_K = torch.tensor([0, 40, 1, 299, 0, 7], dtype=torch.int32)  # both top-p paths in one call

@@ -18,15 +18,17 @@ get token ``-1`` and NaN log-probs: checking tensors on the host would cost a GP
 
 Backends: Triton (CUDA and ROCm) splits each row's vocabulary across programs (:func:`launch_plan` says how
 many and how often each logit is read) and finds ``tau`` without sorting, in a number of passes fixed by which
-filters may be on: one pass for max, sum of exp and NaN; top-k and min-p by radix selection over the
+filters may be on: one pass for max, sum of exp and NaN; min-p without top-k by one more pass at its known
+threshold ``max + log(min_p)``; top-k (and min-p with it) by radix selection over the
 order-preserving fp32 keys (digits of 11, 11 and 10 bits counted per bucket, the first inside the statistics
 pass); top-p over a top-k of at most ``K_MAX`` tokens from that set itself, which the last count pass gathers
 (no pass of its own); other top-p rows by radix selection over what top-k and min-p kept (4 digits of 8 bits,
 buckets summing exp-mass, the first inside the statistics pass). The last digit of each search is one bucket
 per key, so thresholds are exact whatever the data (ties, flat rows, ``-inf``, huge ranges). The draw re-reads
 only the split holding the token (each split's kept mass is known). Reads of each logit per row: at most 4
-with any filters, except two cases at 6: top-p with a top-k above ``K_MAX``, and min-p with top-p without
-top-k. A Python-int top-k of at most ``K_MAX`` launches no mass passes; with a per-row top-k they are launched
+with any filters, except min-p with top-p without top-k (5) and top-p with a top-k above ``K_MAX`` (6; also a
+min-p + top-p row of a call whose per-row top-k may hold top-k rows). A Python-int top-k of at most
+``K_MAX`` launches no mass passes; with a per-row top-k they are launched
 and only the rows that need them read in them.
 FlashInfer (CUDA, optional): its sort-free rejection sampler draws the token; log-probs come from the Triton
 threshold passes, which also give the log-sum-exp. The torch reference sorts.

@@ -141,7 +141,6 @@ if triton is not None:
             if CUT:  # min-p's threshold is known: sum what it keeps, no search
                 u = _ukey(z)
                 above = valid & (u >= pre[:, None])
-                acnt += tl.sum(above.to(tl.int32), 1)
                 amass += tl.sum(tl.where(above, tl.exp(z - mx[:, None]), 0.0), 1)
                 amin = tl.minimum(amin, tl.min(tl.where(above, u, 4294967296), 1))
             if HIST:
@@ -252,9 +251,10 @@ if triton is not None:
             need = tl.where((top_k > 0) & (top_k < vocab), top_k, vocab).to(tl.float32)
             key_m = tl.where(min_p > 0, _ukey(t_min + 0.0), -1)
             pre = tl.zeros([ROWS], tl.int64)
-            if CUT:  # the cut reads what lies at or above this key
-                pre = tl.where(key_m >= 0, key_m, pre)
             on = live & s1 & ((code == 0) | (code == 4))
+            if CUT:  # the cut reads what lies at or above this key; it serves min-p only (no top-k in the call)
+                pre = tl.where(key_m >= 0, key_m, pre)
+                on = on & (min_p > 0)
             tl.store(need_ptr + rows, need, mask=live)
             tl.store(key_ptr + rows, key_m, mask=live)
             tl.store(pre_ptr + rows, pre, mask=live)
@@ -269,7 +269,6 @@ if triton is not None:
             need = tl.load(need_ptr + rows, mask=live, other=0.0)
             key_m = tl.load(key_ptr + rows, mask=live, other=-1)
         if CUT and not STATS:
-            a_c = tl.zeros([ROWS], tl.int32)
             a_m = tl.zeros([ROWS], tl.float32)
             a_min = tl.full([ROWS], 4294967296, tl.int64)
             s0 = 0
@@ -435,6 +434,7 @@ if triton is not None:
         """Kept mass of each split: what the draw needs to know which split holds its token. Gathered rows sum
         their buffer's entries in the split at or above ``tau`` (fixed point: exact, in any order), plus the
         bucket's per-split counts when ``tau`` lies in the bucket."""
+        tl.static_assert(not (CUT1 and GATHER), "gathering needs top-k, the cut a call without it")
         rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
         split = tl.program_id(1)
         live = rows < n_rows
@@ -659,7 +659,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
             start_search2()
             started2 = True
         nb, j = 1 << p.bits, max(p.search, 1) - 1
-        hist, final = p.search > 0 and not p.cut, p.final and p.search > 0 and not p.cut
+        hist, final = p.search > 0 and not p.cut, p.final and p.search > 0
         # A [tile, 2^bits] one-hot must fit in registers.
         tile = min(MASS_TILE, plan.block) if (p.weighted or p.mass_first) else plan.block
         tot = torch.zeros((n, nb) if hist else (1,), dtype=i32, device=dev)

@@ -30,7 +30,8 @@ without min-p, 3; top-p alone 4; top-k (``k <= K_MAX``) with top-p, with or with
 5 (the cut, then 3 mass digits: the first digit's bucket holding ``t_min`` is only partly kept, so top-p's target
 is known only after the cut). Still 6 (3 count digits, then 3 mass digits, since top-p renormalises over a set
 known only after the count digits): top-p over a top-k above ``K_MAX`` (its kept set can be most of the
-vocabulary, too large to gather). A plan that may meet top-k rows handles min-p rows by the count search (3).
+vocabulary, too large to gather), and a min-p + top-p row of a plan that may meet top-k rows, which handles
+its min-p rows by the count search (3 reads for min-p alone).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ class Pass:
     @property
     def final(self) -> bool:
         """The digit is the key's last: one bucket per key value."""
-        return self.shift == 0
+        return self.shift == 0 and not self.cut
 
 
 @dataclass(frozen=True)
