@@ -51,6 +51,7 @@ class Thresholds(NamedTuple):
 
 if triton is not None:
     FIXED_ONE = tl.constexpr(float(1 << FIXED_BITS))
+    NO_KEY = tl.constexpr(1 << 32)  # above every key: "none" for smallest-key reductions
 
     @triton.jit
     def _ukey(z):
@@ -76,6 +77,33 @@ if triton is not None:
         return s1, s2, bad
 
     @triton.jit
+    def _add_above(amass, amin, above, w, u):
+        """A tile's share of a split's mass (``w``) and smallest key (``u``) over the elements in ``above``."""
+        amass += tl.sum(tl.where(above, w, 0.0), 1)
+        amin = tl.minimum(amin, tl.min(tl.where(above, u, NO_KEY), 1))
+        return amass, amin
+
+    @triton.jit
+    def _above_over_splits(acnt_ptr, amass_ptr, amin_ptr, rows, live, n_splits, ROWS: tl.constexpr,
+                           SC: tl.constexpr, COUNT: tl.constexpr):
+        """A row's count (``COUNT``; else 0), mass and smallest key above its bucket (or at or above the cut),
+        reduced over the splits' partials in split order."""
+        sc = tl.arange(0, SC)
+        a_c = tl.zeros([ROWS], tl.int32)
+        a_m = tl.zeros([ROWS], tl.float32)
+        a_min = tl.full([ROWS], NO_KEY, tl.int64)
+        s0 = 0
+        while s0 < n_splits:
+            ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
+            part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
+            if COUNT:
+                a_c += tl.sum(tl.load(acnt_ptr + part, mask=ok, other=0), 1)
+            a_m += tl.sum(tl.load(amass_ptr + part, mask=ok, other=0.0), 1)
+            a_min = tl.minimum(a_min, tl.min(tl.load(amin_ptr + part, mask=ok, other=NO_KEY), 1))
+            s0 += SC
+        return a_c, a_m, a_min
+
+    @triton.jit
     def _pass_kernel(x_ptr, stride, n_rows, vocab, slice_len, n_splits, inv_t_ptr, mx_ptr, pre_ptr, on_ptr,
                      stat_ptr, tot_ptr, cnt_ptr, mass_ptr, acnt_ptr, amass_ptr, amin_ptr, fast_ptr, buf_ptr,
                      bcnt_ptr, ROWS: tl.constexpr, TILE: tl.constexpr, NB: tl.constexpr,
@@ -87,8 +115,8 @@ if triton is not None:
         ``GATHER``, rows flagged in ``fast_ptr`` also append each key above the bucket, packed with its index as
         ``key << 31 | index``, to their buffer of ``KMAX`` (positions from a per-row atomic counter; the buffer's
         masses are summed in fixed point, so the order of arrival does not matter). ``CUT`` (min-p without top-k):
-        no digit, only the count, mass and smallest key at or above the row's known key ``pre``. Rows that are
-        not on read nothing."""
+        no digit, only the mass and the smallest key at or above the row's known key ``pre``. Rows that are not
+        on read nothing."""
         r = tl.arange(0, ROWS)
         rows = tl.program_id(0) * ROWS + r
         split = tl.program_id(1)
@@ -114,7 +142,7 @@ if triton is not None:
         d2 = tl.arange(0, NB2)
         acnt = tl.zeros([ROWS], tl.int32)
         amass = tl.zeros([ROWS], tl.float32)
-        amin = tl.full([ROWS], 4294967296, tl.int64)
+        amin = tl.full([ROWS], NO_KEY, tl.int64)
         end = slice_len
         if not STATS:  # a block whose rows are all done (or off) returns at once
             end = tl.where(tl.sum(on.to(tl.int32)) > 0, slice_len, 0)
@@ -140,9 +168,7 @@ if triton is not None:
                 mx = new
             if CUT:  # min-p's threshold is known: sum what it keeps, no search
                 u = _ukey(z)
-                above = valid & (u >= pre[:, None])
-                amass += tl.sum(tl.where(above, tl.exp(z - mx[:, None]), 0.0), 1)
-                amin = tl.minimum(amin, tl.min(tl.where(above, u, 4294967296), 1))
+                amass, amin = _add_above(amass, amin, valid & (u >= pre[:, None]), tl.exp(z - mx[:, None]), u)
             if HIST:
                 u = _ukey(z)
                 inside = valid
@@ -152,8 +178,7 @@ if triton is not None:
                     above = valid & (top > pre[:, None])
                     w = tl.exp(z - mx[:, None])
                     acnt += tl.sum(above.to(tl.int32), 1)
-                    amass += tl.sum(tl.where(above, w, 0.0), 1)
-                    amin = tl.minimum(amin, tl.min(tl.where(above, u, 4294967296), 1))
+                    amass, amin = _add_above(amass, amin, above, w, u)
                     if GATHER:  # fewer than k keys lie above the k-th key's bucket: all of them are kept
                         gat = above & fast[:, None]
                         n_add = tl.sum(gat.to(tl.int32), 1)
@@ -187,8 +212,9 @@ if triton is not None:
                 tl.store(cnt_ptr + (row_i.to(tl.int64) * n_splits + split) * NB + i % NB, hist, mask=row_i < n_rows)
             if WEIGHTED:
                 tl.store(mass_ptr + part[:, None] * NB + d[None, :], mass, mask=live[:, None])
-        if CUT or (HIST and not STATS):
+        if HIST and not STATS:
             tl.store(acnt_ptr + part, acnt, mask=live)
+        if CUT or (HIST and not STATS):
             tl.store(amass_ptr + part, amass, mask=live)
             tl.store(amin_ptr + part, amin, mask=live)
 
@@ -269,15 +295,7 @@ if triton is not None:
             need = tl.load(need_ptr + rows, mask=live, other=0.0)
             key_m = tl.load(key_ptr + rows, mask=live, other=-1)
         if CUT and not STATS:
-            a_m = tl.zeros([ROWS], tl.float32)
-            a_min = tl.full([ROWS], 4294967296, tl.int64)
-            s0 = 0
-            while s0 < n_splits:
-                ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
-                part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
-                a_m += tl.sum(tl.load(amass_ptr + part, mask=ok, other=0.0), 1)
-                a_min = tl.minimum(a_min, tl.min(tl.load(amin_ptr + part, mask=ok, other=4294967296), 1))
-                s0 += SC
+            _, a_m, a_min = _above_over_splits(acnt_ptr, amass_ptr, amin_ptr, rows, live, n_splits, ROWS, SC, False)
             # The row's max is at or above its min-p key, so some key is; the canonical tau is the smallest.
             tl.store(pre_ptr + rows, a_min, mask=on)
             tl.store(key_ptr + rows, a_min, mask=on)
@@ -288,16 +306,10 @@ if triton is not None:
             tot = tl.load(tot_ptr + rows.to(tl.int64)[:, None] * NB + d[None, :], mask=live[:, None], other=0)
             a_c = tl.zeros([ROWS], tl.int32)
             a_m = tl.zeros([ROWS], tl.float32)
-            a_min = tl.full([ROWS], 4294967296, tl.int64)
-            if not STATS:
-                s0 = 0
-                while s0 < n_splits:
-                    ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
-                    part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
-                    a_c += tl.sum(tl.load(acnt_ptr + part, mask=ok, other=0), 1)
-                    a_m += tl.sum(tl.load(amass_ptr + part, mask=ok, other=0.0), 1)
-                    a_min = tl.minimum(a_min, tl.min(tl.load(amin_ptr + part, mask=ok, other=4294967296), 1))
-                    s0 += SC
+            a_min = tl.full([ROWS], NO_KEY, tl.int64)
+            if not STATS:  # the statistics pass has no bucket above it
+                a_c, a_m, a_min = _above_over_splits(acnt_ptr, amass_ptr, amin_ptr, rows, live, n_splits, ROWS, SC,
+                                                     True)
             start = ((pre[:, None] << BITS) | d[None, :].to(tl.int64)) << SHIFT
             cum_c = a_c[:, None] + tl.cumsum(tot, 1, reverse=True)
             if SEARCH == 1:
@@ -328,8 +340,8 @@ if triton is not None:
             if FINAL:
                 kept = tl.sum(tl.where(d[None, :] == dstar[:, None], cum_m, 0.0), 1)
                 # The canonical tau is the smallest key present at or above the threshold.
-                present = tl.min(tl.where((d[None, :] >= dstar[:, None]) & (tot > 0), start, 4294967296), 1)
-                key = tl.where(present < 4294967296, present, a_min)
+                present = tl.min(tl.where((d[None, :] >= dstar[:, None]) & (tot > 0), start, NO_KEY), 1)
+                key = tl.where(present < NO_KEY, present, a_min)
                 tl.store(key_ptr + rows, key, mask=on)
                 tl.store(kept_ptr + rows, kept, mask=on)
                 if SEARCH == 1:  # search 2's target: top_p of what search 1 kept
