@@ -29,7 +29,7 @@ def bench_args(*argv: str) -> argparse.Namespace:
 
 
 class FlashInferStandIn:
-    """``flashinfer.sampling``'s two functions, in torch (tokens only, as FlashInfer returns)."""
+    """``flashinfer.sampling``'s functions the bench calls, in torch (tokens only, as FlashInfer returns)."""
 
     def __init__(self) -> None:
         self.calls: list[str] = []
@@ -38,7 +38,19 @@ class FlashInferStandIn:
         mod = types.ModuleType(sampling.FLASHINFER_SAMPLING)
         mod.sampling_from_logits = self.sampling_from_logits  # type: ignore[attr-defined]
         mod.top_k_top_p_sampling_from_logits = self.top_k_top_p_sampling_from_logits  # type: ignore[attr-defined]
+        mod.softmax = self.softmax  # type: ignore[attr-defined]
+        mod.min_p_sampling_from_probs = self.min_p_sampling_from_probs  # type: ignore[attr-defined]
         return mod
+
+    def softmax(self, logits: torch.Tensor) -> torch.Tensor:
+        self.calls.append("softmax")
+        return logits.softmax(-1)
+
+    def min_p_sampling_from_probs(self, probs: torch.Tensor, min_p: torch.Tensor) -> torch.Tensor:
+        assert min_p.dtype == torch.float32 and min_p.shape == probs.shape[:1]
+        self.calls.append("min_p")
+        kept = probs >= min_p[:, None] * probs.amax(-1, keepdim=True)
+        return torch.multinomial(torch.where(kept, probs, 0.0), 1)[:, 0]
 
     def sampling_from_logits(self, logits: torch.Tensor) -> torch.Tensor:
         self.calls.append("unfiltered")
@@ -174,17 +186,78 @@ def test_vllm_path_draws_from_the_softmax_and_returns_its_log_prob() -> None:
     assert (peaked.max(-1).values > logits.max(-1).values).all()  # 8 dominant tokens per row
 
 
+def test_min_p_contenders_at_every_size_when_asked(flashinfer: FlashInferStandIn,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    result = sampling.run_gpu(bench_args("--min-p", "0.1"), cpu_rig())
+    json.dumps(result)
+    assert result["sizes"]["min_p"] == 0.1 and {"softmax", "min_p"} <= set(flashinfer.calls)
+    for row in result["rows"]:
+        assert tuple(row["contenders"]) == sampling.CONTENDERS + sampling.MIN_P_CONTENDERS
+        for name in sampling.MIN_P_CONTENDERS:
+            assert row["contenders"][name]["device_us"] > 0, name
+        ours, fi = row["contenders"][sampling.OURS_MIN_P], row["contenders"][sampling.FI_MIN_P]
+        assert row["ratios"]["verl_ext_min_p_over_flashinfer"] == pytest.approx(ours["device_us"] / fi["device_us"])
+        assert "verl_ext_min_p_over_vllm_torch" in row["ratios"]
+        check = row["check"]
+        assert check["ok"] and check["min_p_ok"] and check["min_p_inside_kept_set"] == 1.0
+        assert check["min_p_max_logprob_error"] < 1e-5
+    out = capsys.readouterr().out
+    assert "ours mp" in out and "mp/FI" in out
+    # Off by default: the issue's sizes keep the time budget.
+    plain = sampling.run_gpu(bench_args("--batch", "8", "--distribution", "flat"), cpu_rig())
+    assert tuple(plain["rows"][0]["contenders"]) == sampling.CONTENDERS
+    assert "min_p_ok" not in plain["rows"][0]["check"]
+
+
+def test_min_p_without_flashinfer_says_why(no_flashinfer: None) -> None:
+    result = sampling.run_gpu(bench_args("--min-p", "0.05", "--batch", "8"), cpu_rig())
+    for row in result["rows"]:
+        assert row["contenders"][sampling.FI_MIN_P]["missing"].startswith("flashinfer unavailable")
+        assert set(row["ratios"]) >= {"verl_ext_min_p_over_vllm_torch"}
+        assert "verl_ext_min_p_over_flashinfer" not in row["ratios"]
+
+
+def test_vllm_min_p_path_draws_inside_the_min_p_set_and_returns_the_raw_log_prob() -> None:
+    logits = sampling._logits(64, 300, "cpu")
+    m = torch.full((64,), 0.2)
+    for _ in range(5):
+        tok, lp = sampling.vllm_min_p(logits, m)
+        probs = logits.softmax(-1)
+        p_tok = probs.gather(1, tok[:, None])[:, 0]
+        assert (p_tok >= 0.2 * probs.amax(-1) * (1 - 1e-6)).all()
+        assert torch.allclose(lp, logits.log_softmax(-1).gather(1, tok[:, None])[:, 0])
+    assert torch.equal(logits, sampling._logits(64, 300, "cpu"))  # the bench's logits are not masked in place
+
+
+def test_the_min_p_check_fails_a_draw_outside_the_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verl_ext.ops import SampleOutput, sample
+
+    logits = sampling._logits(8, 300, "cpu")
+    good = sampling._min_p_check(logits, 0.1, "torch")
+    assert good["min_p_ok"]
+
+    def argmin(x: torch.Tensor, **kw: Any) -> SampleOutput:
+        out = sample(x, **kw)
+        assert isinstance(out, SampleOutput)
+        return out._replace(token_ids=x.argmin(-1))
+
+    monkeypatch.setattr("verl_ext.ops.sample", argmin)
+    bad = sampling._min_p_check(logits, 0.1, "torch")
+    assert not bad["min_p_ok"] and bad["min_p_inside_kept_set"] == 0.0
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (ci/gpu runs it on one)")
 @pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") == "1", reason="TRITON_INTERPRET=1: the compiled kernels only")
 def test_gpu_path_on_the_cuda_rig() -> None:
     """The real timer on verl-ext's Triton sampler and the torch paths, at small sizes: graph replay works where
     the calls are capturable, and the draws check passes."""
-    args = bench_args("--batch", "4", "64", "--vocab", "4096", "--distribution", "peaked", "--repeats", "5")
+    args = bench_args("--batch", "4", "64", "--vocab", "4096", "--distribution", "peaked", "--repeats", "5",
+                      "--min-p", "0.1")
     result = sampling.run_gpu(args, gpu_timing.cuda_rig())
     for row in result["rows"]:
         for name in (sampling.VLLM_UNFILTERED, sampling.SORT_FILTERED, sampling.OURS_UNFILTERED,
-                     sampling.OURS_FILTERED):
+                     sampling.OURS_FILTERED, sampling.VLLM_MIN_P, sampling.OURS_MIN_P):
             c = row["contenders"][name]
             assert c.get("device_us") and c["device_us"] > 0, (name, c)
         assert row["contenders"][sampling.OURS_FILTERED]["device_method"] == CUDA_GRAPH, row

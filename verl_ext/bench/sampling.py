@@ -1,4 +1,5 @@
-"""``verl-ext bench sampling``: sampling from fp32 logits, unfiltered and with top-k + top-p.
+"""``verl-ext bench sampling``: sampling from fp32 logits, unfiltered, with top-k + top-p, and (``--min-p``) with
+min-p.
 
 On a GPU, for each distribution (``peaked``: 8 dominant tokens over a Gaussian bulk; ``flat``: the Gaussian
 bulk alone), batch size B and vocabulary V, in one run and on the same logits:
@@ -8,7 +9,10 @@ bulk alone), batch size B and vocabulary V, in one run and on the same logits:
 * vLLM's PyTorch path without filters: softmax, the exponential race ``argmax(p / q)`` with ``q ~ Exp(1)``,
   and the token's log-prob gathered from the log-softmax;
 * the sort-based top-k/top-p path (the shape of vLLM's PyTorch fallback, :func:`sort_based`; tokens only);
-* verl-ext's ``sample(..., backend="triton")``, unfiltered and with top-k + top-p, both returning log-probs.
+* verl-ext's ``sample(..., backend="triton")``, unfiltered and with top-k + top-p, both returning log-probs;
+* with ``--min-p``: FlashInfer's ``softmax`` then ``min_p_sampling_from_probs`` (tokens only), vLLM's PyTorch
+  min-p path (softmax, mask below ``min_p`` times the largest probability, exponential race, the token's raw
+  log-prob) and verl-ext's ``sample(..., min_p=...)`` with log-probs (min-p's cut: no threshold search).
 
 Each contender is timed two ways (:mod:`verl_ext.bench.gpu_timing`: device time by CUDA-graph replay or the
 profiler's kernel time, eager time by CUDA events); the ratios against the baselines and the goals of issue 34
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import math
 import os
 import time
 from collections.abc import Callable
@@ -66,17 +71,24 @@ DEFAULT_TIME_BUDGET_S = 90.0
 
 FI_UNFILTERED = "flashinfer/sampling_from_logits"
 FI_FILTERED = "flashinfer/top_k_top_p_sampling_from_logits"
+FI_MIN_P = "flashinfer/softmax+min_p_sampling_from_probs"
+VLLM_MIN_P = "vllm_torch/min_p"
+OURS_MIN_P = "verl_ext/min_p"
 VLLM_UNFILTERED = "vllm_torch/unfiltered"
 SORT_FILTERED = "torch_sort/top_k_top_p"
 OURS_UNFILTERED = "verl_ext/unfiltered"
 OURS_FILTERED = "verl_ext/top_k_top_p"
-#: Every contender of a row, in the order they run.
+#: Every contender of a row, in the order they run; with ``--min-p``, then the min-p ones.
 CONTENDERS = (FI_UNFILTERED, FI_FILTERED, VLLM_UNFILTERED, SORT_FILTERED, OURS_UNFILTERED, OURS_FILTERED)
+MIN_P_CONTENDERS = (FI_MIN_P, VLLM_MIN_P, OURS_MIN_P)
 #: Ratios of a row: (name, contender, baseline); device time of the contender over the baseline's.
 RATIOS = (("verl_ext_unfiltered_over_flashinfer", OURS_UNFILTERED, FI_UNFILTERED),
           ("verl_ext_top_k_top_p_over_flashinfer", OURS_FILTERED, FI_FILTERED),
           ("verl_ext_unfiltered_over_vllm_torch", OURS_UNFILTERED, VLLM_UNFILTERED),
           ("verl_ext_top_k_top_p_over_sort", OURS_FILTERED, SORT_FILTERED))
+#: Ratios of a row with ``--min-p`` (reported; the issue sets no min-p goal).
+MIN_P_RATIOS = (("verl_ext_min_p_over_flashinfer", OURS_MIN_P, FI_MIN_P),
+                ("verl_ext_min_p_over_vllm_torch", OURS_MIN_P, VLLM_MIN_P))
 #: Where FlashInfer's sampling functions are imported from.
 FLASHINFER_SAMPLING = "flashinfer.sampling"
 
@@ -94,6 +106,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--top-k", type=positive_int, default=50, help="tokens kept by top-k (at most the smallest --vocab)")
     p.add_argument("--top-p", type=float_in(0.0, 1.0, low_open=True), default=0.9,
                    help="probability mass kept by top-p, in (0, 1]")
+    p.add_argument("--min-p", type=float_in(0.0, 1.0), default=0.0,
+                   help="also time min-p sampling with this min_p, in (0, 1] (default 0: off; it adds three "
+                        "contenders per size, so fewer sizes fit in --time-budget)")
     p.add_argument("--repeats", type=positive_int, default=50,
                    help="eager calls timed by CUDA events per contender and size (GPU; the median counts, fewer "
                         "for slow calls)")
@@ -142,9 +157,47 @@ def vllm_unfiltered(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return tok, logits.log_softmax(-1, dtype=torch.float32).gather(-1, tok[:, None])[:, 0]
 
 
-def _check(logits: torch.Tensor, top_k: int, top_p: float, backend: Backend) -> dict[str, Any]:
-    """verl-ext's draws against the fp64 definition: inside the kept set, log-probs exact (filtered and
-    unfiltered)."""
+def vllm_min_p(logits: torch.Tensor, min_p: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """vLLM's PyTorch min-p path: softmax, tokens below ``min_p`` times the row's largest probability masked,
+    exponential race over the rest, and the token's raw log-prob (from the unprocessed logits, as vLLM returns
+    by default)."""
+    import torch
+
+    probs = logits.softmax(-1, dtype=torch.float32)
+    masked = logits.masked_fill(probs < min_p[:, None] * probs.amax(-1, keepdim=True), float("-inf"))
+    probs = masked.softmax(-1, dtype=torch.float32)
+    tok = probs.div_(torch.empty_like(probs).exponential_()).argmax(-1)
+    return tok, logits.log_softmax(-1, dtype=torch.float32).gather(-1, tok[:, None])[:, 0]
+
+
+def flashinfer_min_p(fs: Any, logits: torch.Tensor, min_p: torch.Tensor) -> torch.Tensor:
+    """FlashInfer's min-p from logits: its fused softmax, then ``min_p_sampling_from_probs`` (tokens only)."""
+    return fs.min_p_sampling_from_probs(fs.softmax(logits), min_p)
+
+
+def _min_p_check(logits: torch.Tensor, min_p: float, backend: Backend) -> dict[str, Any]:
+    """verl-ext's min-p draws against the fp64 definition: inside ``{z >= max + log(min_p)}`` (a token within
+    1e-5 of that threshold counts either way: thresholds are fp32), log-probs renormalised over the kept set."""
+    import torch
+
+    from verl_ext.ops import SampleOutput, sample
+
+    out = sample(logits, min_p=min_p, seed=0, return_logprobs=True, backend=backend)
+    assert isinstance(out, SampleOutput)
+    z = logits.double()
+    t_min = z.max(-1, keepdim=True).values + math.log(min_p)
+    tok = out.token_ids[:, None]
+    in_set = z.gather(1, tok)[:, 0] >= t_min[:, 0] - 1e-5
+    kept = torch.where(z >= t_min, z, float("-inf"))
+    expected = torch.log_softmax(kept, -1).gather(1, tok)[:, 0]
+    err = (out.logprobs.double() - expected).abs().max().item()
+    return {"min_p": min_p, "min_p_inside_kept_set": float(in_set.double().mean()), "min_p_max_logprob_error": err,
+            "min_p_ok": bool(in_set.all()) and err < 1e-4}
+
+
+def _check(logits: torch.Tensor, top_k: int, top_p: float, backend: Backend, min_p: float = 0.0) -> dict[str, Any]:
+    """verl-ext's draws against the fp64 definition: inside the kept set, log-probs exact (filtered, unfiltered,
+    and with ``min_p`` > 0 min-p alone)."""
     import torch
 
     from verl_ext.ops import SampleOutput, sample
@@ -168,8 +221,10 @@ def _check(logits: torch.Tensor, top_k: int, top_p: float, backend: Backend) -> 
     assert isinstance(free, SampleOutput)
     exact = torch.log_softmax(z, -1).gather(1, free.token_ids[:, None])[:, 0]
     free_err = (free.logprobs.double() - exact).abs().max().item()
+    ok = bool(in_set.all()) and err < 1e-4 and free_err < 1e-4
+    extra = _min_p_check(logits, min_p, backend) if min_p > 0 else {}
     return {"backend": backend, "inside_kept_set": float(in_set.double().mean()), "max_logprob_error": err,
-            "unfiltered_max_logprob_error": free_err, "ok": bool(in_set.all()) and err < 1e-4 and free_err < 1e-4}
+            "unfiltered_max_logprob_error": free_err, **extra, "ok": ok and extra.get("min_p_ok", True)}
 
 
 # ------------------------------------------------------------------------------------------------ GPU path
@@ -184,8 +239,8 @@ def flashinfer_sampling() -> tuple[Any, str | None]:
 
 
 def contenders(rig: Rig, logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor, fs: Any,
-               fs_missing: str | None) -> dict[str, Callable[[], Any] | str]:
-    """Each contender's call on these logits, or why it is missing."""
+               fs_missing: str | None, m: torch.Tensor | None = None) -> dict[str, Callable[[], Any] | str]:
+    """Each contender's call on these logits, or why it is missing; with per-row ``m``, the min-p ones too."""
     from verl_ext.ops import sample
 
     calls: dict[str, Callable[[], Any] | str] = {}
@@ -200,7 +255,12 @@ def contenders(rig: Rig, logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor,
     calls[OURS_UNFILTERED] = functools.partial(sample, logits, return_logprobs=True, backend=rig.backend)
     calls[OURS_FILTERED] = functools.partial(sample, logits, top_k=k, top_p=p, return_logprobs=True,
                                              backend=rig.backend)
-    assert tuple(calls) == CONTENDERS
+    if m is not None:
+        calls[FI_MIN_P] = (fs_missing or "flashinfer unavailable") if fs is None else \
+            functools.partial(flashinfer_min_p, fs, logits, m)
+        calls[VLLM_MIN_P] = functools.partial(vllm_min_p, logits, m)
+        calls[OURS_MIN_P] = functools.partial(sample, logits, min_p=m, return_logprobs=True, backend=rig.backend)
+    assert tuple(calls) == CONTENDERS + (MIN_P_CONTENDERS if m is not None else ())
     return calls
 
 
@@ -215,8 +275,9 @@ def _row(rig: Rig, args: argparse.Namespace, kind: str, batch: int, vocab: int, 
     logits = _logits(batch, vocab, rig.device, kind)
     k = torch.full((batch,), args.top_k, dtype=torch.int32, device=rig.device)
     p = torch.full((batch,), args.top_p, device=rig.device)
+    m = torch.full((batch,), args.min_p, device=rig.device) if args.min_p > 0 else None
     row: dict[str, Any] = {"distribution": kind, "batch": batch, "vocab": vocab, "contenders": {}}
-    for name, call in contenders(rig, logits, k, p, fs, fs_missing).items():
+    for name, call in contenders(rig, logits, k, p, fs, fs_missing, m).items():
         if isinstance(call, str):
             row["contenders"][name] = {"missing": call}
             continue
@@ -229,12 +290,12 @@ def _row(rig: Rig, args: argparse.Namespace, kind: str, batch: int, vocab: int, 
         else:
             row["contenders"][name] = timing.as_dict()
     row["ratios"] = {}
-    for ratio, mine, base in RATIOS:
+    for ratio, mine, base in RATIOS + (MIN_P_RATIOS if m is not None else ()):
         a, b = _device_us(row, mine), _device_us(row, base)
         if a is not None and b:
             row["ratios"][ratio] = a / b
     try:
-        row["check"] = _check(logits, args.top_k, args.top_p, rig.backend)
+        row["check"] = _check(logits, args.top_k, args.top_p, rig.backend, args.min_p)
     except Exception as e:  # noqa: BLE001 - a failed check is a failed row, not a crashed bench
         row["check"] = {"ok": False, "error": " ".join(f"{type(e).__name__}: {e}".split())[:300]}
     del logits
@@ -251,11 +312,12 @@ def _cell(row: dict[str, Any], name: str) -> str:
     return f"{c['device_us']:7.1f}" + ("*" if c["device_method"] == "profiler" else " ")
 
 
-def print_header() -> None:
+def print_header(min_p: bool = False) -> None:
     print("device time per call, us (CUDA-graph replay; * the profiler's kernel sum; n/a: not installed, err: "
           "failed, ?: not measured, see the JSON); ratios of device times")
+    extra = f" | {'FI mp':>8} {'vLLM mp':>8} {'ours mp':>8} | mp/FI mp/vLLM" if min_p else ""
     print(f"{'':>6} {'B':>5} {'V':>6} | {'FI':>8} {'FI k+p':>8} | {'vLLM':>8} {'sort':>8} | {'ours':>8} "
-          f"{'ours k+p':>8} | ours/FI kp/FI ours/vLLM sort/kp draws")
+          f"{'ours k+p':>8} | ours/FI kp/FI ours/vLLM sort/kp{extra} draws")
 
 
 def print_row(row: dict[str, Any]) -> None:
@@ -270,7 +332,10 @@ def print_row(row: dict[str, Any]) -> None:
           f"{_cell(row, OURS_UNFILTERED)} {_cell(row, OURS_FILTERED)} | "
           f"  {ratio('verl_ext_unfiltered_over_flashinfer')} {ratio('verl_ext_top_k_top_p_over_flashinfer')} "
           f"    {ratio('verl_ext_unfiltered_over_vllm_torch')}   {ratio('verl_ext_top_k_top_p_over_sort', True)} "
-          f"{'ok' if row['check'].get('ok') else 'FAILED'}")
+          + (f"| {_cell(row, FI_MIN_P)} {_cell(row, VLLM_MIN_P)} {_cell(row, OURS_MIN_P)} | "
+             f"{ratio('verl_ext_min_p_over_flashinfer')}   {ratio('verl_ext_min_p_over_vllm_torch')} "
+             if OURS_MIN_P in row["contenders"] else "")
+          + f"{'ok' if row['check'].get('ok') else 'FAILED'}")
 
 
 def _worst(rows: list[dict[str, Any]], pick: Callable[[dict[str, Any]], float | None], at_most: bool, goal: float,
@@ -338,7 +403,7 @@ def run_gpu(args: argparse.Namespace, rig: Rig) -> dict[str, Any]:
     sizes = [(kind, b, v) for kind in kinds for v in vocabs for b in batches]
     rows: list[dict[str, Any]] = []
     no_graph: dict[str, str] = {}
-    print_header()
+    print_header(args.min_p > 0)
     for kind, batch, vocab in tqdm(sizes, desc="sizes", disable=args.no_progress, leave=False):
         if time.monotonic() - start > args.time_budget:
             rows.append({"distribution": kind, "batch": batch, "vocab": vocab,
@@ -355,7 +420,7 @@ def run_gpu(args: argparse.Namespace, rig: Rig) -> dict[str, Any]:
     for name, g in result_goals.items():
         print(f"  goal {name}: {({True: 'met', False: 'NOT met', None: 'not judged'})[g['met']]} ({g['detail']})")
     return {"sizes": {"batch": batches, "vocab": vocabs, "distribution": kinds,
-                      "top_k": args.top_k, "top_p": args.top_p, "dtype": "float32"},
+                      "top_k": args.top_k, "top_p": args.top_p, "min_p": args.min_p, "dtype": "float32"},
             "rows": rows, "goals": result_goals, "flashinfer": fs is not None,
             **({"flashinfer_missing": fs_missing} if fs_missing else {}),
             "timing": {"device": "CUDA-graph replay of up to --graph-calls calls, median replay / calls; the "
@@ -378,18 +443,22 @@ def run(args: argparse.Namespace) -> int:
         # fp64 logits, probabilities, sorted copies and masks per backend.
         require_memory(f"--batch {batch} --vocab {vocab}", 8 * 8 * batch * vocab)
         print(f"verl-ext bench sampling: no GPU; correctness only at B={batch}, V={vocab}, top-k {args.top_k}, "
-              f"top-p {args.top_p} (CPU timings say nothing about the kernels)")
+              f"top-p {args.top_p}{f', min-p {args.min_p:g}' if args.min_p > 0 else ''} (CPU timings say nothing "
+              "about the kernels)")
         logits = _logits(batch, vocab, "cpu")
-        checks = [_check(logits, args.top_k, args.top_p, "torch")]
+        checks = [_check(logits, args.top_k, args.top_p, "torch", args.min_p)]
         if interpreting():
-            checks.append(_check(logits, args.top_k, args.top_p, "triton"))
+            checks.append(_check(logits, args.top_k, args.top_p, "triton", args.min_p))
         for c in checks:
             print(f"  {c['backend']:7s} inside kept set {c['inside_kept_set']:.3f}, "
                   f"max log-prob error vs fp64 {c['max_logprob_error']:.2e} (unfiltered "
-                  f"{c['unfiltered_max_logprob_error']:.2e})")
+                  f"{c['unfiltered_max_logprob_error']:.2e})"
+                  + (f"; min-p {args.min_p:g}: inside {c['min_p_inside_kept_set']:.3f}, max log-prob error "
+                     f"{c['min_p_max_logprob_error']:.2e}" if args.min_p > 0 else ""))
         ok = all(c["ok"] for c in checks)
         print(f"correctness: {'ok' if ok else 'FAILED'}")
-        write_results(args.json, "sampling", {"sizes": {"batch": batch, "vocab": vocab}, "checks": checks, "ok": ok})
+        sizes = {"batch": batch, "vocab": vocab, "min_p": args.min_p}
+        write_results(args.json, "sampling", {"sizes": sizes, "checks": checks, "ok": ok})
         return 0 if ok else 1
     from verl_ext.bench.gpu_timing import cuda_rig
 
