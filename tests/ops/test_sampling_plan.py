@@ -44,6 +44,9 @@ def test_reads_of_each_logit() -> None:
     plan = launch_plan(64, LLM_VOCAB, device_sms=H100_SMS)
     assert reads() == 1 + 1 / plan.splits  # statistics, then the draw re-reads one split per row
     assert launch_plan(64, LLM_VOCAB, sample=False).reads_per_logit == 1
+    # Without filters, two launches: the statistics pass, then the finish (combine, split, draw).
+    assert not plan.filtered and plan.launches == launch_plan(64, LLM_VOCAB, sample=False).launches == 2
+    assert launch_plan(64, LLM_VOCAB, top_p=True).filtered and launch_plan(64, LLM_VOCAB, min_p=True).filtered
     assert launch_plan(1024, LLM_VOCAB, device_sms=H100_SMS).reads_per_logit == 1 + 1 / MIN_SPLITS
     # Top-k (with or without min-p): the count digits; top-p adds the mass digits. Fixed by the parameters,
     # not the data.
@@ -146,7 +149,16 @@ def _check_passes(launched: list, plan: Any) -> None:
     # The combines after the statistics and after the cut read the cut's state, and only those.
     cut_selects = [meta["CUT"] for name, _, _, meta in launched if name == "_select_kernel"]
     assert cut_selects == [plan.cut and (i < 2) for i in range(len(cut_selects))]
-    assert [meta["CUT1"] for name, _, _, meta in launched if name == "_kept_kernel"] == [plan.cut] * int(plan.draw)
+    kept = [meta["CUT1"] for name, _, _, meta in launched if name == "_kept_kernel"]
+    assert kept == [plan.cut] * int(plan.draw and plan.filtered)
+    # The finish is the last launch, one program per row block; it draws, and without filters it combines the
+    # statistics itself (then nothing else runs between the statistics pass and it).
+    name, grid, args, meta = launched[-1]
+    assert name == "_finish_kernel" and grid == (plan.grid[0],) and args[4] == plan.slice_len
+    assert (meta["SAMPLE"], meta["STATS"]) == (plan.draw, not plan.filtered)
+    assert sum(n == "_finish_kernel" for n, *_ in launched) == 1
+    if not plan.filtered:
+        assert [n for n, *_ in launched] == ["_pass_kernel", "_finish_kernel"]
 
 
 PER_ROW_K = torch.tensor([0, 40, 1, 299, 0, 7], dtype=torch.int32)  # both top-p paths in one call
@@ -163,10 +175,7 @@ def test_the_launcher_runs_the_plan(monkeypatch: pytest.MonkeyPatch, kind: str, 
     out = sample(logits, seed=3, return_logprobs=True, backend="triton", **filters)
     plan = _plan_of(logits, filters)
     _check_passes(launched, plan)
-    draws = [(grid, args) for name, grid, args, _ in launched if name == "_draw_kernel"]
-    assert len(draws) == 1
-    grid, args = draws[0]
-    assert grid == (plan.grid[0],) and args[4] == plan.slice_len  # one program per row block, one split per row
+    assert plan.filtered == bool(filters)
     ref = S._torch(logits, S._rows(logits, 1.0, filters.get("top_k"), filters.get("top_p"), filters.get("min_p"), 3,
                                    None), sample=True)
     tau, _ = S.kept_threshold(logits, backend="triton", **filters)

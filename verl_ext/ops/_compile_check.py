@@ -34,12 +34,13 @@ def kernels() -> list[tuple[str, Any, dict[str, str], dict[str, Any], int]]:
         found.append((f"logprobs backward {dtype}", lp._backward_kernel, bwd, blocks, warps))
         # Every launch the sampler makes without filters, with all of them, with a top-k of at most K_MAX
         # known on the host (top-p from the gathered set only), with min-p (and top-p) but no top-k (min-p's
-        # cut), and without a draw, each distinct one once.
+        # cut), and without a draw (with and without filters), each distinct one once.
         seen = set()
         for plan in (launch_plan(64, 128256), launch_plan(64, 128256, top_k=True, top_p=True, min_p=True),
                      launch_plan(64, 128256, top_k=True, top_p=True, top_k_bound=50),
                      launch_plan(64, 128256, top_p=True, min_p=True), launch_plan(64, 128256, min_p=True),
-                     launch_plan(64, 128256, top_k=True, top_p=True, min_p=True, sample=False)):
+                     launch_plan(64, 128256, top_k=True, top_p=True, min_p=True, sample=False),
+                     launch_plan(64, 128256, sample=False)):
             for spec in compile_specs(dtype, plan):
                 key = (spec[1], tuple(sorted(spec[3].items())))
                 if key not in seen:

@@ -1,16 +1,17 @@
-"""Triton kernels of :mod:`verl_ext.ops.sampling`: each row's vocabulary is split across programs, thresholds are
-found by radix selection over order-preserving fp32 keys in a fixed number of passes, and the draw re-reads one
-split. :func:`verl_ext.ops.sampling_plan.launch_plan` says what runs; :func:`run` runs exactly that.
+"""Triton kernels of :mod:`verl_ext.ops.sampling`: each row's vocabulary is split across programs, thresholds are found
+by radix selection over order-preserving fp32 keys in a fixed number of passes, and the draw re-reads one split.
+:func:`verl_ext.ops.sampling_plan.launch_plan` says what runs; :func:`run` runs exactly that.
 
-Per pass over the logits, each (row block, split) program writes partials (statistics, a histogram of one key
-digit inside the row's current bucket, and the count, exp-mass and smallest key above that bucket); a combine of
-one program per row block reduces them over the splits and picks the digit holding the threshold. Rows with top-p
-over a top-k of at most ``K_MAX`` gather the keys above the last count digit's bucket instead of taking the mass
-passes, and one combine finds top-p's threshold over that set and the bucket's counts. Min-p without top-k
-needs no search: its threshold is known once the statistics are combined, and one pass sums what it keeps. Masses are
-``exp(z - max)`` summed in fp32 in a fixed order (per split, then over splits in order), so a call is
-deterministic; counts are integers. Loops over a runtime number of splits are ``while`` loops: Triton's
-interpreter cannot take a runtime bound in ``range`` under numpy 2.
+Per pass over the logits, each (row block, split) program writes partials (statistics, a histogram of one key digit
+inside the row's current bucket, and the count, exp-mass and smallest key above that bucket); a combine of one
+program per row block reduces them over the splits and picks the digit holding the threshold. Rows with top-p over a
+top-k of at most ``K_MAX`` gather the keys above the last count digit's bucket instead of taking the mass passes,
+and one combine finds top-p's threshold over that set and the bucket's counts. Min-p without top-k needs no search:
+its threshold is known once the statistics are combined, and one pass sums what it keeps. The finish (one program
+per row block) sets each row's threshold, picks the split holding its token and draws there; without filters it also
+combines the statistics, so such a call is two launches. Masses are ``exp(z - max)`` summed in fp32 in a fixed order
+(per split, then over splits in order), so a call is deterministic; counts are integers. Loops over a runtime number
+of splits are ``while`` loops: Triton's interpreter cannot take a runtime bound in ``range`` under numpy 2.
 """
 
 from __future__ import annotations
@@ -75,6 +76,47 @@ if triton is not None:
         s1 = (((top_k > 0) & (top_k < vocab)) | (min_p > 0)) & HAS1
         s2 = (top_p < 1) & HAS2
         return s1, s2, bad
+
+    @triton.jit
+    def _split_mass(stat_ptr, part, ok, mx):
+        """Each split's ``sum exp(z - mx)`` from its statistics (its max and its sum of exp relative to it)."""
+        m_s = tl.load(stat_ptr + part * 3, mask=ok, other=float("-inf"))
+        se_s = tl.load(stat_ptr + part * 3 + 1, mask=ok, other=0.0)
+        return tl.where(m_s == float("-inf"), 0.0, se_s * tl.exp(m_s - mx))
+
+    @triton.jit
+    def _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, ROWS: tl.constexpr,
+                       SC: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr):
+        """The statistics pass's combine for ``ROWS`` rows: (search 1 on, search 2 on, code, raw max, max (0 where
+        the code is not 0), log-sum-exp (NaN there)). Code 0: a distribution; 1: invalid (bad parameters, NaN,
+        all ``-inf``); with a ``+inf`` logit (or z overflowing to it), no distribution, as in the torch reference
+        (token -1, NaN log-probs), but a defined kept set: 2 top-p keeps only the ``+inf`` tokens, 4 top-k and
+        min-p alone keep what their counts say (search 1 runs), 3 no filter keeps all."""
+        s1, s2, bad = _row_flags(rows, live, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, HAS1, HAS2)
+        sc = tl.arange(0, SC)
+        mx = tl.full([ROWS], float("-inf"), tl.float32)
+        nan = tl.zeros([ROWS], tl.float32)
+        s0 = 0
+        while s0 < n_splits:
+            ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
+            part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
+            mx = tl.maximum(mx, tl.max(tl.load(stat_ptr + part * 3, mask=ok, other=float("-inf")), 1))
+            nan += tl.sum(tl.load(stat_ptr + part * 3 + 2, mask=ok, other=0.0), 1)
+            s0 += SC
+        code = tl.where(bad | (nan > 0) | (mx == float("-inf")) | ~live, 1,
+                        tl.where(mx == float("inf"), tl.where(s2, 2, tl.where(s1, 4, 3)), 0))
+        bad = code != 0
+        mx_raw = mx
+        mx = tl.where(bad, 0.0, mx)
+        z = tl.zeros([ROWS], tl.float32)
+        s0 = 0
+        while s0 < n_splits:
+            ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
+            part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
+            z += tl.sum(_split_mass(stat_ptr, part, ok, mx[:, None]), 1)
+            s0 += SC
+        logz = tl.where(bad, float("nan"), mx + tl.log(tl.where(bad, 1.0, z)))
+        return s1, s2, code, mx_raw, mx, logz
 
     @triton.jit
     def _add_above(amass, amin, above, w, u):
@@ -240,35 +282,10 @@ if triton is not None:
         sc = tl.arange(0, SC)
         NEG_INF = float("-inf")
         if STATS:
-            s1, s2, bad = _row_flags(rows, live, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, HAS1, HAS2)
-            mx = tl.full([ROWS], NEG_INF, tl.float32)
-            nan = tl.zeros([ROWS], tl.float32)
-            s0 = 0
-            while s0 < n_splits:
-                ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
-                part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
-                mx = tl.maximum(mx, tl.max(tl.load(stat_ptr + part * 3, mask=ok, other=NEG_INF), 1))
-                nan += tl.sum(tl.load(stat_ptr + part * 3 + 2, mask=ok, other=0.0), 1)
-                s0 += SC
-            # A +inf logit (or z overflowing to it) leaves no distribution: like the torch reference, token -1 and
-            # NaN log-probs, but the kept set is still defined: top-p keeps only the +inf tokens (code 2), top-k
-            # and min-p alone keep what their counts say (code 4, search 1 runs), no filter keeps all (code 3).
-            code = tl.where(bad | (nan > 0) | (mx == NEG_INF) | ~live, 1,
-                            tl.where(mx == float("inf"), tl.where(s2, 2, tl.where(s1, 4, 3)), 0))
-            bad = code != 0
-            mx_raw = mx
-            mx = tl.where(bad, 0.0, mx)
-            z = tl.zeros([ROWS], tl.float32)
-            s0 = 0
-            while s0 < n_splits:
-                ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
-                part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
-                m_s = tl.load(stat_ptr + part * 3, mask=ok, other=NEG_INF)
-                se_s = tl.load(stat_ptr + part * 3 + 1, mask=ok, other=0.0)
-                z += tl.sum(tl.where(m_s == NEG_INF, 0.0, se_s * tl.exp(m_s - mx[:, None])), 1)
-                s0 += SC
+            s1, s2, code, mx_raw, mx, logz = _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr,
+                                                            p_ptr, m_ptr, ROWS, SC, HAS1, HAS2)
             tl.store(mx_ptr + rows, mx, mask=live)
-            tl.store(logz_ptr + rows, tl.where(bad, float("nan"), mx + tl.log(tl.where(bad, 1.0, z))), mask=live)
+            tl.store(logz_ptr + rows, logz, mask=live)
             tl.store(bad_ptr + rows, code.to(tl.int8), mask=live)
             # Search 1's targets: k (every key when top-k is off) and the min-p key (-1: none).
             top_k = tl.load(k_ptr + rows, mask=live, other=0)
@@ -452,9 +469,7 @@ if triton is not None:
         live = rows < n_rows
         part = rows.to(tl.int64) * n_splits + split
         mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
-        m_s = tl.load(stat_ptr + part * 3, mask=live, other=float("-inf"))
-        ks = tl.where(m_s == float("-inf"), 0.0, tl.load(stat_ptr + part * 3 + 1, mask=live, other=0.0)
-                      * tl.exp(m_s - mx))
+        ks = _split_mass(stat_ptr, part, live, mx)
         if HAS1:
             on1 = live & (tl.load(on1_ptr + rows, mask=live, other=0) != 0)
             pre = tl.load(pre1_ptr + rows, mask=live, other=0)
@@ -486,18 +501,28 @@ if triton is not None:
         tl.store(ks_ptr + part, ks, mask=live)
 
     @triton.jit
-    def _finish_kernel(n_rows, n_splits, mx_ptr, logz_ptr, bad_ptr, on1_ptr, key1_ptr, kept1_ptr, pre1_ptr,
-                       on2_ptr, key2_ptr, kept2_ptr, pre2_ptr, ks_ptr, u_ptr, tau_ptr, norm_ptr, split_ptr,
-                       target_ptr, ROWS: tl.constexpr, SC: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr,
-                       SAMPLE: tl.constexpr):
-        """``tau`` and ``log_norm`` per row; with a draw, the split holding the token and the target within it
-        (inverse CDF over the splits' kept masses in vocabulary order)."""
+    def _finish_kernel(x_ptr, stride, n_rows, vocab, slice_len, n_splits, inv_t_ptr, k_ptr, p_ptr, m_ptr, stat_ptr,
+                       mx_ptr, logz_ptr, bad_ptr, on1_ptr, key1_ptr, kept1_ptr, pre1_ptr, on2_ptr, key2_ptr,
+                       kept2_ptr, pre2_ptr, ks_ptr, u_ptr, tau_ptr, norm_ptr, tok_ptr, lp_ptr, raw_ptr,
+                       ROWS: tl.constexpr, SC: tl.constexpr, BLOCK: tl.constexpr, HAS1: tl.constexpr,
+                       HAS2: tl.constexpr, SAMPLE: tl.constexpr, STATS: tl.constexpr):
+        """``tau`` and ``log_norm`` per row; with a draw, the split holding the token (inverse CDF over the
+        splits' kept masses in vocabulary order), then the draw within it. ``STATS`` (a plan without filters):
+        this kernel also combines the statistics pass, and each split's kept mass is its whole mass, so the
+        statistics' combine and the splits' kept masses need no launches of their own."""
         rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
         live = rows < n_rows
-        mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
-        code = tl.load(bad_ptr + rows, mask=live, other=1)
+        if STATS:
+            _, _, code, _, mx, log_norm = _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr,
+                                                         p_ptr, m_ptr, ROWS, SC, HAS1, HAS2)
+            logz = log_norm
+            tl.store(logz_ptr + rows, logz, mask=live)
+        else:
+            mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
+            code = tl.load(bad_ptr + rows, mask=live, other=1)
+            logz = tl.load(logz_ptr + rows, mask=live, other=0.0)
+            log_norm = logz
         bad = code != 0
-        log_norm = tl.load(logz_ptr + rows, mask=live, other=0.0)
         tau = tl.full([ROWS], float("-inf"), tl.float32)
         if HAS1:
             on1 = tl.load(on1_ptr + rows, mask=live, other=0) != 0
@@ -513,61 +538,73 @@ if triton is not None:
         nan = float("nan")
         tau = tl.where(code == 2, float("inf"), tl.where(code == 3, float("-inf"),
                                                          tl.where((code == 0) | (code == 4), tau, nan)))
+        log_norm = tl.where(bad, nan, log_norm)
         tl.store(tau_ptr + rows, tau, mask=live)
-        tl.store(norm_ptr + rows, tl.where(bad, nan, log_norm), mask=live)
+        tl.store(norm_ptr + rows, log_norm, mask=live)
         if SAMPLE:
-            sc = tl.arange(0, SC)
-            total = tl.zeros([ROWS], tl.float32)
-            s0 = 0
-            while s0 < n_splits:
-                ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
-                total += tl.sum(tl.load(ks_ptr + rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :], mask=ok,
-                                        other=0.0), 1)
-                s0 += SC
-            target = tl.load(u_ptr + rows, mask=live, other=0.0) * total
-            run = tl.zeros([ROWS], tl.float32)
-            pick = tl.full([ROWS], -1, tl.int32)
-            before = tl.zeros([ROWS], tl.float32)
-            last = tl.zeros([ROWS], tl.int32)
-            last_before = tl.zeros([ROWS], tl.float32)
-            s0 = 0
-            while s0 < n_splits:
-                idx = s0 + sc
-                ok = live[:, None] & (idx < n_splits)[None, :]
-                ks = tl.load(ks_ptr + rows.to(tl.int64)[:, None] * n_splits + idx[None, :], mask=ok, other=0.0)
-                incl = run[:, None] + tl.cumsum(ks, 1)
-                hit = (incl > target[:, None]) & (ks > 0)
-                first = tl.min(tl.where(hit, idx[None, :], 2147483647), 1)
-                found = (pick < 0) & (first < 2147483647)
-                at = idx[None, :] == first[:, None]
-                before = tl.where(found, tl.sum(tl.where(at, incl - ks, 0.0), 1), before)
-                pick = tl.where(found, first, pick)
-                lb = tl.max(tl.where(ks > 0, idx[None, :], -1), 1)
-                last_before = tl.where(lb >= 0, tl.sum(tl.where(idx[None, :] == lb[:, None], incl - ks, 0.0), 1),
-                                       last_before)
-                last = tl.where(lb >= 0, lb, last)
-                run += tl.sum(ks, 1)
-                s0 += SC
-            # Rounding can leave the target at or above the total: the last split with kept mass draws then.
-            before = tl.where(pick < 0, last_before, before)
-            pick = tl.where(pick < 0, last, pick)
-            tl.store(split_ptr + rows, pick, mask=live)
-            tl.store(target_ptr + rows, target - before, mask=live)
+            split, target = _pick_split(ks_ptr, stat_ptr, u_ptr, rows, live, n_splits, mx, ROWS, SC, STATS)
+            tok, z_tok = _draw(x_ptr, stride, rows, live & ~bad, vocab, split * slice_len, slice_len, inv_t_ptr, mx,
+                               tau, target, ROWS, BLOCK)
+            tl.store(tok_ptr + rows, tl.where(bad, -1, tok).to(tl.int64), mask=live)
+            tl.store(lp_ptr + rows, tl.where(bad, nan, z_tok - log_norm), mask=live)
+            tl.store(raw_ptr + rows, tl.where(bad, nan, z_tok - logz), mask=live)
 
     @triton.jit
-    def _draw_kernel(x_ptr, stride, n_rows, vocab, slice_len, inv_t_ptr, mx_ptr, logz_ptr, bad_ptr, tau_ptr,
-                     norm_ptr, split_ptr, target_ptr, tok_ptr, lp_ptr, raw_ptr,
-                     ROWS: tl.constexpr, BLOCK: tl.constexpr):
-        """Inverse CDF over the kept tokens of one split per row, in vocabulary order; if rounding leaves the
-        target above the split's running total, its last kept token is taken."""
-        rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
-        live = rows < n_rows
-        bad = tl.load(bad_ptr + rows, mask=live, other=1) != 0
-        inv_t = tl.load(inv_t_ptr + rows, mask=live, other=1.0)
-        mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
-        tau = tl.load(tau_ptr + rows, mask=live, other=0.0)
-        target = tl.load(target_ptr + rows, mask=live, other=0.0)
-        start = tl.load(split_ptr + rows, mask=live, other=0) * slice_len
+    def _kept_of_splits(ks_ptr, stat_ptr, part, ok, mx, STATS: tl.constexpr):
+        """Kept masses ``[ROWS, SC]`` of splits ``part``: from ``ks_ptr``, or (``STATS``, no filter) each split's
+        whole mass from its statistics."""
+        return _split_mass(stat_ptr, part, ok, mx[:, None]) if STATS else tl.load(ks_ptr + part, mask=ok, other=0.0)
+
+    @triton.jit
+    def _pick_split(ks_ptr, stat_ptr, u_ptr, rows, live, n_splits, mx, ROWS: tl.constexpr, SC: tl.constexpr,
+                    STATS: tl.constexpr):
+        """The split holding each row's token and the target mass within it: inverse CDF of the row's uniform
+        over the splits' kept masses (``ks_ptr``; with ``STATS``, each split's whole mass from its statistics)."""
+        sc = tl.arange(0, SC)
+        total = tl.zeros([ROWS], tl.float32)
+        s0 = 0
+        while s0 < n_splits:
+            ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
+            part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
+            total += tl.sum(_kept_of_splits(ks_ptr, stat_ptr, part, ok, mx, STATS), 1)
+            s0 += SC
+        target = tl.load(u_ptr + rows, mask=live, other=0.0) * total
+        run = tl.zeros([ROWS], tl.float32)
+        pick = tl.full([ROWS], -1, tl.int32)
+        before = tl.zeros([ROWS], tl.float32)
+        last = tl.zeros([ROWS], tl.int32)
+        last_before = tl.zeros([ROWS], tl.float32)
+        s0 = 0
+        while s0 < n_splits:
+            idx = s0 + sc
+            ok = live[:, None] & (idx < n_splits)[None, :]
+            part = rows.to(tl.int64)[:, None] * n_splits + idx[None, :]
+            ks = _kept_of_splits(ks_ptr, stat_ptr, part, ok, mx, STATS)
+            incl = run[:, None] + tl.cumsum(ks, 1)
+            hit = (incl > target[:, None]) & (ks > 0)
+            first = tl.min(tl.where(hit, idx[None, :], 2147483647), 1)
+            found = (pick < 0) & (first < 2147483647)
+            at = idx[None, :] == first[:, None]
+            before = tl.where(found, tl.sum(tl.where(at, incl - ks, 0.0), 1), before)
+            pick = tl.where(found, first, pick)
+            lb = tl.max(tl.where(ks > 0, idx[None, :], -1), 1)
+            last_before = tl.where(lb >= 0, tl.sum(tl.where(idx[None, :] == lb[:, None], incl - ks, 0.0), 1),
+                                   last_before)
+            last = tl.where(lb >= 0, lb, last)
+            run += tl.sum(ks, 1)
+            s0 += SC
+        # Rounding can leave the target at or above the total: the last split with kept mass draws then.
+        before = tl.where(pick < 0, last_before, before)
+        pick = tl.where(pick < 0, last, pick)
+        return pick, target - before
+
+    @triton.jit
+    def _draw(x_ptr, stride, rows, go, vocab, start, slice_len, inv_t_ptr, mx, tau, target, ROWS: tl.constexpr,
+              BLOCK: tl.constexpr):
+        """(token, its z) per row: inverse CDF over the kept tokens (``z >= tau``) of the split at ``start``, in
+        vocabulary order; if rounding leaves the target above the split's running total, its last kept token.
+        Rows not in ``go`` read nothing (token -1)."""
+        inv_t = tl.load(inv_t_ptr + rows, mask=go, other=1.0)
         base = x_ptr + rows.to(tl.int64)[:, None] * stride
         NEG_INF = float("-inf")
         run = tl.zeros([ROWS], tl.float32)
@@ -575,7 +612,6 @@ if triton is not None:
         z_tok = tl.zeros([ROWS], tl.float32)
         last = tl.full([ROWS], -1, tl.int32)
         z_last = tl.zeros([ROWS], tl.float32)
-        go = live & ~bad
         offset = 0
         while offset < slice_len:
             cols = start[:, None] + offset + tl.arange(0, BLOCK)[None, :]
@@ -594,10 +630,7 @@ if triton is not None:
             run += tl.sum(w, 1)
         z_tok = tl.where(tok < 0, z_last, z_tok)
         tok = tl.where(tok < 0, last, tok)
-        nan = float("nan")
-        tl.store(tok_ptr + rows, tl.where(bad, -1, tok).to(tl.int64), mask=live)
-        tl.store(lp_ptr + rows, tl.where(bad, nan, z_tok - tl.load(norm_ptr + rows, mask=live, other=0.0)), mask=live)
-        tl.store(raw_ptr + rows, tl.where(bad, nan, z_tok - tl.load(logz_ptr + rows, mask=live, other=0.0)), mask=live)
+        return tok, z_tok
 
 
 def device_sms(device: torch.device) -> int:
@@ -680,28 +713,26 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
                 TILE=tile, NB=nb, BITS=p.bits, SHIFT=p.shift, STATS=i == 0, HIST=hist, WEIGHTED=p.weighted,
                 FINAL=final, MASS_FIRST=p.mass_first, NB2=1 << MASS_DIGITS[0], SHIFT2=32 - MASS_DIGITS[0],
                 GATHER=p.gather, KMAX=K_MAX, CUT=p.cut, num_warps=warps)
-        _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, tot, mass, acnt[j], amass[j], amin[j], mx,
-                logz, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], fast, ROWS=rows, NB=nb, BITS=p.bits,
-                SHIFT=p.shift, SC=sc, STATS=i == 0, SEARCH=p.search, WEIGHTED=p.weighted, FINAL=final, **flags,
-                RESCALE=False, GATHER=plan.gather and i == 0, KMAX=K_MAX, CUT=plan.cut and p.search < 2,
-                num_warps=warps)
+        if plan.filtered:  # without filters the finish combines the statistics itself
+            _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, tot, mass, acnt[j], amass[j], amin[j],
+                    mx, logz, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], fast, ROWS=rows, NB=nb,
+                    BITS=p.bits, SHIFT=p.shift, SC=sc, STATS=i == 0, SEARCH=p.search, WEIGHTED=p.weighted,
+                    FINAL=final, **flags, RESCALE=False, GATHER=plan.gather and i == 0, KMAX=K_MAX,
+                    CUT=plan.cut and p.search < 2, num_warps=warps)
         if p.gather:
             final_tot = tot
     if plan.gather:  # after search 2's passes, whose setup left these rows out
         _launch(_top_p_gathered_kernel, (grid[0],), n, top_p, mx, fast, key[0], pre[0], final_tot, buf, bcnt, on[1],
                 pre[1], key[1], kept[1], ROWS=rows, NB=1 << bits[0], BITS=bits[0], KMAX=K_MAX, num_warps=warps)
-    ks = torch.empty((n, s), dtype=f32, device=dev)
-    if plan.draw:
+    ks = torch.empty((n, s) if plan.draw and plan.filtered else (1,), dtype=f32, device=dev)
+    if plan.draw and plan.filtered:  # without filters each split's kept mass is its whole mass (the statistics)
         _launch(_kept_kernel, grid, n, s, plan.slice_len, stat, mx, on[0], key[0], pre[0], cnt[0], amass[0], on[1],
                 key[1], pre[1], cnt[1], amass[1], fast, buf, bcnt, ks, ROWS=rows, NB1=1 << bits[0], BITS1=bits[0],
                 NB2=1 << bits[1], BITS2=bits[1], **flags, **gathered, CUT1=plan.cut)
-    split = torch.empty(n, dtype=i32, device=dev)
-    target = torch.empty(n, dtype=f32, device=dev)
-    _launch(_finish_kernel, (grid[0],), n, s, mx, logz, bad, on[0], key[0], kept[0], pre[0], on[1], key[1], kept[1],
-            pre[1], ks, uniform, tau, norm, split, target, ROWS=rows, SC=sc, SAMPLE=plan.draw, **flags)
-    if plan.draw:
-        _launch(_draw_kernel, (grid[0],), logits, logits.stride(0), n, vocab, plan.slice_len, inv_temperature, mx,
-                logz, bad, tau, norm, split, target, tok, lp, raw, ROWS=rows, BLOCK=plan.block, num_warps=warps)
+    _launch(_finish_kernel, (grid[0],), logits, logits.stride(0), n, vocab, plan.slice_len, s, *params, stat, mx,
+            logz, bad, on[0], key[0], kept[0], pre[0], on[1], key[1], kept[1], pre[1], ks, uniform, tau, norm, tok, lp,
+            raw, ROWS=rows, SC=sc, BLOCK=plan.block, SAMPLE=plan.draw, STATS=not plan.filtered, **flags,
+            num_warps=warps)
     return Thresholds(tok, lp, raw, tau, norm, logz)
 
 

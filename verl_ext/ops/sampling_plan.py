@@ -23,7 +23,9 @@ whose rows are all done returns at once, reading nothing):
   is summed inside ``stats`` (relative to each split's running max, rescaled by the combine), and chosen once
   search 1 (or the cut) has said what top-p renormalises over.
 * the draw re-reads one split per row: the combine of the last pass knows each split's kept mass, so it knows
-  which split holds the sampled token.
+  which split holds the sampled token; the last launch (the finish) picks that split and draws from it. Without
+  filters a split's kept mass is its whole mass, known from the statistics, so the call is two launches: the
+  statistics pass and the finish, which combines the statistics itself.
 
 Full reads of each logit per row (plus the draw's ``1 / splits``): no filter 1; min-p alone 2; top-k, with or
 without min-p, 3; top-p alone 4; top-k (``k <= K_MAX``) with top-p, with or without min-p, 3; min-p with top-p
@@ -143,11 +145,20 @@ class SamplingPlan:
         return self.gather or any(p.search == 2 for p in self.passes)
 
     @property
+    def filtered(self) -> bool:
+        """Some filter may be on (a search, or top-p's gathered set). Without filters the statistics pass is
+        followed by one launch: the finish combines the statistics, and each split's kept mass is its whole mass."""
+        return len(self.passes) > 1 or self.passes[0].search > 0 or self.passes[0].mass_first or self.gather
+
+    @property
     def launches(self) -> int:
-        """Kernel launches: each pass and its combine, the setup and first-digit combine of search 2, the
-        gathered set's top-p combine, the final combine, and with a draw the splits' kept masses and the draw."""
+        """Kernel launches: each pass and (filtered) its combine, the setup and first-digit combine of search 2,
+        the gathered set's top-p combine, (filtered, with a draw) the splits' kept masses, and the finish (which
+        also draws)."""
+        if not self.filtered:
+            return 2
         return (2 * len(self.passes) + 2 * int(self.passes[0].mass_first) + int(self.gather) + 1
-                + 2 * int(self.draw))
+                + int(self.draw))
 
 
 def _cdiv(a: int, b: int) -> int:
