@@ -273,13 +273,17 @@ def test_other_environment_variables_are_checked(monkeypatch: pytest.MonkeyPatch
     assert main(["doctor", "--no-sandbox", "--json"]) == 1
     got = {f["key"]: f for f in json.loads(capsys.readouterr().out)["environment"]}
     assert got["VERL_EXT_SAMPLER_BACKEND"]["level"] == "error"
-    assert "one of auto, triton, flashinfer, torch" in got["VERL_EXT_SAMPLER_BACKEND"]["message"]
+    assert "one of auto, triton, torch" in got["VERL_EXT_SAMPLER_BACKEND"]["message"]
     assert got["VERL_EXT_SANDBOX_PACKAGES"]["level"] == "error"
     assert "one of site, stdlib" in got["VERL_EXT_SANDBOX_PACKAGES"]["message"]
     assert got["VERL_EXT_NUM_THREADS"]["level"] == "warning"
     # Every execution would fail on the bad scope: no warm-start probe repeating it with a wrong hint.
     assert main(["doctor", "--no-sandbox", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["sandbox"]["warm_starts"] is None
+    monkeypatch.setenv("VERL_EXT_SAMPLER_BACKEND", "flashinfer")  # the rollout sampler cannot run it
+    assert main(["doctor", "--no-sandbox", "--json"]) == 1
+    got = {f["key"]: f for f in json.loads(capsys.readouterr().out)["environment"]}
+    assert "FlashInfer's sampler cannot take" in got["VERL_EXT_SAMPLER_BACKEND"]["message"]
     monkeypatch.delenv("VERL_EXT_SAMPLER_BACKEND")
     monkeypatch.delenv("VERL_EXT_SANDBOX_PACKAGES")
     assert main(["doctor", "--no-sandbox"]) == 0  # a warning does not fail the doctor

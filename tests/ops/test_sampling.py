@@ -420,3 +420,16 @@ def test_a_filter_left_out_of_the_plan_is_ignored_by_min_p_cut() -> None:
     a, b = S._triton(logits, with_k, sample=True, filters="pm"), S._torch(logits, without_k, sample=True)
     assert torch.equal(a.tau, b.tau) and torch.equal(a.token_ids, b.token_ids)
     assert a.tau[0] == a.tau[2] == float("-inf")  # min-p off: everything kept
+
+
+def test_auto_takes_flashinfer_for_tokens_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With log-probs FlashInfer's path would run Triton's threshold passes and its sampler on top: auto takes
+    Triton then; FlashInfer only for tokens without per-row randomness (an NVIDIA device is all it looks at)."""
+    monkeypatch.setattr(S, "flashinfer_available", lambda: True)
+    monkeypatch.setattr(S, "is_rocm", lambda: False)
+    cuda = torch.device("cuda")
+    assert S._choose("auto", cuda, False, False) == "flashinfer"
+    assert S._choose("auto", cuda, False, True) == "triton"
+    assert S._choose("auto", cuda, True, False) == "triton"
+    assert S._choose("flashinfer", cuda, False, True) == "flashinfer"  # asked for by name: honoured
+    assert S._choose("auto", torch.device("cpu"), False, False) == "torch"

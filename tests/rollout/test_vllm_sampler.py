@@ -246,6 +246,15 @@ def test_backend_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv(vllm_sampler.BACKEND_ENV, "cuda-please")
     with pytest.raises(ValueError, match=vllm_sampler.BACKEND_ENV):
         install_fused_sampler(types.SimpleNamespace(sampler=sampler))
+    # FlashInfer's sampler cannot take the uniform each row draws with: refused by name, not silently replaced.
+    monkeypatch.setenv(vllm_sampler.BACKEND_ENV, "flashinfer")
+    with pytest.raises(ValueError, match="own uniform"):
+        install_fused_sampler(types.SimpleNamespace(sampler=sampler))
+    with pytest.raises(ValueError, match="own uniform"):
+        install_fused_sampler(types.SimpleNamespace(sampler=sampler), backend="flashinfer")
+    monkeypatch.delenv(vllm_sampler.BACKEND_ENV)
+    fused = install_fused_sampler(types.SimpleNamespace(sampler=sampler))
+    assert fused is not None and fused.backend == "auto"
 
 
 # ---------------------------------------------------------------------------------------------------- V2

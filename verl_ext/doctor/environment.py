@@ -26,11 +26,12 @@ def _environment(sandbox: Any) -> list[Finding]:
                              f"of {', '.join(sandbox.PACKAGE_SCOPES)}, or unset it (site)"))
     backend = os.environ.get("VERL_EXT_SAMPLER_BACKEND")
     if backend is not None:
-        from verl_ext.ops.sampling import BACKENDS
+        from verl_ext.rollout.vllm_sampler import rollout_backend_error
 
-        if backend not in BACKENDS:
-            found.append(Finding(ERROR, "VERL_EXT_SAMPLER_BACKEND", f"{backend!r} is not a sampler backend (the fused "
-                                 f"vLLM sampler raises); set it to one of {', '.join(BACKENDS)}, or unset it (auto)"))
+        why = rollout_backend_error(backend)
+        if why is not None:
+            found.append(Finding(ERROR, "VERL_EXT_SAMPLER_BACKEND", f"{why} (the fused vLLM sampler raises), or "
+                                 "unset it (auto)"))
     unsafe = container.host_sysctls_writable()
     if unsafe is not None:
         found.append(Finding(WARNING, "container", unsafe))

@@ -335,7 +335,7 @@ def _rows(logits: torch.Tensor, temperature: Param, top_k: Param, top_p: Param, 
 # Taken as a constant by torch.compile: it imports modules and reads the environment, which Dynamo would not
 # trace (a graph break).
 @torch.compiler.assume_constant_result
-def _choose(backend: Backend, device: torch.device, per_row_random: bool) -> str:
+def _choose(backend: Backend, device: torch.device, per_row_random: bool, want_logprobs: bool) -> str:
     if backend == "flashinfer":
         if device.type != "cuda" or is_rocm() or not flashinfer_available():
             raise RuntimeError("backend='flashinfer' needs an NVIDIA GPU tensor and flashinfer-python "
@@ -344,8 +344,10 @@ def _choose(backend: Backend, device: torch.device, per_row_random: bool) -> str
             raise ValueError("backend='flashinfer' takes only a scalar seed; per-row seeds or uniform need "
                              "backend='triton' or 'torch'")
         return "flashinfer"
+    # With log-probs FlashInfer's path runs Triton's threshold passes and then its own sampler on top, so Triton
+    # alone (whose draw re-reads one split) is less work by construction.
     if backend == "auto" and device.type == "cuda" and not is_rocm() and not per_row_random \
-            and flashinfer_available():
+            and not want_logprobs and flashinfer_available():
         return "flashinfer"
     return resolve_backend(backend, device)
 
@@ -392,11 +394,12 @@ def sample(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Param = Non
     uniform : torch.Tensor | None
         The uniform number in [0, 1) for each row, instead of ``seed`` (e.g. from per-request generators).
     backend : "auto" | "triton" | "flashinfer" | "torch"
-        "auto": FlashInfer on NVIDIA GPUs when installed and no per-row randomness is given, else Triton on
-        GPUs (CUDA and ROCm), torch on CPU. An unavailable backend raises ``RuntimeError``. Triton and torch
-        run as the custom op ``verl_ext::sample`` (composes with ``torch.compile``; with Python-number or
-        per-row-tensor parameters, since a 0-d tensor parameter is read back with ``.item()``); FlashInfer is
-        called from Python.
+        "auto": FlashInfer on NVIDIA GPUs when installed, for tokens only (no ``return_logprobs``) without
+        per-row randomness; else Triton on GPUs (CUDA and ROCm), torch on CPU. (With log-probs FlashInfer's
+        path would run Triton's threshold passes and its own sampler on top of them.) An unavailable backend
+        raises ``RuntimeError``. Triton and torch run as the custom op ``verl_ext::sample`` (composes with
+        ``torch.compile``; with Python-number or per-row-tensor parameters, since a 0-d tensor parameter is read
+        back with ``.item()``); FlashInfer is called from Python.
 
     Returns
     -------
@@ -405,7 +408,7 @@ def sample(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Param = Non
     """
     rows = _rows(logits, temperature, top_k, top_p, min_p, seed, uniform)
     per_row_random = uniform is not None or (isinstance(seed, torch.Tensor) and seed.dim() > 0)
-    chosen = _choose(backend, logits.device, per_row_random)
+    chosen = _choose(backend, logits.device, per_row_random, return_logprobs)
     filters = _filters_on(top_k, top_p, min_p, logits.shape[1])
     if chosen == "flashinfer":
         res = _flashinfer(logits, rows, None if seed is None else int(seed), return_logprobs, filters)

@@ -42,11 +42,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from verl_ext.ops.sampling import BACKENDS, Backend, sample_with_threshold, seeded_uniform
+from verl_ext.ops.sampling import Backend, sample_with_threshold, seeded_uniform
 
 logger = logging.getLogger(__name__)
 
 BACKEND_ENV = "VERL_EXT_SAMPLER_BACKEND"
+#: Backends the rollout sampler can run. Each row draws with its own uniform (a seeded request's generator in
+#: the V1 runner, a hash of seed and position in V2), which FlashInfer's sampler cannot take; and the tokens, the
+#: kept set and its log-normaliser come from one Triton call ("auto": Triton on GPUs, torch on CPU).
+ROLLOUT_BACKENDS: tuple[Backend, ...] = ("auto", "triton", "torch")
 _PROCESSED = ("processed_logprobs", "processed_logits")
 #: Odd 64-bit multiplier (the golden ratio's, as in SplitMix64) spreading a request's seed before its token
 #: position is added, so (seed, position) pairs of one batch do not share a hash input.
@@ -154,23 +158,39 @@ class FusedV2Sample:
         return tokens, processed.masked_fill(processed < tau[:, None], float("-inf"))
 
 
+def rollout_backend_error(value: str) -> str | None:
+    """Why ``value`` cannot be the rollout sampler's backend, or None when it can."""
+    if value in ROLLOUT_BACKENDS:
+        return None
+    if value == "flashinfer":
+        return ("the rollout sampler draws each row with its own uniform (seeded requests), which FlashInfer's "
+                f"sampler cannot take; use one of {', '.join(ROLLOUT_BACKENDS)} (auto: Triton on GPUs)")
+    return f"{value!r} is not a rollout sampler backend; use one of {', '.join(ROLLOUT_BACKENDS)}"
+
+
+def _checked(value: str) -> Backend:
+    why = rollout_backend_error(value)
+    if why is not None:
+        raise ValueError(f"verl-ext fused sampler: {why}")
+    return next(name for name in ROLLOUT_BACKENDS if name == value)
+
+
 def _backend_from_env() -> Backend:
-    value = os.environ.get(BACKEND_ENV, "auto")
-    for name in BACKENDS:
-        if value == name:
-            return name
-    raise ValueError(f"{BACKEND_ENV} must be one of {BACKENDS}, got {value!r}")
+    try:
+        return _checked(os.environ.get(BACKEND_ENV, "auto"))
+    except ValueError as e:
+        raise ValueError(f"{BACKEND_ENV}: {e}") from None
 
 
 def install_fused_sampler(model_runner: Any, backend: Backend | None = None
                           ) -> FusedTopKTopP | FusedV2Sample | None:
     """Install verl-ext's fused sampler into vLLM's model runner, V1 or V2.
 
-    ``backend`` defaults to ``$VERL_EXT_SAMPLER_BACKEND`` or ``auto``: FlashInfer's sampler on NVIDIA GPUs where
-    flashinfer-python is installed (the fastest measured on an H100), else Triton on CUDA and ROCm. Returns
-    the installed callable, or None for a V2 runner that samples nothing (a pipeline stage before the last, a
-    pooling model). Installing twice keeps vLLM's own sampler as the fallback."""
-    backend = backend or _backend_from_env()
+    ``backend`` defaults to ``$VERL_EXT_SAMPLER_BACKEND`` or ``auto``: the Triton kernels on CUDA and ROCm
+    (torch on CPU); one of ``ROLLOUT_BACKENDS`` (FlashInfer's sampler cannot take a uniform per row:
+    ``ValueError``). Returns the installed callable, or None for a V2 runner that samples nothing (a pipeline
+    stage before the last, a pooling model). Installing twice keeps vLLM's own sampler as the fallback."""
+    backend = _checked(backend) if backend else _backend_from_env()
     sampler = getattr(model_runner, "sampler", None)
     topk_topp = getattr(sampler, "topk_topp_sampler", None)
     if topk_topp is not None:
