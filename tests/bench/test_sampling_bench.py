@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import types
@@ -244,6 +245,21 @@ def test_the_min_p_check_fails_a_draw_outside_the_set(monkeypatch: pytest.Monkey
     monkeypatch.setattr("verl_ext.ops.sample", argmin)
     bad = sampling._min_p_check(logits, 0.1, "torch")
     assert not bad["min_p_ok"] and bad["min_p_inside_kept_set"] == 0.0
+
+
+def test_the_min_p_check_takes_a_token_at_the_fp32_threshold_and_fails_a_wrong_set(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The second logit is fp32's log(0.1): at the threshold in fp32, a hair below it in fp64. Kept, and fine.
+    logits = torch.tensor([[0.0, math.log(0.1)]] * 64)
+    check = sampling._min_p_check(logits, 0.1, "torch")
+    assert check["min_p_ok"] and check["min_p_max_logprob_error"] < 1e-6, check
+
+    def keep_all(x: torch.Tensor, **kw: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.full((x.shape[0],), float("-inf")), x.logsumexp(-1)
+
+    monkeypatch.setattr("verl_ext.ops.kept_threshold", keep_all)
+    wrong = sampling._min_p_check(sampling._logits(8, 300, "cpu"), 0.1, "torch")
+    assert not wrong["min_p_kept_set_ok"] and not wrong["min_p_ok"]
 
 
 @pytest.mark.gpu

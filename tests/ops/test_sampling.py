@@ -214,11 +214,17 @@ def test_per_row_seeds_and_noncontiguous_input(backend: str) -> None:
     torch.testing.assert_close(a.logprobs, b.logprobs)
 
 
-def test_backends_draw_the_same_tokens_from_the_same_uniforms() -> None:
+@pytest.mark.parametrize("filtered", [True, False], ids=["filters", "temperature only"])
+def test_backends_draw_the_same_tokens_from_the_same_uniforms(filtered: bool) -> None:
+    """Triton's split choice and draw within the split against the torch reference's inverse CDF over the whole
+    row (several splits per row: without filters the finish takes each split's mass from the statistics)."""
     g = torch.Generator().manual_seed(6)
     logits = torch.randn(512, 300, generator=g) * 3
     kwargs = {"top_k": torch.randint(0, 300, (512,), generator=g), "top_p": torch.rand(512, generator=g) * 0.9 + 0.1,
               "min_p": torch.rand(512, generator=g) * 0.1, "temperature": torch.rand(512, generator=g) + 0.5}
+    if not filtered:
+        kwargs = {"temperature": kwargs["temperature"]}
+        assert S.launch_plan(512, 300, interpreter=True).splits >= 3
     u = torch.rand(512, generator=g)
     a = sample(logits, uniform=u, return_logprobs=True, backend="triton", **kwargs)
     b = sample(logits, uniform=u, return_logprobs=True, backend="torch", **kwargs)

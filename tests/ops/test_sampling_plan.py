@@ -201,3 +201,41 @@ def test_top_k_and_top_p_read_each_logit_at_most_four_times(monkeypatch: pytest.
     assert torch.equal(tau, ref.tau)
     torch.testing.assert_close(log_norm, ref.log_norm, atol=1e-5, rtol=1e-5)
     assert torch.equal(out.token_ids, ref.token_ids)
+
+
+class _Fills(torch.utils._python_dispatch.TorchDispatchMode):
+    """Counts torch ops that fill memory (on a GPU each is a kernel launch)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fills: list[str] = []
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        name = str(func)
+        if "fill" in name or "zero" in name:
+            self.fills.append(name)
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("draw", [True, False])
+def test_without_filters_a_call_is_two_launches_and_no_fills(monkeypatch: pytest.MonkeyPatch, draw: bool) -> None:
+    logits = _rows("peaked", torch.Generator().manual_seed(4))
+    plan = K.plan_for(logits, top_k=False, top_p=False, min_p=False, sample=draw)
+    rows = S._rows(logits, 1.0, None, None, None, 3, None)
+    launched = _record(monkeypatch)
+    with _Fills() as fills:
+        out = K.run(logits, rows.inv_temperature, rows.top_k, rows.top_p, rows.min_p, rows.uniform, plan)
+    assert [name for name, *_ in launched] == ["_pass_kernel", "_finish_kernel"]
+    assert (launched[-1][3]["SAMPLE"], launched[-1][3]["STATS"]) == (draw, True)
+    assert fills.fills == []
+    assert torch.isneginf(out.tau).all()
+    torch.testing.assert_close(out.log_z, logits.logsumexp(-1))
+    torch.testing.assert_close(out.log_norm, out.log_z)
+    if draw:
+        torch.testing.assert_close(out.raw_logprobs, logits.log_softmax(-1).gather(1, out.token_ids[:, None])[:, 0])
+    # With filters the state read before it is written is zeroed, and only that: the histograms' row totals
+    # (atomics), the gathered buffers' counters, and search 2's rows and its (empty) sums above the first bucket.
+    plan = K.plan_for(logits, top_k=True, top_p=True, min_p=False, sample=True, top_k_bound=K_MAX)
+    with _Fills() as fills:
+        K.run(logits, rows.inv_temperature, rows.top_k + 5, rows.top_p - 0.1, rows.min_p, rows.uniform, plan)
+    assert len(fills.fills) == len(plan.passes) + 1 + 4, fills.fills

@@ -176,23 +176,26 @@ def flashinfer_min_p(fs: Any, logits: torch.Tensor, min_p: torch.Tensor) -> torc
 
 
 def _min_p_check(logits: torch.Tensor, min_p: float, backend: Backend) -> dict[str, Any]:
-    """verl-ext's min-p draws against the fp64 definition: inside ``{z >= max + log(min_p)}`` (a token within
-    1e-5 of that threshold counts either way: thresholds are fp32), log-probs renormalised over the kept set."""
+    """verl-ext's min-p draws against the fp64 definition: the kept set is ``{z >= max + log(min_p)}`` (a token
+    within ``1e-5`` of that threshold may fall either side: thresholds are fp32), the tokens lie inside the set
+    the sampler kept, and their log-probs are renormalised over it."""
     import torch
 
-    from verl_ext.ops import SampleOutput, sample
+    from verl_ext.ops import SampleOutput, kept_threshold, sample
 
     out = sample(logits, min_p=min_p, seed=0, return_logprobs=True, backend=backend)
     assert isinstance(out, SampleOutput)
+    tau, _ = kept_threshold(logits, min_p=min_p, backend=backend)
     z = logits.double()
     t_min = z.max(-1, keepdim=True).values + math.log(min_p)
+    kept = z >= tau.double()[:, None]
+    set_ok = bool((kept | (z < t_min + 1e-5)).all() and (~kept | (z >= t_min - 1e-5)).all())
     tok = out.token_ids[:, None]
-    in_set = z.gather(1, tok)[:, 0] >= t_min[:, 0] - 1e-5
-    kept = torch.where(z >= t_min, z, float("-inf"))
-    expected = torch.log_softmax(kept, -1).gather(1, tok)[:, 0]
+    in_set = kept.gather(1, tok)[:, 0]
+    expected = torch.log_softmax(torch.where(kept, z, float("-inf")), -1).gather(1, tok)[:, 0]
     err = (out.logprobs.double() - expected).abs().max().item()
-    return {"min_p": min_p, "min_p_inside_kept_set": float(in_set.double().mean()), "min_p_max_logprob_error": err,
-            "min_p_ok": bool(in_set.all()) and err < 1e-4}
+    return {"min_p": min_p, "min_p_kept_set_ok": set_ok, "min_p_inside_kept_set": float(in_set.double().mean()),
+            "min_p_max_logprob_error": err, "min_p_ok": set_ok and bool(in_set.all()) and err < 1e-4}
 
 
 def _check(logits: torch.Tensor, top_k: int, top_p: float, backend: Backend, min_p: float = 0.0) -> dict[str, Any]:

@@ -665,23 +665,31 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
     has2 = plan.top_p
     stat = torch.empty((n, s, 3), dtype=f32, device=dev)
     mx, bad = torch.empty(n, dtype=f32, device=dev), torch.empty(n, dtype=i8, device=dev)
+
+    def state(shape: tuple[int, ...], dtype: torch.dtype, used: bool, zero: bool = False) -> torch.Tensor:
+        """A buffer of the plan's state; where no launch of the plan reads it, one element (a pointer to pass),
+        and zero-filled only where something reads it before a launch writes it (a fill is a launch too)."""
+        return (torch.zeros if used and zero else torch.empty)(shape if used else (1,), dtype=dtype, device=dev)
+
     # Per search: bucket prefix, row on, target (count or mass), min-p key then threshold key, kept mass; the
-    # last digit's per-split counts; per-split count, mass and smallest key above the bucket.
-    pre, on, need, key, kept = ([torch.empty(n, dtype=t, device=dev) for _ in range(2)]
-                                for t in (i64, i8, f32, i64, f32))
-    on[0].zero_()
-    on[1].zero_()  # rows of neither top-p path (set by search 2's setup and by the gathered set's combine)
-    # Rows whose top-p finishes from their gathered top-k set, their buffers and counters.
-    fast = torch.zeros(n if plan.gather else 1, dtype=i8, device=dev)
-    buf = torch.empty((n, K_MAX) if plan.gather else (1,), dtype=i64, device=dev)
-    bcnt = torch.zeros(n if plan.gather else 1, dtype=i32, device=dev)
+    # last digit's per-split counts; per-split count, mass and smallest key above the bucket. Without filters
+    # the finish reads only the statistics. Search 1's are written by the statistics' combine and its passes
+    # before they are read; search 2's "on" starts at 0 (rows of neither top-p path: set by its setup and by the
+    # gathered set's combine), and its first digit's combine reads the (empty) sums above its bucket, as do the
+    # splits' kept masses for gathered rows (then replaced).
+    pre, need, key, kept = ([state((n,), t, plan.filtered) for _ in range(2)] for t in (i64, f32, i64, f32))
+    on = [state((n,), i8, plan.filtered), state((n,), i8, has2, zero=True)]
+    # Rows whose top-p finishes from their gathered top-k set (written by the statistics' combine), their
+    # buffers and counters.
+    fast = state((n,), i8, plan.gather)
+    buf = state((n, K_MAX), i64, plan.gather)
+    bcnt = state((n,), i32, plan.gather, zero=True)
     gathered = {"GATHER": plan.gather, "KMAX": K_MAX}
-    final_tot = torch.zeros(1, dtype=i32, device=dev)
+    final_tot = state((1,), i32, False)
     bits = [_last_bits(plan, 1), _last_bits(plan, 2)]
-    cnt = [torch.empty((n, s, 1 << b), dtype=i32, device=dev) for b in bits]
-    # Zeros: search 2's first digit has no bucket above it (its combine reads these without a pass writing them).
-    acnt, amass, amin = ([torch.zeros((n, s), dtype=t, device=dev) for _ in range(2)] for t in (i32, f32, i64))
-    mass = torch.empty((n, s, 1 << MASS_DIGITS[0]) if has2 else (1,), dtype=f32, device=dev)
+    cnt = [state((n, s, 1 << b), i32, plan.filtered) for b in bits]  # the splits' kept masses read both
+    acnt, amass, amin = ([state((n, s), t, has1), state((n, s), t, has2, zero=True)] for t in (i32, f32, i64))
+    mass = state((n, s, 1 << MASS_DIGITS[0]), f32, has2)
     warps = 1 if interpreting() else warps_for(4096)
     sc = 1 if interpreting() else _SPLIT_CHUNK
     flags = {"HAS1": has1, "HAS2": has2}
@@ -707,7 +715,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
         hist, final = p.search > 0 and not p.cut, p.final and p.search > 0
         # A [tile, 2^bits] one-hot must fit in registers.
         tile = min(MASS_TILE, plan.block) if (p.weighted or p.mass_first) else plan.block
-        tot = torch.zeros((n, nb) if hist else (1,), dtype=i32, device=dev)
+        tot = state((n, nb), i32, hist, zero=True)  # row totals, summed by atomics
         _launch(_pass_kernel, grid, logits, logits.stride(0), n, vocab, plan.slice_len, s, inv_temperature, mx,
                 pre[j], on[j], stat, tot, cnt[j], mass, acnt[j], amass[j], amin[j], fast, buf, bcnt, ROWS=rows,
                 TILE=tile, NB=nb, BITS=p.bits, SHIFT=p.shift, STATS=i == 0, HIST=hist, WEIGHTED=p.weighted,
@@ -724,7 +732,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
     if plan.gather:  # after search 2's passes, whose setup left these rows out
         _launch(_top_p_gathered_kernel, (grid[0],), n, top_p, mx, fast, key[0], pre[0], final_tot, buf, bcnt, on[1],
                 pre[1], key[1], kept[1], ROWS=rows, NB=1 << bits[0], BITS=bits[0], KMAX=K_MAX, num_warps=warps)
-    ks = torch.empty((n, s) if plan.draw and plan.filtered else (1,), dtype=f32, device=dev)
+    ks = state((n, s), f32, plan.draw and plan.filtered)
     if plan.draw and plan.filtered:  # without filters each split's kept mass is its whole mass (the statistics)
         _launch(_kept_kernel, grid, n, s, plan.slice_len, stat, mx, on[0], key[0], pre[0], cnt[0], amass[0], on[1],
                 key[1], pre[1], cnt[1], amass[1], fast, buf, bcnt, ks, ROWS=rows, NB1=1 << bits[0], BITS1=bits[0],
@@ -744,8 +752,8 @@ _POINTERS = {"inv_t_ptr": "fp32", "k_ptr": "i32", "p_ptr": "fp32", "m_ptr": "fp3
              "kept2_ptr": "fp32", "stat_ptr": "fp32", "tot_ptr": "i32", "cnt_ptr": "i32", "cnt1_ptr": "i32",
              "cnt2_ptr": "i32", "mass_ptr": "fp32", "acnt_ptr": "i32", "amass_ptr": "fp32", "am1_ptr": "fp32",
              "am2_ptr": "fp32", "amin_ptr": "i64", "ks_ptr": "fp32", "tau_ptr": "fp32", "norm_ptr": "fp32",
-             "split_ptr": "i32", "target_ptr": "fp32", "tok_ptr": "i64", "lp_ptr": "fp32", "raw_ptr": "fp32",
-             "fast_ptr": "i8", "buf_ptr": "i64", "bcnt_ptr": "i32"}
+             "tok_ptr": "i64", "lp_ptr": "fp32", "raw_ptr": "fp32", "fast_ptr": "i8", "buf_ptr": "i64",
+             "bcnt_ptr": "i32"}
 
 
 def compile_specs(dtype: str, plan: SamplingPlan) -> list[tuple[str, Any, dict[str, str], dict[str, Any], int]]:

@@ -1,8 +1,8 @@
 """Launch plan of the Triton sampler: how a batch is split across programs and how many times each logit is read.
 
-Every pass that reads the logits runs one program per (row block, vocabulary split); a small per-row combine
-follows each pass. The passes depend only on which filters *may* be on (known on the host without reading any
-tensor), never on the data, and a row takes part in a pass only when its own parameters need it (a program
+Every pass that reads the logits runs one program per (row block, vocabulary split); with filters a small
+per-row combine follows each pass. The passes depend only on which filters *may* be on (known on the host without
+reading any tensor), never on the data, and a row takes part in a pass only when its own parameters need it (a program
 whose rows are all done returns at once, reading nothing):
 
 * ``stats``: max, sum of exp and NaN check per split (always). With top-k it also counts the first digit of the
@@ -22,10 +22,10 @@ whose rows are all done returns at once, reading nothing):
   histograms of ``MASS_DIGITS``-bit digits, the last digit per key, so the threshold is exact. The first digit
   is summed inside ``stats`` (relative to each split's running max, rescaled by the combine), and chosen once
   search 1 (or the cut) has said what top-p renormalises over.
-* the draw re-reads one split per row: the combine of the last pass knows each split's kept mass, so it knows
-  which split holds the sampled token; the last launch (the finish) picks that split and draws from it. Without
-  filters a split's kept mass is its whole mass, known from the statistics, so the call is two launches: the
-  statistics pass and the finish, which combines the statistics itself.
+* the draw re-reads one split per row: after the last combine one launch sums each split's kept mass, so the
+  last launch (the finish) knows which split holds the sampled token and draws from it. Without filters a
+  split's kept mass is its whole mass, known from the statistics, so the call is two launches: the statistics
+  pass and the finish, which combines the statistics itself (no other combine).
 
 Full reads of each logit per row (plus the draw's ``1 / splits``): no filter 1; min-p alone 2; top-k, with or
 without min-p, 3; top-p alone 4; top-k (``k <= K_MAX``) with top-p, with or without min-p, 3; min-p with top-p
