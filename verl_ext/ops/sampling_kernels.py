@@ -119,13 +119,6 @@ if triton is not None:
         return s1, s2, code, mx_raw, mx, logz
 
     @triton.jit
-    def _add_above(amass, amin, above, w, u):
-        """A tile's share of a split's mass (``w``) and smallest key (``u``) over the elements in ``above``."""
-        amass += tl.sum(tl.where(above, w, 0.0), 1)
-        amin = tl.minimum(amin, tl.min(tl.where(above, u, NO_KEY), 1))
-        return amass, amin
-
-    @triton.jit
     def _above_over_splits(acnt_ptr, amass_ptr, amin_ptr, rows, live, n_splits, ROWS: tl.constexpr,
                            SC: tl.constexpr, COUNT: tl.constexpr):
         """A row's count (``COUNT``; else 0), mass and smallest key above its bucket (or at or above the cut),
@@ -210,7 +203,8 @@ if triton is not None:
                 mx = new
             if CUT:  # min-p's threshold is known: sum what it keeps, no search
                 u = _ukey(z)
-                amass, amin = _add_above(amass, amin, valid & (u >= pre[:, None]), tl.exp(z - mx[:, None]), u)
+                above = valid & (u >= pre[:, None])
+                w = tl.exp(z - mx[:, None])
             if HIST:
                 u = _ukey(z)
                 inside = valid
@@ -220,7 +214,6 @@ if triton is not None:
                     above = valid & (top > pre[:, None])
                     w = tl.exp(z - mx[:, None])
                     acnt += tl.sum(above.to(tl.int32), 1)
-                    amass, amin = _add_above(amass, amin, above, w, u)
                     if GATHER:  # fewer than k keys lie above the k-th key's bucket: all of them are kept
                         gat = above & fast[:, None]
                         n_add = tl.sum(gat.to(tl.int32), 1)
@@ -237,6 +230,9 @@ if triton is not None:
                     if n_inside > 0:
                         hit = (digit[:, :, None] == d[None, None, :]) & inside[:, :, None]
                         mass += tl.sum(tl.where(hit, w[:, :, None], 0.0), 1)
+            if CUT or (HIST and not STATS):  # the mass and smallest key at or above the cut, or above the bucket
+                amass += tl.sum(tl.where(above, w, 0.0), 1)
+                amin = tl.minimum(amin, tl.min(tl.where(above, u, NO_KEY), 1))
         live = rows < n_rows
         if STATS:
             tl.store(stat_ptr + part * 3, mx, mask=live)
