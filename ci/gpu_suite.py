@@ -40,6 +40,10 @@ RUN_LIMIT_S = 600
 OUT_FILE_LIMIT = 8
 #: The whole run's budget: the tool's 600 s minus room for the interpreter's start and the copy back.
 DEFAULT_BUDGET_S = 540
+#: The last stage: verl-ext through FlashInfer against its Triton path (the evidence for backend="auto"), at
+#: three batch sizes, after the issue's sizes have had their time.
+SAMPLING_BACKENDS_ARGS = ["--flashinfer-backend", "--batch", "1", "64", "1024", "--vocab", "151936",
+                          "--distribution", "peaked", "flat", "--time-budget", "25"]
 #: The device image: CPython 3.12 on x86-64 glibc (Ubuntu 24.04); pip matches manylinux tags exactly.
 DEVICE_PYTHON = "3.12"
 DEVICE_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_24_x86_64",
@@ -473,15 +477,16 @@ def run_suite(root: Path = ROOT, out: Path | None = None, work: Path = Path("/tm
 
     # 5. Benchmarks, written with the device's name; bounded repeats keep each well inside its cap.
     bench_files = {}
-    for bench, cap, reserve in (("logprob", 180, 60), ("sampling", 120, 0)):
-        path = results / f"{bench}-{device}.json"
+    for name, bench, extra, cap, reserve in (("logprob", "logprob", [], 180, 90), ("sampling", "sampling", [], 120, 30),
+                                             ("sampling-backends", "sampling", SAMPLING_BACKENDS_ARGS, 45, 0)):
+        path = results / f"{name}-{device}.json"
         if bench == "logprob":
             r.env = dict(env, PYTHONPATH=f"{env['PYTHONPATH']}:{verl_site}")
-        stage = r.run(f"bench {bench}", [str(site / "bin" / "verl-ext"), "bench", bench, "--json", str(path),
-                                         "--no-progress"], suite_dir, cap=cap, reserve=reserve)
+        stage = r.run(f"bench {name}", [str(site / "bin" / "verl-ext"), "bench", bench, *extra, "--json", str(path),
+                                        "--no-progress"], suite_dir, cap=cap, reserve=reserve)
         r.env = env
         if path.exists() and stage.rc == 0:
-            bench_files[bench] = path.name
+            bench_files[name] = path.name
             if results != out:
                 shutil.copy2(path, out / path.name)
     summary["results"] = bench_files

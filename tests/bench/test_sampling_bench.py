@@ -53,21 +53,27 @@ class FlashInferStandIn:
         kept = probs >= min_p[:, None] * probs.amax(-1, keepdim=True)
         return torch.multinomial(torch.where(kept, probs, 0.0), 1)[:, 0]
 
-    def sampling_from_logits(self, logits: torch.Tensor) -> torch.Tensor:
-        self.calls.append("unfiltered")
-        return torch.multinomial(logits.softmax(-1), 1)[:, 0]
+    def sampling_from_logits(self, logits: torch.Tensor, *, deterministic: bool = False,
+                             generator: torch.Generator | None = None) -> torch.Tensor:
+        self.calls.append("backend unfiltered" if deterministic else "unfiltered")
+        return torch.multinomial(logits.softmax(-1), 1, generator=generator)[:, 0]
 
     def top_k_top_p_sampling_from_logits(self, logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor, *,
-                                         filter_apply_order: str) -> torch.Tensor:
+                                         filter_apply_order: str, deterministic: bool = False,
+                                         generator: torch.Generator | None = None) -> torch.Tensor:
         assert filter_apply_order == "top_k_first" and k.dtype == torch.int32 and p.dtype == torch.float32
-        self.calls.append("filtered")
+        # verl-ext's backend="flashinfer" asks for deterministic draws; the bench's own baseline does not.
+        self.calls.append("backend" if deterministic else "filtered")
         return sampling.sort_based(logits, k, p)
 
 
 @pytest.fixture
 def flashinfer(monkeypatch: pytest.MonkeyPatch) -> FlashInferStandIn:
     stand_in = FlashInferStandIn()
-    monkeypatch.setitem(sys.modules, sampling.FLASHINFER_SAMPLING, stand_in.module())
+    module = stand_in.module()
+    package = types.ModuleType("flashinfer")
+    monkeypatch.setitem(sys.modules, "flashinfer", package)  # ``import flashinfer.sampling as fs`` binds through it
+    monkeypatch.setitem(sys.modules, sampling.FLASHINFER_SAMPLING, module)
     return stand_in
 
 
@@ -260,6 +266,70 @@ def test_the_min_p_check_takes_a_token_at_the_fp32_threshold_and_fails_a_wrong_s
     monkeypatch.setattr("verl_ext.ops.kept_threshold", keep_all)
     wrong = sampling._min_p_check(sampling._logits(8, 300, "cpu"), 0.1, "torch")
     assert not wrong["min_p_kept_set_ok"] and not wrong["min_p_ok"]
+
+
+@pytest.fixture
+def flashinfer_backend_on_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """verl-ext's ``backend="flashinfer"`` past its device check, so the stand-in serves it on CPU tensors."""
+    from verl_ext.ops import sampling as ops_sampling
+
+    real = ops_sampling._choose
+
+    def choose(backend: str, device: torch.device, per_row_random: bool, want_logprobs: bool) -> str:
+        return "flashinfer" if backend == "flashinfer" else real(backend, device, per_row_random, want_logprobs)
+
+    monkeypatch.setattr(ops_sampling, "_choose", choose)
+
+
+def test_flashinfer_backend_contenders_when_asked(flashinfer: FlashInferStandIn, flashinfer_backend_on_cpu: None,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    result = sampling.run_gpu(bench_args("--flashinfer-backend"), cpu_rig())
+    json.dumps(result)
+    # verl-ext's sample(backend="flashinfer") reached FlashInfer: its unfiltered sampler without filters.
+    assert {"backend", "backend unfiltered"} <= set(flashinfer.calls)
+    faster = {name: 0 for name, _, _ in sampling.VIA_FI_RATIOS}
+    for row in result["rows"]:
+        assert tuple(row["contenders"]) == sampling.CONTENDERS + sampling.VIA_FI_CONTENDERS
+        for name, mine, base in sampling.VIA_FI_RATIOS:
+            ratio = row["contenders"][mine]["device_us"] / row["contenders"][base]["device_us"]
+            assert row["ratios"][name] == pytest.approx(ratio)
+            faster[name] += ratio < 1
+    auto = result["auto_tokens_only"]
+    for name, count in faster.items():
+        assert auto[name]["measured"] == len(result["rows"]) and auto[name]["flashinfer_faster"] == count
+        assert len(auto[name]["sizes"]) == count
+    out = capsys.readouterr().out
+    assert "o/FI k+p" in out and "backend='auto', tokens only (flashinfer_backend_top_k_top_p_over_triton)" in out
+    # Off by default.
+    plain = sampling.run_gpu(bench_args("--batch", "8", "--distribution", "flat"), cpu_rig())
+    assert tuple(plain["rows"][0]["contenders"]) == sampling.CONTENDERS and "auto_tokens_only" not in plain
+
+
+def test_flashinfer_backend_without_flashinfer_says_why(no_flashinfer: None) -> None:
+    result = sampling.run_gpu(bench_args("--flashinfer-backend", "--batch", "8"), cpu_rig())
+    for row in result["rows"]:
+        for name in sampling.VIA_FI_CONTENDERS:
+            assert row["contenders"][name]["missing"].startswith("flashinfer unavailable")
+        assert not {r for r, _, _ in sampling.VIA_FI_RATIOS} & set(row["ratios"])
+    assert all(a["measured"] == 0 and a["worst"] is None for a in result["auto_tokens_only"].values())
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (ci/gpu runs it on one)")
+@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") == "1", reason="TRITON_INTERPRET=1: the compiled kernels only")
+def test_flashinfer_backend_on_the_cuda_rig() -> None:
+    """verl-ext's FlashInfer backend through the bench on a GPU, timed against its Triton path."""
+    sampling_module, missing = sampling.flashinfer_sampling()
+    if sampling_module is None:
+        pytest.skip(f"needs FlashInfer (ci/gpu's flashinfer stage): {missing}")
+    args = bench_args("--batch", "4", "64", "--vocab", "4096", "--distribution", "peaked", "--repeats", "5",
+                      "--flashinfer-backend")
+    result = sampling.run_gpu(args, gpu_timing.cuda_rig())
+    for row in result["rows"]:
+        for name in sampling.VIA_FI_CONTENDERS:
+            c = row["contenders"][name]
+            assert c.get("device_us") and c["device_us"] > 0, (name, c)
+    assert all(a["measured"] == 2 for a in result["auto_tokens_only"].values())
 
 
 @pytest.mark.gpu

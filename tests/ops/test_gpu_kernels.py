@@ -340,7 +340,7 @@ def _check_draws(out: S.SampleOutput, vocab: int, keep: torch.Tensor, probs: tor
 
 
 # ------------------------------------------------------------------------------------- FlashInfer agreement
-@pytest.mark.parametrize("case", ["top-k", "top-p", "all filters"])
+@pytest.mark.parametrize("case", ["temperature only", "min-p", "top-k", "top-p", "all filters"])
 def test_flashinfer_draws_follow_the_same_distribution(case: str) -> None:
     _need_flashinfer()
     row, draws, params, keep, probs = _distribution_case(case)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import HealthCheck, assume, given, settings
@@ -339,6 +340,49 @@ def test_invalid_rows_get_minus_one_and_nan(backend: str) -> None:
     assert torch.isnan(out.logprobs[1:]).all() and torch.isnan(out.raw_logprobs[1:]).all()
 
 
+def test_parameters_that_would_be_reinterpreted_are_refused_or_mean_what_the_docs_say() -> None:
+    """No silent truncation or wrap-around: per-row top_k past int32 disables the filter (as >= V does), scalar
+    top_k beyond int32 too; fractional per-row top_k, non-integer seeds and a temperature whose inverse
+    overflows fp32 are refused; a negative uniform draws the first kept token, as 0 does."""
+    g = torch.Generator().manual_seed(21)
+    logits = torch.randn(2, 50, generator=g)
+    u = torch.tensor([0.3, 0.7])
+    for backend in ("torch", "triton"):
+        free = sample(logits, uniform=u, backend=backend)
+        for k in (torch.tensor([2**32 + 3] * 2), torch.tensor([-(2**40)] * 2), 2**31, 2**40, -(2**40), 50):
+            assert torch.equal(sample(logits, top_k=k, uniform=u, backend=backend), free), (backend, k)
+        kept = logits >= logits.topk(5, 1).values[:, -1:]
+        first = torch.where(kept, torch.arange(50), 50).min(1).values
+        for low in (0.0, -0.5, float("-inf")):
+            tok = sample(logits, top_k=5, uniform=torch.full((2,), low), backend=backend)
+            assert torch.equal(tok, first), (backend, low)
+    with pytest.raises(TypeError, match="integer tensor"):
+        sample(logits, top_k=torch.tensor([3.9, 3.9]), backend="torch")
+    for seed in (7.9, "7", True, torch.tensor([1.2, 1.8])):
+        with pytest.raises(TypeError, match="seed"):
+            sample(logits, seed=seed, backend="torch")  # type: ignore[arg-type]
+    assert torch.equal(sample(logits, seed=np.int64(3), backend="torch"), sample(logits, seed=3, backend="torch"))
+    with pytest.raises(ValueError, match="temperature"):
+        sample(logits, temperature=1e-40, backend="torch")
+    with pytest.raises(ValueError, match="at least one column"):
+        sample(torch.randn(2, 0), backend="torch")
+
+
+def test_threshold_functions_refuse_flashinfer_by_name() -> None:
+    """FlashInfer has no threshold kernel: naming it where thresholds come back is an error, not a silent
+    Triton or torch run; an unknown backend's message lists every name."""
+    logits = torch.randn(2, 20)
+    probs = logits.softmax(-1)
+    for call in (lambda: S.kept_threshold(logits, top_k=3, backend="flashinfer"),
+                 lambda: S.sample_with_threshold(logits, top_k=3, uniform=torch.rand(2), backend="flashinfer"),
+                 lambda: top_k_renorm_probs(probs, 3, backend="flashinfer"),
+                 lambda: top_k_mask_logits(logits, 3, backend="flashinfer")):
+        with pytest.raises(ValueError, match="no FlashInfer kernel"):
+            call()
+    with pytest.raises(ValueError, match="'flashinfer'"):
+        sample(logits, backend="FlashInfer")  # type: ignore[arg-type]
+
+
 def test_scalar_parameters_are_validated() -> None:
     logits = torch.randn(2, 10)
     for kwargs, match in [({"temperature": 0.0}, "temperature"), ({"top_p": 0.0}, "top_p"), ({"top_p": 1.5}, "top_p"),
@@ -439,3 +483,65 @@ def test_auto_takes_flashinfer_for_tokens_only(monkeypatch: pytest.MonkeyPatch) 
     assert S._choose("auto", cuda, True, False) == "triton"
     assert S._choose("flashinfer", cuda, False, True) == "flashinfer"  # asked for by name: honoured
     assert S._choose("auto", torch.device("cpu"), False, False) == "torch"
+
+
+def test_flashinfer_path_runs_only_the_kernels_its_filters_need(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through a stand-in of ``flashinfer.sampling`` on CPU: without top-k and top-p the path calls FlashInfer's
+    unfiltered sampler (one kernel) instead of its top-k/top-p sampler with everything kept; min-p's mask is
+    applied only where some row may have min-p, and then no token below its threshold is drawn."""
+    import sys
+    import types
+
+    calls: list[tuple[str, torch.Tensor]] = []
+
+    def draw(z: torch.Tensor, generator: torch.Generator | None) -> torch.Tensor:
+        # verl-ext hands FlashInfer only rows with a distribution (bad rows are replaced, then masked to -1).
+        assert not torch.isnan(z).any() and (z < float("inf")).all() and (z.amax(1) > float("-inf")).all()
+        return torch.multinomial(torch.softmax(z, -1), 1, generator=generator)[:, 0].int()
+
+    def unfiltered(z: torch.Tensor, *, deterministic: bool, generator: torch.Generator | None) -> torch.Tensor:
+        calls.append(("unfiltered", z))
+        return draw(z, generator)
+
+    def top_k_top_p(z: torch.Tensor, k: torch.Tensor, p: torch.Tensor, *, filter_apply_order: str,
+                    deterministic: bool, generator: torch.Generator | None) -> torch.Tensor:
+        assert filter_apply_order == "top_k_first" and k.dtype == torch.int32
+        calls.append(("top_k_top_p", z))
+        kth = z.sort(-1, descending=True).values.gather(1, (k.long() - 1)[:, None])
+        return draw(torch.where(z >= kth, z, float("-inf")), generator)
+
+    module = types.ModuleType("flashinfer.sampling")
+    module.sampling_from_logits = unfiltered  # type: ignore[attr-defined]
+    module.top_k_top_p_sampling_from_logits = top_k_top_p  # type: ignore[attr-defined]
+    package = types.ModuleType("flashinfer")
+    monkeypatch.setitem(sys.modules, "flashinfer", package)
+    monkeypatch.setitem(sys.modules, "flashinfer.sampling", module)
+    logits = torch.randn(64, 50, generator=torch.Generator().manual_seed(3)) * 3
+
+    def run(top_k: int | None = None, min_p: float | None = None) -> torch.Tensor:
+        calls.clear()
+        rows = S._rows(logits, 0.8, top_k, None, min_p, 5, None)
+        return S._flashinfer(logits, rows, 5, False, S._filters_on(top_k, None, min_p, 50)).token_ids
+
+    z = logits * (1 / 0.8)
+    run()
+    assert [name for name, _ in calls] == ["unfiltered"] and torch.equal(calls[0][1], z)
+    tok = run(min_p=0.3)
+    assert [name for name, _ in calls] == ["unfiltered"]
+    kept = z >= z.max(1, keepdim=True).values + math.log(0.3)
+    assert torch.equal(torch.isfinite(calls[0][1]), kept) and kept.gather(1, tok[:, None]).all()
+    tok = run(top_k=4)
+    assert [name for name, _ in calls] == ["top_k_top_p"] and torch.equal(calls[0][1], z)
+    assert (z.gather(1, tok[:, None]) >= z.topk(4, 1).values[:, -1:]).all()
+    # Rows without a distribution get -1, as on the torch reference, on both FlashInfer calls.
+    bad = logits.clone()
+    bad[1, 3], bad[2], bad[3, 7] = float("nan"), float("-inf"), float("inf")
+    temperature = torch.tensor([1.0, 1.0, 1.0, 1.0, -1.0, 0.0] + [1.0] * 58)
+    top_p = torch.tensor([1.0] * 6 + [0.0, float("nan")] + [1.0] * 56)
+    min_p = torch.tensor([0.0] * 8 + [2.0, -0.5] + [0.0] * 54)
+    want = S._torch(bad, S._rows(bad, temperature, None, top_p, min_p, 5, None), True).token_ids
+    assert want[1:10].eq(-1).all() and want[0] >= 0 and want[10:].ge(0).all()
+    for top_k in (None, torch.full((64,), 4, dtype=torch.int32)):
+        rows = S._rows(bad, temperature, top_k, top_p, min_p, 5, None)
+        tok = S._flashinfer(bad, rows, 5, False, S._filters_on(top_k, top_p, min_p, 50)).token_ids
+        assert torch.equal(tok < 0, want < 0), (top_k, tok)

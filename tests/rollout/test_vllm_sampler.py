@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
+import subprocess
+import sys
 import types
 from typing import Any
 
@@ -25,6 +28,7 @@ import torch
 from torch import nn
 
 from tests.helpers import chi2_sf
+from verl_ext.exceptions import ConfigError
 from verl_ext.rollout import FusedTopKTopP, FusedV2Sample, install_fused_sampler, vllm_sampler
 
 vllm = pytest.importorskip("vllm", reason="vLLM is not installed (ci/requirements-vllm.lock pins it)")
@@ -252,9 +256,31 @@ def test_backend_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
         install_fused_sampler(types.SimpleNamespace(sampler=sampler))
     with pytest.raises(ValueError, match="own uniform"):
         install_fused_sampler(types.SimpleNamespace(sampler=sampler), backend="flashinfer")
+    # A configuration error of verl-ext's own type (still a ValueError), naming the key; an empty or non-string
+    # argument is refused too, not read as "use the environment".
+    with pytest.raises(ConfigError, match="own uniform") as info:
+        install_fused_sampler(types.SimpleNamespace(sampler=sampler))
+    assert info.value.key == vllm_sampler.BACKEND_ENV
+    for wrong in ("", 0, "Triton", " triton"):
+        with pytest.raises(ConfigError, match="not a rollout sampler backend") as info:
+            install_fused_sampler(types.SimpleNamespace(sampler=sampler), backend=wrong)  # type: ignore[arg-type]
+        assert info.value.key == "backend"
     monkeypatch.delenv(vllm_sampler.BACKEND_ENV)
     fused = install_fused_sampler(types.SimpleNamespace(sampler=sampler))
     assert fused is not None and fused.backend == "auto"
+
+
+def test_a_bad_backend_stops_the_worker_when_vllm_imports_the_extension() -> None:
+    """vLLM imports the worker extension while it builds the worker, before the model loads: the environment
+    variable is checked there, not first in ``monkey_patch_model`` after the weights are in GPU memory."""
+    env = {**os.environ, vllm_sampler.BACKEND_ENV: "flashinfer"}
+    run = subprocess.run([sys.executable, "-c", "import verl_ext.rollout.vllm_worker"], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode != 0 and "ConfigError: VERL_EXT_SAMPLER_BACKEND" in run.stderr, run.stderr[-2000:]
+    env[vllm_sampler.BACKEND_ENV] = "torch"
+    ok = subprocess.run([sys.executable, "-c", "import verl_ext.rollout.vllm_worker"], env=env, capture_output=True,
+                        text=True, timeout=300)
+    assert ok.returncode == 0, ok.stderr[-2000:]
 
 
 # ---------------------------------------------------------------------------------------------------- V2

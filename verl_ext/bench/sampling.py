@@ -12,7 +12,10 @@ bulk alone), batch size B and vocabulary V, in one run and on the same logits:
 * verl-ext's ``sample(..., backend="triton")``, unfiltered and with top-k + top-p, both returning log-probs;
 * with ``--min-p``: FlashInfer's ``softmax`` then ``min_p_sampling_from_probs`` (tokens only), vLLM's PyTorch
   min-p path (softmax, mask below ``min_p`` times the largest probability, exponential race, the token's raw
-  log-prob) and verl-ext's ``sample(..., min_p=...)`` with log-probs (min-p's cut: no threshold search).
+  log-prob) and verl-ext's ``sample(..., min_p=...)`` with log-probs (min-p's cut: no threshold search);
+* with ``--flashinfer-backend``: verl-ext's ``sample(..., backend="flashinfer")`` for tokens only, unfiltered
+  and with top-k + top-p, against ``backend="triton"`` with log-probs: the figures behind ``backend="auto"``
+  (FlashInfer for tokens-only calls; with log-probs that path adds Triton's threshold passes, so Triton).
 
 Each contender is timed two ways (:mod:`verl_ext.bench.gpu_timing`: device time by CUDA-graph replay or the
 profiler's kernel time, eager time by CUDA events); the ratios against the baselines and the goals of issue 34
@@ -48,6 +51,7 @@ from verl_ext.bench.report import gpu_device, write_results
 if TYPE_CHECKING:
     import torch
 
+    from verl_ext.ops import SampleOutput
     from verl_ext.ops.sampling import Backend
 
 #: Goals (issues 5 and 34), on an H100, judged on device time: at B=64 at most this many microseconds
@@ -78,9 +82,13 @@ VLLM_UNFILTERED = "vllm_torch/unfiltered"
 SORT_FILTERED = "torch_sort/top_k_top_p"
 OURS_UNFILTERED = "verl_ext/unfiltered"
 OURS_FILTERED = "verl_ext/top_k_top_p"
+VIA_FI_UNFILTERED = "verl_ext_flashinfer/unfiltered"
+VIA_FI_FILTERED = "verl_ext_flashinfer/top_k_top_p"
 #: Every contender of a row, in the order they run; with ``--min-p``, then the min-p ones.
 CONTENDERS = (FI_UNFILTERED, FI_FILTERED, VLLM_UNFILTERED, SORT_FILTERED, OURS_UNFILTERED, OURS_FILTERED)
 MIN_P_CONTENDERS = (FI_MIN_P, VLLM_MIN_P, OURS_MIN_P)
+#: With ``--flashinfer-backend``, last: ``sample(..., backend="flashinfer")``, tokens only.
+VIA_FI_CONTENDERS = (VIA_FI_UNFILTERED, VIA_FI_FILTERED)
 #: Ratios of a row: (name, contender, baseline); device time of the contender over the baseline's.
 RATIOS = (("verl_ext_unfiltered_over_flashinfer", OURS_UNFILTERED, FI_UNFILTERED),
           ("verl_ext_top_k_top_p_over_flashinfer", OURS_FILTERED, FI_FILTERED),
@@ -89,6 +97,10 @@ RATIOS = (("verl_ext_unfiltered_over_flashinfer", OURS_UNFILTERED, FI_UNFILTERED
 #: Ratios of a row with ``--min-p`` (reported; the issue sets no min-p goal).
 MIN_P_RATIOS = (("verl_ext_min_p_over_flashinfer", OURS_MIN_P, FI_MIN_P),
                 ("verl_ext_min_p_over_vllm_torch", OURS_MIN_P, VLLM_MIN_P))
+#: Ratios of a row with ``--flashinfer-backend``: verl-ext through FlashInfer (tokens only) over verl-ext's Triton
+#: path (with log-probs); below 1, ``backend="auto"`` is right to take FlashInfer for tokens-only calls.
+VIA_FI_RATIOS = (("flashinfer_backend_unfiltered_over_triton", VIA_FI_UNFILTERED, OURS_UNFILTERED),
+                 ("flashinfer_backend_top_k_top_p_over_triton", VIA_FI_FILTERED, OURS_FILTERED))
 #: Where FlashInfer's sampling functions are imported from.
 FLASHINFER_SAMPLING = "flashinfer.sampling"
 
@@ -109,6 +121,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-p", type=float_in(0.0, 1.0), default=0.0,
                    help="also time min-p sampling with this min_p, in (0, 1] (default 0: off; it adds three "
                         "contenders per size, so fewer sizes fit in --time-budget)")
+    p.add_argument("--flashinfer-backend", action="store_true",
+                   help="also time verl-ext's sample(..., backend='flashinfer') for tokens only against "
+                        "backend='triton' (the figures behind backend='auto'; two more contenders per size)")
     p.add_argument("--repeats", type=positive_int, default=50,
                    help="eager calls timed by CUDA events per contender and size (GPU; the median counts, fewer "
                         "for slow calls)")
@@ -175,12 +190,20 @@ def flashinfer_min_p(fs: Any, logits: torch.Tensor, min_p: torch.Tensor) -> torc
     return fs.min_p_sampling_from_probs(fs.softmax(logits), min_p)
 
 
+def _against(z: torch.Tensor, kept: torch.Tensor, out: SampleOutput) -> tuple[torch.Tensor, float]:
+    """Draws ``out`` against the fp64 logits ``z`` and a kept set: whether each token lies in the set, and the
+    largest error of its log-prob against the log-softmax renormalised over the set."""
+    import torch
+
+    tok = out.token_ids[:, None]
+    expected = torch.log_softmax(torch.where(kept, z, float("-inf")), -1).gather(1, tok)[:, 0]
+    return kept.gather(1, tok)[:, 0], (out.logprobs.double() - expected).abs().max().item()
+
+
 def _min_p_check(logits: torch.Tensor, min_p: float, backend: Backend) -> dict[str, Any]:
     """verl-ext's min-p draws against the fp64 definition: the kept set is ``{z >= max + log(min_p)}`` (a token
     within ``1e-5`` of that threshold may fall either side: thresholds are fp32), the tokens lie inside the set
     the sampler kept, and their log-probs are renormalised over it."""
-    import torch
-
     from verl_ext.ops import SampleOutput, kept_threshold, sample
 
     out = sample(logits, min_p=min_p, seed=0, return_logprobs=True, backend=backend)
@@ -190,10 +213,7 @@ def _min_p_check(logits: torch.Tensor, min_p: float, backend: Backend) -> dict[s
     t_min = z.max(-1, keepdim=True).values + math.log(min_p)
     kept = z >= tau.double()[:, None]
     set_ok = bool((kept | (z < t_min + 1e-5)).all() and (~kept | (z >= t_min - 1e-5)).all())
-    tok = out.token_ids[:, None]
-    in_set = kept.gather(1, tok)[:, 0]
-    expected = torch.log_softmax(torch.where(kept, z, float("-inf")), -1).gather(1, tok)[:, 0]
-    err = (out.logprobs.double() - expected).abs().max().item()
+    in_set, err = _against(z, kept, out)
     return {"min_p": min_p, "min_p_kept_set_ok": set_ok, "min_p_inside_kept_set": float(in_set.double().mean()),
             "min_p_max_logprob_error": err, "min_p_ok": set_ok and bool(in_set.all()) and err < 1e-4}
 
@@ -216,14 +236,10 @@ def _check(logits: torch.Tensor, top_k: int, top_p: float, backend: Backend, min
     above = qs.cumsum(-1) - qs
     floor = torch.where(above < top_p, qs, float("inf")).min(-1).values  # smallest kept probability
     kept &= q >= floor[:, None] * (1 - 1e-9)
-    tok = out.token_ids
-    in_set = kept.gather(1, tok[:, None])[:, 0]
-    expected = torch.log(q.gather(1, tok[:, None])[:, 0] / torch.where(kept, q, 0.0).sum(-1))
-    err = (out.logprobs.double() - expected).abs().max().item()
+    in_set, err = _against(z, kept, out)
     free = sample(logits, seed=0, return_logprobs=True, backend=backend)
     assert isinstance(free, SampleOutput)
-    exact = torch.log_softmax(z, -1).gather(1, free.token_ids[:, None])[:, 0]
-    free_err = (free.logprobs.double() - exact).abs().max().item()
+    _, free_err = _against(z, torch.ones_like(kept), free)
     ok = bool(in_set.all()) and err < 1e-4 and free_err < 1e-4
     extra = _min_p_check(logits, min_p, backend) if min_p > 0 else {}
     return {"backend": backend, "inside_kept_set": float(in_set.double().mean()), "max_logprob_error": err,
@@ -242,8 +258,10 @@ def flashinfer_sampling() -> tuple[Any, str | None]:
 
 
 def contenders(rig: Rig, logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor, fs: Any,
-               fs_missing: str | None, m: torch.Tensor | None = None) -> dict[str, Callable[[], Any] | str]:
-    """Each contender's call on these logits, or why it is missing; with per-row ``m``, the min-p ones too."""
+               fs_missing: str | None, m: torch.Tensor | None = None,
+               via_flashinfer: bool = False) -> dict[str, Callable[[], Any] | str]:
+    """Each contender's call on these logits, or why it is missing; with per-row ``m``, the min-p ones too, and
+    with ``via_flashinfer`` verl-ext's FlashInfer backend (tokens only)."""
     from verl_ext.ops import sample
 
     calls: dict[str, Callable[[], Any] | str] = {}
@@ -263,7 +281,12 @@ def contenders(rig: Rig, logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor,
             functools.partial(flashinfer_min_p, fs, logits, m)
         calls[VLLM_MIN_P] = functools.partial(vllm_min_p, logits, m)
         calls[OURS_MIN_P] = functools.partial(sample, logits, min_p=m, return_logprobs=True, backend=rig.backend)
-    assert tuple(calls) == CONTENDERS + (MIN_P_CONTENDERS if m is not None else ())
+    if via_flashinfer:
+        why = (fs_missing or "flashinfer unavailable") if fs is None else None
+        calls[VIA_FI_UNFILTERED] = why or functools.partial(sample, logits, backend="flashinfer")
+        calls[VIA_FI_FILTERED] = why or functools.partial(sample, logits, top_k=k, top_p=p, backend="flashinfer")
+    assert tuple(calls) == CONTENDERS + (MIN_P_CONTENDERS if m is not None else ()) \
+        + (VIA_FI_CONTENDERS if via_flashinfer else ())
     return calls
 
 
@@ -280,7 +303,7 @@ def _row(rig: Rig, args: argparse.Namespace, kind: str, batch: int, vocab: int, 
     p = torch.full((batch,), args.top_p, device=rig.device)
     m = torch.full((batch,), args.min_p, device=rig.device) if args.min_p > 0 else None
     row: dict[str, Any] = {"distribution": kind, "batch": batch, "vocab": vocab, "contenders": {}}
-    for name, call in contenders(rig, logits, k, p, fs, fs_missing, m).items():
+    for name, call in contenders(rig, logits, k, p, fs, fs_missing, m, args.flashinfer_backend).items():
         if isinstance(call, str):
             row["contenders"][name] = {"missing": call}
             continue
@@ -293,7 +316,8 @@ def _row(rig: Rig, args: argparse.Namespace, kind: str, batch: int, vocab: int, 
         else:
             row["contenders"][name] = timing.as_dict()
     row["ratios"] = {}
-    for ratio, mine, base in RATIOS + (MIN_P_RATIOS if m is not None else ()):
+    for ratio, mine, base in RATIOS + (MIN_P_RATIOS if m is not None else ()) \
+            + (VIA_FI_RATIOS if args.flashinfer_backend else ()):
         a, b = _device_us(row, mine), _device_us(row, base)
         if a is not None and b:
             row["ratios"][ratio] = a / b
@@ -315,10 +339,12 @@ def _cell(row: dict[str, Any], name: str) -> str:
     return f"{c['device_us']:7.1f}" + ("*" if c["device_method"] == "profiler" else " ")
 
 
-def print_header(min_p: bool = False) -> None:
+def print_header(min_p: bool = False, via_flashinfer: bool = False) -> None:
     print("device time per call, us (CUDA-graph replay; * the profiler's kernel sum; n/a: not installed, err: "
           "failed, ?: not measured, see the JSON); ratios of device times")
     extra = f" | {'FI mp':>8} {'vLLM mp':>8} {'ours mp':>8} | mp/FI mp/vLLM" if min_p else ""
+    if via_flashinfer:
+        extra += f" | {'ours/FI':>8} {'o/FI k+p':>8} | /ours  /kp"
     print(f"{'':>6} {'B':>5} {'V':>6} | {'FI':>8} {'FI k+p':>8} | {'vLLM':>8} {'sort':>8} | {'ours':>8} "
           f"{'ours k+p':>8} | ours/FI kp/FI ours/vLLM sort/kp{extra} draws")
 
@@ -338,6 +364,10 @@ def print_row(row: dict[str, Any]) -> None:
           + (f"| {_cell(row, FI_MIN_P)} {_cell(row, VLLM_MIN_P)} {_cell(row, OURS_MIN_P)} | "
              f"{ratio('verl_ext_min_p_over_flashinfer')}   {ratio('verl_ext_min_p_over_vllm_torch')} "
              if OURS_MIN_P in row["contenders"] else "")
+          + (f"| {_cell(row, VIA_FI_UNFILTERED)} {_cell(row, VIA_FI_FILTERED)} | "
+             f"{ratio('flashinfer_backend_unfiltered_over_triton')} "
+             f"{ratio('flashinfer_backend_top_k_top_p_over_triton')} "
+             if VIA_FI_UNFILTERED in row["contenders"] else "")
           + f"{'ok' if row['check'].get('ok') else 'FAILED'}")
 
 
@@ -395,6 +425,18 @@ def goals(rows: list[dict[str, Any]], fs_missing: str | None) -> dict[str, dict[
     return out
 
 
+def auto_choice(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per ``--flashinfer-backend`` ratio: at how many measured sizes verl-ext through FlashInfer (tokens only)
+    was faster than its Triton path (with log-probs), the evidence for ``backend="auto"``'s tokens-only choice."""
+    out = {}
+    for name, _, _ in VIA_FI_RATIOS:
+        have = [(r["ratios"][name], r) for r in rows if name in r.get("ratios", {})]
+        faster = [f"{r['distribution']} B={r['batch']} V={r['vocab']}" for v, r in have if v < 1]
+        out[name] = {"flashinfer_faster": len(faster), "measured": len(have), "sizes": faster,
+                     "worst": max((v for v, _ in have), default=None)}
+    return out
+
+
 def run_gpu(args: argparse.Namespace, rig: Rig) -> dict[str, Any]:
     """The GPU path on ``rig``: every size and contender, the ratios and the goals (see the module docstring)."""
     start = time.monotonic()
@@ -406,7 +448,7 @@ def run_gpu(args: argparse.Namespace, rig: Rig) -> dict[str, Any]:
     sizes = [(kind, b, v) for kind in kinds for v in vocabs for b in batches]
     rows: list[dict[str, Any]] = []
     no_graph: dict[str, str] = {}
-    print_header(args.min_p > 0)
+    print_header(args.min_p > 0, args.flashinfer_backend)
     for kind, batch, vocab in tqdm(sizes, desc="sizes", disable=args.no_progress, leave=False):
         if time.monotonic() - start > args.time_budget:
             rows.append({"distribution": kind, "batch": batch, "vocab": vocab,
@@ -422,9 +464,14 @@ def run_gpu(args: argparse.Namespace, rig: Rig) -> dict[str, Any]:
     result_goals = goals(rows, fs_missing)
     for name, g in result_goals.items():
         print(f"  goal {name}: {({True: 'met', False: 'NOT met', None: 'not judged'})[g['met']]} ({g['detail']})")
+    auto = auto_choice(rows) if args.flashinfer_backend else {}
+    for name, a in auto.items():
+        print(f"  backend='auto', tokens only ({name}): FlashInfer faster than Triton at {a['flashinfer_faster']} "
+              f"of {a['measured']} size(s)")
     return {"sizes": {"batch": batches, "vocab": vocabs, "distribution": kinds,
                       "top_k": args.top_k, "top_p": args.top_p, "min_p": args.min_p, "dtype": "float32"},
             "rows": rows, "goals": result_goals, "flashinfer": fs is not None,
+            **({"auto_tokens_only": auto} if args.flashinfer_backend else {}),
             **({"flashinfer_missing": fs_missing} if fs_missing else {}),
             "timing": {"device": "CUDA-graph replay of up to --graph-calls calls, median replay / calls; the "
                                  "profiler's kernel-time sum where a call cannot be captured (device_method)",

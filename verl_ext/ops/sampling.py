@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import numbers
 from collections.abc import Callable
 from typing import Literal, NamedTuple, get_args, overload
 
@@ -178,24 +179,38 @@ def flashinfer_available() -> bool:
 
 def _flashinfer(logits: torch.Tensor, rows: _Rows, seed: int | None, want_logprobs: bool,
                 filters: str = "kpm") -> _Result:
-    """Tokens from FlashInfer's sort-free sampler (min-p applied first as a mask); log-probs, when asked,
-    from the Triton threshold passes (same top-k-then-top-p semantics), which also give the log-sum-exp: no
-    separate pass over the logits for the raw log-probs."""
+    """Tokens from FlashInfer's sort-free sampler (min-p applied first as a mask, where some row may have it;
+    without top-k and top-p, its unfiltered sampler: one kernel, no mask or renormalisation passes); log-probs,
+    when asked, from the Triton threshold passes (same top-k-then-top-p semantics), which also give the
+    log-sum-exp: no separate pass over the logits for the raw log-probs."""
     import flashinfer.sampling as fs
 
-    z = logits.float() * rows.inv_temperature[:, None]
+    inv_t, top_p, min_p = rows.inv_temperature, rows.top_p, rows.min_p
+    z = logits.float() * inv_t[:, None]
     vocab = z.shape[1]
-    t_min = z.max(1, keepdim=True).values + torch.log(rows.min_p)[:, None]  # min_p 0 -> -inf: no mask, no sync
-    z = torch.where(z >= t_min, z, float("-inf"))
-    top_k = torch.where((rows.top_k > 0) & (rows.top_k < vocab), rows.top_k, vocab).to(torch.int32)
-    gen = None if seed is None else torch.Generator(device=z.device).manual_seed(seed)
-    tok = fs.top_k_top_p_sampling_from_logits(z, top_k, rows.top_p.clamp(max=1.0), filter_apply_order="top_k_first",
-                                              deterministic=True, generator=gen).long()
+    # Rows without a distribution get token -1, as on the other backends: bad parameters, or a NaN, a +inf or
+    # nothing above -inf (the max is NaN or not finite). FlashInfer gets a flat row in their place, never an
+    # undefined one.
+    mx = z.amax(1)
+    bad = ~((inv_t > 0) & torch.isfinite(inv_t) & (top_p > 0) & (min_p >= 0) & (min_p <= 1) & torch.isfinite(mx))
+    z = torch.where(bad[:, None], 0.0, z)
+    if "m" in filters:  # min_p 0 (and bad rows) -> log 0 = -inf: no mask, no sync
+        t_min = torch.where(bad, 0.0, mx) + torch.log(torch.where(bad, 0.0, min_p))
+        z = torch.where(z >= t_min[:, None], z, float("-inf"))
+    gen = None if seed is None else torch.Generator(device=z.device).manual_seed(seed & _MASK64)
+    if "k" in filters or "p" in filters:
+        top_k = torch.where((rows.top_k > 0) & (rows.top_k < vocab), rows.top_k, vocab).to(torch.int32)
+        tok = fs.top_k_top_p_sampling_from_logits(z, top_k, torch.where(bad, 1.0, top_p.clamp(max=1.0)),
+                                                  filter_apply_order="top_k_first", deterministic=True,
+                                                  generator=gen).long()
+    else:
+        tok = fs.sampling_from_logits(z, deterministic=True, generator=gen).long()
+    tok = torch.where(bad, -1, tok)
     empty = torch.full_like(rows.top_p, float("nan"))
     if not want_logprobs:
         return _Result(tok, empty, empty, empty, empty)
     thr = _triton_full(logits if logits.stride(-1) == 1 else logits.contiguous(), rows, False, filters)
-    z_tok = logits.gather(1, tok[:, None])[:, 0].float() * rows.inv_temperature
+    z_tok = logits.gather(1, tok.clamp(min=0)[:, None])[:, 0].float() * inv_t  # bad rows: NaN from thr
     return _Result(tok, z_tok - thr.log_norm, z_tok - thr.log_z, thr.tau, thr.log_norm)
 
 
@@ -246,9 +261,13 @@ def _per_row(value: Param, n: int, default: float, dtype: torch.dtype, device: t
     return torch.full((n,), value, dtype=dtype, device=device)
 
 
+_FP32_MAX = 3.4028234663852886e38
+
+
 def _positive_finite(v: float) -> bool:
-    """must be finite and > 0; for greedy decoding use logits.argmax(-1)"""
-    return v > 0 and v != float("inf")
+    """must be finite and > 0, with 1/temperature finite in fp32 (> 2.9e-39); for greedy decoding use
+    logits.argmax(-1)"""
+    return v > 0 and v != float("inf") and 1.0 / v <= _FP32_MAX
 
 
 def _integer(v: float) -> bool:
@@ -309,25 +328,56 @@ def seeded_uniform(seed: int | torch.Tensor, n: int, device: torch.device | str)
     return ((key >> 40) & ((1 << 24) - 1)).to(torch.float32) / float(1 << 24)
 
 
+def _check_seed(seed: object) -> None:
+    """A seed is an integer (not a bool, a float or a string) or an integer tensor; anything else is a
+    ``TypeError`` rather than a silent truncation."""
+    if isinstance(seed, torch.Tensor):
+        if seed.is_floating_point() or seed.is_complex() or seed.dtype == torch.bool:
+            raise TypeError(f"seed must be an int or an integer tensor, got a {seed.dtype} tensor")
+    elif isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int or an integer tensor, got {type(seed).__name__}")
+
+
+def _top_k_in_range(top_k: Param, n: int, vocab: int) -> Param:
+    """``top_k`` with its disabling values (<= 0, >= V) brought into int32: a scalar outside (0, V) becomes 0,
+    a per-row integer tensor is clipped to [0, V] before its cast (2^32 + 3 must not wrap to 3). A per-row
+    floating tensor is a ``TypeError``: its fractions would be truncated where a scalar's are refused."""
+    if isinstance(top_k, torch.Tensor) and top_k.dim() > 0:
+        if top_k.shape != (n,):
+            return top_k  # _per_row names the shape it needs
+        if top_k.is_floating_point() or top_k.is_complex() or top_k.dtype == torch.bool:
+            raise TypeError(f"a per-row top_k must be an integer tensor, got {top_k.dtype}")
+        return top_k if top_k.dtype in (torch.int32, torch.int16, torch.int8, torch.uint8) \
+            else top_k.clamp(0, vocab)
+    value = top_k.item() if isinstance(top_k, torch.Tensor) else top_k
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and _integer(value) and not 0 < value < vocab:
+        return 0
+    return value
+
+
 def _rows(logits: torch.Tensor, temperature: Param, top_k: Param, top_p: Param, min_p: Param,
           seed: int | torch.Tensor | None, uniform: torch.Tensor | None) -> _Rows:
     if logits.dim() != 2:
         raise ValueError(f"logits must be [B, V], got shape {tuple(logits.shape)}")
     if not logits.is_floating_point():
         raise TypeError(f"logits must be a floating-point tensor, got {logits.dtype}")
-    n, dev = logits.shape[0], logits.device
+    n, vocab, dev = logits.shape[0], logits.shape[1], logits.device
+    if vocab < 1:
+        raise ValueError(f"logits need at least one column (token), got shape {tuple(logits.shape)}")
     temp = _per_row(temperature, n, 1.0, torch.float32, dev, "temperature", _positive_finite)
     if uniform is not None:
         if seed is not None:
             raise ValueError("give either seed or uniform, not both")
-        if uniform.shape != (n,):
-            raise ValueError(f"uniform must have shape [{n}], got {tuple(uniform.shape)}")
-        u = uniform.to(device=dev, dtype=torch.float32)
+        if not isinstance(uniform, torch.Tensor) or uniform.shape != (n,):
+            raise ValueError(f"uniform must be a tensor of shape [{n}], got {getattr(uniform, 'shape', uniform)!r}")
+        # Below 0 means the first kept token, as 0 does (NaN and >= 1 already mean the last one).
+        u = uniform.to(device=dev, dtype=torch.float32).clamp(min=0.0)
     elif seed is None:
         u = torch.rand(n, device=dev, dtype=torch.float32)
     else:
+        _check_seed(seed)
         u = seeded_uniform(seed, n, dev)
-    return _Rows(1.0 / temp, _per_row(top_k, n, 0, torch.int32, dev, "top_k", _integer),
+    return _Rows(1.0 / temp, _per_row(_top_k_in_range(top_k, n, vocab), n, 0, torch.int32, dev, "top_k", _integer),
                  _per_row(top_p, n, 1.0, torch.float32, dev, "top_p", _probability),
                  _per_row(min_p, n, 0.0, torch.float32, dev, "min_p", _unit), u)
 
@@ -336,6 +386,8 @@ def _rows(logits: torch.Tensor, temperature: Param, top_k: Param, top_p: Param, 
 # trace (a graph break).
 @torch.compiler.assume_constant_result
 def _choose(backend: Backend, device: torch.device, per_row_random: bool, want_logprobs: bool) -> str:
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {backend!r}")
     if backend == "flashinfer":
         if device.type != "cuda" or is_rocm() or not flashinfer_available():
             raise RuntimeError("backend='flashinfer' needs an NVIDIA GPU tensor and flashinfer-python "
@@ -354,8 +406,13 @@ def _choose(backend: Backend, device: torch.device, per_row_random: bool, want_l
 
 @torch.compiler.assume_constant_result
 def _choose_kernel(backend: Backend, device: torch.device) -> str:
-    """Triton or torch for the threshold pass (FlashInfer has none: its rows go to Triton)."""
-    return resolve_backend("auto" if backend == "flashinfer" else backend, device)
+    """Triton or torch for the calls that return thresholds: FlashInfer has no threshold kernel, and its
+    sampler cannot draw with the per-row uniforms :func:`sample_with_threshold` takes, so naming it is an error
+    rather than a silent switch to another backend."""
+    if backend == "flashinfer":
+        raise ValueError("backend='flashinfer' only draws tokens (sample()); kept_threshold, sample_with_threshold "
+                         "and the renorm/mask functions have no FlashInfer kernel: use 'auto', 'triton' or 'torch'")
+    return resolve_backend(backend, device)
 
 
 def _run(logits: torch.Tensor, rows: _Rows, backend: str, sample: bool, filters: str) -> _Result:
@@ -396,8 +453,12 @@ def sample(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Param = Non
     backend : "auto" | "triton" | "flashinfer" | "torch"
         "auto": FlashInfer on NVIDIA GPUs when installed, for tokens only (no ``return_logprobs``) without
         per-row randomness; else Triton on GPUs (CUDA and ROCm), torch on CPU. (With log-probs FlashInfer's
-        path would run Triton's threshold passes and its own sampler on top of them.) An unavailable backend
-        raises ``RuntimeError``. Triton and torch run as the custom op ``verl_ext::sample`` (composes with
+        path would run Triton's threshold passes and its own sampler on top of them.) FlashInfer draws with its
+        own generator: the same ``seed`` gives other tokens there than on Triton and torch (which share their
+        uniforms), so under "auto" a seed's tokens depend on ``return_logprobs`` and on whether FlashInfer is
+        installed; name "triton" or "torch" for draws that do not. An unavailable backend raises
+        ``RuntimeError``; "flashinfer" is for this function only (the threshold functions have no FlashInfer
+        kernel: ``ValueError``). Triton and torch run as the custom op ``verl_ext::sample`` (composes with
         ``torch.compile``; with Python-number or per-row-tensor parameters, since a 0-d tensor parameter is read
         back with ``.item()``); FlashInfer is called from Python.
 

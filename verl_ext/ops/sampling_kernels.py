@@ -88,10 +88,11 @@ if triton is not None:
     def _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, ROWS: tl.constexpr,
                        SC: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr):
         """The statistics pass's combine for ``ROWS`` rows: (search 1 on, search 2 on, code, raw max, max (0 where
-        the code is not 0), log-sum-exp (NaN there)). Code 0: a distribution; 1: invalid (bad parameters, NaN,
-        all ``-inf``); with a ``+inf`` logit (or z overflowing to it), no distribution, as in the torch reference
-        (token -1, NaN log-probs), but a defined kept set: 2 top-p keeps only the ``+inf`` tokens, 4 top-k and
-        min-p alone keep what their counts say (search 1 runs), 3 no filter keeps all."""
+        the code is not 0), log-sum-exp (NaN there), the row's mass ``sum exp(z - max)``). Code 0: a
+        distribution; 1: invalid (bad parameters, NaN, all ``-inf``); with a ``+inf`` logit (or z overflowing to
+        it), no distribution, as in the torch reference (token -1, NaN log-probs), but a defined kept set: 2 top-p
+        keeps only the ``+inf`` tokens, 4 top-k and min-p alone keep what their counts say (search 1 runs), 3 no
+        filter keeps all."""
         s1, s2, bad = _row_flags(rows, live, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, HAS1, HAS2)
         sc = tl.arange(0, SC)
         mx = tl.full([ROWS], float("-inf"), tl.float32)
@@ -116,7 +117,7 @@ if triton is not None:
             z += tl.sum(_split_mass(stat_ptr, part, ok, mx[:, None]), 1)
             s0 += SC
         logz = tl.where(bad, float("nan"), mx + tl.log(tl.where(bad, 1.0, z)))
-        return s1, s2, code, mx_raw, mx, logz
+        return s1, s2, code, mx_raw, mx, logz, z
 
     @triton.jit
     def _above_over_splits(acnt_ptr, amass_ptr, amin_ptr, rows, live, n_splits, ROWS: tl.constexpr,
@@ -278,7 +279,7 @@ if triton is not None:
         sc = tl.arange(0, SC)
         NEG_INF = float("-inf")
         if STATS:
-            s1, s2, code, mx_raw, mx, logz = _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr,
+            s1, s2, code, mx_raw, mx, logz, _ = _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr,
                                                             p_ptr, m_ptr, ROWS, SC, HAS1, HAS2)
             tl.store(mx_ptr + rows, mx, mask=live)
             tl.store(logz_ptr + rows, logz, mask=live)
@@ -509,8 +510,8 @@ if triton is not None:
         rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
         live = rows < n_rows
         if STATS:
-            _, _, code, _, mx, log_norm = _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr,
-                                                         p_ptr, m_ptr, ROWS, SC, HAS1, HAS2)
+            _, _, code, _, mx, log_norm, total = _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr,
+                                                                k_ptr, p_ptr, m_ptr, ROWS, SC, HAS1, HAS2)
             logz = log_norm
             tl.store(logz_ptr + rows, logz, mask=live)
         else:
@@ -518,6 +519,7 @@ if triton is not None:
             code = tl.load(bad_ptr + rows, mask=live, other=1)
             logz = tl.load(logz_ptr + rows, mask=live, other=0.0)
             log_norm = logz
+            total = tl.zeros([ROWS], tl.float32)  # _pick_split sums the splits' kept masses
         bad = code != 0
         tau = tl.full([ROWS], float("-inf"), tl.float32)
         if HAS1:
@@ -538,7 +540,7 @@ if triton is not None:
         tl.store(tau_ptr + rows, tau, mask=live)
         tl.store(norm_ptr + rows, log_norm, mask=live)
         if SAMPLE:
-            split, target = _pick_split(ks_ptr, stat_ptr, u_ptr, rows, live, n_splits, mx, ROWS, SC, STATS)
+            split, target = _pick_split(ks_ptr, stat_ptr, u_ptr, rows, live, n_splits, mx, total, ROWS, SC, STATS)
             tok, z_tok = _draw(x_ptr, stride, rows, live & ~bad, vocab, split * slice_len, slice_len, inv_t_ptr, mx,
                                tau, target, ROWS, BLOCK)
             tl.store(tok_ptr + rows, tl.where(bad, -1, tok).to(tl.int64), mask=live)
@@ -552,18 +554,20 @@ if triton is not None:
         return _split_mass(stat_ptr, part, ok, mx[:, None]) if STATS else tl.load(ks_ptr + part, mask=ok, other=0.0)
 
     @triton.jit
-    def _pick_split(ks_ptr, stat_ptr, u_ptr, rows, live, n_splits, mx, ROWS: tl.constexpr, SC: tl.constexpr,
-                    STATS: tl.constexpr):
+    def _pick_split(ks_ptr, stat_ptr, u_ptr, rows, live, n_splits, mx, total, ROWS: tl.constexpr,
+                    SC: tl.constexpr, STATS: tl.constexpr):
         """The split holding each row's token and the target mass within it: inverse CDF of the row's uniform
-        over the splits' kept masses (``ks_ptr``; with ``STATS``, each split's whole mass from its statistics)."""
+        over the splits' kept masses (``ks_ptr``; with ``STATS``, each split's whole mass from its statistics,
+        whose sum in the same order the statistics' combine passed as ``total``)."""
         sc = tl.arange(0, SC)
-        total = tl.zeros([ROWS], tl.float32)
-        s0 = 0
-        while s0 < n_splits:
-            ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
-            part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
-            total += tl.sum(_kept_of_splits(ks_ptr, stat_ptr, part, ok, mx, STATS), 1)
-            s0 += SC
+        if not STATS:
+            total = tl.zeros([ROWS], tl.float32)
+            s0 = 0
+            while s0 < n_splits:
+                ok = live[:, None] & ((s0 + sc) < n_splits)[None, :]
+                part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
+                total += tl.sum(tl.load(ks_ptr + part, mask=ok, other=0.0), 1)
+                s0 += SC
         target = tl.load(u_ptr + rows, mask=live, other=0.0) * total
         run = tl.zeros([ROWS], tl.float32)
         pick = tl.full([ROWS], -1, tl.int32)

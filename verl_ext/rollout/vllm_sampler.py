@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from verl_ext.exceptions import ConfigError
 from verl_ext.ops.sampling import Backend, sample_with_threshold, seeded_uniform
 
 logger = logging.getLogger(__name__)
@@ -168,29 +169,31 @@ def rollout_backend_error(value: str) -> str | None:
     return f"{value!r} is not a rollout sampler backend; use one of {', '.join(ROLLOUT_BACKENDS)}"
 
 
-def _checked(value: str) -> Backend:
-    why = rollout_backend_error(value)
+def _checked(value: object, key: str) -> Backend:
+    why = rollout_backend_error(value) if isinstance(value, str) else \
+        f"{value!r} is not a rollout sampler backend name; use one of {', '.join(ROLLOUT_BACKENDS)}"
     if why is not None:
-        raise ValueError(f"verl-ext fused sampler: {why}")
+        raise ConfigError(key, f"verl-ext fused sampler: {why}")
     return next(name for name in ROLLOUT_BACKENDS if name == value)
 
 
-def _backend_from_env() -> Backend:
-    try:
-        return _checked(os.environ.get(BACKEND_ENV, "auto"))
-    except ValueError as e:
-        raise ValueError(f"{BACKEND_ENV}: {e}") from None
+def backend_from_env() -> Backend:
+    """The backend ``$VERL_EXT_SAMPLER_BACKEND`` names (``auto`` when unset); :class:`ConfigError` (a
+    ``ValueError``) for any other value. The worker extension calls it when vLLM imports it, before the model
+    loads."""
+    return _checked(os.environ.get(BACKEND_ENV, "auto"), BACKEND_ENV)
 
 
 def install_fused_sampler(model_runner: Any, backend: Backend | None = None
                           ) -> FusedTopKTopP | FusedV2Sample | None:
     """Install verl-ext's fused sampler into vLLM's model runner, V1 or V2.
 
-    ``backend`` defaults to ``$VERL_EXT_SAMPLER_BACKEND`` or ``auto``: the Triton kernels on CUDA and ROCm
-    (torch on CPU); one of ``ROLLOUT_BACKENDS`` (FlashInfer's sampler cannot take a uniform per row:
+    ``backend`` (None: ``$VERL_EXT_SAMPLER_BACKEND``, or ``auto`` when unset) is one of ``ROLLOUT_BACKENDS``:
+    ``auto`` runs the Triton kernels on CUDA and ROCm (torch on CPU). Any other value, ``flashinfer`` included
+    (its sampler cannot take a uniform per row), is a :class:`~verl_ext.exceptions.ConfigError` (a
     ``ValueError``). Returns the installed callable, or None for a V2 runner that samples nothing (a pipeline
     stage before the last, a pooling model). Installing twice keeps vLLM's own sampler as the fallback."""
-    backend = _checked(backend) if backend else _backend_from_env()
+    backend = backend_from_env() if backend is None else _checked(backend, "backend")
     sampler = getattr(model_runner, "sampler", None)
     topk_topp = getattr(sampler, "topk_topp_sampler", None)
     if topk_topp is not None:

@@ -15,7 +15,11 @@ try:
 except Exception as exc:  # verl raises ValueError, not ImportError, when vLLM is missing
     raise ImportError(f"verl_ext.rollout.VLLMWorkerExtension needs vLLM and verl's vLLM rollout: {exc}") from exc
 
-from verl_ext.rollout.vllm_sampler import install_fused_sampler
+from verl_ext.rollout.vllm_sampler import backend_from_env, install_fused_sampler
+
+# vLLM imports this module when it builds each worker, before the model loads: a bad
+# $VERL_EXT_SAMPLER_BACKEND stops the worker here (ConfigError) rather than after the weights are in memory.
+backend_from_env()
 
 
 class VLLMWorkerExtension(vLLMColocateWorkerExtension):
