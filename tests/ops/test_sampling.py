@@ -545,3 +545,38 @@ def test_flashinfer_path_runs_only_the_kernels_its_filters_need(monkeypatch: pyt
         rows = S._rows(bad, temperature, top_k, top_p, min_p, 5, None)
         tok = S._flashinfer(bad, rows, 5, False, S._filters_on(top_k, top_p, min_p, 50)).token_ids
         assert torch.equal(tok < 0, want < 0), (top_k, tok)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", ["offset 1e6", "temperature 1e-5"])
+def test_log_probs_and_top_p_hold_at_large_logit_magnitudes(backend: str, case: str) -> None:
+    """Logits far from 0 (an offset the policy could learn, or a tiny temperature): fp32 cannot hold
+    ``max + log(kept mass)``, so log-probs and top-p's target are computed relative to the row's max. Both
+    backends keep the same set, and log-probs match fp64's log-softmax over it (they were off by 0.03 at 1e6,
+    and Triton's top-p kept up to all 300 tokens at 4e6)."""
+    g = torch.Generator().manual_seed(17)
+    x = torch.randn(6, 300, generator=g)
+    temperature = 1.0
+    if case == "offset 1e6":
+        x = x + 1e6
+    else:
+        x, temperature = x * 20, 1e-5
+    z = (x * (1 / temperature)).double()
+    for kw in ({"top_p": 0.9}, {"top_k": 20, "top_p": 0.5}, {"min_p": 1e-3, "top_p": 0.8}, {}):
+        out = sample(x, temperature=temperature, seed=2, return_logprobs=True, backend=backend, **kw)
+        tau, _ = S.kept_threshold(x, temperature=temperature, backend=backend, **kw)
+        if backend == "triton":
+            ref, _ = S.kept_threshold(x, temperature=temperature, backend="torch", **kw)
+            assert torch.equal(tau, ref), kw
+        kept = z >= tau.double()[:, None]
+        tok = out.token_ids[:, None]
+        assert kept.gather(1, tok).all(), kw
+        expected = torch.log_softmax(torch.where(kept, z, float("-inf")), -1).gather(1, tok)[:, 0]
+        raw = torch.log_softmax(z, -1).gather(1, tok)[:, 0]
+        assert (out.logprobs.double() - expected).abs().max() < 1e-5, kw
+        assert (out.raw_logprobs.double() - raw).abs().max() < 1e-5, kw
+        if "top_p" in kw and "top_k" not in kw and "min_p" not in kw:  # the smallest top set with mass >= p
+            probs = torch.softmax(z, -1)
+            mass = torch.where(kept, probs, 0.0).sum(1)
+            last = torch.where(z == tau.double()[:, None], probs, 0.0).sum(1)  # the tokens tied at tau go together
+            assert (mass >= kw["top_p"] - 1e-6).all() and (mass - last < kw["top_p"] + 1e-6).all(), kw

@@ -229,8 +229,10 @@ def test_without_filters_a_call_is_two_launches_and_no_fills(monkeypatch: pytest
     assert (launched[-1][3]["SAMPLE"], launched[-1][3]["STATS"]) == (draw, True)
     assert fills.fills == []
     assert torch.isneginf(out.tau).all()
-    torch.testing.assert_close(out.log_z, logits.logsumexp(-1))
-    torch.testing.assert_close(out.log_norm, out.log_z)
+    top = logits.amax(-1)
+    torch.testing.assert_close(out.log_mass, (logits - top[:, None]).logsumexp(-1))
+    torch.testing.assert_close(out.log_kept, out.log_mass)
+    torch.testing.assert_close(out.log_norm, logits.logsumexp(-1))
     if draw:
         torch.testing.assert_close(out.raw_logprobs, logits.log_softmax(-1).gather(1, out.token_ids[:, None])[:, 0])
     # With filters the state read before it is written is zeroed, and only that: the histograms' row totals

@@ -162,8 +162,9 @@ def _torch(logits: torch.Tensor, rows: _Rows, sample: bool) -> _Result:
     tok = torch.minimum(first, last)
     z_tok = z.gather(1, tok.clamp(min=0)[:, None])[:, 0]
     nan = torch.tensor(float("nan"), device=z.device)
-    return _Result(torch.where(bad, -1, tok), torch.where(bad, nan, z_tok - log_norm),
-                   torch.where(bad, nan, z_tok - mx - torch.log(se)), tau, log_norm)
+    # Relative to the max: z_tok - log_norm would lose log(kept) to the rounding of mx + log(kept) at large |mx|.
+    return _Result(torch.where(bad, -1, tok), torch.where(bad, nan, (z_tok - mx) - torch.log(kept)),
+                   torch.where(bad, nan, (z_tok - mx) - torch.log(se)), tau, log_norm)
 
 
 # ---------------------------------------------------------------------------------------- FlashInfer
@@ -210,8 +211,9 @@ def _flashinfer(logits: torch.Tensor, rows: _Rows, seed: int | None, want_logpro
     if not want_logprobs:
         return _Result(tok, empty, empty, empty, empty)
     thr = _triton_full(logits if logits.stride(-1) == 1 else logits.contiguous(), rows, False, filters)
-    z_tok = logits.gather(1, tok.clamp(min=0)[:, None])[:, 0].float() * inv_t  # bad rows: NaN from thr
-    return _Result(tok, z_tok - thr.log_norm, z_tok - thr.log_z, thr.tau, thr.log_norm)
+    # Relative to the row's max, as the kernels compute them (bad rows: NaN from thr).
+    z_tok = logits.gather(1, tok.clamp(min=0)[:, None])[:, 0].float() * inv_t - mx
+    return _Result(tok, z_tok - thr.log_kept, z_tok - thr.log_mass, thr.tau, thr.log_norm)
 
 
 # ------------------------------------------------------------------------------------------ custom op

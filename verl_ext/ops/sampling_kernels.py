@@ -40,14 +40,17 @@ if K_MAX > 1 << (62 - FIXED_BITS):
 class Thresholds(NamedTuple):
     """Per-row results ``[B]``: tokens (int64, -1 for invalid rows; empty without a draw), processed and raw
     log-probs of the token (empty without a draw), ``tau`` (kept set ``{z >= tau}``), ``log_norm`` (log of the
-    kept mass) and ``log_z`` (log-sum-exp of ``z``)."""
+    kept mass), and relative to the row's max ``m`` (NaN for invalid rows): ``log_kept = log sum_kept exp(z - m)``
+    and ``log_mass = log sum exp(z - m)``. A log-prob is ``(z - m) - log_kept``: ``z - log_norm`` would lose
+    ``log_kept`` to fp32's rounding of ``m + log_kept`` when ``|m|`` is large."""
 
     token_ids: torch.Tensor
     logprobs: torch.Tensor
     raw_logprobs: torch.Tensor
     tau: torch.Tensor
     log_norm: torch.Tensor
-    log_z: torch.Tensor
+    log_kept: torch.Tensor
+    log_mass: torch.Tensor
 
 
 if triton is not None:
@@ -88,7 +91,7 @@ if triton is not None:
     def _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, ROWS: tl.constexpr,
                        SC: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr):
         """The statistics pass's combine for ``ROWS`` rows: (search 1 on, search 2 on, code, raw max, max (0 where
-        the code is not 0), log-sum-exp (NaN there), the row's mass ``sum exp(z - max)``). Code 0: a
+        the code is not 0), ``log sum exp(z - max)`` (NaN there), that mass ``sum exp(z - max)``). Code 0: a
         distribution; 1: invalid (bad parameters, NaN, all ``-inf``); with a ``+inf`` logit (or z overflowing to
         it), no distribution, as in the torch reference (token -1, NaN log-probs), but a defined kept set: 2 top-p
         keeps only the ``+inf`` tokens, 4 top-k and min-p alone keep what their counts say (search 1 runs), 3 no
@@ -116,8 +119,8 @@ if triton is not None:
             part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
             z += tl.sum(_split_mass(stat_ptr, part, ok, mx[:, None]), 1)
             s0 += SC
-        logz = tl.where(bad, float("nan"), mx + tl.log(tl.where(bad, 1.0, z)))
-        return s1, s2, code, mx_raw, mx, logz, z
+        lse = tl.where(bad, float("nan"), tl.log(tl.where(bad, 1.0, z)))
+        return s1, s2, code, mx_raw, mx, lse, z
 
     @triton.jit
     def _above_over_splits(acnt_ptr, amass_ptr, amin_ptr, rows, live, n_splits, ROWS: tl.constexpr,
@@ -260,7 +263,7 @@ if triton is not None:
     @triton.jit
     def _select_kernel(n_rows, vocab, n_splits, inv_t_ptr, k_ptr, p_ptr, m_ptr,
                        stat_ptr, tot_ptr, mass_ptr, acnt_ptr, amass_ptr, amin_ptr,
-                       mx_ptr, logz_ptr, bad_ptr, pre_ptr, on_ptr, need_ptr, key_ptr, kept_ptr, need2_ptr, fast_ptr,
+                       mx_ptr, lse_ptr, bad_ptr, pre_ptr, on_ptr, need_ptr, key_ptr, kept_ptr, need2_ptr, fast_ptr,
                        ROWS: tl.constexpr, NB: tl.constexpr, BITS: tl.constexpr, SHIFT: tl.constexpr,
                        SC: tl.constexpr, STATS: tl.constexpr, SEARCH: tl.constexpr, WEIGHTED: tl.constexpr,
                        FINAL: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr, RESCALE: tl.constexpr,
@@ -279,10 +282,10 @@ if triton is not None:
         sc = tl.arange(0, SC)
         NEG_INF = float("-inf")
         if STATS:
-            s1, s2, code, mx_raw, mx, logz, _ = _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr,
-                                                            p_ptr, m_ptr, ROWS, SC, HAS1, HAS2)
+            s1, s2, code, mx_raw, mx, lse, _ = _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr,
+                                                           p_ptr, m_ptr, ROWS, SC, HAS1, HAS2)
             tl.store(mx_ptr + rows, mx, mask=live)
-            tl.store(logz_ptr + rows, logz, mask=live)
+            tl.store(lse_ptr + rows, lse, mask=live)
             tl.store(bad_ptr + rows, code.to(tl.int8), mask=live)
             # Search 1's targets: k (every key when top-k is off) and the min-p key (-1: none).
             top_k = tl.load(k_ptr + rows, mask=live, other=0)
@@ -363,9 +366,9 @@ if triton is not None:
                     tl.store(need2_ptr + rows, top_p * kept, mask=on)
 
     @triton.jit
-    def _search2_setup_kernel(n_rows, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, bad_ptr, logz_ptr, mx_ptr,
-                              on1_ptr, on2_ptr, pre2_ptr, need2_ptr, fast_ptr, ROWS: tl.constexpr,
-                              HAS1: tl.constexpr, HAS2: tl.constexpr, GATHER: tl.constexpr):
+    def _search2_setup_kernel(n_rows, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, bad_ptr, lse_ptr, on1_ptr, on2_ptr,
+                              pre2_ptr, need2_ptr, fast_ptr, ROWS: tl.constexpr, HAS1: tl.constexpr,
+                              HAS2: tl.constexpr, GATHER: tl.constexpr):
         """Rows where search 2 runs (not those whose top-p finishes from the gathered set); where search 1 did
         not run its target is ``top_p`` of the whole mass."""
         rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
@@ -378,7 +381,7 @@ if triton is not None:
         tl.store(on2_ptr + rows, (s2 & ~bad).to(tl.int8), mask=live)
         tl.store(pre2_ptr + rows, tl.zeros([ROWS], tl.int64), mask=live)
         top_p = tl.load(p_ptr + rows, mask=live, other=1.0)
-        z = tl.exp(tl.load(logz_ptr + rows, mask=live, other=0.0) - tl.load(mx_ptr + rows, mask=live, other=0.0))
+        z = tl.exp(tl.load(lse_ptr + rows, mask=live, other=0.0))  # the row's mass relative to its max
         tl.store(need2_ptr + rows, top_p * z, mask=live & ~on1)
 
     @triton.jit
@@ -499,53 +502,55 @@ if triton is not None:
 
     @triton.jit
     def _finish_kernel(x_ptr, stride, n_rows, vocab, slice_len, n_splits, inv_t_ptr, k_ptr, p_ptr, m_ptr, stat_ptr,
-                       mx_ptr, logz_ptr, bad_ptr, on1_ptr, key1_ptr, kept1_ptr, pre1_ptr, on2_ptr, key2_ptr,
-                       kept2_ptr, pre2_ptr, ks_ptr, u_ptr, tau_ptr, norm_ptr, tok_ptr, lp_ptr, raw_ptr,
+                       mx_ptr, lse_ptr, bad_ptr, on1_ptr, key1_ptr, kept1_ptr, pre1_ptr, on2_ptr, key2_ptr,
+                       kept2_ptr, pre2_ptr, ks_ptr, u_ptr, tau_ptr, norm_ptr, lkept_ptr, tok_ptr, lp_ptr, raw_ptr,
                        ROWS: tl.constexpr, SC: tl.constexpr, BLOCK: tl.constexpr, HAS1: tl.constexpr,
                        HAS2: tl.constexpr, SAMPLE: tl.constexpr, STATS: tl.constexpr):
-        """``tau`` and ``log_norm`` per row; with a draw, the split holding the token (inverse CDF over the
-        splits' kept masses in vocabulary order), then the draw within it. ``STATS`` (a plan without filters):
-        this kernel also combines the statistics pass, and each split's kept mass is its whole mass, so the
-        statistics' combine and the splits' kept masses need no launches of their own."""
+        """``tau``, ``log_norm`` and ``log_kept`` (relative to the row's max) per row; with a draw, the split
+        holding the token (inverse CDF over the splits' kept masses in vocabulary order), then the draw within
+        it, and its log-probs as ``(z - max) - log_kept`` and ``(z - max) - log_mass``, so a large max does not
+        round them away. ``STATS`` (a plan without filters): this kernel also combines the statistics pass (and
+        writes ``log_mass``), and each split's kept mass is its whole mass, so the statistics' combine and the
+        splits' kept masses need no launches of their own."""
         rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
         live = rows < n_rows
         if STATS:
-            _, _, code, _, mx, log_norm, total = _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr,
-                                                                k_ptr, p_ptr, m_ptr, ROWS, SC, HAS1, HAS2)
-            logz = log_norm
-            tl.store(logz_ptr + rows, logz, mask=live)
+            _, _, code, _, mx, lse, total = _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr,
+                                                           p_ptr, m_ptr, ROWS, SC, HAS1, HAS2)
+            tl.store(lse_ptr + rows, lse, mask=live)
         else:
             mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
             code = tl.load(bad_ptr + rows, mask=live, other=1)
-            logz = tl.load(logz_ptr + rows, mask=live, other=0.0)
-            log_norm = logz
+            lse = tl.load(lse_ptr + rows, mask=live, other=0.0)
             total = tl.zeros([ROWS], tl.float32)  # _pick_split sums the splits' kept masses
         bad = code != 0
+        rel = lse  # log of the kept mass relative to the max: the whole mass unless a filter kept less
         tau = tl.full([ROWS], float("-inf"), tl.float32)
         if HAS1:
             on1 = tl.load(on1_ptr + rows, mask=live, other=0) != 0
             tau = tl.where(on1, _unkey(tl.load(key1_ptr + rows, mask=live, other=0)), tau)
-            log_norm = tl.where(on1, mx + tl.log(tl.load(kept1_ptr + rows, mask=live, other=1.0)), log_norm)
+            rel = tl.where(on1, tl.log(tl.load(kept1_ptr + rows, mask=live, other=1.0)), rel)
         if HAS2:
             on2 = tl.load(on2_ptr + rows, mask=live, other=0) != 0
             if HAS1:
                 on2 = on2 & ~(on1 & (tl.load(pre2_ptr + rows, mask=live, other=0)
                                      < tl.load(pre1_ptr + rows, mask=live, other=0)))
             tau = tl.where(on2, _unkey(tl.load(key2_ptr + rows, mask=live, other=0)), tau)
-            log_norm = tl.where(on2, mx + tl.log(tl.load(kept2_ptr + rows, mask=live, other=1.0)), log_norm)
+            rel = tl.where(on2, tl.log(tl.load(kept2_ptr + rows, mask=live, other=1.0)), rel)
         nan = float("nan")
         tau = tl.where(code == 2, float("inf"), tl.where(code == 3, float("-inf"),
                                                          tl.where((code == 0) | (code == 4), tau, nan)))
-        log_norm = tl.where(bad, nan, log_norm)
+        rel = tl.where(bad, nan, rel)
         tl.store(tau_ptr + rows, tau, mask=live)
-        tl.store(norm_ptr + rows, log_norm, mask=live)
+        tl.store(norm_ptr + rows, mx + rel, mask=live)
+        tl.store(lkept_ptr + rows, rel, mask=live)
         if SAMPLE:
             split, target = _pick_split(ks_ptr, stat_ptr, u_ptr, rows, live, n_splits, mx, total, ROWS, SC, STATS)
             tok, z_tok = _draw(x_ptr, stride, rows, live & ~bad, vocab, split * slice_len, slice_len, inv_t_ptr, mx,
                                tau, target, ROWS, BLOCK)
             tl.store(tok_ptr + rows, tl.where(bad, -1, tok).to(tl.int64), mask=live)
-            tl.store(lp_ptr + rows, tl.where(bad, nan, z_tok - log_norm), mask=live)
-            tl.store(raw_ptr + rows, tl.where(bad, nan, z_tok - logz), mask=live)
+            tl.store(lp_ptr + rows, tl.where(bad, nan, (z_tok - mx) - rel), mask=live)
+            tl.store(raw_ptr + rows, tl.where(bad, nan, (z_tok - mx) - lse), mask=live)
 
     @triton.jit
     def _kept_of_splits(ks_ptr, stat_ptr, part, ok, mx, STATS: tl.constexpr):
@@ -656,9 +661,9 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
     drawn = n if plan.draw else 0
     tok = torch.empty(drawn, dtype=torch.int64, device=dev)
     lp, raw = (torch.empty(drawn, dtype=torch.float32, device=dev) for _ in range(2))
-    tau, norm, logz = (torch.empty(n, dtype=torch.float32, device=dev) for _ in range(3))
+    tau, norm, lkept, lse = (torch.empty(n, dtype=torch.float32, device=dev) for _ in range(4))
     if n == 0:
-        return Thresholds(tok, lp, raw, tau, norm, logz)
+        return Thresholds(tok, lp, raw, tau, norm, lkept, lse)
     s, rows, grid = plan.splits, plan.rows_per_program, plan.grid
     f32, i64, i8, i32 = torch.float32, torch.int64, torch.int8, torch.int32
     has1 = any(p.search == 1 for p in plan.passes)
@@ -699,10 +704,10 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
     def start_search2() -> None:
         """Rows of search 2 and their targets, then the choice of its first digit from the statistics pass."""
         first = MASS_DIGITS[0]
-        _launch(_search2_setup_kernel, (grid[0],), n, vocab, *params, bad, logz, mx, on[0], on[1], pre[1], need[1],
+        _launch(_search2_setup_kernel, (grid[0],), n, vocab, *params, bad, lse, on[0], on[1], pre[1], need[1],
                 fast, ROWS=rows, GATHER=plan.gather, **flags)
         _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, torch.zeros((n, 1 << first), dtype=i32,
-                device=dev), mass, acnt[1], amass[1], amin[1], mx, logz, bad, pre[1], on[1], need[1], key[1], kept[1],
+                device=dev), mass, acnt[1], amass[1], amin[1], mx, lse, bad, pre[1], on[1], need[1], key[1], kept[1],
                 need[1], fast, ROWS=rows, NB=1 << first, BITS=first, SHIFT=32 - first, SC=sc, STATS=False, SEARCH=2,
                 WEIGHTED=True, FINAL=False, RESCALE=True, **flags, GATHER=False, KMAX=K_MAX, CUT=False,
                 num_warps=warps)
@@ -723,7 +728,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
                 GATHER=p.gather, KMAX=K_MAX, CUT=p.cut, num_warps=warps)
         if plan.filtered:  # without filters the finish combines the statistics itself
             _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, tot, mass, acnt[j], amass[j], amin[j],
-                    mx, logz, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], fast, ROWS=rows, NB=nb,
+                    mx, lse, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], fast, ROWS=rows, NB=nb,
                     BITS=p.bits, SHIFT=p.shift, SC=sc, STATS=i == 0, SEARCH=p.search, WEIGHTED=p.weighted,
                     FINAL=final, **flags, RESCALE=False, GATHER=plan.gather and i == 0, KMAX=K_MAX,
                     CUT=plan.cut and p.search < 2, num_warps=warps)
@@ -738,15 +743,16 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
                 key[1], pre[1], cnt[1], amass[1], fast, buf, bcnt, ks, ROWS=rows, NB1=1 << bits[0], BITS1=bits[0],
                 NB2=1 << bits[1], BITS2=bits[1], **flags, **gathered, CUT1=plan.cut)
     _launch(_finish_kernel, (grid[0],), logits, logits.stride(0), n, vocab, plan.slice_len, s, *params, stat, mx,
-            logz, bad, on[0], key[0], kept[0], pre[0], on[1], key[1], kept[1], pre[1], ks, uniform, tau, norm, tok, lp,
-            raw, ROWS=rows, SC=sc, BLOCK=plan.block, SAMPLE=plan.draw, STATS=not plan.filtered, **flags,
+            lse, bad, on[0], key[0], kept[0], pre[0], on[1], key[1], kept[1], pre[1], ks, uniform, tau, norm, lkept,
+            tok, lp, raw, ROWS=rows, SC=sc, BLOCK=plan.block, SAMPLE=plan.draw, STATS=not plan.filtered, **flags,
             num_warps=warps)
-    return Thresholds(tok, lp, raw, tau, norm, logz)
+    return Thresholds(tok, lp, raw, tau, norm, lkept, lse)
 
 
 # Argument types for ahead-of-time compilation (verl_ext.ops._compile_check): pointers by name, else integers.
 _POINTERS = {"inv_t_ptr": "fp32", "k_ptr": "i32", "p_ptr": "fp32", "m_ptr": "fp32", "u_ptr": "fp32", "mx_ptr": "fp32",
-             "logz_ptr": "fp32", "bad_ptr": "i8", "pre_ptr": "i64", "pre1_ptr": "i64", "pre2_ptr": "i64",
+             "lse_ptr": "fp32", "lkept_ptr": "fp32", "bad_ptr": "i8", "pre_ptr": "i64", "pre1_ptr": "i64",
+             "pre2_ptr": "i64",
              "on_ptr": "i8", "on1_ptr": "i8", "on2_ptr": "i8", "need_ptr": "fp32", "need2_ptr": "fp32",
              "key_ptr": "i64", "key1_ptr": "i64", "key2_ptr": "i64", "kept_ptr": "fp32", "kept1_ptr": "fp32",
              "kept2_ptr": "fp32", "stat_ptr": "fp32", "tot_ptr": "i32", "cnt_ptr": "i32", "cnt1_ptr": "i32",
