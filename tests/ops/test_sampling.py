@@ -362,10 +362,33 @@ def test_parameters_that_would_be_reinterpreted_are_refused_or_mean_what_the_doc
         with pytest.raises(TypeError, match="seed"):
             sample(logits, seed=seed, backend="torch")  # type: ignore[arg-type]
     assert torch.equal(sample(logits, seed=np.int64(3), backend="torch"), sample(logits, seed=3, backend="torch"))
-    with pytest.raises(ValueError, match="temperature"):
-        sample(logits, temperature=1e-40, backend="torch")
+    for temperature in (1e-40, 1e39, 1e300):  # its inverse, or itself, beyond fp32
+        with pytest.raises(ValueError, match="temperature"):
+            sample(logits, temperature=temperature, backend="torch")
     with pytest.raises(ValueError, match="at least one column"):
         sample(torch.randn(2, 0), backend="torch")
+    with pytest.raises(TypeError, match="floating-point"):
+        sample(logits, uniform=torch.tensor([0, 1]), backend="torch")
+    # numpy's scalars are numbers; unsigned per-row top_k past int32 disables the filter.
+    ref = sample(logits, top_k=5, temperature=0.5, uniform=u, backend="torch")
+    assert torch.equal(sample(logits, top_k=np.int64(5), temperature=np.float32(0.5), uniform=u, backend="torch"), ref)
+    free = sample(logits, uniform=u, backend="torch")
+    assert torch.equal(sample(logits, top_k=torch.tensor([2**63 + 5] * 2, dtype=torch.uint64), uniform=u,
+                              backend="torch"), free)
+    assert torch.equal(sample(logits, top_k=torch.tensor([5, 5], dtype=torch.uint64), uniform=u, backend="torch"),
+                       sample(logits, top_k=5, uniform=u, backend="torch"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("vocab", [400, 500, 1000])
+def test_top_p_target_is_exact_when_every_mass_is_one(backend: str, vocab: int) -> None:
+    """Half the tokens at 1e-30, half at 0: every exp(z - max) is exactly 1, the top half's mass is exactly
+    p = 0.5 of the total, so top-p keeps the top half. A target taken through exp(log(mass)) lands above it by
+    an ulp and kept everything (Triton at V = 500 and 1000)."""
+    x = torch.zeros(3, vocab)
+    x[:, : vocab // 2] = 1e-30
+    tau, _ = S.kept_threshold(x, top_p=0.5, backend=backend)
+    assert ((x >= tau[:, None]).sum(1) == vocab // 2).all()
 
 
 def test_threshold_functions_refuse_flashinfer_by_name() -> None:

@@ -12,9 +12,10 @@ Semantics, identical on every backend (``z = logits / temperature``, ``p = softm
 
 Every filter is "all tokens at or above a threshold", so the kept set is ``{z >= tau}`` for one ``tau`` per
 row and **ties at a boundary are all kept**. Disabled values: ``top_k`` None, ``<= 0`` or ``>= V``;
-``top_p`` None or ``>= 1``; ``min_p`` None or ``0``. Rows whose logits contain NaN or are all ``-inf``, and
-rows given an invalid per-row parameter (temperature ``<= 0``, ``top_p <= 0``, ``min_p`` outside [0, 1]),
-get token ``-1`` and NaN log-probs: checking tensors on the host would cost a GPU synchronisation per step.
+``top_p`` None or ``>= 1``; ``min_p`` None or ``0``. Rows whose logits contain NaN or ``+inf`` (also one that
+overflows fp32 once divided by the temperature) or are all ``-inf``, and rows given an invalid per-row
+parameter (temperature ``<= 0``, ``top_p <= 0``, ``min_p`` outside [0, 1]), get token ``-1`` and NaN
+log-probs: checking tensors on the host would cost a GPU synchronisation per step.
 
 Backends: Triton (CUDA and ROCm) splits each row's vocabulary across programs (:func:`launch_plan` says how
 many and how often each logit is read) and finds ``tau`` without sorting, in a number of passes fixed by which
@@ -256,8 +257,9 @@ def _per_row(value: Param, n: int, default: float, dtype: torch.dtype, device: t
             if value.shape != (n,):
                 raise ValueError(f"{name} must be a scalar or a tensor of shape [{n}], got {tuple(value.shape)}")
             return value.to(device=device, dtype=dtype)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy's scalars are Real too
         raise TypeError(f"{name} must be a number, a tensor or None, got {type(value).__name__}")
+    value = float(value) if not isinstance(value, numbers.Integral) else int(value)
     if not check(value):
         raise ValueError(f"{name}={value!r} is out of range ({check.__doc__})")
     return torch.full((n,), value, dtype=dtype, device=device)
@@ -267,9 +269,9 @@ _FP32_MAX = 3.4028234663852886e38
 
 
 def _positive_finite(v: float) -> bool:
-    """must be finite and > 0, with 1/temperature finite in fp32 (> 2.9e-39); for greedy decoding use
+    """must be > 0 with it and its inverse finite in fp32 (2.9e-39 to 3.4e38); for greedy decoding use
     logits.argmax(-1)"""
-    return v > 0 and v != float("inf") and 1.0 / v <= _FP32_MAX
+    return 0 < v <= _FP32_MAX and 1.0 / v <= _FP32_MAX
 
 
 def _integer(v: float) -> bool:
@@ -349,10 +351,13 @@ def _top_k_in_range(top_k: Param, n: int, vocab: int) -> Param:
             return top_k  # _per_row names the shape it needs
         if top_k.is_floating_point() or top_k.is_complex() or top_k.dtype == torch.bool:
             raise TypeError(f"a per-row top_k must be an integer tensor, got {top_k.dtype}")
-        return top_k if top_k.dtype in (torch.int32, torch.int16, torch.int8, torch.uint8) \
-            else top_k.clamp(0, vocab)
+        if top_k.dtype in (torch.int32, torch.int16, torch.int8, torch.uint8):
+            return top_k
+        # Unsigned 16-64 bit: through int64, where a value past 2^63 turns negative and still disables the filter.
+        return (top_k if top_k.is_signed() else top_k.to(torch.int64)).clamp(0, vocab)
     value = top_k.item() if isinstance(top_k, torch.Tensor) else top_k
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and _integer(value) and not 0 < value < vocab:
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and _integer(float(value)) \
+            and not 0 < value < vocab:
         return 0
     return value
 
@@ -372,6 +377,8 @@ def _rows(logits: torch.Tensor, temperature: Param, top_k: Param, top_p: Param, 
             raise ValueError("give either seed or uniform, not both")
         if not isinstance(uniform, torch.Tensor) or uniform.shape != (n,):
             raise ValueError(f"uniform must be a tensor of shape [{n}], got {getattr(uniform, 'shape', uniform)!r}")
+        if not uniform.is_floating_point():
+            raise TypeError(f"uniform must be a floating-point tensor of numbers in [0, 1), got {uniform.dtype}")
         # Below 0 means the first kept token, as 0 does (NaN and >= 1 already mean the last one).
         u = uniform.to(device=dev, dtype=torch.float32).clamp(min=0.0)
     elif seed is None:

@@ -282,10 +282,12 @@ if triton is not None:
         sc = tl.arange(0, SC)
         NEG_INF = float("-inf")
         if STATS:
-            s1, s2, code, mx_raw, mx, lse, _ = _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr,
+            s1, s2, code, mx_raw, mx, lse, z = _combine_stats(stat_ptr, rows, live, n_splits, vocab, inv_t_ptr, k_ptr,
                                                            p_ptr, m_ptr, ROWS, SC, HAS1, HAS2)
             tl.store(mx_ptr + rows, mx, mask=live)
             tl.store(lse_ptr + rows, lse, mask=live)
+            if HAS2:  # top-p's target over the whole mass (search 1 replaces it with its kept mass for its rows)
+                tl.store(need2_ptr + rows, tl.load(p_ptr + rows, mask=live, other=1.0) * z, mask=live)
             tl.store(bad_ptr + rows, code.to(tl.int8), mask=live)
             # Search 1's targets: k (every key when top-k is off) and the min-p key (-1: none).
             top_k = tl.load(k_ptr + rows, mask=live, other=0)
@@ -366,23 +368,19 @@ if triton is not None:
                     tl.store(need2_ptr + rows, top_p * kept, mask=on)
 
     @triton.jit
-    def _search2_setup_kernel(n_rows, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, bad_ptr, lse_ptr, on1_ptr, on2_ptr,
-                              pre2_ptr, need2_ptr, fast_ptr, ROWS: tl.constexpr, HAS1: tl.constexpr,
-                              HAS2: tl.constexpr, GATHER: tl.constexpr):
-        """Rows where search 2 runs (not those whose top-p finishes from the gathered set); where search 1 did
-        not run its target is ``top_p`` of the whole mass."""
+    def _search2_setup_kernel(n_rows, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, bad_ptr, on2_ptr, pre2_ptr, fast_ptr,
+                              ROWS: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr, GATHER: tl.constexpr):
+        """Rows where search 2 runs (not those whose top-p finishes from the gathered set). Its targets are
+        already set: ``top_p`` of the whole mass by the statistics' combine (the mass itself, not a round trip
+        through its log), of the kept mass by search 1's last combine for its rows."""
         rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
         live = rows < n_rows
         _, s2, _ = _row_flags(rows, live, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, HAS1, HAS2)
         bad = tl.load(bad_ptr + rows, mask=live, other=1) != 0
-        on1 = tl.load(on1_ptr + rows, mask=live, other=0) != 0
         if GATHER:
             s2 = s2 & (tl.load(fast_ptr + rows, mask=live, other=0) == 0)
         tl.store(on2_ptr + rows, (s2 & ~bad).to(tl.int8), mask=live)
         tl.store(pre2_ptr + rows, tl.zeros([ROWS], tl.int64), mask=live)
-        top_p = tl.load(p_ptr + rows, mask=live, other=1.0)
-        z = tl.exp(tl.load(lse_ptr + rows, mask=live, other=0.0))  # the row's mass relative to its max
-        tl.store(need2_ptr + rows, top_p * z, mask=live & ~on1)
 
     @triton.jit
     def _gathered(buf_ptr, bcnt_ptr, rows, fast, mx, KMAX: tl.constexpr):
@@ -704,8 +702,8 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
     def start_search2() -> None:
         """Rows of search 2 and their targets, then the choice of its first digit from the statistics pass."""
         first = MASS_DIGITS[0]
-        _launch(_search2_setup_kernel, (grid[0],), n, vocab, *params, bad, lse, on[0], on[1], pre[1], need[1],
-                fast, ROWS=rows, GATHER=plan.gather, **flags)
+        _launch(_search2_setup_kernel, (grid[0],), n, vocab, *params, bad, on[1], pre[1], fast, ROWS=rows,
+                GATHER=plan.gather, **flags)
         _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, torch.zeros((n, 1 << first), dtype=i32,
                 device=dev), mass, acnt[1], amass[1], amin[1], mx, lse, bad, pre[1], on[1], need[1], key[1], kept[1],
                 need[1], fast, ROWS=rows, NB=1 << first, BITS=first, SHIFT=32 - first, SC=sc, STATS=False, SEARCH=2,
