@@ -404,6 +404,21 @@ def test_threshold_functions_refuse_flashinfer_by_name() -> None:
             call()
     with pytest.raises(ValueError, match="'flashinfer'"):
         sample(logits, backend="FlashInfer")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="scalar seed"):
+        sample(logits, uniform=torch.rand(2), backend="flashinfer")
+
+
+def test_backend_errors_keep_their_type_under_torch_compile() -> None:
+    """The name checks run outside the constant-folded backend choice: an exception inside an
+    ``assume_constant_result`` function surfaces as Dynamo's internal error, which ``except ValueError`` misses."""
+    torch._dynamo.reset()
+    logits = torch.randn(2, 20)
+    calls = [lambda x: sample(x, backend="bogus"),  # type: ignore[arg-type]
+             lambda x: sample(x, uniform=torch.rand(2), backend="flashinfer"),
+             lambda x: S.kept_threshold(x, top_k=3, backend="flashinfer")[0]]
+    for call in calls:
+        with pytest.raises(ValueError):
+            torch.compile(call, backend="eager")(logits)
 
 
 def test_scalar_parameters_are_validated() -> None:

@@ -395,15 +395,11 @@ def _rows(logits: torch.Tensor, temperature: Param, top_k: Param, top_p: Param, 
 # trace (a graph break).
 @torch.compiler.assume_constant_result
 def _choose(backend: Backend, device: torch.device, per_row_random: bool, want_logprobs: bool) -> str:
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {backend!r}")
+    """The backend a :func:`sample` call runs on (its arguments already passed :func:`_check_backend`)."""
     if backend == "flashinfer":
         if device.type != "cuda" or is_rocm() or not flashinfer_available():
             raise RuntimeError("backend='flashinfer' needs an NVIDIA GPU tensor and flashinfer-python "
                                "(pip install flashinfer-python); use backend='triton' or 'torch'")
-        if per_row_random:
-            raise ValueError("backend='flashinfer' takes only a scalar seed; per-row seeds or uniform need "
-                             "backend='triton' or 'torch'")
         return "flashinfer"
     # With log-probs FlashInfer's path runs Triton's threshold passes and then its own sampler on top, so Triton
     # alone (whose draw re-reads one split) is less work by construction.
@@ -415,13 +411,25 @@ def _choose(backend: Backend, device: torch.device, per_row_random: bool, want_l
 
 @torch.compiler.assume_constant_result
 def _choose_kernel(backend: Backend, device: torch.device) -> str:
-    """Triton or torch for the calls that return thresholds: FlashInfer has no threshold kernel, and its
-    sampler cannot draw with the per-row uniforms :func:`sample_with_threshold` takes, so naming it is an error
-    rather than a silent switch to another backend."""
-    if backend == "flashinfer":
+    """Triton or torch for the calls that return thresholds (``backend`` already passed
+    :func:`_check_backend`)."""
+    return resolve_backend(backend, device)
+
+
+def _check_backend(backend: object, *, thresholds: bool, per_row_random: bool = False) -> None:
+    """``ValueError`` for a backend name the call cannot take. Plain Python outside the constant-folded
+    choices above, so that under ``torch.compile`` the error keeps its type (an exception inside an
+    ``assume_constant_result`` function surfaces as Dynamo's internal error). FlashInfer has no threshold
+    kernel, and its sampler cannot draw with per-row seeds or uniforms: naming it there is an error rather
+    than a silent switch to another backend."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {backend!r}")
+    if backend == "flashinfer" and thresholds:
         raise ValueError("backend='flashinfer' only draws tokens (sample()); kept_threshold, sample_with_threshold "
                          "and the renorm/mask functions have no FlashInfer kernel: use 'auto', 'triton' or 'torch'")
-    return resolve_backend(backend, device)
+    if backend == "flashinfer" and per_row_random:
+        raise ValueError("backend='flashinfer' takes only a scalar seed; per-row seeds or uniform need "
+                         "backend='triton' or 'torch'")
 
 
 def _run(logits: torch.Tensor, rows: _Rows, backend: str, sample: bool, filters: str) -> _Result:
@@ -478,6 +486,7 @@ def sample(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Param = Non
     """
     rows = _rows(logits, temperature, top_k, top_p, min_p, seed, uniform)
     per_row_random = uniform is not None or (isinstance(seed, torch.Tensor) and seed.dim() > 0)
+    _check_backend(backend, thresholds=False, per_row_random=per_row_random)
     chosen = _choose(backend, logits.device, per_row_random, return_logprobs)
     filters = _filters_on(top_k, top_p, min_p, logits.shape[1])
     if chosen == "flashinfer":
@@ -493,6 +502,7 @@ def kept_threshold(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Par
     ``exp(z - log_norm)``, ``z = logits / temperature``. Same semantics as :func:`sample`."""
     no_draw = torch.zeros(logits.shape[0] if logits.dim() == 2 else 0, device=logits.device)
     rows = _rows(logits, temperature, top_k, top_p, min_p, None, no_draw)
+    _check_backend(backend, thresholds=True)
     chosen = _choose_kernel(backend, logits.device)
     res = _run(logits, rows, chosen, False, _filters_on(top_k, top_p, min_p, logits.shape[1]))
     return res.tau, res.log_norm
@@ -504,6 +514,7 @@ def sample_with_threshold(logits: torch.Tensor, *, temperature: Param = 1.0, top
     """:func:`sample` plus the processed distribution in one kernel call, for integrations that return it:
     ``(token_ids, tau, log_norm)`` with kept probabilities ``exp(z - log_norm)`` on ``{z >= tau}``."""
     rows = _rows(logits, temperature, top_k, top_p, min_p, None, uniform)
+    _check_backend(backend, thresholds=True)
     chosen = _choose_kernel(backend, logits.device)
     res = _run(logits, rows, chosen, True, _filters_on(top_k, top_p, min_p, logits.shape[1]))
     return res.token_ids, res.tau, res.log_norm
