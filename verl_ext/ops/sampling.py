@@ -354,7 +354,8 @@ def _top_k_in_range(top_k: Param, n: int, vocab: int) -> Param:
         if top_k.dtype in (torch.int32, torch.int16, torch.int8, torch.uint8):
             return top_k
         # Unsigned 16-64 bit: through int64, where a value past 2^63 turns negative and still disables the filter.
-        return (top_k if top_k.is_signed() else top_k.to(torch.int64)).clamp(0, vocab)
+        unsigned = top_k.dtype in (torch.uint16, torch.uint32, torch.uint64)  # dtype tests trace, is_signed() not
+        return (top_k.to(torch.int64) if unsigned else top_k).clamp(0, vocab)
     value = top_k.item() if isinstance(top_k, torch.Tensor) else top_k
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and _integer(float(value)) \
             and not 0 < value < vocab:
