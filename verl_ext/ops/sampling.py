@@ -351,11 +351,10 @@ def _top_k_in_range(top_k: Param, n: int, vocab: int) -> Param:
             return top_k  # _per_row names the shape it needs
         if top_k.is_floating_point() or top_k.is_complex() or top_k.dtype == torch.bool:
             raise TypeError(f"a per-row top_k must be an integer tensor, got {top_k.dtype}")
-        if top_k.dtype in (torch.int32, torch.int16, torch.int8, torch.uint8):
+        if top_k.dtype == torch.int32:  # vLLM's dtype: nothing to do on the rollout's hot path
             return top_k
-        # Unsigned 16-64 bit: through int64, where a value past 2^63 turns negative and still disables the filter.
-        unsigned = top_k.dtype in (torch.uint16, torch.uint32, torch.uint64)  # dtype tests trace, is_signed() not
-        return (top_k.to(torch.int64) if unsigned else top_k).clamp(0, vocab)
+        # Through int64, where an unsigned value past 2^63 turns negative and still disables the filter.
+        return top_k.to(torch.int64).clamp(0, vocab)
     value = top_k.item() if isinstance(top_k, torch.Tensor) else top_k
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and _integer(float(value)) \
             and not 0 < value < vocab:

@@ -159,7 +159,7 @@ class FusedV2Sample:
         return tokens, processed.masked_fill(processed < tau[:, None], float("-inf"))
 
 
-def rollout_backend_error(value: str) -> str | None:
+def rollout_backend_error(value: object) -> str | None:
     """Why ``value`` cannot be the rollout sampler's backend, or None when it can."""
     if value in ROLLOUT_BACKENDS:
         return None
@@ -170,8 +170,7 @@ def rollout_backend_error(value: str) -> str | None:
 
 
 def _checked(value: object, key: str) -> Backend:
-    why = rollout_backend_error(value) if isinstance(value, str) else \
-        f"{value!r} is not a rollout sampler backend name; use one of {', '.join(ROLLOUT_BACKENDS)}"
+    why = rollout_backend_error(value)
     if why is not None:
         raise ConfigError(key, f"verl-ext fused sampler: {why}")
     return next(name for name in ROLLOUT_BACKENDS if name == value)
