@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -21,7 +22,7 @@ import pytest
 from tests.e2e.rows import BY_FUNCTIONS, NATIVE, code_rows, math_rows
 from verl_ext.cpu.overrides import cpu_overrides
 from verl_ext.smoke.assets import tiny_checkpoint
-from verl_ext.smoke.run import STEP
+from verl_ext.smoke.run import SOCKET_DIR, STEP
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = ROOT / ".venv-e2e" / "bin" / "python"
@@ -70,8 +71,8 @@ def main_ppo(assets: Path, config: str, data: str, out: Path, *extra: str) -> di
     mark = f"VERL_EXT_E2E_RUN={uuid.uuid4().hex}"
     env = {**os.environ, "VERL_PLATFORM": "cpu", "VERL_FILE_LOGGER_PATH": str(out / "metrics.jsonl"),
            "TOKENIZERS_PARALLELISM": "false", "HYDRA_FULL_ERROR": "1", mark.split("=")[0]: mark.split("=")[1],
-           # Ray's socket paths must stay short.
-           "RAY_TMPDIR": tempfile.mkdtemp(prefix="ve2e", dir="/tmp")}
+           # Ray's and vLLM's socket paths must stay short; the folder is removed after the run.
+           "RAY_TMPDIR": (sockets := tempfile.mkdtemp(prefix="ve2e", dir=SOCKET_DIR)), "VLLM_RPC_BASE_PATH": sockets}
     argv = [str(PYTHON), "-m", "verl.trainer.main_ppo", "--config-name", config,
             f"data.train_files={assets / data / 'train.parquet'}", f"data.val_files={assets / data / 'test.parquet'}",
             f"actor_rollout_ref.model.path={assets / 'model'}", *cpu_overrides(), *STEP,
@@ -91,6 +92,7 @@ def main_ppo(assets: Path, config: str, data: str, out: Path, *extra: str) -> di
         for pid in left:
             with contextlib.suppress(OSError):
                 os.kill(pid, 9)
+        shutil.rmtree(sockets, ignore_errors=True)
     (out / "log.txt").write_text(run.stdout + run.stderr)
     assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]
     assert not left, f"processes left after the run: {left}"

@@ -38,9 +38,9 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def smoke(python: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def smoke(python: Path, cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(python), "-m", "verl_ext.cli", "smoke", "--config", "grpo_math_verl_ext", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=SMOKE_TIMEOUT_S)
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=SMOKE_TIMEOUT_S)
 
 
 def _files(data: Path, train: str = "train.parquet") -> list[str]:
@@ -57,10 +57,27 @@ def _files(data: Path, train: str = "train.parquet") -> list[str]:
 ])
 def test_a_broken_input_is_one_line_naming_its_cause(train: str, args: list[str], says: str, data: Path,
                                                      tmp_path: Path) -> None:
-    r = smoke(Path(sys.executable), tmp_path, *_files(data, train), *[a.format(data=data) for a in args])
+    temp = tmp_path / "temp"  # the system's temp dir for this run: the rows smoke sampled must not stay there
+    temp.mkdir()
+    r = smoke(Path(sys.executable), tmp_path, *_files(data, train), *[a.format(data=data) for a in args],
+              env={**os.environ, "TMPDIR": str(temp)})
     assert r.returncode == 1, r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(says.format(data=data)), r.stderr
+    assert not list(temp.glob("verl-ext-smoke-*")), list(temp.iterdir())  # (torch leaves its own cache)
+
+
+def test_the_run_gets_a_short_socket_folder_of_its_own_removed_after(tmp_path: Path) -> None:
+    """Ray and vLLM put their sockets under RAY_TMPDIR and VLLM_RPC_BASE_PATH (in /tmp by default, where they
+    would stay after every run): smoke gives the run one short folder for both and removes it."""
+    from verl_ext.smoke import run
+
+    probe = "import os, pathlib; d = os.environ['RAY_TMPDIR']; assert os.environ['VLLM_RPC_BASE_PATH'] == d; " \
+            "(pathlib.Path(d) / 'sock').write_text(''); print('folder', d)"
+    assert run._run([sys.executable, "-c", probe], tmp_path) == 0
+    folder = Path((tmp_path / "main_ppo.log").read_text().split("folder ")[1].strip())
+    assert folder.parent == Path(run.SOCKET_DIR) and len(str(folder)) < 40, folder
+    assert not folder.exists()
 
 
 @pytest.mark.slow

