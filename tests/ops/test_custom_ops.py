@@ -16,7 +16,7 @@ from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from verl_ext.ops import kept_threshold, linear_logprobs, logprobs_from_logits, sample
-from verl_ext.ops.sampling import sample_with_threshold
+from verl_ext.ops.sampling import sample_processed, sample_with_threshold
 
 OPS = torch.ops.verl_ext
 #: The Triton path takes CPU tensors only in Triton's interpreter (tests/ops/conftest.py sets it on CPU hosts;
@@ -38,7 +38,7 @@ SCHEMAS = {
                                 "float temperature, SymInt ignore_index, str backend, SymInt chunk_tokens, "
                                 "SymInt chunk_vocab, bool need_hidden, bool need_weight) -> (Tensor, Tensor)",
     "sample": "verl_ext::sample(Tensor logits, Tensor inv_temperature, Tensor top_k, Tensor top_p, Tensor min_p, "
-              "Tensor uniform, str backend, bool draw) -> (Tensor, Tensor, Tensor, Tensor, Tensor)",
+              "Tensor uniform, str backend, bool draw) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)",
 }
 
 
@@ -222,7 +222,8 @@ def test_compile_fullgraph_sampling_equals_eager(backend: str) -> None:
         out = sample(logits, temperature=0.8, top_k=7, top_p=0.9, seed=3, return_logprobs=True, backend=backend)
         thr = kept_threshold(logits, top_p=torch.linspace(0.3, 1.0, 6), min_p=0.01, backend=backend)
         with_thr = sample_with_threshold(logits, top_k=torch.arange(6), uniform=u, backend=backend)
-        return (*out, *thr, *with_thr)
+        proc = sample_processed(logits, temperature=0.7, top_p=0.8, uniform=u, backend=backend)
+        return (*out, *thr, *with_thr, *proc[:4], proc.logprobs(logits))
 
     got = torch.compile(draw, fullgraph=True, backend="aot_eager")(logits)
     want = draw(logits)

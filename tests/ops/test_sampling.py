@@ -613,6 +613,16 @@ def test_log_probs_and_top_p_hold_at_large_logit_magnitudes(backend: str, case: 
         raw = torch.log_softmax(z, -1).gather(1, tok)[:, 0]
         assert (out.logprobs.double() - expected).abs().max() < 1e-5, kw
         assert (out.raw_logprobs.double() - raw).abs().max() < 1e-5, kw
+        processed = S.sample_processed(x, temperature=temperature, uniform=torch.rand(6, generator=g),
+                                       backend=backend, **kw)
+        assert torch.equal(processed.tau, tau), kw
+        full = processed.logprobs(x).double()
+        assert torch.equal(torch.isfinite(full), kept), kw
+        # Against the z the call computed, within fp32's relative precision (a log-prob of -7e6 far below the
+        # max is itself held to 0.5).
+        z32 = (x * (1.0 / torch.full((6, 1), temperature))).double()
+        want = torch.log_softmax(torch.where(kept, z32, float("-inf")), -1)[kept]
+        assert ((full[kept] - want).abs() <= 1e-5 * want.abs().clamp(min=1.0)).all(), kw
         if "top_p" in kw and "top_k" not in kw and "min_p" not in kw:  # the smallest top set with mass >= p
             probs = torch.softmax(z, -1)
             mass = torch.where(kept, probs, 0.0).sum(1)

@@ -142,6 +142,29 @@ def test_v1_processed_output_equals_vllms_and_tokens_stay_in_it(mode: str, monke
     assert torch.isfinite(ours.gather(1, tokens[:, None])).all(), "a token outside vLLM's kept set"
 
 
+@pytest.mark.parametrize("offset", [1e5, 1e6])
+def test_v1_processed_logprobs_keep_their_precision_at_large_logits(offset: float,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Logits far from 0 (vLLM divides them by the temperature first, so a temperature of 1e-5 makes logits of
+    10 into 1e6): the processed log-probs are taken relative to the row's max, as vLLM's log-softmax takes
+    them; ``logits - log_norm`` was off by up to half an fp32 ulp of the max (0.03 at 1e6)."""
+    n = 16
+    logits = logits_batch(n, seed=5) + offset
+    temperature = torch.ones(n)
+    top_k = torch.tensor([VOCAB, 5, 12, 30] * (n // 4), dtype=torch.int32)
+    top_p = torch.tensor([0.9, 1.0, 0.5, 0.75] * (n // 4))
+    fused_sampler = v1_sampler("processed_logprobs")
+    through_verl(fused_sampler, monkeypatch=monkeypatch)
+    out = fused_sampler(logits.clone(), metadata(temperature, top_k, top_p, {}))
+    ours = out.logprobs_tensors.logprobs
+    kept = torch.isfinite(ours)
+    expected = torch.log_softmax(torch.where(kept, logits.double(), float("-inf")), -1)
+    assert (ours[kept].double() - expected[kept]).abs().max() < 1e-5
+    assert kept.gather(1, out.sampled_token_ids.long()).all()
+    # (No kept-set equality with vLLM here: fp32 rounds these logits to steps of 1/128 at 1e5, so they tie, and
+    # vLLM's sort keeps part of a tie where verl-ext keeps all of it.)
+
+
 def v1_min_p(values: list[float]) -> Any:
     """vLLM's own V1 min-p logits processor, told of one request per value as the V1 InputBatch tells it."""
     from vllm.v1.sample.logits_processor import BatchUpdate, MinPLogitsProcessor
@@ -212,7 +235,7 @@ def test_v1_fallback_to_vllms_own_sampler(monkeypatch: pytest.MonkeyPatch, caplo
         calls.append(1)
         raise RuntimeError("kernel failed to compile")
 
-    monkeypatch.setattr(vllm_sampler, "sample_with_threshold", broken)
+    monkeypatch.setattr(vllm_sampler, "sample_processed", broken)
     logits = logits_batch(8)
     meta = metadata(torch.ones(8), torch.full((8,), 5, dtype=torch.int32), None, {})
     with caplog.at_level(logging.ERROR):
@@ -408,7 +431,7 @@ def test_v2_unseeded_requests_differ_and_fallback_takes_over(v2: types.ModuleTyp
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("kernel failed to compile")
 
-    monkeypatch.setattr(vllm_sampler, "sample_with_threshold", broken)
+    monkeypatch.setattr(vllm_sampler, "sample_processed", broken)
     with caplog.at_level(logging.ERROR):
         tokens, processed = v2_call(sampler, logits, torch.arange(8), torch.zeros(8))
     assert "vLLM's own sampler takes over" in caplog.text and sampler.sample.failed

@@ -191,7 +191,7 @@ def test_v1_install_many_times_then_fallback_serves_vllms_own(monkeypatch: pytes
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("kernel failed to compile")
 
-    monkeypatch.setattr(vllm_sampler, "sample_with_threshold", broken)
+    monkeypatch.setattr(vllm_sampler, "sample_processed", broken)
     with caplog.at_level(logging.ERROR):
         out = sampler(logits.clone(), meta)
     assert installed.failed
@@ -286,7 +286,7 @@ def test_v2_install_many_times_and_fallback(v2: types.ModuleType, monkeypatch: p
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("kernel failed to compile")
 
-    monkeypatch.setattr(vllm_sampler, "sample_with_threshold", broken)
+    monkeypatch.setattr(vllm_sampler, "sample_processed", broken)
     tokens, processed = v2_call(sampler, logits, requests, torch.zeros(6))
     assert installed.failed
     # The fallback is vLLM's own sampler on untouched logits and the same seeds: the same output exactly (the

@@ -4,7 +4,15 @@ for rollouts."""
 
 from verl_ext.ops.linear_logprobs import linear_logprobs
 from verl_ext.ops.logprobs import logprobs_from_logits
-from verl_ext.ops.sampling import SampleOutput, kept_threshold, sample, seeded_uniform
+from verl_ext.ops.sampling import (
+    ProcessedSample,
+    SampleOutput,
+    kept_threshold,
+    sample,
+    sample_processed,
+    sample_with_threshold,
+    seeded_uniform,
+)
 from verl_ext.ops.sampling_compat import (
                                           min_p_sampling_from_probs,
                                           top_k_mask_logits,
@@ -14,6 +22,7 @@ from verl_ext.ops.sampling_compat import (
                                           top_p_sampling_from_probs,
 )
 
-__all__ = ["SampleOutput", "kept_threshold", "linear_logprobs", "logprobs_from_logits", "min_p_sampling_from_probs",
-           "sample", "seeded_uniform", "top_k_mask_logits", "top_k_renorm_probs", "top_k_top_p_sampling_from_logits",
-           "top_p_renorm_probs", "top_p_sampling_from_probs"]
+__all__ = ["ProcessedSample", "SampleOutput", "kept_threshold", "linear_logprobs", "logprobs_from_logits",
+           "min_p_sampling_from_probs", "sample", "sample_processed", "sample_with_threshold", "seeded_uniform",
+           "top_k_mask_logits", "top_k_renorm_probs", "top_k_top_p_sampling_from_logits", "top_p_renorm_probs",
+           "top_p_sampling_from_probs"]

@@ -89,7 +89,13 @@ class _Result(NamedTuple):
     logprobs: torch.Tensor  # fp32 [B]
     raw_logprobs: torch.Tensor  # fp32 [B]
     tau: torch.Tensor  # fp32 [B]: kept set is {z >= tau}
-    log_norm: torch.Tensor  # fp32 [B]: log of the kept mass, so kept probabilities are exp(z - log_norm)
+    row_max: torch.Tensor  # fp32 [B]: max of z (NaN for invalid rows)
+    log_kept: torch.Tensor  # fp32 [B]: log of the kept mass relative to it, log sum_kept exp(z - row_max)
+
+    @property
+    def log_norm(self) -> torch.Tensor:
+        """Log of the kept mass: kept probabilities are exp(z - log_norm)."""
+        return self.row_max + self.log_kept
 
 
 # --------------------------------------------------------------------------------------------- Triton
@@ -115,7 +121,7 @@ def _triton(logits: torch.Tensor, rows: _Rows, sample: bool, filters: str = "kpm
     if logits.stride(-1) != 1:
         logits = logits.contiguous()
     res = _triton_full(logits, rows, sample, filters)
-    return _Result(res.token_ids, res.logprobs, res.raw_logprobs, res.tau, res.log_norm)
+    return _Result(res.token_ids, res.logprobs, res.raw_logprobs, res.tau, res.row_max, res.log_kept)
 
 
 def _triton_full(logits: torch.Tensor, rows: _Rows, sample: bool, filters: str) -> Thresholds:
@@ -153,10 +159,10 @@ def _torch(logits: torch.Tensor, rows: _Rows, sample: bool) -> _Result:
     tau = torch.where(bad, float("nan"), tau)
     w = torch.where(z >= tau[:, None], torch.exp(z - mx[:, None]), 0.0)
     kept = w.sum(1)
-    log_norm = torch.where(bad, float("nan"), mx + torch.log(kept))
+    row_max, log_kept = (torch.where(bad, float("nan"), v) for v in (mx, torch.log(kept)))
     if not sample:
         empty = torch.empty(0, device=z.device)
-        return _Result(empty.long(), empty, empty.clone(), tau, log_norm)
+        return _Result(empty.long(), empty, empty.clone(), tau, row_max, log_kept)
     cum = w.cumsum(1)
     first = torch.searchsorted(cum, (rows.uniform * kept)[:, None].contiguous(), right=True)[:, 0]
     last = torch.where(w > 0, torch.arange(vocab, device=z.device), -1).max(1).values if vocab else mx.long()
@@ -165,7 +171,7 @@ def _torch(logits: torch.Tensor, rows: _Rows, sample: bool) -> _Result:
     nan = torch.tensor(float("nan"), device=z.device)
     # Relative to the max: z_tok - log_norm would lose log(kept) to the rounding of mx + log(kept) at large |mx|.
     return _Result(torch.where(bad, -1, tok), torch.where(bad, nan, (z_tok - mx) - torch.log(kept)),
-                   torch.where(bad, nan, (z_tok - mx) - torch.log(se)), tau, log_norm)
+                   torch.where(bad, nan, (z_tok - mx) - torch.log(se)), tau, row_max, log_kept)
 
 
 # ---------------------------------------------------------------------------------------- FlashInfer
@@ -210,11 +216,11 @@ def _flashinfer(logits: torch.Tensor, rows: _Rows, seed: int | None, want_logpro
     tok = torch.where(bad, -1, tok)
     empty = torch.full_like(rows.top_p, float("nan"))
     if not want_logprobs:
-        return _Result(tok, empty, empty, empty, empty)
+        return _Result(tok, empty, empty, empty, empty, empty)
     thr = _triton_full(logits if logits.stride(-1) == 1 else logits.contiguous(), rows, False, filters)
     # Relative to the row's max, as the kernels compute them (bad rows: NaN from thr).
     z_tok = logits.gather(1, tok.clamp(min=0)[:, None])[:, 0].float() * inv_t - mx
-    return _Result(tok, z_tok - thr.log_kept, z_tok - thr.log_mass, thr.tau, thr.log_norm)
+    return _Result(tok, z_tok - thr.log_kept, z_tok - thr.log_mass, thr.tau, thr.row_max, thr.log_kept)
 
 
 # ------------------------------------------------------------------------------------------ custom op
@@ -224,25 +230,25 @@ def _flashinfer(logits: torch.Tensor, rows: _Rows, seed: int | None, want_logpro
 @torch.library.custom_op("verl_ext::sample", mutates_args=())
 def _sample_op(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor, top_p: torch.Tensor,
                min_p: torch.Tensor, uniform: torch.Tensor, backend: str, draw: bool
-               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(token ids int64, log-probs, raw log-probs, tau, log_norm) ``[B]``; without ``draw`` only the
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(token ids int64, log-probs, raw log-probs, tau, row max, log_kept) ``[B]``; without ``draw`` only the
     threshold passes run and the first three are empty (``[0]``). ``backend`` is "torch", or "triton" with the
     filters that may be on after a colon ("triton:kp"; plain "triton" assumes all three)."""
     rows = _Rows(inv_temperature, top_k, top_p, min_p, uniform)
     name, colon, filters = backend.partition(":")
     res = _triton(logits, rows, draw, filters if colon else "kpm") if name == "triton" else _torch(logits, rows, draw)
-    return res.token_ids, res.logprobs, res.raw_logprobs, res.tau, res.log_norm
+    return res.token_ids, res.logprobs, res.raw_logprobs, res.tau, res.row_max, res.log_kept
 
 
 @_sample_op.register_fake
 def _sample_fake(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor, top_p: torch.Tensor,
                  min_p: torch.Tensor, uniform: torch.Tensor, backend: str, draw: bool
-                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     n = logits.shape[0]
     drawn = n if draw else 0
     return (logits.new_empty(drawn, dtype=torch.int64), logits.new_empty(drawn, dtype=torch.float32),
             logits.new_empty(drawn, dtype=torch.float32), logits.new_empty(n, dtype=torch.float32),
-            logits.new_empty(n, dtype=torch.float32))
+            logits.new_empty(n, dtype=torch.float32), logits.new_empty(n, dtype=torch.float32))
 
 
 # ------------------------------------------------------------------------------------------ public API
@@ -512,9 +518,45 @@ def sample_with_threshold(logits: torch.Tensor, *, temperature: Param = 1.0, top
                           top_p: Param = None, min_p: Param = None, uniform: torch.Tensor | None = None,
                           backend: Backend = "auto") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """:func:`sample` plus the processed distribution in one kernel call, for integrations that return it:
-    ``(token_ids, tau, log_norm)`` with kept probabilities ``exp(z - log_norm)`` on ``{z >= tau}``."""
+    ``(token_ids, tau, log_norm)`` with kept probabilities ``exp(z - log_norm)`` on ``{z >= tau}``. For the
+    log-probs themselves use :func:`sample_processed`: ``z - log_norm`` loses precision at large ``|z|``."""
+    res = sample_processed(logits, temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p,
+                           uniform=uniform, backend=backend)
+    return res.token_ids, res.tau, res.row_max + res.log_kept
+
+
+class ProcessedSample(NamedTuple):
+    """Tokens and the processed distribution they were drawn from (:func:`sample_processed`), ``[B]`` each:
+    the kept set is ``{z >= tau}`` with ``z = logits.float() * inv_temperature`` (``inv_temperature`` None: the
+    call's temperature was the default 1, so ``z = logits.float()``), and the kept log-probs are
+    ``(z - row_max) - log_kept``. Invalid rows: token -1, NaN ``tau``, ``row_max`` and ``log_kept``."""
+
+    token_ids: torch.Tensor
+    tau: torch.Tensor
+    row_max: torch.Tensor
+    log_kept: torch.Tensor
+    inv_temperature: torch.Tensor | None
+
+    def logprobs(self, logits: torch.Tensor) -> torch.Tensor:
+        """Processed log-probs ``[B, V]`` of the call's ``logits`` (what vLLM calls ``processed_logprobs``):
+        ``-inf`` outside the kept set, NaN rows for invalid rows. Relative to the row's max, so they keep fp32's
+        precision at large ``|z|`` (e.g. a small temperature), as a log-softmax does."""
+        z = logits.float()
+        if self.inv_temperature is not None:
+            z = z * self.inv_temperature[:, None]
+        out = (z - self.row_max[:, None]).sub_(self.log_kept[:, None])
+        return out.masked_fill_(z < self.tau[:, None], float("-inf"))
+
+
+def sample_processed(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Param = None,
+                     top_p: Param = None, min_p: Param = None, uniform: torch.Tensor | None = None,
+                     backend: Backend = "auto") -> ProcessedSample:
+    """:func:`sample` plus the processed distribution in one kernel call (Triton or torch; FlashInfer has no
+    threshold kernel): a :class:`ProcessedSample`, whose ``logprobs(logits)`` gives the processed log-probs."""
     rows = _rows(logits, temperature, top_k, top_p, min_p, None, uniform)
     _check_backend(backend, thresholds=True)
     chosen = _choose_kernel(backend, logits.device)
     res = _run(logits, rows, chosen, True, _filters_on(top_k, top_p, min_p, logits.shape[1]))
-    return res.token_ids, res.tau, res.log_norm
+    scaled = not (isinstance(temperature, (int, float)) and not isinstance(temperature, bool) and temperature == 1)
+    return ProcessedSample(res.token_ids, res.tau, res.row_max, res.log_kept,
+                           rows.inv_temperature if scaled else None)

@@ -39,18 +39,23 @@ if K_MAX > 1 << (62 - FIXED_BITS):
 
 class Thresholds(NamedTuple):
     """Per-row results ``[B]``: tokens (int64, -1 for invalid rows; empty without a draw), processed and raw
-    log-probs of the token (empty without a draw), ``tau`` (kept set ``{z >= tau}``), ``log_norm`` (log of the
-    kept mass), and relative to the row's max ``m`` (NaN for invalid rows): ``log_kept = log sum_kept exp(z - m)``
-    and ``log_mass = log sum exp(z - m)``. A log-prob is ``(z - m) - log_kept``: ``z - log_norm`` would lose
+    log-probs of the token (empty without a draw), ``tau`` (kept set ``{z >= tau}``), the row's max ``m`` of
+    ``z``, and relative to it: ``log_kept = log sum_kept exp(z - m)`` and ``log_mass = log sum exp(z - m)``
+    (NaN for invalid rows, all three). A log-prob is ``(z - m) - log_kept``: ``z - log_norm`` would lose
     ``log_kept`` to fp32's rounding of ``m + log_kept`` when ``|m|`` is large."""
 
     token_ids: torch.Tensor
     logprobs: torch.Tensor
     raw_logprobs: torch.Tensor
     tau: torch.Tensor
-    log_norm: torch.Tensor
+    row_max: torch.Tensor
     log_kept: torch.Tensor
     log_mass: torch.Tensor
+
+    @property
+    def log_norm(self) -> torch.Tensor:
+        """Log of the kept mass, ``m + log_kept``: kept probabilities are ``exp(z - log_norm)``."""
+        return self.row_max + self.log_kept
 
 
 if triton is not None:
@@ -501,10 +506,11 @@ if triton is not None:
     @triton.jit
     def _finish_kernel(x_ptr, stride, n_rows, vocab, slice_len, n_splits, inv_t_ptr, k_ptr, p_ptr, m_ptr, stat_ptr,
                        mx_ptr, lse_ptr, bad_ptr, on1_ptr, key1_ptr, kept1_ptr, pre1_ptr, on2_ptr, key2_ptr,
-                       kept2_ptr, pre2_ptr, ks_ptr, u_ptr, tau_ptr, norm_ptr, lkept_ptr, tok_ptr, lp_ptr, raw_ptr,
+                       kept2_ptr, pre2_ptr, ks_ptr, u_ptr, tau_ptr, lkept_ptr, tok_ptr, lp_ptr, raw_ptr,
                        ROWS: tl.constexpr, SC: tl.constexpr, BLOCK: tl.constexpr, HAS1: tl.constexpr,
                        HAS2: tl.constexpr, SAMPLE: tl.constexpr, STATS: tl.constexpr):
-        """``tau``, ``log_norm`` and ``log_kept`` (relative to the row's max) per row; with a draw, the split
+        """``tau``, the row's max (into ``mx_ptr``, NaN for invalid rows) and ``log_kept`` (relative to it) per
+        row; with a draw, the split
         holding the token (inverse CDF over the splits' kept masses in vocabulary order), then the draw within
         it, and its log-probs as ``(z - max) - log_kept`` and ``(z - max) - log_mass``, so a large max does not
         round them away. ``STATS`` (a plan without filters): this kernel also combines the statistics pass (and
@@ -540,7 +546,7 @@ if triton is not None:
                                                          tl.where((code == 0) | (code == 4), tau, nan)))
         rel = tl.where(bad, nan, rel)
         tl.store(tau_ptr + rows, tau, mask=live)
-        tl.store(norm_ptr + rows, mx + rel, mask=live)
+        tl.store(mx_ptr + rows, tl.where(bad, nan, mx), mask=live)  # read above: this program's rows only
         tl.store(lkept_ptr + rows, rel, mask=live)
         if SAMPLE:
             split, target = _pick_split(ks_ptr, stat_ptr, u_ptr, rows, live, n_splits, mx, total, ROWS, SC, STATS)
@@ -659,15 +665,16 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
     drawn = n if plan.draw else 0
     tok = torch.empty(drawn, dtype=torch.int64, device=dev)
     lp, raw = (torch.empty(drawn, dtype=torch.float32, device=dev) for _ in range(2))
-    tau, norm, lkept, lse = (torch.empty(n, dtype=torch.float32, device=dev) for _ in range(4))
+    tau, lkept, lse = (torch.empty(n, dtype=torch.float32, device=dev) for _ in range(3))
+    mx = torch.empty(n, dtype=torch.float32, device=dev)
     if n == 0:
-        return Thresholds(tok, lp, raw, tau, norm, lkept, lse)
+        return Thresholds(tok, lp, raw, tau, mx, lkept, lse)
     s, rows, grid = plan.splits, plan.rows_per_program, plan.grid
     f32, i64, i8, i32 = torch.float32, torch.int64, torch.int8, torch.int32
     has1 = any(p.search == 1 for p in plan.passes)
     has2 = plan.top_p
     stat = torch.empty((n, s, 3), dtype=f32, device=dev)
-    mx, bad = torch.empty(n, dtype=f32, device=dev), torch.empty(n, dtype=i8, device=dev)
+    bad = torch.empty(n, dtype=i8, device=dev)
 
     def state(shape: tuple[int, ...], dtype: torch.dtype, used: bool, zero: bool = False) -> torch.Tensor:
         """A buffer of the plan's state; where no launch of the plan reads it, one element (a pointer to pass),
@@ -741,10 +748,10 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
                 key[1], pre[1], cnt[1], amass[1], fast, buf, bcnt, ks, ROWS=rows, NB1=1 << bits[0], BITS1=bits[0],
                 NB2=1 << bits[1], BITS2=bits[1], **flags, **gathered, CUT1=plan.cut)
     _launch(_finish_kernel, (grid[0],), logits, logits.stride(0), n, vocab, plan.slice_len, s, *params, stat, mx,
-            lse, bad, on[0], key[0], kept[0], pre[0], on[1], key[1], kept[1], pre[1], ks, uniform, tau, norm, lkept,
+            lse, bad, on[0], key[0], kept[0], pre[0], on[1], key[1], kept[1], pre[1], ks, uniform, tau, lkept,
             tok, lp, raw, ROWS=rows, SC=sc, BLOCK=plan.block, SAMPLE=plan.draw, STATS=not plan.filtered, **flags,
             num_warps=warps)
-    return Thresholds(tok, lp, raw, tau, norm, lkept, lse)
+    return Thresholds(tok, lp, raw, tau, mx, lkept, lse)
 
 
 # Argument types for ahead-of-time compilation (verl_ext.ops._compile_check): pointers by name, else integers.
@@ -755,7 +762,7 @@ _POINTERS = {"inv_t_ptr": "fp32", "k_ptr": "i32", "p_ptr": "fp32", "m_ptr": "fp3
              "key_ptr": "i64", "key1_ptr": "i64", "key2_ptr": "i64", "kept_ptr": "fp32", "kept1_ptr": "fp32",
              "kept2_ptr": "fp32", "stat_ptr": "fp32", "tot_ptr": "i32", "cnt_ptr": "i32", "cnt1_ptr": "i32",
              "cnt2_ptr": "i32", "mass_ptr": "fp32", "acnt_ptr": "i32", "amass_ptr": "fp32", "am1_ptr": "fp32",
-             "am2_ptr": "fp32", "amin_ptr": "i64", "ks_ptr": "fp32", "tau_ptr": "fp32", "norm_ptr": "fp32",
+             "am2_ptr": "fp32", "amin_ptr": "i64", "ks_ptr": "fp32", "tau_ptr": "fp32",
              "tok_ptr": "i64", "lp_ptr": "fp32", "raw_ptr": "fp32", "fast_ptr": "i8", "buf_ptr": "i64",
              "bcnt_ptr": "i32"}
 

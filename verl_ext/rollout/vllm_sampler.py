@@ -43,7 +43,7 @@ import numpy as np
 import torch
 
 from verl_ext.exceptions import ConfigError
-from verl_ext.ops.sampling import Backend, sample_with_threshold, seeded_uniform
+from verl_ext.ops.sampling import Backend, sample_processed, seeded_uniform
 
 logger = logging.getLogger(__name__)
 
@@ -82,9 +82,8 @@ class FusedTopKTopP:
         if self.failed and self.fallback is not None:
             return self.fallback(logits, generators, k, p)
         try:
-            tokens, tau, log_norm = sample_with_threshold(logits, top_k=k, top_p=p,
-                                                          uniform=self.uniforms(logits, generators),
-                                                          backend=self.backend)
+            res = sample_processed(logits, top_k=k, top_p=p, uniform=self.uniforms(logits, generators),
+                                   backend=self.backend)
         except Exception:
             if self.fallback is None:
                 raise
@@ -92,15 +91,14 @@ class FusedTopKTopP:
             self.failed = True
             return self.fallback(logits, generators, k, p)
         # Rows with NaN logits get -1 from the kernel; vLLM must get a token id, as its own sampler gives.
-        tokens = torch.where(tokens < 0, logits.argmax(-1), tokens)
+        tokens = torch.where(res.token_ids < 0, logits.argmax(-1), res.token_ids)
         if self.logprobs_mode not in _PROCESSED:
             return tokens, None
-        # Rows without a distribution (NaN logits, nothing above -inf) have NaN tau and log_norm: they drop
+        # Rows without a distribution (NaN logits, nothing above -inf) have NaN tau and log-normaliser: they drop
         # nothing and get NaN log-probs, as vLLM's log-softmax gives them, never -inf at the token they got.
-        dropped = logits < tau[:, None]
         if self.logprobs_mode == "processed_logits":
-            return tokens, logits.masked_fill(dropped, float("-inf"))
-        return tokens, torch.where(dropped, float("-inf"), logits - log_norm[:, None])
+            return tokens, logits.masked_fill(logits < res.tau[:, None], float("-inf"))
+        return tokens, res.logprobs(logits)
 
 
 def position_uniforms(seeds: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -146,17 +144,16 @@ class FusedV2Sample:
         top_k, top_p = states.get_top_k_top_p(expanded_idx_mapping, idx_mapping_np)
         rows = expanded_idx_mapping.long()
         uniform = position_uniforms(states.seeds.gpu[rows], pos)
-        tokens, tau, _ = sample_with_threshold(processed, top_k=top_k, top_p=top_p, uniform=uniform,
-                                               backend=self.backend)
+        res = sample_processed(processed, top_k=top_k, top_p=top_p, uniform=uniform, backend=self.backend)
         # Greedy rows (temperature 0, left unscaled by vLLM) and rows with NaN logits (-1 from the kernel)
         # take the argmax, as vLLM's Gumbel pass gives them.
-        greedy = (states.temperature.gpu[rows] == 0.0) | (tokens < 0)
-        tokens = torch.where(greedy, processed.argmax(-1), tokens)
+        greedy = (states.temperature.gpu[rows] == 0.0) | (res.token_ids < 0)
+        tokens = torch.where(greedy, processed.argmax(-1), res.token_ids)
         if not (return_logprobs and self.sampler.logprobs_mode == "processed_logprobs"):
             # vLLM reads the processed logits only for processed log-probs: skip a pass over [B, V] otherwise
             # (vLLM's own FlashInfer path hands them back unfiltered too).
             return tokens, processed
-        return tokens, processed.masked_fill(processed < tau[:, None], float("-inf"))
+        return tokens, processed.masked_fill(processed < res.tau[:, None], float("-inf"))
 
 
 def rollout_backend_error(value: object) -> str | None:
