@@ -78,6 +78,13 @@ def test_the_run_gets_a_short_socket_folder_of_its_own_removed_after(tmp_path: P
     folder = Path((tmp_path / "main_ppo.log").read_text().split("folder ")[1].strip())
     assert folder.parent == Path(run.SOCKET_DIR) and len(str(folder)) < 40, folder
     assert not folder.exists()
+    assert not (tmp_path / "ray-logs").exists()
+    # A failed run keeps Ray's daemon logs (written only there) in its work folder.
+    failing = "import os, pathlib; d = pathlib.Path(os.environ['RAY_TMPDIR']) / 'ray'; " \
+              "(d / 'session_1' / 'logs').mkdir(parents=True); (d / 'session_latest').symlink_to(d / 'session_1'); " \
+              "(d / 'session_1' / 'logs' / 'raylet.err').write_text('raylet died'); raise SystemExit(3)"
+    assert run._run([sys.executable, "-c", failing], tmp_path) == 3
+    assert (tmp_path / "ray-logs" / "raylet.err").read_text() == "raylet died"
 
 
 @pytest.mark.slow

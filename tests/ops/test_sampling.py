@@ -628,3 +628,18 @@ def test_log_probs_and_top_p_hold_at_large_logit_magnitudes(backend: str, case: 
             mass = torch.where(kept, probs, 0.0).sum(1)
             last = torch.where(z == tau.double()[:, None], probs, 0.0).sum(1)  # the tokens tied at tau go together
             assert (mass >= kw["top_p"] - 1e-6).all() and (mass - last < kw["top_p"] + 1e-6).all(), kw
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_processed_sample_of_rows_without_a_distribution(backend: str) -> None:
+    """``sample_processed`` on a +inf logit, an all -inf row and a NaN: token -1, NaN row max and log_kept on
+    every backend, NaN log-probs wherever tau keeps them; logits of another batch are refused."""
+    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(3))
+    x[0, 2], x[1], x[2, 1] = float("inf"), float("-inf"), float("nan")
+    res = S.sample_processed(x, top_k=2, uniform=torch.full((4,), 0.5), backend=backend)
+    assert res.token_ids[:3].eq(-1).all() and res.token_ids[3] >= 0
+    assert res.row_max[:3].isnan().all() and res.log_kept[:3].isnan().all()
+    lp = res.logprobs(x)
+    assert not lp[:3].isfinite().any() and lp[3].isfinite().sum() == 2
+    with pytest.raises(ValueError, match=r"\[4, V\] logits"):
+        res.logprobs(x[:1])

@@ -56,8 +56,8 @@ from verl_ext.ops.sampling_kernels import Thresholds, plan_for
 from verl_ext.ops.sampling_kernels import run as run_kernels
 from verl_ext.ops.sampling_plan import K_MAX, SamplingPlan, launch_plan
 
-__all__ = ["BACKENDS", "Backend", "Param", "SampleOutput", "SamplingPlan", "flashinfer_available", "kept_threshold",
-           "launch_plan", "sample", "sample_with_threshold", "seeded_uniform"]
+__all__ = ["BACKENDS", "Backend", "Param", "ProcessedSample", "SampleOutput", "SamplingPlan", "flashinfer_available",
+           "kept_threshold", "launch_plan", "sample", "sample_processed", "sample_with_threshold", "seeded_uniform"]
 
 Backend = Literal["auto", "triton", "flashinfer", "torch"]
 BACKENDS: tuple[Backend, ...] = get_args(Backend)
@@ -159,7 +159,8 @@ def _torch(logits: torch.Tensor, rows: _Rows, sample: bool) -> _Result:
     tau = torch.where(bad, float("nan"), tau)
     w = torch.where(z >= tau[:, None], torch.exp(z - mx[:, None]), 0.0)
     kept = w.sum(1)
-    row_max, log_kept = (torch.where(bad, float("nan"), v) for v in (mx, torch.log(kept)))
+    log_kept = torch.where(bad, float("nan"), torch.log(kept))
+    row_max = torch.where(torch.isnan(log_kept), float("nan"), mx)  # as the kernels: NaN with a +inf logit too
     if not sample:
         empty = torch.empty(0, device=z.device)
         return _Result(empty.long(), empty, empty.clone(), tau, row_max, log_kept)
@@ -431,8 +432,9 @@ def _check_backend(backend: object, *, thresholds: bool, per_row_random: bool = 
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {backend!r}")
     if backend == "flashinfer" and thresholds:
-        raise ValueError("backend='flashinfer' only draws tokens (sample()); kept_threshold, sample_with_threshold "
-                         "and the renorm/mask functions have no FlashInfer kernel: use 'auto', 'triton' or 'torch'")
+        raise ValueError("backend='flashinfer' only draws tokens (sample()); kept_threshold, sample_with_threshold, "
+                         "sample_processed and the renorm/mask functions have no FlashInfer kernel: use 'auto', "
+                         "'triton' or 'torch'")
     if backend == "flashinfer" and per_row_random:
         raise ValueError("backend='flashinfer' takes only a scalar seed; per-row seeds or uniform need "
                          "backend='triton' or 'torch'")
@@ -529,7 +531,9 @@ class ProcessedSample(NamedTuple):
     """Tokens and the processed distribution they were drawn from (:func:`sample_processed`), ``[B]`` each:
     the kept set is ``{z >= tau}`` with ``z = logits.float() * inv_temperature`` (``inv_temperature`` None: the
     call's temperature was the default 1, so ``z = logits.float()``), and the kept log-probs are
-    ``(z - row_max) - log_kept``. Invalid rows: token -1, NaN ``tau``, ``row_max`` and ``log_kept``."""
+    ``(z - row_max) - log_kept``. Rows without a distribution (invalid parameters, a NaN or ``+inf`` logit,
+    nothing above ``-inf``): token -1 and NaN ``row_max`` and ``log_kept``, so their log-probs are NaN wherever
+    ``tau`` keeps them and ``-inf`` elsewhere."""
 
     token_ids: torch.Tensor
     tau: torch.Tensor
@@ -539,8 +543,11 @@ class ProcessedSample(NamedTuple):
 
     def logprobs(self, logits: torch.Tensor) -> torch.Tensor:
         """Processed log-probs ``[B, V]`` of the call's ``logits`` (what vLLM calls ``processed_logprobs``):
-        ``-inf`` outside the kept set, NaN rows for invalid rows. Relative to the row's max, so they keep fp32's
-        precision at large ``|z|`` (e.g. a small temperature), as a log-softmax does."""
+        ``-inf`` outside the kept set. Relative to the row's max, so they keep fp32's precision at large ``|z|``
+        (e.g. a small temperature), as a log-softmax does. ``ValueError`` for logits of another batch."""
+        if logits.dim() != 2 or logits.shape[0] != self.tau.shape[0]:
+            raise ValueError(f"logprobs needs the call's [{self.tau.shape[0]}, V] logits, got shape "
+                             f"{tuple(logits.shape)}")
         z = logits.float()
         if self.inv_temperature is not None:
             z = z * self.inv_temperature[:, None]

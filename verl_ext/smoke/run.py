@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import inspect
 import json
 import os
@@ -116,7 +117,8 @@ def _smoke(config: str, overrides: list[str], out: Path | None) -> int:
     print(f"verl-ext smoke: one step on CPU in {work} (log: {work / 'main_ppo.log'})")
     code = _run(argv, work)
     if code != 0:
-        raise SmokeError(f"the step failed: {_cause(work / 'main_ppo.log')} (log: {work / 'main_ppo.log'})")
+        ray_logs = f"; Ray's logs: {work / 'ray-logs'}" if (work / "ray-logs").is_dir() else ""
+        raise SmokeError(f"the step failed: {_cause(work / 'main_ppo.log')} (log: {work / 'main_ppo.log'}{ray_logs})")
     _print_metrics(work / "metrics.jsonl")
     return 0
 
@@ -239,7 +241,17 @@ def _run(argv: list[str], work: Path) -> int:
         env = {**os.environ, "VERL_PLATFORM": "cpu", "VERL_FILE_LOGGER_PATH": str(work / "metrics.jsonl"),
                "TOKENIZERS_PARALLELISM": "false", "HYDRA_FULL_ERROR": "1", "RAY_TMPDIR": sockets,
                "VLLM_RPC_BASE_PATH": sockets}
-        return _follow(argv, work, env)
+        code = _follow(argv, work, env)
+        if code != 0:  # Ray's daemons log only there (the workers' output is in main_ppo.log already)
+            _keep(Path(sockets) / "ray" / "session_latest" / "logs", work / "ray-logs")
+        return code
+
+
+def _keep(logs: Path, dest: Path) -> None:
+    """Copy a failed run's Ray logs out of the socket folder before it is removed (best effort)."""
+    with contextlib.suppress(OSError, shutil.Error):
+        if logs.is_dir():
+            shutil.copytree(logs, dest, ignore_dangling_symlinks=True, dirs_exist_ok=True)
 
 
 def _follow(argv: list[str], work: Path, env: dict[str, str]) -> int:
