@@ -9,9 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -22,7 +20,7 @@ import pytest
 from tests.e2e.rows import BY_FUNCTIONS, NATIVE, code_rows, math_rows
 from verl_ext.cpu.overrides import cpu_overrides
 from verl_ext.smoke.assets import tiny_checkpoint
-from verl_ext.smoke.run import SOCKET_DIR, STEP
+from verl_ext.smoke.run import STEP, processes_with, socket_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = ROOT / ".venv-e2e" / "bin" / "python"
@@ -51,28 +49,11 @@ def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _ours(mark: str) -> list[int]:
-    """Processes whose environment carries this run's mark (the trainer, Ray, vLLM, the sandbox)."""
-    found = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit() and int(d.name) != os.getpid():
-            try:
-                if mark.encode() in (d / "environ").read_bytes():
-                    found.append(int(d.name))
-            except OSError:
-                continue
-    return found
-
-
 def main_ppo(assets: Path, config: str, data: str, out: Path, *extra: str) -> dict[str, Any]:
     """Run main_ppo for one step plus validation; return its step-1 metrics (asserting exit 0 and that no
     process of the run outlives it)."""
     out.mkdir()
     mark = f"VERL_EXT_E2E_RUN={uuid.uuid4().hex}"
-    env = {**os.environ, "VERL_PLATFORM": "cpu", "VERL_FILE_LOGGER_PATH": str(out / "metrics.jsonl"),
-           "TOKENIZERS_PARALLELISM": "false", "HYDRA_FULL_ERROR": "1", mark.split("=")[0]: mark.split("=")[1],
-           # Ray's and vLLM's socket paths must stay short; the folder is removed after the run.
-           "RAY_TMPDIR": (sockets := tempfile.mkdtemp(prefix="ve2e", dir=SOCKET_DIR)), "VLLM_RPC_BASE_PATH": sockets}
     argv = [str(PYTHON), "-m", "verl.trainer.main_ppo", "--config-name", config,
             f"data.train_files={assets / data / 'train.parquet'}", f"data.val_files={assets / data / 'test.parquet'}",
             f"actor_rollout_ref.model.path={assets / 'model'}", *cpu_overrides(), *STEP,
@@ -82,17 +63,20 @@ def main_ppo(assets: Path, config: str, data: str, out: Path, *extra: str) -> di
             f"trainer.validation_data_dir={out / 'validation'}", f"trainer.rollout_data_dir={out / 'rollout'}",
             f"trainer.default_local_dir={out / 'checkpoints'}", *extra]
     started = time.monotonic()
-    try:
-        run = subprocess.run(argv, cwd=out, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
-    finally:
-        deadline = time.monotonic() + 30  # Ray's daemons exit shortly after the driver
-        while _ours(mark) and time.monotonic() < deadline:
-            time.sleep(0.5)
-        left = _ours(mark)
-        for pid in left:
-            with contextlib.suppress(OSError):
-                os.kill(pid, 9)
-        shutil.rmtree(sockets, ignore_errors=True)
+    with socket_folder() as sockets:  # removed once the run's processes are gone
+        env = {**os.environ, "VERL_PLATFORM": "cpu", "VERL_FILE_LOGGER_PATH": str(out / "metrics.jsonl"),
+               "TOKENIZERS_PARALLELISM": "false", "HYDRA_FULL_ERROR": "1", mark.split("=")[0]: mark.split("=")[1],
+               **sockets}
+        try:
+            run = subprocess.run(argv, cwd=out, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+        finally:
+            deadline = time.monotonic() + 30  # Ray's daemons exit shortly after the driver
+            while processes_with(mark) and time.monotonic() < deadline:
+                time.sleep(0.5)
+            left = processes_with(mark)
+            for pid in left:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, 9)
     (out / "log.txt").write_text(run.stdout + run.stderr)
     assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]
     assert not left, f"processes left after the run: {left}"

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from tests.e2e.rows import code_rows
-from tests.e2e.test_main_ppo import MANAGER_KEYS, _ours, _validation_rows
+from tests.e2e.test_main_ppo import MANAGER_KEYS, _validation_rows
+from verl_ext.smoke.run import processes_with
 
 ROOT = Path(__file__).resolve().parents[2]
 E2E_PYTHON = ROOT / ".venv-e2e" / "bin" / "python"
@@ -69,22 +70,35 @@ def test_a_broken_input_is_one_line_naming_its_cause(train: str, args: list[str]
 
 def test_the_run_gets_a_short_socket_folder_of_its_own_removed_after(tmp_path: Path) -> None:
     """Ray and vLLM put their sockets under RAY_TMPDIR and VLLM_RPC_BASE_PATH (in /tmp by default, where they
-    would stay after every run): smoke gives the run one short folder for both and removes it."""
+    would stay after every run): smoke gives the run one short folder for both and removes it. The run starts
+    in the user's directory, where the reward functions' relative paths were checked."""
     from verl_ext.smoke import run
 
+    (tmp_path / "work").mkdir()
     probe = "import os, pathlib; d = os.environ['RAY_TMPDIR']; assert os.environ['VLLM_RPC_BASE_PATH'] == d; " \
             "(pathlib.Path(d) / 'sock').write_text(''); print('folder', d)"
-    assert run._run([sys.executable, "-c", probe], tmp_path) == 0
-    folder = Path((tmp_path / "main_ppo.log").read_text().split("folder ")[1].strip())
+    assert run._run([sys.executable, "-c", probe + "; print('cwd', os.getcwd())"], tmp_path / "work") == 0
+    log = (tmp_path / "work" / "main_ppo.log").read_text()
+    folder = Path(log.split("folder ")[1].split()[0])
+    assert f"cwd {os.getcwd()}" in log  # main_ppo runs from the user's directory, as the function checks did
     assert folder.parent == Path(run.SOCKET_DIR) and len(str(folder)) < 40, folder
     assert not folder.exists()
-    assert not (tmp_path / "ray-logs").exists()
+    assert not (tmp_path / "work" / "ray-logs").exists()
     # A failed run keeps Ray's daemon logs (written only there) in its work folder.
     failing = "import os, pathlib; d = pathlib.Path(os.environ['RAY_TMPDIR']) / 'ray'; " \
               "(d / 'session_1' / 'logs').mkdir(parents=True); (d / 'session_latest').symlink_to(d / 'session_1'); " \
               "(d / 'session_1' / 'logs' / 'raylet.err').write_text('raylet died'); raise SystemExit(3)"
-    assert run._run([sys.executable, "-c", failing], tmp_path) == 3
-    assert (tmp_path / "ray-logs" / "raylet.err").read_text() == "raylet died"
+    assert run._run([sys.executable, "-c", failing], tmp_path / "work") == 3
+    assert (tmp_path / "work" / "ray-logs" / "raylet.err").read_text() == "raylet died"
+    # A daemon that outlives the driver and still writes there (as Ray's do for a moment): the folder waits.
+    late = "import os, pathlib, subprocess, sys; d = os.environ['RAY_TMPDIR']; print('folder', d); " \
+           "subprocess.Popen([sys.executable, '-c', 'import os, pathlib, time; time.sleep(1.5); " \
+           "(pathlib.Path(os.environ[\"RAY_TMPDIR\"]) / \"ray\" / \"late\").mkdir(parents=True)'], " \
+           "start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)"
+    assert run._run([sys.executable, "-c", late], tmp_path / "work") == 0
+    folder = Path((tmp_path / "work" / "main_ppo.log").read_text().split("folder ")[1].split()[0])
+    time.sleep(2.0)  # past the daemon's write
+    assert not folder.exists(), list(folder.rglob("*"))
 
 
 @pytest.mark.slow
@@ -103,9 +117,9 @@ def test_the_code_config_runs_one_step_with_the_sandbox_on_a_ray_reward_worker(t
                         "--out", str(out)], cwd=tmp_path, env=env, capture_output=True, text=True,
                        timeout=SMOKE_TIMEOUT_S)
     deadline = time.monotonic() + 30  # Ray's daemons exit shortly after the driver
-    while _ours(mark) and time.monotonic() < deadline:
+    while processes_with(mark) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert not _ours(mark), "processes left after the run"
+    assert not processes_with(mark), "processes left after the run"
     assert r.returncode == 0, (r.stdout + r.stderr)[-4000:] + (out / "main_ppo.log").read_text()[-4000:]
     assert "replaced data.train_files -> 8 rows of" in r.stdout, r.stdout
     assert "actor_rollout_ref.model.path -> a random" in r.stdout, r.stdout

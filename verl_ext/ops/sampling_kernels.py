@@ -510,12 +510,11 @@ if triton is not None:
                        ROWS: tl.constexpr, SC: tl.constexpr, BLOCK: tl.constexpr, HAS1: tl.constexpr,
                        HAS2: tl.constexpr, SAMPLE: tl.constexpr, STATS: tl.constexpr):
         """``tau``, the row's max (into ``mx_ptr``, NaN for invalid rows) and ``log_kept`` (relative to it) per
-        row; with a draw, the split
-        holding the token (inverse CDF over the splits' kept masses in vocabulary order), then the draw within
-        it, and its log-probs as ``(z - max) - log_kept`` and ``(z - max) - log_mass``, so a large max does not
-        round them away. ``STATS`` (a plan without filters): this kernel also combines the statistics pass (and
-        writes ``log_mass``), and each split's kept mass is its whole mass, so the statistics' combine and the
-        splits' kept masses need no launches of their own."""
+        row; with a draw, the split holding the token (inverse CDF over the splits' kept masses in vocabulary
+        order), then the draw within it, and its log-probs as ``(z - max) - log_kept`` and
+        ``(z - max) - log_mass``, so a large max does not round them away. ``STATS`` (a plan without filters):
+        this kernel also combines the statistics pass (and writes ``log_mass``), and each split's kept mass is its
+        whole mass, so the statistics' combine and the splits' kept masses need no launches of their own."""
         rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
         live = rows < n_rows
         if STATS:

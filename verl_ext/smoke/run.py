@@ -20,7 +20,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -229,21 +230,50 @@ def _main_ppo_argv(config: str, overrides: list[str], cfg: Any, work: Path) -> l
         ["--config-path", str(path.resolve().parent), "--config-name", path.stem]
     ours = [f"data.train_files={work / 'train_files.parquet'}", f"data.val_files={work / 'val_files.parquet'}",
             f"actor_rollout_ref.model.path={work / 'model'}", *cpu_overrides(), *STEP,
-            f"trainer.validation_data_dir={work / 'validation'}", f"trainer.default_local_dir={work / 'checkpoints'}"]
+            f"trainer.validation_data_dir={work / 'validation'}", f"trainer.default_local_dir={work / 'checkpoints'}",
+            f"hydra.run.dir={work / 'outputs'}"]  # main_ppo runs from the user's directory: Hydra's files go here
     if str(OmegaConf.select(cfg, "reward.reward_manager.name")) == "verl_ext":
         ours.append("++reward.reward_kwargs.on_error=raise")  # a failing reward stops the step, with its error
     return [sys.executable, "-m", "verl.trainer.main_ppo", *name, *overrides, *ours]
 
 
+#: How long the socket folder waits for the run's processes (Ray's daemons exit shortly after the driver).
+DAEMON_EXIT_S = 30
+
+
+def processes_with(mark: str) -> list[int]:
+    """Other processes whose environment holds ``mark`` (a run's own ``KEY=value``): the trainer, Ray, vLLM and
+    the sandbox inherit it. Empty where there is no /proc."""
+    found = []
+    for d in Path("/proc").glob("[0-9]*"):
+        if int(d.name) != os.getpid():
+            with contextlib.suppress(OSError):
+                if mark.encode() in (d / "environ").read_bytes():
+                    found.append(int(d.name))
+    return found
+
+
+@contextlib.contextmanager
+def socket_folder() -> Iterator[dict[str, str]]:
+    """A short folder of one run's own for Ray's and vLLM's sockets (and Ray's session files): yields the
+    environment entries that point both there. When the block ends it waits (up to ``DAEMON_EXIT_S``) for the
+    processes given that environment to exit, so none writes there after it is removed, then removes it."""
+    with tempfile.TemporaryDirectory(prefix="vxs", dir=SOCKET_DIR, ignore_cleanup_errors=True) as folder:
+        try:
+            yield {"RAY_TMPDIR": folder, "VLLM_RPC_BASE_PATH": folder}
+        finally:
+            deadline = time.monotonic() + DAEMON_EXIT_S
+            while processes_with(f"RAY_TMPDIR={folder}\0") and time.monotonic() < deadline:
+                time.sleep(0.5)
+
+
 def _run(argv: list[str], work: Path) -> int:
-    with tempfile.TemporaryDirectory(prefix="vxs", dir=SOCKET_DIR, ignore_cleanup_errors=True) as sockets:
-        # Ray's and vLLM's sockets (and Ray's session files) live in a short path of our own, removed after.
+    with socket_folder() as sockets:
         env = {**os.environ, "VERL_PLATFORM": "cpu", "VERL_FILE_LOGGER_PATH": str(work / "metrics.jsonl"),
-               "TOKENIZERS_PARALLELISM": "false", "HYDRA_FULL_ERROR": "1", "RAY_TMPDIR": sockets,
-               "VLLM_RPC_BASE_PATH": sockets}
+               "TOKENIZERS_PARALLELISM": "false", "HYDRA_FULL_ERROR": "1", **sockets}
         code = _follow(argv, work, env)
         if code != 0:  # Ray's daemons log only there (the workers' output is in main_ppo.log already)
-            _keep(Path(sockets) / "ray" / "session_latest" / "logs", work / "ray-logs")
+            _keep(Path(sockets["RAY_TMPDIR"]) / "ray" / "session_latest" / "logs", work / "ray-logs")
         return code
 
 
@@ -255,12 +285,14 @@ def _keep(logs: Path, dest: Path) -> None:
 
 
 def _follow(argv: list[str], work: Path, env: dict[str, str]) -> int:
-    """Run main_ppo, its output to the log, its phases to a progress bar; its exit code."""
+    """Run main_ppo from the user's directory (relative paths in the config, e.g. a reward function's, mean
+    there what they mean to main_ppo and to the checks above), its output to the log, its phases to a progress
+    bar; its exit code."""
     from tqdm import tqdm
 
     with open(work / "main_ppo.log", "w") as log, \
             tqdm(total=len(PHASES), desc="verl-ext smoke: starting", bar_format="{desc} [{n}/{total}, {elapsed}]") \
-            as bar, subprocess.Popen(argv, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            as bar, subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, errors="replace") as proc:
         assert proc.stdout is not None
         reached = 0
