@@ -101,6 +101,23 @@ def test_the_run_gets_a_short_socket_folder_of_its_own_removed_after(tmp_path: P
     assert not folder.exists(), list(folder.rglob("*"))
 
 
+def test_a_descendant_holding_the_output_does_not_hold_smoke_up(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """main_ppo's exit ends the run: a process it left behind that still holds its output pipe delays smoke by
+    at most DAEMON_EXIT_S, and what was written before is in the log."""
+    from verl_ext.smoke import run
+
+    monkeypatch.setattr(run, "DAEMON_EXIT_S", 0.5)
+    holder = "import subprocess, sys; p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], " \
+             "start_new_session=True); print('holder', p.pid, flush=True)"
+    started = time.monotonic()
+    assert run._run([sys.executable, "-c", holder], tmp_path) == 0
+    took = time.monotonic() - started
+    pid = int((tmp_path / "main_ppo.log").read_text().split("holder ")[1].split()[0])
+    os.kill(pid, 9)
+    assert took < 30, took
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not E2E_PYTHON.exists(), reason=f"{E2E_PYTHON} missing: ci/setup.sh makes it (vLLM's CPU build)")
 def test_the_code_config_runs_one_step_with_the_sandbox_on_a_ray_reward_worker(tmp_path: Path) -> None:

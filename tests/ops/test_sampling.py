@@ -643,3 +643,5 @@ def test_processed_sample_of_rows_without_a_distribution(backend: str) -> None:
     assert not lp[:3].isfinite().any() and lp[3].isfinite().sum() == 2
     with pytest.raises(ValueError, match=r"\[4, V\] logits"):
         res.logprobs(x[:1])
+    # Not differentiable: a loss built on them must not get a gradient that lacks the normaliser's.
+    assert not res.logprobs(x.clone().requires_grad_()).requires_grad

@@ -383,7 +383,8 @@ def _rows(logits: torch.Tensor, temperature: Param, top_k: Param, top_p: Param, 
         if seed is not None:
             raise ValueError("give either seed or uniform, not both")
         if not isinstance(uniform, torch.Tensor) or uniform.shape != (n,):
-            raise ValueError(f"uniform must be a tensor of shape [{n}], got {getattr(uniform, 'shape', uniform)!r}")
+            got = tuple(uniform.shape) if isinstance(uniform, torch.Tensor) else type(uniform).__name__
+            raise ValueError(f"uniform must be a tensor of shape [{n}], got {got}")
         if not uniform.is_floating_point():
             raise TypeError(f"uniform must be a floating-point tensor of numbers in [0, 1), got {uniform.dtype}")
         # Below 0 means the first kept token, as 0 does (NaN and >= 1 already mean the last one).
@@ -548,7 +549,7 @@ class ProcessedSample(NamedTuple):
         if logits.dim() != 2 or logits.shape[0] != self.tau.shape[0]:
             raise ValueError(f"logprobs needs the call's [{self.tau.shape[0]}, V] logits, got shape "
                              f"{tuple(logits.shape)}")
-        z = logits.float()
+        z = logits.detach().float()  # sampling is not differentiable: no gradient without the normaliser's
         if self.inv_temperature is not None:
             z = z * self.inv_temperature[:, None]
         out = (z - self.row_max[:, None]).sub_(self.log_kept[:, None])

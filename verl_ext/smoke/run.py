@@ -20,10 +20,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from verl_ext.cpu.overrides import cpu_overrides
 
@@ -258,13 +259,16 @@ def socket_folder() -> Iterator[dict[str, str]]:
     """A short folder of one run's own for Ray's and vLLM's sockets (and Ray's session files): yields the
     environment entries that point both there. When the block ends it waits (up to ``DAEMON_EXIT_S``) for the
     processes given that environment to exit, so none writes there after it is removed, then removes it."""
-    with tempfile.TemporaryDirectory(prefix="vxs", dir=SOCKET_DIR, ignore_cleanup_errors=True) as folder:
-        try:
-            yield {"RAY_TMPDIR": folder, "VLLM_RPC_BASE_PATH": folder}
-        finally:
-            deadline = time.monotonic() + DAEMON_EXIT_S
-            while processes_with(f"RAY_TMPDIR={folder}\0") and time.monotonic() < deadline:
-                time.sleep(0.5)
+    folder = tempfile.mkdtemp(prefix="vxs", dir=SOCKET_DIR)
+    try:
+        yield {"RAY_TMPDIR": folder, "VLLM_RPC_BASE_PATH": folder}
+    finally:
+        deadline = time.monotonic() + DAEMON_EXIT_S
+        while processes_with(f"RAY_TMPDIR={folder}\0") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        # Not TemporaryDirectory's cleanup: before Python 3.11.8 / 3.12.2 it retries with chmod, which follows a
+        # symlink a process of the run may have left there (CVE-2023-6597).
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _run(argv: list[str], work: Path) -> int:
@@ -287,24 +291,42 @@ def _keep(logs: Path, dest: Path) -> None:
 def _follow(argv: list[str], work: Path, env: dict[str, str]) -> int:
     """Run main_ppo from the user's directory (relative paths in the config, e.g. a reward function's, mean
     there what they mean to main_ppo and to the checks above), its output to the log, its phases to a progress
-    bar; its exit code."""
+    bar; its exit code once it exits. A descendant still holding its output pipe (a Ray daemon, a stray worker)
+    holds smoke up for at most ``DAEMON_EXIT_S``."""
     from tqdm import tqdm
 
-    with open(work / "main_ppo.log", "w") as log, \
-            tqdm(total=len(PHASES), desc="verl-ext smoke: starting", bar_format="{desc} [{n}/{total}, {elapsed}]") \
-            as bar, subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, errors="replace") as proc:
-        assert proc.stdout is not None
-        reached = 0
-        for line in proc.stdout:
+    with tqdm(total=len(PHASES), desc="verl-ext smoke: starting", bar_format="{desc} [{n}/{total}, {elapsed}]") \
+            as bar:
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                errors="replace")
+        reader = threading.Thread(target=_echo, args=(proc.stdout, work / "main_ppo.log", bar), daemon=True)
+        reader.start()
+        try:
+            code = proc.wait()
+        finally:
+            if proc.poll() is None:  # interrupted: main_ppo got the same signal; give it time, then stop it
+                try:
+                    proc.wait(DAEMON_EXIT_S)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+        reader.join(DAEMON_EXIT_S)
+        return code
+
+
+def _echo(stream: IO[str], log_path: Path, bar: Any) -> None:
+    """Copy main_ppo's output to the log (flushed per line: smoke reads it once main_ppo exits) and move the
+    progress bar at each phase's first line."""
+    reached = 0
+    with open(log_path, "w") as log:
+        for line in stream:
             log.write(line)
+            log.flush()
             for i, (marker, phase) in enumerate(PHASES[reached:], start=reached):
                 if marker in line:
                     bar.set_description_str(f"verl-ext smoke: {phase}", refresh=False)
                     bar.update(i + 1 - reached)
                     reached = i + 1
                     break
-        return proc.wait()
 
 
 def _cause(log: Path) -> str:
