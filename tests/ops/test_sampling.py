@@ -633,7 +633,7 @@ def test_log_probs_and_top_p_hold_at_large_logit_magnitudes(backend: str, case: 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_processed_sample_of_rows_without_a_distribution(backend: str) -> None:
     """``sample_processed`` on a +inf logit, an all -inf row and a NaN: token -1, NaN row max and log_kept on
-    every backend, NaN log-probs wherever tau keeps them; logits of another batch are refused."""
+    every backend, NaN log-probs wherever tau keeps them; logits of another shape are refused."""
     x = torch.randn(4, 8, generator=torch.Generator().manual_seed(3))
     x[0, 2], x[1], x[2, 1] = float("inf"), float("-inf"), float("nan")
     res = S.sample_processed(x, top_k=2, uniform=torch.full((4,), 0.5), backend=backend)
@@ -641,7 +641,8 @@ def test_processed_sample_of_rows_without_a_distribution(backend: str) -> None:
     assert res.row_max[:3].isnan().all() and res.log_kept[:3].isnan().all()
     lp = res.logprobs(x)
     assert not lp[:3].isfinite().any() and lp[3].isfinite().sum() == 2
-    with pytest.raises(ValueError, match=r"\[4, V\] logits"):
-        res.logprobs(x[:1])
+    for other in (x[:1], x[:, :7], torch.cat([x, x], 1), x[None]):
+        with pytest.raises(ValueError, match=r"\[4, 8\] logits"):
+            res.logprobs(other)
     # Not differentiable: a loss built on them must not get a gradient that lacks the normaliser's.
     assert not res.logprobs(x.clone().requires_grad_()).requires_grad

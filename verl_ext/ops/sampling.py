@@ -532,22 +532,23 @@ class ProcessedSample(NamedTuple):
     """Tokens and the processed distribution they were drawn from (:func:`sample_processed`), ``[B]`` each:
     the kept set is ``{z >= tau}`` with ``z = logits.float() * inv_temperature`` (``inv_temperature`` None: the
     call's temperature was the default 1, so ``z = logits.float()``), and the kept log-probs are
-    ``(z - row_max) - log_kept``. Rows without a distribution (invalid parameters, a NaN or ``+inf`` logit,
-    nothing above ``-inf``): token -1 and NaN ``row_max`` and ``log_kept``, so their log-probs are NaN wherever
-    ``tau`` keeps them and ``-inf`` elsewhere."""
+    ``(z - row_max) - log_kept``; ``vocab`` is the call's V. Rows without a distribution (invalid parameters, a
+    NaN or ``+inf`` logit, nothing above ``-inf``): token -1 and NaN ``row_max`` and ``log_kept``, so their
+    log-probs are NaN wherever ``tau`` keeps them and ``-inf`` elsewhere."""
 
     token_ids: torch.Tensor
     tau: torch.Tensor
     row_max: torch.Tensor
     log_kept: torch.Tensor
     inv_temperature: torch.Tensor | None
+    vocab: int
 
     def logprobs(self, logits: torch.Tensor) -> torch.Tensor:
         """Processed log-probs ``[B, V]`` of the call's ``logits`` (what vLLM calls ``processed_logprobs``):
         ``-inf`` outside the kept set. Relative to the row's max, so they keep fp32's precision at large ``|z|``
-        (e.g. a small temperature), as a log-softmax does. ``ValueError`` for logits of another batch."""
-        if logits.dim() != 2 or logits.shape[0] != self.tau.shape[0]:
-            raise ValueError(f"logprobs needs the call's [{self.tau.shape[0]}, V] logits, got shape "
+        (e.g. a small temperature), as a log-softmax does. ``ValueError`` for logits of another shape."""
+        if logits.dim() != 2 or logits.shape[0] != self.tau.shape[0] or logits.shape[1] != self.vocab:
+            raise ValueError(f"logprobs needs the call's [{self.tau.shape[0]}, {self.vocab}] logits, got shape "
                              f"{tuple(logits.shape)}")
         z = logits.detach().float()  # sampling is not differentiable: no gradient without the normaliser's
         if self.inv_temperature is not None:
@@ -567,4 +568,4 @@ def sample_processed(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: P
     res = _run(logits, rows, chosen, True, _filters_on(top_k, top_p, min_p, logits.shape[1]))
     scaled = not (isinstance(temperature, (int, float)) and not isinstance(temperature, bool) and temperature == 1)
     return ProcessedSample(res.token_ids, res.tau, res.row_max, res.log_kept,
-                           rows.inv_temperature if scaled else None)
+                           rows.inv_temperature if scaled else None, logits.shape[1])
