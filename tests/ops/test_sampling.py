@@ -362,9 +362,11 @@ def test_parameters_that_would_be_reinterpreted_are_refused_or_mean_what_the_doc
         with pytest.raises(TypeError, match="seed"):
             sample(logits, seed=seed, backend="torch")  # type: ignore[arg-type]
     assert torch.equal(sample(logits, seed=np.int64(3), backend="torch"), sample(logits, seed=3, backend="torch"))
-    for temperature in (1e-40, 1e39, 1e300):  # its inverse, or itself, beyond fp32
+    # Its inverse, or itself, beyond fp32; 1 / 3.4e38 passes fp64's check, but its fp32 inverse overflows.
+    for temperature in (1e-40, 1 / 3.4028234663852886e38, 1e39, 1e300):
         with pytest.raises(ValueError, match="temperature"):
             sample(logits, temperature=temperature, backend="torch")
+    assert (sample(logits.clamp(-3, 3), temperature=1.1754943508222875e-38, backend="torch") >= 0).all()  # least normal
     with pytest.raises(ValueError, match="at least one column"):
         sample(torch.randn(2, 0), backend="torch")
     with pytest.raises(TypeError, match="floating-point"):
@@ -566,7 +568,7 @@ def test_flashinfer_path_runs_only_the_kernels_its_filters_need(monkeypatch: pyt
     assert [name for name, _ in calls] == ["unfiltered"] and torch.equal(calls[0][1], z)
     tok = run(min_p=0.3)
     assert [name for name, _ in calls] == ["unfiltered"]
-    kept = z >= z.max(1, keepdim=True).values + math.log(0.3)
+    kept = (z - z.max(1, keepdim=True).values) >= torch.tensor(0.3).log()
     assert torch.equal(torch.isfinite(calls[0][1]), kept) and kept.gather(1, tok[:, None]).all()
     tok = run(top_k=4)
     assert [name for name, _ in calls] == ["top_k_top_p"] and torch.equal(calls[0][1], z)
@@ -583,6 +585,34 @@ def test_flashinfer_path_runs_only_the_kernels_its_filters_need(monkeypatch: pyt
         rows = S._rows(bad, temperature, top_k, top_p, min_p, 5, None)
         tok = S._flashinfer(bad, rows, 5, False, S._filters_on(top_k, top_p, min_p, 50)).token_ids
         assert torch.equal(tok < 0, want < 0), (top_k, tok)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_min_p_is_decided_relative_to_the_max(backend: str) -> None:
+    """Min-p keeps ``{z : z - max >= log(min_p)}`` (fp32), as ``p >= min_p * max p`` does, at any magnitude: the
+    threshold ``fp32(max + log(min_p))`` is off by up to half an ulp of the max (0.03 at 1e6) and kept a token
+    with ``p / max p = 0.0098`` at ``min_p = 0.01``. Through min-p's cut, the cut with top-p, and the count
+    search (a per-row top_k tensor whose rows are disabled or wider than the set)."""
+    x = torch.tensor([[1e6, 1e6 - 4.625, 1e6 - 10.0]])
+    for kw in ({}, {"top_k": torch.tensor([3])}):
+        tau, _ = S.kept_threshold(x, min_p=0.01, backend=backend, **kw)
+        assert tau.item() == 1e6, kw  # exp(-4.625) = 0.0098 < 0.01: only the first token is kept
+        out = sample(x, min_p=0.01, uniform=torch.tensor([0.999]), return_logprobs=True, backend=backend, **kw)
+        assert out.token_ids.item() == 0 and out.logprobs.item() == 0.0, kw
+    g = torch.Generator().manual_seed(8)
+    for offset in (0.0, 1e3, 1e6, -1e6):
+        for step in (0.0625, 1.0):  # logits on a grid, so some lie right at the threshold
+            z = (torch.randn(6, 200, generator=g) * 3 / step).round() * step + offset
+            min_p = torch.rand(6, generator=g) * 0.5 + 1e-3
+            want = (z - z.max(1, keepdim=True).values) >= min_p.log()[:, None]
+            top_k = torch.tensor([0, 200, 150, -1, 190, 199])
+            kth = z.sort(1, descending=True).values.gather(1, (top_k.clamp(1, 200) - 1)[:, None])
+            in_top_k = (z >= kth) | ((top_k <= 0) | (top_k >= 200))[:, None]
+            for kw, expected in (({}, want), ({"top_k": top_k}, want & in_top_k)):
+                tau, _ = S.kept_threshold(z, min_p=min_p, backend=backend, **kw)
+                assert torch.equal(z >= tau[:, None], expected), (offset, step, kw)
+            tau, _ = S.kept_threshold(z, min_p=min_p, top_p=0.5, backend=backend)
+            assert ((z >= tau[:, None]) <= want).all(), (offset, step)  # top-p keeps part of min-p's set
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -20,9 +20,9 @@ log-probs: checking tensors on the host would cost a GPU synchronisation per ste
 Backends: Triton (CUDA and ROCm) splits each row's vocabulary across programs (:func:`launch_plan` says how
 many and how often each logit is read) and finds ``tau`` without sorting, in a number of passes fixed by which
 filters may be on: one pass for max, sum of exp and NaN; min-p without top-k by one more pass at its known
-threshold ``max + log(min_p)``; top-k (and min-p with it) by radix selection over the
-order-preserving fp32 keys (digits of 11, 11 and 10 bits counted per bucket, the first inside the statistics
-pass); top-p over a top-k of at most ``K_MAX`` tokens from that set itself, which the last count pass gathers
+threshold (the least fp32 ``t`` with ``t - max >= log(min_p)``, relative to the max); top-k (and min-p with it) by
+radix selection over the order-preserving fp32 keys (digits of 11, 11 and 10 bits counted per bucket, the first
+inside the statistics pass); top-p over a top-k of at most ``K_MAX`` tokens from that set itself, which the last count pass gathers
 (no pass of its own); other top-p rows by radix selection over what top-k and min-p kept (4 digits of 8 bits,
 buckets summing exp-mass, the first inside the statistics pass). The last digit of each search is one bucket
 per key, so thresholds are exact whatever the data (ties, flat rows, ``-inf``, huge ranges). The draw re-reads
@@ -132,6 +132,35 @@ def _triton_full(logits: torch.Tensor, rows: _Rows, sample: bool, filters: str) 
 
 
 # ------------------------------------------------------------------------------------ torch reference
+def _fp32_key(t: torch.Tensor) -> torch.Tensor:
+    """Order-preserving int64 key of fp32 values (its own inverse on the int32 bits)."""
+    bits = t.contiguous().view(torch.int32)
+    return torch.where(bits < 0, bits ^ 0x7FFFFFFF, bits).long()
+
+
+def _min_p_threshold(mx: torch.Tensor, min_p: torch.Tensor) -> torch.Tensor:
+    """Min-p's threshold per row: the smallest fp32 ``t`` with ``t - mx >= log(min_p)`` in fp32, so min-p keeps
+    ``{z >= t}``, which is ``{z - mx >= log(min_p)}``: decided relative to the max, as ``p >= min_p * max p`` is
+    (``fp32(mx + log(min_p))`` is off by up to half an ulp of ``mx``: 0.03 at 1e6). ``-inf`` where ``min_p`` is
+    0 (or not positive), ``mx + log(min_p)`` where ``mx`` is not finite. Bisection over the fp32 keys below
+    ``mx`` (the test is monotone in ``t``): 33 elementwise steps on ``[B]``, no host synchronisation."""
+    on = min_p > 0
+    log_m = torch.log(torch.where(on, min_p, 1.0))
+    finite = torch.isfinite(mx)
+    m = torch.where(finite, mx, 0.0)
+    lo = _fp32_key(torch.full_like(m, float("-inf")))  # t = -inf fails (log_m is finite)
+    hi = _fp32_key(m)  # t = mx passes (log_m <= 0)
+    for _ in range(33):
+        mid = torch.div(lo + hi, 2, rounding_mode="floor")
+        k = mid.int()
+        t = torch.where(k < 0, k ^ 0x7FFFFFFF, k).view(torch.float32)
+        ok = (t - m) >= log_m
+        hi, lo = torch.where(ok, mid, hi), torch.where(ok, lo, mid)
+    k = hi.int()
+    t = torch.where(k < 0, k ^ 0x7FFFFFFF, k).view(torch.float32) + 0.0  # -0.0 -> +0.0
+    return torch.where(on, torch.where(finite, t, mx + log_m), float("-inf"))
+
+
 def _torch(logits: torch.Tensor, rows: _Rows, sample: bool) -> _Result:
     """Sort-based reference with the same semantics (and the same uniforms, so the same tokens)."""
     n, vocab = logits.shape
@@ -147,7 +176,7 @@ def _torch(logits: torch.Tensor, rows: _Rows, sample: bool) -> _Result:
     mx = z.max(1).values if vocab else torch.zeros(n, device=z.device)
     se = torch.exp(z - mx[:, None]).sum(1)
     s = z.sort(1, descending=True).values
-    t_min = torch.where(m_on, mx + torch.log(torch.where(m_on, rows.min_p, 1.0)), neg_inf)
+    t_min = _min_p_threshold(mx, rows.min_p)
     kth = s.gather(1, (rows.top_k.long().clamp(1, max(vocab, 1)) - 1)[:, None])[:, 0] if vocab else mx
     tau1 = torch.maximum(torch.where(k_on, kth, neg_inf), t_min)
     e = torch.where(s >= tau1[:, None], torch.exp(s - mx[:, None]), 0.0)
@@ -204,7 +233,7 @@ def _flashinfer(logits: torch.Tensor, rows: _Rows, seed: int | None, want_logpro
     bad = ~((inv_t > 0) & torch.isfinite(inv_t) & (top_p > 0) & (min_p >= 0) & (min_p <= 1) & torch.isfinite(mx))
     z = torch.where(bad[:, None], 0.0, z)
     if "m" in filters:  # min_p 0 (and bad rows) -> log 0 = -inf: no mask, no sync
-        t_min = torch.where(bad, 0.0, mx) + torch.log(torch.where(bad, 0.0, min_p))
+        t_min = _min_p_threshold(torch.where(bad, 0.0, mx), torch.where(bad, 0.0, min_p))
         z = torch.where(z >= t_min[:, None], z, float("-inf"))
     gen = None if seed is None else torch.Generator(device=z.device).manual_seed(seed & _MASK64)
     if "k" in filters or "p" in filters:
@@ -273,12 +302,13 @@ def _per_row(value: Param, n: int, default: float, dtype: torch.dtype, device: t
 
 
 _FP32_MAX = 3.4028234663852886e38
+_FP32_TINY = 1.1754943508222875e-38  # smallest normal fp32: 1 / (its fp32 value) stays finite in fp32
 
 
 def _positive_finite(v: float) -> bool:
-    """must be > 0 with it and its inverse finite in fp32 (2.9e-39 to 3.4e38); for greedy decoding use
-    logits.argmax(-1)"""
-    return 0 < v <= _FP32_MAX and 1.0 / v <= _FP32_MAX
+    """must be in fp32's normal range (1.2e-38 to 3.4e38), so that its inverse is finite in fp32; for greedy
+    decoding use logits.argmax(-1)"""
+    return _FP32_TINY <= v <= _FP32_MAX
 
 
 def _integer(v: float) -> bool:

@@ -74,6 +74,20 @@ if triton is not None:
         return tl.where(k < 0, k ^ 0x7FFFFFFF, k).to(tl.float32, bitcast=True)
 
     @triton.jit
+    def _min_p_key(mx, log_m):
+        """Key of min-p's threshold for finite ``mx``: the smallest fp32 ``t`` with ``t - mx >= log_m`` in fp32,
+        so the kept set ``{z >= t}`` is decided relative to the max (see ``_min_p_threshold`` in sampling.py).
+        Bisection over the keys from ``-inf`` (fails: ``log_m`` is finite) to ``mx`` (passes: ``log_m <= 0``)."""
+        lo = _ukey(tl.full(mx.shape, float("-inf"), tl.float32))
+        hi = _ukey(mx + 0.0)
+        for _ in range(33):
+            mid = (lo + hi) // 2
+            ok = (_unkey(mid) - mx) >= log_m
+            hi = tl.where(ok, mid, hi)
+            lo = tl.where(ok, lo, mid)
+        return _ukey(_unkey(hi) + 0.0)  # -0.0 -> +0.0
+
+    @triton.jit
     def _row_flags(rows, live, vocab, inv_t_ptr, k_ptr, p_ptr, m_ptr, HAS1: tl.constexpr, HAS2: tl.constexpr):
         """(search 1 on, search 2 on, invalid parameters) per row."""
         inv_t = tl.load(inv_t_ptr + rows, mask=live, other=1.0)
@@ -297,9 +311,10 @@ if triton is not None:
             # Search 1's targets: k (every key when top-k is off) and the min-p key (-1: none).
             top_k = tl.load(k_ptr + rows, mask=live, other=0)
             min_p = tl.load(m_ptr + rows, mask=live, other=0.0)
-            t_min = tl.where(code == 4, mx_raw, mx) + tl.log(tl.where(min_p > 0, min_p, 1.0))
+            log_m = tl.log(tl.where(min_p > 0, min_p, 1.0))
             need = tl.where((top_k > 0) & (top_k < vocab), top_k, vocab).to(tl.float32)
-            key_m = tl.where(min_p > 0, _ukey(t_min + 0.0), -1)
+            # A +inf row (code 4) keeps its +inf tokens: min-p's threshold is +inf there.
+            key_m = tl.where(min_p > 0, tl.where(code == 4, _ukey(mx_raw), _min_p_key(mx, log_m)), -1)
             pre = tl.zeros([ROWS], tl.int64)
             on = live & s1 & ((code == 0) | (code == 4))
             if CUT:  # the cut reads what lies at or above this key; it serves min-p only (no top-k in the call)

@@ -10,9 +10,9 @@ whose rows are all done returns at once, reading nothing):
 * search 1 (top-k, with or without min-p: ``tau1 = max(k-th largest z, t_min)``): counts of the next key digits
   inside the chosen bucket; digits of ``COUNT_DIGITS`` bits, the last one per key, so ``tau1`` and the mass at or
   above it are exact.
-* min-p without top-k (``cut``): min-p's threshold ``t_min = max + log(min_p)`` is known once the statistics are
-  combined, so one pass sums each split's mass at or above it and finds the smallest key there (the canonical
-  ``tau1``): no digit search.
+* min-p without top-k (``cut``): min-p's threshold ``t_min`` (least ``t`` with ``t - max >= log(min_p)``) is known
+  once the statistics are combined, so one pass sums each split's mass at or above it and finds the smallest key
+  there (the canonical ``tau1``): no digit search.
 * top-p over a top-k set of at most ``K_MAX`` tokens (``gather``): fewer than ``k`` keys lie above the bucket
   of the last count digit, and that pass gathers them (key and index) into a per-row buffer; the bucket itself
   is described exactly by the last digit's counts (one key per bucket). A combine finds top-p's threshold over
