@@ -17,11 +17,17 @@ from verl_ext.cli import main
 HAS_VLLM = importlib.util.find_spec("vllm") is not None
 
 
-def test_sampling_config_names_what_this_host_lacks(capsys: pytest.CaptureFixture[str]) -> None:
+def test_sampling_config_names_what_this_host_lacks(capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    need_triton = "triton  <- engine_kwargs.vllm.worker_extension_cls=verl_ext.rollout.VLLMWorkerExtension"
+    monkeypatch.setenv("VERL_EXT_SAMPLER_BACKEND", "torch")  # the sort-based reference: no Triton needed
+    main(["doctor", "--no-sandbox", "--config", "grpo_math_verl_ext_sampling"])
+    assert need_triton not in capsys.readouterr().out
+    monkeypatch.delenv("VERL_EXT_SAMPLER_BACKEND")
     rc = main(["doctor", "--no-sandbox", "--config", "grpo_math_verl_ext_sampling"])
     out = capsys.readouterr().out
     assert "config grpo_math_verl_ext_sampling needs:" in out
-    assert "triton  <- engine_kwargs.vllm.worker_extension_cls=verl_ext.rollout.VLLMWorkerExtension" in out
+    assert need_triton in out
     gpu_line = next(line for line in out.splitlines() if "a CUDA or ROCm GPU" in line)
     vllm_line = next(line for line in out.splitlines() if line.strip().endswith("rollout.name=vllm"))
     assert ("ok" in vllm_line) == HAS_VLLM

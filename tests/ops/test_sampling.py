@@ -358,6 +358,11 @@ def test_parameters_that_would_be_reinterpreted_are_refused_or_mean_what_the_doc
             assert torch.equal(tok, first), (backend, low)
     with pytest.raises(TypeError, match="integer tensor"):
         sample(logits, top_k=torch.tensor([3.9, 3.9]), backend="torch")
+    # A bool tensor would mean 1 (or 0: an invalid row), a complex one would lose its imaginary part.
+    for kw in ({"top_p": torch.tensor([True, False])}, {"temperature": torch.tensor([1 + 1j, 1 + 0j])},
+               {"min_p": torch.tensor(True)}):
+        with pytest.raises(TypeError, match=next(iter(kw))):
+            sample(logits, backend="torch", **kw)
     for seed in (7.9, "7", True, torch.tensor([1.2, 1.8])):
         with pytest.raises(TypeError, match="seed"):
             sample(logits, seed=seed, backend="torch")  # type: ignore[arg-type]
@@ -670,9 +675,14 @@ def test_processed_sample_of_rows_without_a_distribution(backend: str) -> None:
     assert res.token_ids[:3].eq(-1).all() and res.token_ids[3] >= 0
     assert res.row_max[:3].isnan().all() and res.log_kept[:3].isnan().all()
     lp = res.logprobs(x)
-    assert not lp[:3].isfinite().any() and lp[3].isfinite().sum() == 2
+    # NaN everywhere on those rows, as a log-softmax gives (the +inf row's tau still keeps only its +inf token).
+    assert lp[:3].isnan().all() and lp[3].isfinite().sum() == 2
+    assert res.tau[0] == x[0].topk(2).values[1]  # its top-k set
     for other in (x[:1], x[:, :7], torch.cat([x, x], 1), x[None]):
         with pytest.raises(ValueError, match=r"\[4, 8\] logits"):
+            res.logprobs(other)
+    for other in (x.half(), x.double(), x.long()):
+        with pytest.raises(ValueError, match=r"torch\.float32 logits"):
             res.logprobs(other)
     # Not differentiable: a loss built on them must not get a gradient that lacks the normaliser's.
     assert not res.logprobs(x.clone().requires_grad_()).requires_grad

@@ -256,6 +256,23 @@ def test_v1_nan_rows_get_a_token_id(monkeypatch: pytest.MonkeyPatch) -> None:
     assert ((tokens >= 0) & (tokens < VOCAB)).all()
 
 
+def test_v1_rows_without_a_distribution_get_nan_log_probs_as_vllms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A +inf or NaN logit: vLLM's log-softmax gives NaN over the whole row, and so does the fused path (a +inf
+    row's threshold keeps only the +inf token, which gave -inf everywhere else)."""
+    mode = "processed_logprobs"
+    logits = logits_batch(4)
+    logits[1, 5], logits[2, 7] = float("inf"), float("nan")
+    args = (torch.ones(4), torch.full((4,), 5, dtype=torch.int32), torch.full((4,), 0.9), {})
+    theirs = v1_sampler(mode)(logits.clone(), metadata(*args)).logprobs_tensors.logprobs
+    sampler = v1_sampler(mode)
+    through_verl(sampler, monkeypatch=monkeypatch)
+    out = sampler(logits.clone(), metadata(*args))
+    ours = out.logprobs_tensors.logprobs
+    assert theirs[1:3].isnan().all() and ours[1:3].isnan().all()
+    assert torch.equal(torch.isfinite(ours[[0, 3]]), torch.isfinite(theirs[[0, 3]]))
+    assert ((out.sampled_token_ids >= 0) & (out.sampled_token_ids < VOCAB)).all()
+
+
 def test_verls_vocabulary_cut_holds_under_the_fused_sampler(monkeypatch: pytest.MonkeyPatch) -> None:
     sampler = v1_sampler("processed_logprobs")
     worker = through_verl(sampler, vocab_size=VOCAB - 8, monkeypatch=monkeypatch)  # the padded tail is -inf
@@ -442,7 +459,8 @@ def test_speculative_decoding_is_named_as_outside_the_fused_path(caplog: pytest.
     runner = types.SimpleNamespace(sampler=v1_sampler("raw_logprobs"), speculative_config=object())
     with caplog.at_level(logging.WARNING, logger=vllm_sampler.__name__):
         install_fused_sampler(runner, backend="torch")
-    assert "rejection sampler" in caplog.text
+    # V1's rejection sampler draws the bonus token through the runner's sampler (vLLM 0.24.0), so the fused one.
+    assert "acceptance of draft tokens" in caplog.text and "bonus token" in caplog.text
 
 
 def test_v2_runner_without_a_sampler_is_left_alone() -> None:

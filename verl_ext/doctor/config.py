@@ -85,7 +85,8 @@ def needs(cfg: Any, accelerator: str, sandbox_ok: bool) -> list[Need]:
         found.append(Need("a CUDA or ROCm GPU", f"trainer.n_gpus_per_node={gpus}", not accelerator.startswith("none")
                           and not accelerator.startswith("unknown")))
     ext = str(rollout.get("engine_kwargs", {}).get("vllm", {}).get("worker_extension_cls", "") or "")
-    if ext.startswith("verl_ext."):
+    # With VERL_EXT_SAMPLER_BACKEND=torch the fused sampler runs the torch reference: no Triton needed.
+    if ext.startswith("verl_ext.") and os.environ.get("VERL_EXT_SAMPLER_BACKEND", "auto") != "torch":
         found.append(Need("triton", f"engine_kwargs.vllm.worker_extension_cls={ext} (fused sampler)",
                           importlib.util.find_spec("triton") is not None))
     model = cfg.actor_rollout_ref.model

@@ -17,22 +17,21 @@ overflows fp32 once divided by the temperature) or are all ``-inf``, and rows gi
 parameter (temperature ``<= 0``, ``top_p <= 0``, ``min_p`` outside [0, 1]), get token ``-1`` and NaN
 log-probs: checking tensors on the host would cost a GPU synchronisation per step.
 
-Backends: Triton (CUDA and ROCm) splits each row's vocabulary across programs (:func:`launch_plan` says how
-many and how often each logit is read) and finds ``tau`` without sorting, in a number of passes fixed by which
-filters may be on: one pass for max, sum of exp and NaN; min-p without top-k by one more pass at its known
-threshold (the least fp32 ``t`` with ``t - max >= log(min_p)``, relative to the max); top-k (and min-p with it) by
-radix selection over the order-preserving fp32 keys (digits of 11, 11 and 10 bits counted per bucket, the first
-inside the statistics pass); top-p over a top-k of at most ``K_MAX`` tokens from that set itself, which the last count pass gathers
-(no pass of its own); other top-p rows by radix selection over what top-k and min-p kept (4 digits of 8 bits,
-buckets summing exp-mass, the first inside the statistics pass). The last digit of each search is one bucket
-per key, so thresholds are exact whatever the data (ties, flat rows, ``-inf``, huge ranges). The draw re-reads
-only the split holding the token (each split's kept mass is known). Reads of each logit per row: at most 4
-with any filters, except min-p with top-p without top-k (5) and top-p with a top-k above ``K_MAX`` (6; also a
-min-p + top-p row of a call whose per-row top-k may hold top-k rows). A Python-int top-k of at most
-``K_MAX`` launches no mass passes; with a per-row top-k they are launched
-and only the rows that need them read in them.
-FlashInfer (CUDA, optional): its sort-free rejection sampler draws the token; log-probs come from the Triton
-threshold passes, which also give the log-sum-exp. The torch reference sorts.
+Backends: Triton (CUDA and ROCm) splits each row's vocabulary across programs (:func:`launch_plan` says how many and
+how often each logit is read) and finds ``tau`` without sorting, in a number of passes fixed by which filters may be
+on: one pass for max, sum of exp and NaN; min-p without top-k by one more pass at its known threshold (the least
+fp32 ``t`` with ``t - max >= log(min_p)``, relative to the max); top-k (and min-p with it) by radix selection over
+the order-preserving fp32 keys (digits of 11, 11 and 10 bits counted per bucket, the first inside the statistics
+pass); top-p over a top-k of at most ``K_MAX`` tokens from that set itself, which the last count pass gathers (no
+pass of its own); other top-p rows by radix selection over what top-k and min-p kept (4 digits of 8 bits, buckets
+summing exp-mass, the first inside the statistics pass). The last digit of each search is one bucket per key, so
+thresholds are exact whatever the data (ties, flat rows, ``-inf``, huge ranges). The draw re-reads only the split
+holding the token (each split's kept mass is known). Reads of each logit per row: at most 4 with any filters, except
+min-p with top-p without top-k (5) and top-p with a top-k above ``K_MAX`` (6; also a min-p + top-p row of a call
+whose per-row top-k may hold top-k rows). A Python-int top-k of at most ``K_MAX`` launches no mass passes; with a
+per-row top-k they are launched and only the rows that need them read in them. FlashInfer (CUDA, optional): its
+sort-free rejection sampler draws the token; log-probs come from the Triton threshold passes, which also give the
+log-sum-exp. The torch reference sorts.
 
 The Triton and torch paths run inside the custom op ``verl_ext::sample`` (``torch.library.custom_op`` with a
 fake implementation), a pure function of the logits, the per-row parameters and the uniforms, so
@@ -287,6 +286,8 @@ def _per_row(value: Param, n: int, default: float, dtype: torch.dtype, device: t
     if value is None:
         return torch.full((n,), default, dtype=dtype, device=device)
     if isinstance(value, torch.Tensor):
+        if value.dtype == torch.bool or value.is_complex():  # True would be 1, an imaginary part dropped
+            raise TypeError(f"{name} must be a tensor of real numbers, got {value.dtype}")
         if value.dim() == 0:
             value = value.item()
         else:
@@ -559,12 +560,13 @@ def sample_with_threshold(logits: torch.Tensor, *, temperature: Param = 1.0, top
 
 
 class ProcessedSample(NamedTuple):
-    """Tokens and the processed distribution they were drawn from (:func:`sample_processed`), ``[B]`` each:
-    the kept set is ``{z >= tau}`` with ``z = logits.float() * inv_temperature`` (``inv_temperature`` None: the
-    call's temperature was the default 1, so ``z = logits.float()``), and the kept log-probs are
-    ``(z - row_max) - log_kept``; ``vocab`` is the call's V. Rows without a distribution (invalid parameters, a
-    NaN or ``+inf`` logit, nothing above ``-inf``): token -1 and NaN ``row_max`` and ``log_kept``, so their
-    log-probs are NaN wherever ``tau`` keeps them and ``-inf`` elsewhere."""
+    """Tokens and the processed distribution they were drawn from (:func:`sample_processed`), ``[B]`` each: the kept
+    set is ``{z >= tau}`` with ``z = logits.float() * inv_temperature`` (``inv_temperature`` None: the call's
+    temperature was the default 1, so ``z = logits.float()``), and the kept log-probs are ``(z - row_max) -
+    log_kept``; ``vocab`` and ``dtype`` are the call's logits'. Rows without a distribution (invalid parameters, a
+    NaN or ``+inf`` logit, nothing above ``-inf``): token -1, NaN ``row_max`` and ``log_kept``, and NaN log-probs
+    everywhere, as a log-softmax gives them (``tau`` still says what each filter kept there, e.g. only the ``+inf``
+    tokens with top-p)."""
 
     token_ids: torch.Tensor
     tau: torch.Tensor
@@ -572,19 +574,24 @@ class ProcessedSample(NamedTuple):
     log_kept: torch.Tensor
     inv_temperature: torch.Tensor | None
     vocab: int
+    dtype: torch.dtype
 
     def logprobs(self, logits: torch.Tensor) -> torch.Tensor:
         """Processed log-probs ``[B, V]`` of the call's ``logits`` (what vLLM calls ``processed_logprobs``):
         ``-inf`` outside the kept set. Relative to the row's max, so they keep fp32's precision at large ``|z|``
-        (e.g. a small temperature), as a log-softmax does. ``ValueError`` for logits of another shape."""
+        (e.g. a small temperature), as a log-softmax does. ``ValueError`` for logits of another shape or dtype."""
         if logits.dim() != 2 or logits.shape[0] != self.tau.shape[0] or logits.shape[1] != self.vocab:
             raise ValueError(f"logprobs needs the call's [{self.tau.shape[0]}, {self.vocab}] logits, got shape "
                              f"{tuple(logits.shape)}")
+        if logits.dtype != self.dtype:  # another rounding of them keeps another set
+            raise ValueError(f"logprobs needs the call's {self.dtype} logits, got {logits.dtype}")
         z = logits.detach().float()  # sampling is not differentiable: no gradient without the normaliser's
         if self.inv_temperature is not None:
             z = z * self.inv_temperature[:, None]
         out = (z - self.row_max[:, None]).sub_(self.log_kept[:, None])
-        return out.masked_fill_(z < self.tau[:, None], float("-inf"))
+        # Rows without a distribution: NaN everywhere, as a log-softmax gives them (a NaN threshold masks nothing).
+        tau = torch.where(self.row_max.isnan(), float("nan"), self.tau)
+        return out.masked_fill_(z < tau[:, None], float("-inf"))
 
 
 def sample_processed(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: Param = None,
@@ -598,4 +605,5 @@ def sample_processed(logits: torch.Tensor, *, temperature: Param = 1.0, top_k: P
     res = _run(logits, rows, chosen, True, _filters_on(top_k, top_p, min_p, logits.shape[1]))
     scaled = not (isinstance(temperature, (int, float)) and not isinstance(temperature, bool) and temperature == 1)
     return ProcessedSample(res.token_ids, res.tau, res.row_max, res.log_kept,
-                           rows.inv_temperature if scaled else None, logits.shape[1])
+                           rows.inv_temperature if scaled else None, logits.shape[1],
+                           logits.dtype)

@@ -25,8 +25,9 @@ a seeded request repeats its tokens, as with vLLM's own sampler. ``processed_log
 (-inf outside the kept set) when vLLM reads them (``logprobs_mode`` ``processed_logprobs`` and log-probs asked
 for; it takes their log-softmax), else the unfiltered ones, as vLLM's FlashInfer path gives.
 
-With speculative decoding, vLLM's rejection sampler and drafter keep their own sampling code (they never call
-``Sampler.sample``): only steps without draft tokens go through the fused sampler.
+With speculative decoding, the drafter and the acceptance of draft tokens keep vLLM's own sampling code: only
+steps without draft tokens, and (V1) the bonus token the rejection sampler draws through the runner's sampler,
+go through the fused sampler.
 
 In both runners, if the fused path raises (e.g. a Triton compile error on an unsupported GPU), the error is
 logged once and vLLM's own sampler serves every later call, so a rollout is never lost to it.
@@ -94,8 +95,8 @@ class FusedTopKTopP:
         tokens = torch.where(res.token_ids < 0, logits.argmax(-1), res.token_ids)
         if self.logprobs_mode not in _PROCESSED:
             return tokens, None
-        # Rows without a distribution (NaN logits, nothing above -inf) have NaN tau and log-normaliser: they drop
-        # nothing and get NaN log-probs, as vLLM's log-softmax gives them, never -inf at the token they got.
+        # Rows without a distribution (a NaN or +inf logit, nothing above -inf) get NaN log-probs everywhere, as
+        # vLLM's log-softmax gives them; their processed logits keep what the filters kept (NaN tau: everything).
         if self.logprobs_mode == "processed_logits":
             return tokens, logits.masked_fill(logits < res.tau[:, None], float("-inf"))
         return tokens, res.logprobs(logits)
@@ -218,6 +219,7 @@ def install_fused_sampler(model_runner: Any, backend: Backend | None = None
     logger.info("verl-ext fused sampler installed (%s runner, backend=%s, logprobs_mode=%s)", runner, backend,
                 getattr(sampler, "logprobs_mode", "?"))
     if getattr(model_runner, "speculative_config", None) is not None:
-        logger.warning("speculative decoding is on: vLLM's rejection sampler and drafter draw with vLLM's own "
-                       "sampling code, so only steps without draft tokens use verl-ext's fused sampler")
+        logger.warning("speculative decoding is on: vLLM's drafter and the acceptance of draft tokens use vLLM's "
+                       "own sampling code; verl-ext's fused sampler draws only steps without draft tokens and "
+                       "(V1 runner) the bonus token")
     return fused
