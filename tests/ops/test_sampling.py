@@ -592,6 +592,20 @@ def test_flashinfer_path_runs_only_the_kernels_its_filters_need(monkeypatch: pyt
         assert torch.equal(tok < 0, want < 0), (top_k, tok)
 
 
+def test_min_p_threshold_is_the_least_fp32_value_that_passes() -> None:
+    """``t - max >= log(min_p)`` holds at the threshold and fails one fp32 step below it, across magnitudes,
+    signs and binades (a threshold near 0 sits in a run of 2^30 keys); ``-inf`` without min-p, and a non-finite
+    max gives ``max + log(min_p)``."""
+    mx = torch.tensor([1e6, 0.5, 2.3, -3.0, 0.0, 1e-30, -1e6, 3e38, 1.0, -2e-38] * 6)
+    min_p = torch.tensor([0.01, 0.1, 0.5, 1.0, 1e-30, 1e-45]).repeat_interleave(10)
+    t = S._min_p_threshold(mx, min_p)
+    log_m = min_p.log()
+    below = torch.nextafter(t, torch.tensor(float("-inf")))
+    assert ((t - mx) >= log_m).all() and not ((below - mx) >= log_m).any()
+    edge = S._min_p_threshold(torch.tensor([1.0, float("inf"), 2.0]), torch.tensor([0.0, 0.5, -0.1]))
+    assert edge.tolist() == [float("-inf"), float("inf"), float("-inf")]
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_min_p_is_decided_relative_to_the_max(backend: str) -> None:
     """Min-p keeps ``{z : z - max >= log(min_p)}`` (fp32), as ``p >= min_p * max p`` does, at any magnitude: the

@@ -132,9 +132,15 @@ def _triton_full(logits: torch.Tensor, rows: _Rows, sample: bool, filters: str) 
 
 # ------------------------------------------------------------------------------------ torch reference
 def _fp32_key(t: torch.Tensor) -> torch.Tensor:
-    """Order-preserving int64 key of fp32 values (its own inverse on the int32 bits)."""
+    """Order-preserving int64 key of fp32 values."""
     bits = t.contiguous().view(torch.int32)
     return torch.where(bits < 0, bits ^ 0x7FFFFFFF, bits).long()
+
+
+def _fp32_of_key(key: torch.Tensor) -> torch.Tensor:
+    """The fp32 values of :func:`_fp32_key`'s keys (the same bit flip undoes it)."""
+    k = key.int()
+    return torch.where(k < 0, k ^ 0x7FFFFFFF, k).view(torch.float32)
 
 
 def _min_p_threshold(mx: torch.Tensor, min_p: torch.Tensor) -> torch.Tensor:
@@ -151,12 +157,9 @@ def _min_p_threshold(mx: torch.Tensor, min_p: torch.Tensor) -> torch.Tensor:
     hi = _fp32_key(m)  # t = mx passes (log_m <= 0)
     for _ in range(33):
         mid = torch.div(lo + hi, 2, rounding_mode="floor")
-        k = mid.int()
-        t = torch.where(k < 0, k ^ 0x7FFFFFFF, k).view(torch.float32)
-        ok = (t - m) >= log_m
+        ok = (_fp32_of_key(mid) - m) >= log_m
         hi, lo = torch.where(ok, mid, hi), torch.where(ok, lo, mid)
-    k = hi.int()
-    t = torch.where(k < 0, k ^ 0x7FFFFFFF, k).view(torch.float32) + 0.0  # -0.0 -> +0.0
+    t = _fp32_of_key(hi) + 0.0  # -0.0 -> +0.0
     return torch.where(on, torch.where(finite, t, mx + log_m), float("-inf"))
 
 
