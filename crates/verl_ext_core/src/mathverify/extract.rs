@@ -20,7 +20,7 @@
 use super::blocks::{self, Block};
 use super::hedge;
 use super::lexer::lex;
-use super::limits::MAX_ANSWER_BYTES;
+use super::limits::{MAX_ANSWER_BYTES, MAX_BARE_BOX};
 use super::parser::parse;
 use super::prose;
 use super::sets;
@@ -141,11 +141,20 @@ fn boxed_arg<'a>(
         return Some(BoxArg { start, end: close + 1, arg: s[open + 1..close].trim() });
     }
     if rest.starts_with([' ', '\t']) && !trimmed.is_empty() {
-        // `\boxed 5$`: up to the closing `$` or the end of the line.
-        let len = trimmed.find(['$', '\n']).unwrap_or(trimmed.len());
+        // `\boxed 5$`: up to the closing `$` or the end of the line, within MAX_BARE_BOX bytes and before any
+        // other box (`Use \boxed to mark it: \boxed{5}` is 5; scanning to the line's end made `\boxed ` repeated
+        // quadratic).
+        let window = &trimmed.as_bytes()[..trimmed.len().min(MAX_BARE_BOX + 1)];
+        let len = window.iter().position(|&c| c == b'$' || c == b'\n');
+        let len = match len {
+            Some(len) => len,
+            None if trimmed.len() <= MAX_BARE_BOX => trimmed.len(),
+            None => return None,
+        };
         let arg = trimmed[..len].trim();
         let end = s.len() - trimmed.len() + len;
-        return (!arg.is_empty()).then_some(BoxArg { start, end, arg });
+        let boxed_inside = arg.contains("\\boxed") || arg.contains("\\fbox");
+        return (!arg.is_empty() && !boxed_inside).then_some(BoxArg { start, end, arg });
     }
     None
 }
@@ -940,6 +949,10 @@ mod tests {
         assert_eq!(answer("\\boxed{1}, or after some words, \\boxed{2}"), Some("1, 2".into()));
         assert_eq!(answer("\\boxed{1}, but after checking, \\boxed{2}"), Some("2".into()));
         assert_eq!(answer("$\\boxed 5$ done"), Some("5".into()));
+        assert_eq!(answer("Use \\boxed to mark it. The answer is \\boxed{5}"), Some("5".into()));
+        assert_eq!(answer("\\boxed 3 then. The answer is \\boxed{5}"), Some("5".into()));
+        assert_eq!(answer(&format!("\\boxed {}", "1".repeat(MAX_BARE_BOX))), Some("1".repeat(MAX_BARE_BOX)));
+        assert_ne!(answer(&format!("\\boxed {}", "1".repeat(MAX_BARE_BOX + 1))), Some("1".repeat(MAX_BARE_BOX + 1)));
         assert_eq!(answer("\\boxed{7} \\boxed{unclosed"), Some("7".into()));
         assert_eq!(answer("\\boxed{(2, 2)} \\text{ and } \\boxed{(6, 2)}"), Some("(2, 2), (6, 2)".into()));
         assert_eq!(answer("$\\boxed{1}$, $\\boxed{2}$ or $\\boxed{3}$"), Some("1, 2, 3".into()));

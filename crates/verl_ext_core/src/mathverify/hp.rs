@@ -234,15 +234,17 @@ pub fn need(n: &Node) -> Option<f64> {
         Node::Add(xs) | Node::Mul(xs) => xs.iter().map(need).sum::<Option<f64>>()? + 4.0,
         Node::Div(a, b) | Node::Root(a, b) | Node::Log(a, b) => need(a)? + need(b)? + 4.0,
         Node::Pow(b, e) => {
+            // `need(b)` once: twice per level made a chain of squares cost 2^depth (`((((2)^2)^2)...)^2`).
             let exponent = numeric::eval(e, &|_| Some(1.5))?.abs();
-            let base = log2_abs(b).unwrap_or(need(b)?).max(1.0);
-            need(b)? + need(e)? + exponent * base + exponent.log2().max(0.0) + 4.0
+            let of_base = need(b)?;
+            let base = log2_abs(b).unwrap_or(of_base).max(1.0);
+            of_base + need(e)? + exponent * base + exponent.log2().max(0.0) + 4.0
         }
         Node::Func(f, x) => {
             // Large arguments need bits for their reduction (`\\sin 10^{400}`); small ones need none beyond their
             // own digits (`\\ln(x - y)` near 0 must not ask for a thousand bits).
-            let arg = numeric::eval(x, &|_| Some(1.5)).map_or(0.0, |v| v.abs().max(1.0).log2());
             let magnitude = numeric::eval(x, &|_| Some(1.5)).map_or(0.0, |v| v.abs());
+            let arg = magnitude.max(1.0).log2();
             let growth = match f {
                 Func::Exp | Func::Sinh | Func::Cosh => magnitude * std::f64::consts::LOG2_E,
                 _ => arg,

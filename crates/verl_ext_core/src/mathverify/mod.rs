@@ -86,6 +86,9 @@ pub mod limits {
     pub const MAX_ANSWER_BYTES: usize = 4096;
     /// Tokens per answer.
     pub const MAX_TOKENS: usize = 2048;
+    /// Bytes a brace-less box's argument (`\boxed 5$`: up to `$` or the line's end) may span; a longer one, or
+    /// one that reaches another box, is no box (so each box is read in bounded time).
+    pub const MAX_BARE_BOX: usize = 200;
     /// Digits in one number literal.
     pub const MAX_DIGITS: usize = 400;
     /// Parser recursion depth (each bracket level uses about four: ~30 nested brackets).
