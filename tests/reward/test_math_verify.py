@@ -526,3 +526,8 @@ def test_extraction_from_a_long_solution_is_bounded() -> None:
     assert verify("Use \\boxed to mark it. The answer is \\boxed{5}", "5")["score"] == 1.0
     assert verify("\\boxed 3 then. The answer is \\boxed{5}", "5")["score"] == 1.0
     assert verify("so it is $\\boxed 5$.", "5")["score"] == 1.0
+    assert verify("The answer is \\(\\boxed 5\\).", "5")["score"] == 1.0
+    # Two boxes are two answers with or without braces (a bare box reaching the next one was dropped: 5 scored).
+    for hedge in ("It is either \\boxed 3 or \\boxed 5", "\\boxed 3 \\text{ or } \\boxed{5}",
+                  "\\boxed 3 or \\boxed 5$"):
+        assert verify(hedge, "5")["score"] == 0.0, hedge

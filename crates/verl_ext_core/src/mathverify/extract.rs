@@ -141,20 +141,25 @@ fn boxed_arg<'a>(
         return Some(BoxArg { start, end: close + 1, arg: s[open + 1..close].trim() });
     }
     if rest.starts_with([' ', '\t']) && !trimmed.is_empty() {
-        // `\boxed 5$`: up to the closing `$` or the end of the line, within MAX_BARE_BOX bytes and before any
-        // other box (`Use \boxed to mark it: \boxed{5}` is 5; scanning to the line's end made `\boxed ` repeated
-        // quadratic).
+        // `\boxed 5$`: up to the closing `$` (or `\)`, `\]`) or the end of the line, within MAX_BARE_BOX bytes
+        // (scanning to the line's end made `\boxed ` repeated quadratic). When another box starts before that,
+        // the argument is its first word, so the text up to the next box is read as what stands between two boxes
+        // (`\boxed 3 or \boxed 5` is two answers, as with braces; `Use \boxed to mark it: \boxed{5}` is 5).
         let window = &trimmed.as_bytes()[..trimmed.len().min(MAX_BARE_BOX + 1)];
-        let len = window.iter().position(|&c| c == b'$' || c == b'\n');
-        let len = match len {
+        let close = window.windows(2).position(|w| w == b"\\)" || w == b"\\]");
+        let len = window.iter().position(|&c| c == b'$' || c == b'\n').into_iter().chain(close).min();
+        let mut len = match len {
             Some(len) => len,
             None if trimmed.len() <= MAX_BARE_BOX => trimmed.len(),
             None => return None,
         };
+        if trimmed[..len].contains("\\boxed") || trimmed[..len].contains("\\fbox") {
+            len = trimmed.find(char::is_whitespace).unwrap_or(len).min(len);
+        }
         let arg = trimmed[..len].trim();
         let end = s.len() - trimmed.len() + len;
-        let boxed_inside = arg.contains("\\boxed") || arg.contains("\\fbox");
-        return (!arg.is_empty() && !boxed_inside).then_some(BoxArg { start, end, arg });
+        let boxed = arg.contains("\\boxed") || arg.contains("\\fbox");
+        return (!arg.is_empty() && !boxed).then_some(BoxArg { start, end, arg });
     }
     None
 }
@@ -951,6 +956,9 @@ mod tests {
         assert_eq!(answer("$\\boxed 5$ done"), Some("5".into()));
         assert_eq!(answer("Use \\boxed to mark it. The answer is \\boxed{5}"), Some("5".into()));
         assert_eq!(answer("\\boxed 3 then. The answer is \\boxed{5}"), Some("5".into()));
+        assert_eq!(answer("It is either \\boxed 3 or \\boxed 5"), answer("It is either \\boxed{3} or \\boxed{5}"));
+        assert_eq!(answer("\\boxed 7 \\quad\\text{or}\\quad \\boxed{9}"), Some("7, 9".into()));
+        assert_eq!(answer("The answer is \\(\\boxed 5\\)."), Some("5".into()));
         assert_eq!(answer(&format!("\\boxed {}", "1".repeat(MAX_BARE_BOX))), Some("1".repeat(MAX_BARE_BOX)));
         assert_ne!(answer(&format!("\\boxed {}", "1".repeat(MAX_BARE_BOX + 1))), Some("1".repeat(MAX_BARE_BOX + 1)));
         assert_eq!(answer("\\boxed{7} \\boxed{unclosed"), Some("7".into()));
