@@ -90,6 +90,8 @@ def test_plan_rejects_bad_shapes() -> None:
         launch_plan(1, 10, top_k=True, top_p=True, top_k_bound=5).row_reads(top_p=True)
     with pytest.raises(ValueError, match="without a filter"):  # min-p's cut cannot serve a top-k row
         launch_plan(1, 10, min_p=True).row_reads(top_k=3)
+    with pytest.raises(ValueError, match="without a filter"):  # its combine would not compute min-p's key
+        launch_plan(1, 10, top_k=True).row_reads(top_k=3, min_p=True)
 
 
 def test_filters_the_launcher_is_told_about() -> None:
@@ -149,6 +151,8 @@ def _check_passes(launched: list, plan: Any) -> None:
     # The combines after the statistics and after the cut read the cut's state, and only those.
     cut_selects = [meta["CUT"] for name, _, _, meta in launched if name == "_select_kernel"]
     assert cut_selects == [plan.cut and (i < 2) for i in range(len(cut_selects))]
+    # Min-p's bisection (in the statistics' combine) is compiled in only where some row may have min-p.
+    assert {meta["MIN_P"] for name, _, _, meta in launched if name == "_select_kernel"} <= {plan.min_p}
     kept = [meta["CUT1"] for name, _, _, meta in launched if name == "_kept_kernel"]
     assert kept == [plan.cut] * int(plan.draw and plan.filtered)
     # The finish is the last launch, one program per row block; it draws, and without filters it combines the
@@ -175,7 +179,7 @@ def test_the_launcher_runs_the_plan(monkeypatch: pytest.MonkeyPatch, kind: str, 
     out = sample(logits, seed=3, return_logprobs=True, backend="triton", **filters)
     plan = _plan_of(logits, filters)
     _check_passes(launched, plan)
-    assert plan.filtered == bool(filters)
+    assert plan.filtered == bool(filters) and plan.min_p == ("min_p" in filters)
     ref = S._torch(logits, S._rows(logits, 1.0, filters.get("top_k"), filters.get("top_p"), filters.get("min_p"), 3,
                                    None), sample=True)
     tau, _ = S.kept_threshold(logits, backend="triton", **filters)

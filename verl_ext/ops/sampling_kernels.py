@@ -286,14 +286,14 @@ if triton is not None:
                        ROWS: tl.constexpr, NB: tl.constexpr, BITS: tl.constexpr, SHIFT: tl.constexpr,
                        SC: tl.constexpr, STATS: tl.constexpr, SEARCH: tl.constexpr, WEIGHTED: tl.constexpr,
                        FINAL: tl.constexpr, HAS1: tl.constexpr, HAS2: tl.constexpr, RESCALE: tl.constexpr,
-                       GATHER: tl.constexpr, KMAX: tl.constexpr, CUT: tl.constexpr):
+                       GATHER: tl.constexpr, KMAX: tl.constexpr, CUT: tl.constexpr, MIN_P: tl.constexpr):
         """Combine of one pass for ``ROWS`` rows: reduce the splits' partials, then pick the digit of the
         threshold of search ``SEARCH`` (1: largest key with at least ``k`` keys at or above it, or at most the
         min-p key; 2: largest key whose mass at or above it reaches ``top_p`` times search 1's kept mass). The
         statistics combine with ``GATHER`` flags the rows whose top-p finishes from their gathered top-k set
         (valid, top-p on, ``0 < k <= KMAX``). ``CUT``: search 1 is min-p's cut (no top-k in the call); the
         statistics combine gives each row its min-p key, the cut's combine the smallest key, and the mass, at
-        or above it."""
+        or above it. ``MIN_P``: some row may have min-p (else no row's min-p is read)."""
         r = tl.arange(0, ROWS)
         rows = tl.program_id(0) * ROWS + r
         live = rows < n_rows
@@ -311,10 +311,12 @@ if triton is not None:
             # Search 1's targets: k (every key when top-k is off) and the min-p key (-1: none).
             top_k = tl.load(k_ptr + rows, mask=live, other=0)
             min_p = tl.load(m_ptr + rows, mask=live, other=0.0)
-            log_m = tl.log(tl.where(min_p > 0, min_p, 1.0))
             need = tl.where((top_k > 0) & (top_k < vocab), top_k, vocab).to(tl.float32)
-            # A +inf row (code 4) keeps its +inf tokens: min-p's threshold is +inf there.
-            key_m = tl.where(min_p > 0, tl.where(code == 4, _ukey(mx_raw), _min_p_key(mx, log_m)), -1)
+            key_m = tl.full([ROWS], -1, tl.int64)
+            if MIN_P:  # the bisection takes 33 steps per row: only in plans where min-p may be on
+                # A +inf row (code 4) keeps its +inf tokens: min-p's threshold is +inf there.
+                log_m = tl.log(tl.where(min_p > 0, min_p, 1.0))
+                key_m = tl.where(min_p > 0, tl.where(code == 4, _ukey(mx_raw), _min_p_key(mx, log_m)), key_m)
             pre = tl.zeros([ROWS], tl.int64)
             on = live & s1 & ((code == 0) | (code == 4))
             if CUT:  # the cut reads what lies at or above this key; it serves min-p only (no top-k in the call)
@@ -729,7 +731,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
                 device=dev), mass, acnt[1], amass[1], amin[1], mx, lse, bad, pre[1], on[1], need[1], key[1], kept[1],
                 need[1], fast, ROWS=rows, NB=1 << first, BITS=first, SHIFT=32 - first, SC=sc, STATS=False, SEARCH=2,
                 WEIGHTED=True, FINAL=False, RESCALE=True, **flags, GATHER=False, KMAX=K_MAX, CUT=False,
-                num_warps=warps)
+                MIN_P=plan.min_p, num_warps=warps)
 
     for i, p in enumerate(plan.passes):
         if p.search == 2 and not started2:
@@ -750,7 +752,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
                     mx, lse, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], fast, ROWS=rows, NB=nb,
                     BITS=p.bits, SHIFT=p.shift, SC=sc, STATS=i == 0, SEARCH=p.search, WEIGHTED=p.weighted,
                     FINAL=final, **flags, RESCALE=False, GATHER=plan.gather and i == 0, KMAX=K_MAX,
-                    CUT=plan.cut and p.search < 2, num_warps=warps)
+                    CUT=plan.cut and p.search < 2, MIN_P=plan.min_p, num_warps=warps)
         if p.gather:
             final_tot = tot
     if plan.gather:  # after search 2's passes, whose setup left these rows out

@@ -93,7 +93,8 @@ class SamplingPlan:
     ``passes`` are launched over every split of every row; each row reads its logits once in each pass it takes
     part in (:meth:`row_reads`), and the draw then reads one split per row. ``grid`` is the grid of every pass:
     (row blocks, splits). ``gather``: top-p of rows with a top-k of at most ``K_MAX`` finishes in a combine
-    over the set the last count pass gathered."""
+    over the set the last count pass gathered. ``min_p``: some row may have min-p (its threshold is searched
+    by search 1: the cut, or the count digits with top-k)."""
 
     batch: int
     vocab: int
@@ -104,6 +105,7 @@ class SamplingPlan:
     passes: tuple[Pass, ...]
     draw: bool
     gather: bool = False
+    min_p: bool = False
 
     @property
     def grid(self) -> tuple[int, int]:
@@ -124,7 +126,7 @@ class SamplingPlan:
         """Full reads of the logits by one row with these parameters (``top_k`` None: off) under this plan,
         plus the draw's re-read. The plan must allow them (e.g. ``top_k`` needs a plan made with top-k)."""
         if (top_k is not None and (self.cut or not any(p.search == 1 for p in self.passes))) \
-                or (top_p and not self.top_p) or (min_p and not any(p.search == 1 for p in self.passes)):
+                or (top_p and not self.top_p) or (min_p and not self.min_p):
             raise ValueError("the plan was made without a filter this row has")
         gathered = top_p and top_k is not None and top_k <= K_MAX and self.gather
         if top_p and not gathered and not any(p.search == 2 for p in self.passes):
@@ -217,4 +219,4 @@ def launch_plan(batch: int, vocab: int, *, top_k: bool = False, top_p: bool = Fa
         passes.append(Pass(1, 0, 0, False, cut=True))
     if mass:
         passes += _digits(MASS_DIGITS, 2, True)[1:]
-    return SamplingPlan(batch, vocab, rows, splits, slice_len, block, tuple(passes), sample, gather)
+    return SamplingPlan(batch, vocab, rows, splits, slice_len, block, tuple(passes), sample, gather, min_p)
