@@ -30,6 +30,18 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist with ``--dist loadgroup`` (ci/test: two workers) each file runs on one worker, in order, as
+    it does alone; the end-to-end files (tests/e2e: whole main_ppo runs, ~8 GiB each) share one, so that no two
+    of them overlap."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    root = Path(__file__).resolve().parent
+    for item in items:
+        rel = item.path.resolve().relative_to(root)
+        item.add_marker(pytest.mark.xdist_group("e2e" if rel.parts[0] == "e2e" else rel.as_posix()))
+
+
 @pytest.fixture(scope="session")
 def tiny_tokenizer_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("tiny_tokenizer")

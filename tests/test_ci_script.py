@@ -40,6 +40,7 @@ def test_arguments_select_only_pytest(tmp_path: Path) -> None:
 def test_no_arguments_run_everything(tmp_path: Path) -> None:
     calls = _calls(tmp_path)
     for expected in ["ruff check .", "python -m mypy verl_ext", "cargo clippy --workspace --all-targets --locked "
-                     "--quiet -- -D warnings", "python -m pytest -m not docker", "ci/check-packaging",
-                     "ci/check-wheel-reproducible", "python -m pytest -m docker tests/packaging/test_images.py"]:
+                     "--quiet -- -D warnings", "python -m pytest -m not docker -n 2 --dist loadgroup",
+                     "ci/check-packaging", "ci/check-wheel-reproducible",
+                     "python -m pytest -m docker tests/packaging/test_images.py"]:
         assert expected in calls, (expected, calls)

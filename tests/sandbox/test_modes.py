@@ -18,7 +18,8 @@ FULL = sandbox.capabilities()["full_isolation"]
 
 
 def _weak_dirs() -> set[str]:
-    return {p.name for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("verl-ext-weak-*")}
+    """This process's private directories (named with its pid): other processes may run weak sandboxes too."""
+    return {p.name for p in Path(os.environ.get("TMPDIR", "/tmp")).glob(f"verl-ext-weak-{os.getpid()}-*")}
 
 
 def test_refuses_without_isolation_and_names_the_weaker_mode(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import torch
 
 from verl_ext.ops._backend import interpreting, warps_for
-from verl_ext.ops.sampling_plan import K_MAX, MASS_DIGITS, MASS_TILE, SamplingPlan, launch_plan
+from verl_ext.ops.sampling_plan import K_MAX, MASS_DIGITS, SamplingPlan, launch_plan
 
 try:
     import triton
@@ -740,7 +740,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
         nb, j = 1 << p.bits, max(p.search, 1) - 1
         hist, final = p.search > 0 and not p.cut, p.final and p.search > 0
         # A [tile, 2^bits] one-hot must fit in registers.
-        tile = min(MASS_TILE, plan.block) if (p.weighted or p.mass_first) else plan.block
+        tile = min(plan.mass_tile, plan.block) if (p.weighted or p.mass_first) else plan.block
         tot = state((n, nb), i32, hist, zero=True)  # row totals, summed by atomics
         _launch(_pass_kernel, grid, logits, logits.stride(0), n, vocab, plan.slice_len, s, inv_temperature, mx,
                 pre[j], on[j], stat, tot, cnt[j], mass, acnt[j], amass[j], amin[j], fast, buf, bcnt, ROWS=rows,

@@ -53,10 +53,14 @@ PROGRAMS_PER_SM = 4
 MIN_SPLITS = 4
 BLOCK = 512  # elements per load on a GPU; a split is a whole number of blocks
 INTERPRETER_BLOCK = 128  # the interpreter runs programs one after another: small tiles, many rows each
-INTERPRETER_ROWS = 64
+# Rows per interpreted program: numpy then works on [rows, ...] arrays, so a large batch (the statistical draw
+# tests: thousands of rows) costs few programs. The widest array is a count digit's [rows, 2^11] histogram.
+INTERPRETER_ROWS = 256
 # Elements per load in passes that sum exp-mass per bucket: each sums a [MASS_TILE, 2^bits] one-hot tile, which
-# must stay in registers (32 x 256 fp32 is 32 per lane at 8 warps).
+# must stay in registers (32 x 256 fp32 is 32 per lane at 8 warps). The interpreter's is [rows, tile, 2^8]: at
+# most this many elements (Triton allows 2^20), so many rows take narrower tiles and few rows keep MASS_TILE.
 MASS_TILE = 32
+INTERPRETER_ONE_HOT = 1 << 19
 # Largest top-k whose kept set the last count pass gathers for top-p (fewer than k keys lie above the k-th key's
 # bucket): a per-row buffer of K_MAX packed (key, index) entries, 8 KiB, that one program of the combine holds
 # in registers. Above it top-p takes the mass passes. 1024 covers the top-k of common rollout settings (tens to
@@ -94,7 +98,8 @@ class SamplingPlan:
     part in (:meth:`row_reads`), and the draw then reads one split per row. ``grid`` is the grid of every pass:
     (row blocks, splits). ``gather``: top-p of rows with a top-k of at most ``K_MAX`` finishes in a combine
     over the set the last count pass gathered. ``min_p``: some row may have min-p (its threshold is searched
-    by search 1: the cut, or the count digits with top-k)."""
+    by search 1: the cut, or the count digits with top-k). ``mass_tile``: elements per load of a pass that sums
+    exp-mass per bucket."""
 
     batch: int
     vocab: int
@@ -106,6 +111,7 @@ class SamplingPlan:
     draw: bool
     gather: bool = False
     min_p: bool = False
+    mass_tile: int = MASS_TILE
 
     @property
     def grid(self) -> tuple[int, int]:
@@ -219,4 +225,5 @@ def launch_plan(batch: int, vocab: int, *, top_k: bool = False, top_p: bool = Fa
         passes.append(Pass(1, 0, 0, False, cut=True))
     if mass:
         passes += _digits(MASS_DIGITS, 2, True)[1:]
-    return SamplingPlan(batch, vocab, rows, splits, slice_len, block, tuple(passes), sample, gather, min_p)
+    return SamplingPlan(batch, vocab, rows, splits, slice_len, block, tuple(passes), sample, gather, min_p,
+                        min(MASS_TILE, max(1, INTERPRETER_ONE_HOT // (rows << MASS_DIGITS[0]))))
