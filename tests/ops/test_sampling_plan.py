@@ -11,7 +11,7 @@ import torch
 from verl_ext.ops import sample
 from verl_ext.ops import sampling as S
 from verl_ext.ops import sampling_kernels as K
-from verl_ext.ops.sampling_plan import BLOCK, COUNT_DIGITS, K_MAX, MASS_DIGITS, MIN_SPLITS, launch_plan
+from verl_ext.ops.sampling_plan import BLOCK, COUNT_DIGITS, K_MAX, MASS_DIGITS, MASS_TILE, MIN_SPLITS, launch_plan
 
 LLM_VOCAB = 151936
 H100_SMS = 132
@@ -79,6 +79,18 @@ def test_reads_of_each_logit() -> None:
     assert cut.reads_per_logit == cut.row_reads(top_p=True, min_p=True) == 1 + len(MASS_DIGITS) + 1 / plan.splits
     assert cut.row_reads(min_p=True) == 2 + 1 / plan.splits and cut.row_reads(top_p=True) == worst.row_reads(top_p=True)
     assert sum(COUNT_DIGITS) == sum(MASS_DIGITS) == 32  # the last digit of each search is one key per bucket
+
+
+def test_mass_tiles_fit_registers_and_the_interpreters_tensor_limit() -> None:
+    """A GPU program sums [MASS_TILE, 2^8] one-hots; an interpreted one holds up to 256 rows, so its tile narrows
+    to keep [rows, tile, 2^8] within Triton's 2^20 elements (few rows keep the full tile: fewer iterations)."""
+    for batch in (1, 8, 64, 256, 20_000):
+        gpu = launch_plan(batch, LLM_VOCAB, top_p=True, device_sms=H100_SMS)
+        assert gpu.rows_per_program == 1 and gpu.mass_tile == MASS_TILE
+        cpu = launch_plan(batch, 300, top_p=True, interpreter=True)
+        assert cpu.rows_per_program * cpu.mass_tile << MASS_DIGITS[0] <= 1 << 20
+        assert cpu.block % cpu.mass_tile == 0 and cpu.mass_tile & (cpu.mass_tile - 1) == 0
+        assert cpu.mass_tile == MASS_TILE or cpu.rows_per_program > 64
 
 
 def test_plan_rejects_bad_shapes() -> None:
