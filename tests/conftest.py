@@ -30,16 +30,25 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under xdist with ``--dist loadgroup`` (ci/test: two workers) each file runs on one worker, in order, as
-    it does alone; the end-to-end files (tests/e2e: whole main_ppo runs, ~8 GiB each) share one, so that no two
-    of them overlap."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    root = Path(__file__).resolve().parent
-    for item in items:
-        rel = item.path.resolve().relative_to(root)
-        item.add_marker(pytest.mark.xdist_group("e2e" if rel.parts[0] == "e2e" else rel.as_posix()))
+#: Files that share one xdist worker: the end-to-end runs (whole main_ppo runs, ~8 GiB each) must not overlap,
+#: and the sandbox's threat tests measure host-wide kernel memory while they run, so no main_ppo run beside them.
+SHARE_A_WORKER = ("tests/e2e/", "tests/sandbox/test_threats.py")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """ci/test's ``-n 2 --dist loadfile``: each file runs on one worker, in order, as it does alone, and the files
+    of SHARE_A_WORKER on one worker, one after another. (xdist's ``loadgroup`` cannot be used: with pytest 9 its
+    group marks no longer reach the scheduler.) Other modes keep xdist's own scheduling."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedFileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:  # the unit of work sent to one worker
+            file = nodeid.split("::", 1)[0]
+            return "shared" if file.startswith(SHARE_A_WORKER) else file
+
+    return SharedFileScheduling(config, log)
 
 
 @pytest.fixture(scope="session")

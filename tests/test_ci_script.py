@@ -28,6 +28,7 @@ def _calls(tmp_path: Path, *args: str) -> list[str]:
         stub.write_text(f'#!/bin/sh\necho "ci/{script}" >> "{log}"\n')
         stub.chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    env.pop("VERL_EXT_TEST_WORKERS", None)  # the default is what is checked
     subprocess.run(["bash", "ci/test", *args], cwd=tmp_path, env=env, check=True, capture_output=True, timeout=60)
     return log.read_text().splitlines()
 
@@ -40,7 +41,7 @@ def test_arguments_select_only_pytest(tmp_path: Path) -> None:
 def test_no_arguments_run_everything(tmp_path: Path) -> None:
     calls = _calls(tmp_path)
     for expected in ["ruff check .", "python -m mypy verl_ext", "cargo clippy --workspace --all-targets --locked "
-                     "--quiet -- -D warnings", "python -m pytest -m not docker -n 2 --dist loadgroup",
+                     "--quiet -- -D warnings", "python -m pytest -m not docker -n 2 --dist loadfile",
                      "ci/check-packaging", "ci/check-wheel-reproducible",
                      "python -m pytest -m docker tests/packaging/test_images.py"]:
         assert expected in calls, (expected, calls)

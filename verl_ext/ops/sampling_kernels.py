@@ -293,7 +293,7 @@ if triton is not None:
         statistics combine with ``GATHER`` flags the rows whose top-p finishes from their gathered top-k set
         (valid, top-p on, ``0 < k <= KMAX``). ``CUT``: search 1 is min-p's cut (no top-k in the call); the
         statistics combine gives each row its min-p key, the cut's combine the smallest key, and the mass, at
-        or above it. ``MIN_P``: some row may have min-p (else no row's min-p is read)."""
+        or above it. ``MIN_P`` (statistics combine): some row may have min-p (else no row's min-p key is computed)."""
         r = tl.arange(0, ROWS)
         rows = tl.program_id(0) * ROWS + r
         live = rows < n_rows
@@ -731,7 +731,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
                 device=dev), mass, acnt[1], amass[1], amin[1], mx, lse, bad, pre[1], on[1], need[1], key[1], kept[1],
                 need[1], fast, ROWS=rows, NB=1 << first, BITS=first, SHIFT=32 - first, SC=sc, STATS=False, SEARCH=2,
                 WEIGHTED=True, FINAL=False, RESCALE=True, **flags, GATHER=False, KMAX=K_MAX, CUT=False,
-                MIN_P=plan.min_p, num_warps=warps)
+                MIN_P=False, num_warps=warps)
 
     for i, p in enumerate(plan.passes):
         if p.search == 2 and not started2:
@@ -752,7 +752,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
                     mx, lse, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], fast, ROWS=rows, NB=nb,
                     BITS=p.bits, SHIFT=p.shift, SC=sc, STATS=i == 0, SEARCH=p.search, WEIGHTED=p.weighted,
                     FINAL=final, **flags, RESCALE=False, GATHER=plan.gather and i == 0, KMAX=K_MAX,
-                    CUT=plan.cut and p.search < 2, MIN_P=plan.min_p, num_warps=warps)
+                    CUT=plan.cut and p.search < 2, MIN_P=plan.min_p and i == 0, num_warps=warps)
         if p.gather:
             final_tot = tot
     if plan.gather:  # after search 2's passes, whose setup left these rows out
