@@ -226,4 +226,4 @@ def launch_plan(batch: int, vocab: int, *, top_k: bool = False, top_p: bool = Fa
     if mass:
         passes += _digits(MASS_DIGITS, 2, True)[1:]
     return SamplingPlan(batch, vocab, rows, splits, slice_len, block, tuple(passes), sample, gather, min_p,
-                        min(MASS_TILE, max(1, INTERPRETER_ONE_HOT // (rows << MASS_DIGITS[0]))))
+                        min(MASS_TILE, INTERPRETER_ONE_HOT // (rows << MASS_DIGITS[0])) if interpreter else MASS_TILE)
