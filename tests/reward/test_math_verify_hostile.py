@@ -97,7 +97,7 @@ def gold(v: Fraction) -> str:
 
 def fill(template: str, g: Fraction, h: Fraction | None = None) -> str:
     out = template.replace("<G>", tex(g)).replace("<g>", gold(g))
-    return out if h is None else out.replace("<H>", tex(h))
+    return out if h is None else out.replace("<H>", tex(h)).replace("<h>", gold(h))
 
 
 LEAD = "We combine the two conditions and simplify. "
@@ -139,12 +139,14 @@ def test_negated_answers_score_zero(g: Fraction, template: str) -> None:
 
 
 BOUND_WORDS = ["at least", "at most", "more than", "less than", "over", "under", "approximately", "about", "roughly",
-               "nearly", "no more than", "no less than", "greater than", "maybe", "probably", "around"]
+               "nearly", "no more than", "no less than", "greater than", "maybe", "probably", "around", "at minimum",
+               "at a maximum", "at the very least"]
 BOUND_FORMS = ["The answer is {w} $<G>$.", "The answer is {w} <g>.",
                "Therefore, the answer is $\\boxed{{\\text{{{w} }} <G>}}$.", "Answer: {w} <g>", "Answer: {w} $<G>$",
                "The final answer is $\\text{{{w} }} <G>$. I hope it is correct."]
 RELATIONS = ["\\geq <G>", "\\ge <G>", "> <G>", "< <G>", "\\leq <G>", "x < <G>", "x \\geq <G>", "\\approx <G>",
-             "\\sim <G>", "<G>?", "<G> \\text{ or more}", "<G> \\text{ or less}", "<G> \\text{ at most}"]
+             "\\sim <G>", "<G>?", "<G> \\text{ or more}", "<G> \\text{ or less}", "<G> \\text{ at most}", "<G>\\text{?}",
+             "<G> \\ \\textbf{(?)}"]
 
 
 @SETTINGS
@@ -160,6 +162,17 @@ def test_relations_instead_of_an_answer_score_zero(g: Fraction, relation: str, d
     assert_zero(LEAD + delimiter % fill(relation, g), gold(g))
 
 
+OPENERS = ["At least", "At most", "At minimum", "At a minimum", "At the very least", "Maybe", "Probably", "Roughly",
+           "I guess"]
+OPENER_FORMS = ["{o}, the answer is $<G>$.", "{o}, $\\boxed{{<G>}}$.", "{o}, the final answer is <g>."]
+
+
+@SETTINGS
+@given(g=values, opener=st.sampled_from(OPENERS), form=st.sampled_from(OPENER_FORMS))
+def test_answers_in_a_sentence_opening_with_a_bound_or_a_doubt_score_zero(g: Fraction, opener: str, form: str) -> None:
+    assert_zero(LEAD + fill(form.format(o=opener), g), gold(g))
+
+
 HEDGES = [
     "Therefore, the answer is $\\boxed{<G> \\text{ or } <H>}$.",
     "Therefore, the answer is $\\boxed{<H> \\text{ or } <G>}$.",
@@ -173,6 +186,16 @@ HEDGES = [
     "Answer: $<G>$ or $<H>$",
     "I believe the answer is $<G>$, but it might also be $<H>$.",
     "One count gives $\\boxed{<H>}$. Alternatively, counting differently, $\\boxed{<G>}$.",
+    # Two values side by side on the answer's line, or joined as alternatives or a range.
+    "Answer: <g> <h>",
+    "The final answer is <g> <h>.",
+    "Answer: $<G>$ \\quad $<H>$",
+    "Answer: <g> | <h>",
+    "Answer: <g> to <h>",
+    "The answer is $<G>$ – $<H>$.",
+    "Answer: <g> up to <h>",
+    "Answer: <g> (also <h>)",
+    "Answer: $<G> \\text{ through } <H>$",
 ]
 
 

@@ -342,8 +342,26 @@ const BOUND_LABELS: &[&str] = &[
     "feeling",
 ];
 
-/// Is the answer at `start` hedged by its sentence: a sentence opening with a word of [`SENTENCE_HEDGES`], or a
-/// label of [`BOUND_LABELS`] before a colon on its line?
+/// Words ending a clause of their own that bounds or doubts what the sentence then says (`At least, 5`, `I
+/// guess, 5`, `Not sure, but the answer is 5`).
+const DOUBTING_CLAUSES: &[&[&str]] =
+    &[&["i", "guess"], &["my", "guess"], &["not", "sure"], &["unsure"], &["no", "idea"], &["not", "certain"]];
+
+/// Words at the end of `words` that bound the value after them (`at least`, `at most`, `at minimum`, `at a
+/// maximum`, `at the very least`): how many, if they do.
+fn bound_phrase_end(words: &[String]) -> Option<usize> {
+    let w: Vec<&str> = words.iter().rev().take(4).map(String::as_str).collect();
+    match w.as_slice() {
+        ["least" | "most" | "minimum" | "maximum", "at", ..] => Some(2),
+        ["least" | "most" | "minimum" | "maximum", "a" | "the", "at", ..] => Some(3),
+        ["least" | "most", "very", "the", "at", ..] => Some(4),
+        _ => None,
+    }
+}
+
+/// Is the answer at `start` hedged by its sentence: a sentence opening with a word of [`SENTENCE_HEDGES`] or with
+/// a clause that only bounds or doubts (`At least, …`, `I guess, …`), or a label of [`BOUND_LABELS`] before a
+/// colon on its line?
 fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     let from = floor_boundary(s, start.saturating_sub(CONTEXT_BYTES));
     let window = &s[from..start];
@@ -351,6 +369,16 @@ fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     let sentence = &window[opens.map_or(0, |(i, c)| i + c.len_utf8())..];
     if words_of(sentence).first().is_some_and(|w| SENTENCE_HEDGES.contains(&w.as_str())) {
         return Some("hedged (the sentence opens with a hedge)");
+    }
+    // The sentence's first clause, when a comma ends it a few words before the answer: nothing but a bound or
+    // a doubt (`At least, the answer is 5`; `At minimum, we need two colors, so 5` bounds something else).
+    if let Some(comma) = sentence.find([',', '，']).filter(|&i| words_of(&sentence[i + 1..]).len() <= 4) {
+        let opening = words_of(&sentence[..comma]);
+        let doubting = DOUBTING_CLAUSES.iter().any(|c| opening.iter().map(String::as_str).eq(c.iter().copied()))
+            || opening.len() <= 3 && opening.iter().rev().take(2).map(String::as_str).eq(["sure", "not"]);
+        if doubting || bound_phrase_end(&opening).is_some_and(|n| n == opening.len()) {
+            return Some("hedged (the sentence opens with a bound or a doubt)");
+        }
     }
     let line = &window[window.rfind('\n').map_or(0, |i| i + 1)..];
     let label = line.rfind([':', '：']).map(|i| &line[..i])?;
@@ -1190,7 +1218,7 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         if named { Vec::new() } else { near.iter().rev().take(NEAR_WORDS).map(String::as_str).collect() };
     let related = matches!(last.as_slice(), ["of", w] if OF_CUES.contains(w));
     // `must score at least 9 points` states the minimum asked for; a box after `at least` bounds what it declares.
-    let bound = matches!(last.as_slice(), ["least" | "most", "at"]) && (boxed || !required(&near[..near.len() - 2]));
+    let bound = !named && bound_phrase_end(&near).is_some_and(|n| boxed || !required(&near[..near.len() - n]));
     if last.iter().any(|w| NEAR_CUES.contains(w)) || bound || related {
         return Some("bounded or approximate (words before the answer)");
     }
@@ -1361,6 +1389,62 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
         r.starts_with(|c: char| c.is_ascii_digit())
     }) {
         return Some("one of several values");
+    }
+    beside(&s[end..floor_boundary(s, s.len().min(end + CONTEXT_BYTES))])
+}
+
+/// Words that, between two values, offer both or span a range (`5 to 6`, `5 vs 6`, `5 (also 6)`, `5 up to 6`).
+const JOINERS: &[&str] = &["to", "through", "thru", "till", "until", "vs", "versus", "also", "and", "or", "up"];
+/// Dashes that, between two values, span a range (`5–6`); a hyphen is subtraction, or punctuation after a space.
+const RANGE_DASHES: &[char] = &['–', '—', '‒', '―'];
+/// Commands that start a value (`5 to \\frac{1}{2}`).
+const VALUE_COMMANDS: &[&str] = &["\\frac", "\\dfrac", "\\tfrac", "\\sqrt", "\\pi", "\\infty"];
+/// Text commands whose group may hold the words between two values (`5 \\text{ to } 6`).
+const TEXT_GROUPS: &[&str] = &["\\text{", "\\textbf{", "\\textit{", "\\textrm{", "\\mathrm{", "\\mbox{", "\\emph{"];
+
+/// `text` past what may stand between two values on one line: spaces and tabs (not a line break), math
+/// delimiters, braces, bold, an alignment `&`, a bar, spacing commands and text groups' openings.
+fn skip_inline_layout(text: &str) -> &str {
+    let mut t = text;
+    loop {
+        let next = t.trim_start_matches([' ', '\t', '$', '{', '}', '*', '&', '|']);
+        let next = next.strip_prefix("\\(").or_else(|| next.strip_prefix("\\)")).unwrap_or(next);
+        let next = SPACING.iter().chain(TEXT_GROUPS).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
+        if next.len() == t.len() {
+            return t;
+        }
+        t = next;
+    }
+}
+
+/// Is another value written beside the one that ends where `after` starts, on its line (`5 6`, `5 $6$`,
+/// `5 \\quad 6`, `5 | 6`), or joined to it as an alternative or a range (`5 to 6`, `5 – 6`, `5 up to 6`)?
+fn beside(after: &str) -> Option<&'static str> {
+    let digit = |t: &str| {
+        let t = t.trim_start_matches(['-', '+', '−']).trim_start_matches([' ', '{']);
+        t.starts_with(|c: char| c.is_ascii_digit())
+            || VALUE_COMMANDS
+                .iter()
+                .any(|c| t.strip_prefix(c).is_some_and(|r| !r.starts_with(|ch: char| ch.is_ascii_alphabetic())))
+    };
+    let mut t = skip_inline_layout(after);
+    if digit(t) {
+        return Some("one of several values (another written beside it)");
+    }
+    if let Some(r) = t.strip_prefix(RANGE_DASHES) {
+        return digit(skip_inline_layout(r)).then_some("a range, not a value");
+    }
+    // Up to two joining words (`up to`, `(also 6)`), each followed by layout.
+    t = t.trim_start_matches(['(', '[']);
+    for _ in 0..2 {
+        let n = t.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(t.len());
+        if n == 0 || !JOINERS.iter().any(|j| t[..n].eq_ignore_ascii_case(j)) {
+            return None;
+        }
+        t = skip_inline_layout(&t[n..]);
+        if digit(t) {
+            return Some("one of several values or a range (joined to it)");
+        }
     }
     None
 }
@@ -1646,7 +1730,7 @@ fn strip_markup_start(text: &str) -> &str {
         let next = t.trim_start().trim_start_matches(['$', '}', ')', ']']);
         let next = next.strip_prefix("\\)").or_else(|| next.strip_prefix("\\]")).unwrap_or(next);
         let next = next.strip_prefix("**").unwrap_or(next);
-        let next = SPACING.iter().find_map(|c| next.strip_prefix(c)).unwrap_or(next);
+        let next = SPACING.iter().chain(TEXT_GROUPS).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
         if next.len() == t.len() {
             return t;
         }
@@ -1881,6 +1965,26 @@ mod tests {
             ("The answer is a multiple of \\boxed{5}.", "\\boxed{5}"),
             ("I doubt the answer is \\boxed{5}.", "\\boxed{5}"),
             ("Suppose the answer is \\boxed{5}.", "\\boxed{5}"),
+            // Another value beside it on its line, or joined to it as an alternative or a range.
+            ("Answer: 5 6", "5"),
+            ("The final answer is 5 6 7.", "5"),
+            ("Answer: $5$ \\quad $6$", "5"),
+            ("Answer: 5 | 6", "5"),
+            ("Answer: 5 to 6", "5"),
+            ("Answer: 5 to -6", "5"),
+            ("Answer: $\\frac34$ to $\\frac56$", "\\frac34"),
+            ("The answer is 5 – 6.", "5"),
+            ("Answer: 5 up to 6", "5"),
+            ("Answer: 5 (also 6)", "5"),
+            ("Answer: 5 \\text{ to } 6", "5"),
+            // A question mark in a text group, and bounds before the answer or opening its sentence.
+            ("The answer is \\boxed{5}\\text{?}", "\\boxed{5}"),
+            ("The answer is \\boxed{5}\\ \\textbf{(?)}", "\\boxed{5}"),
+            ("The answer is at a minimum \\boxed{5}.", "\\boxed{5}"),
+            ("The answer is at the very least 5.", "5"),
+            ("At least, \\boxed{5}", "\\boxed{5}"),
+            ("At minimum, the answer is 5.", "5"),
+            ("I guess, \\boxed{5}", "\\boxed{5}"),
         ] {
             assert!(hedged(s, answer), "{s}");
         }
@@ -1896,6 +2000,13 @@ mod tests {
             ("The greatest common factor is 5.", "5"),
             ("If we add them we get 5.", "5"),
             ("We need 5 people.", "5"),
+            ("At least one ball is red, so the answer is 5.", "5"),
+            ("At minimum, we need two colors, so \\boxed{5}.", "\\boxed{5}"),
+            ("The answer is 5 (from step 2).", "5"),
+            ("Answer: 5\n\n3. Next, we check.", "5"),
+            ("The answer is $5$. 6 is not possible.", "5"),
+            ("The answer is \\boxed{5} \\text{ apples}", "\\boxed{5}"),
+            ("The minimum number of moves is \\boxed{5}.", "\\boxed{5}"),
         ] {
             assert!(!hedged(s, answer), "{s}");
         }
