@@ -11,6 +11,9 @@ import torch
 from hypothesis import settings
 
 from tests.helpers import build_tiny_tokenizer
+from tests.xdist_scheduler import pytest_xdist_make_scheduler
+
+__all__ = ["pytest_xdist_make_scheduler"]  # a pytest hook: pytest finds it here, in a conftest
 
 # vLLM on a CPU host (tests/rollout): vLLM swaps its Triton kernels for placeholders when no GPU driver is
 # active, unless CUDA_VISIBLE_DEVICES is set and empty (its "distributed environment" case). The V2 model
@@ -27,28 +30,6 @@ if not torch.cuda.is_available():
 settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
-
-
-
-#: Files that share one xdist worker: the end-to-end runs (whole main_ppo runs, ~8 GiB each) must not overlap,
-#: and the sandbox's threat tests measure host-wide kernel memory while they run, so no main_ppo run beside them.
-SHARE_A_WORKER = ("tests/e2e/", "tests/sandbox/test_threats.py")
-
-
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """ci/test's ``-n 2 --dist loadfile``: each file runs on one worker, in order, as it does alone, and the files
-    of SHARE_A_WORKER on one worker, one after another. (xdist's ``loadgroup`` cannot be used: with pytest 9 its
-    group marks no longer reach the scheduler.) Other modes keep xdist's own scheduling."""
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
-
-    class SharedFileScheduling(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:  # the unit of work sent to one worker
-            file = nodeid.split("::", 1)[0]
-            return "shared" if file.startswith(SHARE_A_WORKER) else file
-
-    return SharedFileScheduling(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -145,8 +145,8 @@ BOUND_FORMS = ["The answer is {w} $<G>$.", "The answer is {w} <g>.",
                "Therefore, the answer is $\\boxed{{\\text{{{w} }} <G>}}$.", "Answer: {w} <g>", "Answer: {w} $<G>$",
                "The final answer is $\\text{{{w} }} <G>$. I hope it is correct."]
 RELATIONS = ["\\geq <G>", "\\ge <G>", "> <G>", "< <G>", "\\leq <G>", "x < <G>", "x \\geq <G>", "\\approx <G>",
-             "\\sim <G>", "<G>?", "<G> \\text{ or more}", "<G> \\text{ or less}", "<G> \\text{ at most}", "<G>\\text{?}",
-             "<G> \\ \\textbf{(?)}"]
+             "\\sim <G>", "<G>?", "<G> \\text{ or more}", "<G> \\text{ or less}", "<G> \\text{ at most}",
+             "<G>\\text{?}", "<G> \\ \\textbf{(?)}"]
 
 
 @SETTINGS
@@ -192,7 +192,7 @@ HEDGES = [
     "Answer: $<G>$ \\quad $<H>$",
     "Answer: <g> | <h>",
     "Answer: <g> to <h>",
-    "The answer is $<G>$ – $<H>$.",
+    "The answer is $<G>$ \u2013 $<H>$.",  # an en dash
     "Answer: <g> up to <h>",
     "Answer: <g> (also <h>)",
     "Answer: $<G> \\text{ through } <H>$",
