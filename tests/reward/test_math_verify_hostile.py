@@ -318,6 +318,24 @@ def test_the_answer_in_any_delimiter_scores_one(g: Fraction, delimiter: str) -> 
     assert_one(LEAD + delimiter % tex(g), gold(g))
 
 
+# Honest phrasings that words or signs around the answer must not withdraw.
+HONEST = ["The answer is \\$<g>.", "Answer: \\$<g>", "The number of cases that do not work is <g>.",
+          "In either case the answer is <g>.", "It's not hard to see that the answer is <g>.",
+          "The answer is <g> (the maximum).", "Therefore, the answer is $\\boxed{<G>} \\approx <d>$."]
+
+
+@SETTINGS
+@given(g=integers, form=st.sampled_from(HONEST))
+def test_honest_phrasings_score_one(g: int, form: str) -> None:
+    assert_one(LEAD + fill(form, Fraction(g)).replace("<d>", f"{g}.0"), str(g))
+
+
+@SETTINGS
+@given(g=st.integers(1000, 10**6))
+def test_latex_thousands_separators_score_one(g: int) -> None:
+    assert_one(LEAD + f"The answer is {g:,}.".replace(",", "{,}"), str(g))
+
+
 def _rewrites(g: Fraction) -> list[str]:
     doubled = f"\\frac{{{2 * g.numerator}}}{{{2 * g.denominator}}}"
     out = [doubled, f"\\max\\left({tex(g)}, {tex(g - 1)}\\right)", f"\\max({tex(g - 1)}, {tex(g)})"]

@@ -646,7 +646,10 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
             .or_else(|| closed_differently(text, &everywhere, chosen)),
     };
     // Two letters chosen (`C, D`, `(C)/(D)`, `C and D`): no single choice.
-    if matches!(chosen.source, Source::Letter(_)) && withdrawn.is_none() && another_letter_follows(text, chosen.end) {
+    if matches!(chosen.source, Source::Letter(_))
+        && withdrawn.is_none()
+        && another_letter_follows(text, chosen.end, targets.choices)
+    {
         return Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn: Some("two choices") });
     }
     // A choice letter that the text negates (`réponse est C non A`, `B。不是 A`) is not the one chosen: the
@@ -731,14 +734,31 @@ fn stated(text: &str, from: usize, c: &Candidate) -> bool {
     }
 }
 
-/// Does another choice letter follow right after a letter, joined to it (`, D`, `/(D)`, ` & D`, ` or D`)?
-fn another_letter_follows(text: &str, end: usize) -> bool {
+/// Does another choice letter follow right after a letter, joined to it (`, D`, `/(D)`, ` & D`, ` or D`), or
+/// beside it on its line (`C D`, `(C) (D)`, `C | D`, `C – D`, `C to D`, `**C** D`)? A full stop ends the
+/// choice (`A. B is not valid` chooses A).
+fn another_letter_follows(text: &str, end: usize, choices: u32) -> bool {
+    let standalone = |r: &str| {
+        let mut chars = r.chars();
+        chars.next().is_some_and(|c| c.is_ascii_uppercase() && choices & (1 << (c as u32 - 'A' as u32)) != 0)
+            && chars.next().is_none_or(|c| !c.is_ascii_alphanumeric())
+    };
     let rest = text[end..].trim_start_matches([' ', ')', '.', '*']);
     let joined = ["and ", "or ", ",", "/", "&", ";"].iter().find_map(|j| rest.strip_prefix(j));
-    joined.is_some_and(|r| {
-        let r = r.trim_start_matches([' ', '(', '*']);
-        let mut chars = r.chars();
-        chars.next().is_some_and(|c| c.is_ascii_uppercase()) && chars.next().is_none_or(|c| !c.is_ascii_alphanumeric())
+    if joined.is_some_and(|r| standalone(r.trim_start_matches([' ', '(', '*']))) {
+        return true;
+    }
+    let layout = [' ', '\t', '(', ')', '*', '|', '-', '–', '—'];
+    let beside = text[end..].trim_start_matches(layout);
+    let beside = ["to ", "vs ", "through "].iter().find_map(|w| beside.strip_prefix(w)).unwrap_or(beside);
+    if beside.len() < text.len() - end && standalone(beside.trim_start_matches(layout)) {
+        return true;
+    }
+    // The next line holding nothing but another letter (`C` then `D` below it).
+    let mut lines = text[end..].lines().skip(1).map(str::trim).filter(|l| !l.is_empty());
+    lines.next().is_some_and(|l| {
+        let l = l.trim_matches(['(', ')', '*', '.', ' ']);
+        l.len() == 1 && standalone(l)
     })
 }
 
@@ -991,8 +1011,22 @@ mod tests {
         }
         assert!(found("so $x \\equiv \\boxed{9} \\pmod{11}$").withdrawn.is_none());
         assert!(found("the area is \\(\\boxed{189}\\) square centimeters").withdrawn.is_none());
-        let letters = Targets { string: true, ..Targets::default() };
-        assert!(find("Answer: C, D", letters).is_some_and(|f| f.withdrawn.is_some()));
+        let only_letters = Targets { latex: false, expr: false, string: true, choices: Targets::letters("ABCDE") };
+        for s in [
+            "Answer: C, D",
+            "Answer: C D",
+            "Answer: (C) (D)",
+            "Answer: C | D",
+            "Answer: **C** D",
+            "Answer: C – D",
+            "Answer: C to D",
+            "Answer: C\n\nD",
+        ] {
+            assert!(find(s, only_letters).is_some_and(|f| f.withdrawn == Some("two choices")), "{s}");
+        }
+        for s in ["Answer: C", "Answer: C I think", "Answer: (C) Paris", "Answer: C\nA check: it holds."] {
+            assert!(find(s, only_letters).is_some_and(|f| f.withdrawn.is_none()), "{s}");
+        }
         // An unparsed box is the answer, compared as text: never the number inside it.
         assert_eq!(answer("The answer is \\boxed{\\text{not } 5}"), Some("\\text{not } 5".into()));
         assert_eq!(answer("So \\boxed{\\foo{5}} is what we get"), Some("\\foo{5}".into()));

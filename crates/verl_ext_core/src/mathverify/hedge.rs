@@ -1196,15 +1196,30 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     }
     // Cues that are part of what the sentence names (`the number of non-negative solutions is`, `with no two girls
     // adjacent is`, `the most likely sum is`), not said of the value.
+    // Where the sentence's subject ends: a copula as the last word before the answer (`… is 5`); and whether
+    // that subject names what is counted or measured (`the number of …`, `the probability that …`).
+    let subject_end = near.last().filter(|w| matches!(w.as_str(), "is" | "are" | "equals")).map(|_| near.len() - 1);
+    let head = if near.first().is_some_and(|w| matches!(w.as_str(), "the" | "a")) { near.get(1) } else { near.first() };
+    let counted_subject = head.is_some_and(|w| COUNTED_HEADS.contains(&w.as_str()));
     let naming = |k: usize, w: &str| {
         let next = near.get(k + 1).map(String::as_str);
         let prev = k.checked_sub(1).and_then(|j| near.get(j)).map(String::as_str);
-        match w {
-            "non" => k + 2 < near.len(),
-            "no" => next.is_some_and(|n| NUMBER_WORDS.contains(&n)),
-            "likely" => prev.is_some_and(|p| matches!(p, "most" | "least" | "more" | "less")),
-            _ => false,
-        }
+        // A cue in the subject of `… is 5` that does not name the answer (`the number of students who did
+        // not pass is`), unlike `I don't think the answer is` or `it is not true that the answer is`.
+        let in_subject = SUBJECT_NEGATIONS.contains(&w)
+            && subject_end.is_some_and(|end| k < end)
+            && counted_subject
+            && !near[..subject_end.unwrap_or(0)].iter().any(|w| matches!(w.as_str(), "answer" | "result"));
+        in_subject
+            || match w {
+                "non" => k + 2 < near.len(),
+                "no" => next.is_some_and(|n| NUMBER_WORDS.contains(&n)),
+                "likely" => prev.is_some_and(|p| matches!(p, "most" | "least" | "more" | "less")),
+                // `it's not hard to see that`, `in either case`, `either way`.
+                "not" => next.is_some_and(|n| matches!(n, "hard" | "difficult")),
+                "either" => next.is_some_and(|n| matches!(n, "case" | "way")),
+                _ => false,
+            }
     };
     let start = near.len().saturating_sub(BEFORE_WORDS);
     let mut clause = near.iter().enumerate().skip(start).filter(|&(k, w)| !naming(k, w)).map(|(_, w)| w);
@@ -1232,6 +1247,8 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         || doubt.starts_with(['?', '❌', '✗', '✘', '×', '✕', '🤷', '👎', '🚫', '😅', '🙃', '🤔', '⚠', '±'])
         || doubt.strip_prefix("\\pm").is_some_and(|r| !r.starts_with(|c: char| c.is_ascii_alphabetic()))
         || RELATIONS.iter().any(|r| trimmed.starts_with(r))
+            // The clause ends at a decimal point, so the approximation is read past it.
+            && !approximated(strip_markup_start(&s[end..floor_boundary(s, s.len().min(end + CONTEXT_BYTES))]))
     {
         return Some("a bound or a question, not a value (after the answer)");
     }
@@ -1265,6 +1282,10 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     };
     let cue = |k: usize| {
         let w = after_words[k].as_str();
+        // `5 (the maximum)` names the extremum asked for; `5 maximum` bounds.
+        if matches!(w, "minimum" | "maximum") && k > 0 && after_words[k - 1] == "the" {
+            return false;
+        }
         if contrast && matches!(w, "not" | "rather" | "than") {
             return false;
         }
@@ -1279,6 +1300,70 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         return Some("negated, bounded or hedged (words after the answer)");
     }
     None
+}
+
+/// Negations that may describe what a sentence counts (`the number of students who did not pass is 5`, `of
+/// false statements`, `that are either even or prime`), unlike doubts about the value (`my guess is 5`).
+const SUBJECT_NEGATIONS: &[&str] = &[
+    "not",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "cannot",
+    "can't",
+    "never",
+    "neither",
+    "nor",
+    "either",
+    "no",
+    "non",
+    "false",
+    "wrong",
+    "incorrect",
+    "except",
+    "excluding",
+    "unlike",
+    "besides",
+    "nicht",
+    "kein",
+    "pas",
+    "не",
+];
+
+/// Nouns that open a subject naming what is counted or measured, in which a negation describes the things
+/// counted (`the number of cases that do not work is 0`), not the value.
+const COUNTED_HEADS: &[&str] = &[
+    "number",
+    "count",
+    "total",
+    "amount",
+    "sum",
+    "probability",
+    "fraction",
+    "percentage",
+    "proportion",
+    "ratio",
+    "size",
+    "area",
+    "length",
+    "value",
+    "cost",
+    "price",
+];
+
+/// Does `after` (what follows an answer) restate it as a decimal approximation (`\\boxed{\\frac56} \\approx 0.833`,
+/// `2\\sqrt2 ≈ 2.83`)? The answer is then the exact value written before it, not a bound.
+fn approximated(after: &str) -> bool {
+    ["\\approx", "≈"].iter().find_map(|r| after.strip_prefix(r)).is_some_and(|r| {
+        let r = r.trim_start_matches([' ', '\t', '{']).trim_start_matches(['-', '−']);
+        let n = r.bytes().take_while(u8::is_ascii_digit).count();
+        // A decimal, or a percent (`\\approx 83\\%`): the approximation of a value, not a second value.
+        n > 0
+            && (r[n..].starts_with('.') && r[n + 1..].starts_with(|c: char| c.is_ascii_digit())
+                || r[n..].trim_start().starts_with(['%', '\\'])
+                    && r[n..].trim_start().trim_start_matches('\\').starts_with('%'))
+            || n == 0 && r.starts_with('.') && r[1..].starts_with(|c: char| c.is_ascii_digit())
+    })
 }
 
 /// Commands that, right after an answer, make it a factor of a larger value (`\\boxed{5}\\pi`, `5\\sqrt2`).
@@ -1985,6 +2070,12 @@ mod tests {
             ("At least, \\boxed{5}", "\\boxed{5}"),
             ("At minimum, the answer is 5.", "5"),
             ("I guess, \\boxed{5}", "\\boxed{5}"),
+            // Doubts in the subject, negations of the answer itself, and approximations by another value.
+            ("My guess is 5.", "5"),
+            ("It is not true that the answer is 5.", "5"),
+            ("The answer that is not certain is 5.", "5"),
+            ("Answer: 5 maximum", "5"),
+            ("The answer is $\\boxed{5} \\approx 6$.", "\\boxed{5}"),
         ] {
             assert!(hedged(s, answer), "{s}");
         }
@@ -2007,6 +2098,14 @@ mod tests {
             ("The answer is $5$. 6 is not possible.", "5"),
             ("The answer is \\boxed{5} \\text{ apples}", "\\boxed{5}"),
             ("The minimum number of moves is \\boxed{5}.", "\\boxed{5}"),
+            // A negation describing what is counted, an idiom, the extremum named, an exact value approximated.
+            ("The number of students who did not pass is 5.", "5"),
+            ("The number of false statements is 5.", "5"),
+            ("In either case the answer is 5.", "5"),
+            ("It's not hard to see that the answer is 5.", "5"),
+            ("The answer is 5 (the maximum).", "5"),
+            ("The answer is $\\boxed{\\frac{5}{6}} \\approx 0.833$.", "\\boxed{\\frac{5}{6}}"),
+            ("So $\\boxed{2\\sqrt2} ≈ 2.83$", "\\boxed{2\\sqrt2}"),
         ] {
             assert!(!hedged(s, answer), "{s}");
         }

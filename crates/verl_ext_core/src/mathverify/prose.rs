@@ -105,14 +105,14 @@ fn number(t: &str) -> Option<(usize, String)> {
     let mut grouped = false;
     let groupable = lead <= 3 && !body.starts_with('0');
     if groupable {
-        while let Some(sep @ (b',' | b' ')) = body.as_bytes().get(len).copied() {
-            let next = &body[len + 1..];
+        // LaTeX writes the separator `{,}` (`1{,}000`) so that no space follows the comma.
+        while let Some(sep) = [",", " ", "{,}"].iter().find(|sep| body[len..].starts_with(**sep)) {
+            let next = &body[len + sep.len()..];
             if digits_len(next) != 3 {
                 break;
             }
-            let _ = sep;
             text.push_str(&next[..3]);
-            len += 4;
+            len += sep.len() + 3;
             grouped = true;
         }
     }
@@ -159,10 +159,12 @@ fn expression(t: &str) -> Result<usize, usize> {
 fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
     let mut t = &s[i..];
     let mut start = i;
-    if let Some(c) = t.chars().next().filter(|c| CURRENCIES.contains(*c)) {
-        t = &t[c.len_utf8()..];
-        start += c.len_utf8();
-    }
+    // A currency sign, also LaTeX's escaped dollar (`\\$18`).
+    let sign = t
+        .strip_prefix("\\$")
+        .map_or_else(|| t.chars().next().filter(|c| CURRENCIES.contains(*c)).map_or(0, char::len_utf8), |_| 2);
+    t = &t[sign..];
+    start += sign;
     let mut out = Vec::new();
     let mut plain = 0;
     if expressions {
@@ -214,7 +216,10 @@ pub fn scan_each(s: &str, from: usize, to: usize, mut f: impl FnMut(Vec<Found>))
     let mut plain_until = 0;
     while i < to.min(s.len()) {
         let c = s[i..].chars().next().unwrap_or(' ');
-        let starts = c.is_ascii_digit() || matches!(c, '-' | '(' | '.') || CURRENCIES.contains(c);
+        let starts = c.is_ascii_digit()
+            || matches!(c, '-' | '(' | '.')
+            || CURRENCIES.contains(c)
+            || c == '\\' && s[i..].starts_with("\\$");
         if starts && may_start(s, i) {
             let (found, plain) = at(s, i, i >= plain_until);
             plain_until = plain_until.max(plain);
@@ -246,6 +251,9 @@ mod tests {
         assert_eq!(texts("Answer: 12 million"), vec!["12*1000000"]);
         assert_eq!(texts("XDY2K"), Vec::<String>::new());
         assert_eq!(texts("**42**"), vec!["42"]);
+        // LaTeX's escaped dollar and its `{,}` group separator, written in prose.
+        assert_eq!(texts("pays \\$1,250 in all"), vec!["1250"]);
+        assert_eq!(texts("it is 1{,}000{,}000."), vec!["1000000"]);
     }
 
     #[test]
