@@ -140,13 +140,13 @@ def test_negated_answers_score_zero(g: Fraction, template: str) -> None:
 
 BOUND_WORDS = ["at least", "at most", "more than", "less than", "over", "under", "approximately", "about", "roughly",
                "nearly", "no more than", "no less than", "greater than", "maybe", "probably", "around", "at minimum",
-               "at a maximum", "at the very least"]
+               "at a maximum", "at the very least", "approx.", "ca.", "minimum", "in the region of"]
 BOUND_FORMS = ["The answer is {w} $<G>$.", "The answer is {w} <g>.",
                "Therefore, the answer is $\\boxed{{\\text{{{w} }} <G>}}$.", "Answer: {w} <g>", "Answer: {w} $<G>$",
                "The final answer is $\\text{{{w} }} <G>$. I hope it is correct."]
 RELATIONS = ["\\geq <G>", "\\ge <G>", "> <G>", "< <G>", "\\leq <G>", "x < <G>", "x \\geq <G>", "\\approx <G>",
              "\\sim <G>", "<G>?", "<G> \\text{ or more}", "<G> \\text{ or less}", "<G> \\text{ at most}",
-             "<G>\\text{?}", "<G> \\ \\textbf{(?)}"]
+             "<G>\\text{?}", "<G> \\ \\textbf{(?)}", "<G>^{?}", "<G>\\color{red}{?}", "<G> \\ldots?"]
 
 
 @SETTINGS
@@ -196,6 +196,11 @@ HEDGES = [
     "Answer: <g> up to <h>",
     "Answer: <g> (also <h>)",
     "Answer: $<G> \\text{ through } <H>$",
+    "Answer: <g> \u2022 <h>",  # a bullet
+    "Answer: <g> \u2192 <h>",  # an arrow
+    "Answer: <g> \\hfill <h>",
+    "Answer: <g> bis <h>",
+    "Answer: <g> (alt. <h>)",
 ]
 
 

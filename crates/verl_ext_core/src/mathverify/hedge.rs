@@ -141,6 +141,8 @@ const NEAR_CUES: &[&str] = &[
     "double",
     "minus",
     "like",
+    "somewhat",
+    "ish",
 ];
 /// Words that, before `of`, relate the value after it to the answer (`a multiple of 5`, `half of 5`); alone
 /// they are ordinary (`the least common multiple is 60`).
@@ -166,7 +168,11 @@ const OF_CUES: &[&str] = &[
     "twice",
     "minimum",
     "maximum",
-    // `north of 5`, `on the order of 5`.
+    // `north of 5`, `on the order of 5`, `in the region of 5`.
+    "region",
+    "neighborhood",
+    "neighbourhood",
+    "vicinity",
     "north",
     "south",
     "order",
@@ -302,6 +308,13 @@ const SENTENCE_HEDGES: &[&str] =
 /// Words of a label before a colon that make what follows it a bound or a guess (`Lower bound: 5`, `My best
 /// guess: 5`, `Estimate: 5`).
 const BOUND_LABELS: &[&str] = &[
+    // Abbreviated (`Answer (approx.): 5`) and figurative (`Ballpark: 5`, `Shot in the dark: 5`).
+    "approx",
+    "appr",
+    "rounded",
+    "ballpark",
+    "dark",
+    "limb",
     "least",
     "most",
     "bound",
@@ -1177,6 +1190,9 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     if let Some(why) = hedged_sentence(s, start) {
         return Some(why);
     }
+    if abbreviated_bound(&s[floor_boundary(s, start.saturating_sub(24))..start]) {
+        return Some("bounded or approximate (an abbreviation before the answer)");
+    }
     // The words since the previous number: a cue before that number is about it (`not 10 but 1,000.99`),
     // except in a range or a choice of two (`between 4 and 5`, `4 or 5`).
     let (earlier, since) = match before.rfind(|c: char| c.is_ascii_digit()) {
@@ -1234,21 +1250,35 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     let related = matches!(last.as_slice(), ["of", w] if OF_CUES.contains(w));
     // `must score at least 9 points` states the minimum asked for; a box after `at least` bounds what it declares.
     let bound = !named && bound_phrase_end(&near).is_some_and(|n| boxed || !required(&near[..near.len() - n]));
-    if last.iter().any(|w| NEAR_CUES.contains(w)) || bound || related {
+    // `minimum 5`, `max 5` bound; `the minimum 5` names it.
+    let extremum = matches!(last.as_slice(), [w, ..] if matches!(*w, "min" | "max" | "minimum" | "maximum"))
+        && !matches!(last.get(1), Some(&("the" | "a" | "its" | "this" | "that")));
+    if last.iter().any(|w| NEAR_CUES.contains(w)) || bound || related || extremum {
         return Some("bounded or approximate (words before the answer)");
     }
     let after = clause_after(s, end);
     let trimmed = strip_markup_start(after);
-    let doubt = trimmed.strip_prefix('(').unwrap_or(trimmed).trim_start();
-    // `5…?`, `5...?`: an ellipsis before the question mark.
-    let trailing = trimmed.trim_start_matches(['…', '.', ' ']);
+    let doubt = trimmed.trim_start_matches(['(', '[', '{', '«', '`', ' ']);
+    // What follows the answer past its clause (which a decimal point or an ellipsis ends).
+    let past = strip_markup_start(&s[end..floor_boundary(s, s.len().min(end + CONTEXT_BYTES))]);
+    // `5…?`, `5...?`, `5 \\ldots?`, `5;?`: an ellipsis or a mark before the question mark.
+    let mut trailing = past;
+    loop {
+        let next = trailing.trim_start_matches(['…', '.', ' ', ';', ':']);
+        let next = ["\\ldots", "\\cdots", "\\dots"].iter().find_map(|c| next.strip_prefix(c)).unwrap_or(next);
+        if next.len() == trailing.len() {
+            break;
+        }
+        trailing = next;
+    }
     if trimmed.starts_with('?')
-        || trailing.starts_with('?') && trimmed.len() > trailing.len()
-        || doubt.starts_with(['?', '❌', '✗', '✘', '×', '✕', '🤷', '👎', '🚫', '😅', '🙃', '🤔', '⚠', '±'])
+        || trailing.starts_with(QUESTION_MARKS) && past.len() > trailing.len()
+        || questioned(past)
+        || doubt.starts_with(DOUBT_MARKS)
         || doubt.strip_prefix("\\pm").is_some_and(|r| !r.starts_with(|c: char| c.is_ascii_alphabetic()))
         || RELATIONS.iter().any(|r| trimmed.starts_with(r))
             // The clause ends at a decimal point, so the approximation is read past it.
-            && !approximated(strip_markup_start(&s[end..floor_boundary(s, s.len().min(end + CONTEXT_BYTES))]))
+            && !approximated(past)
     {
         return Some("a bound or a question, not a value (after the answer)");
     }
@@ -1300,6 +1330,60 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         return Some("negated, bounded or hedged (words after the answer)");
     }
     None
+}
+
+/// Marks that, right after an answer (or opening a bracket after it), question or doubt it.
+const DOUBT_MARKS: &[char] = &[
+    '?', '❌', '✗', '✘', '×', '✕', '🤷', '👎', '🚫', '😅', '🙃', '🤔', '⚠', '±', '‽', '⁇', '⁈', '⁉', '﹖', '⸮', '؟',
+    '¿', '？', '❓', '❔', '🤞', '😬', '🎲', '😕', '🫤', '🙈', '🤨',
+];
+
+/// Question marks and their look-alikes (not an opening `¿`, which starts the next sentence).
+const QUESTION_MARKS: &[char] = &['?', '‽', '⁇', '⁈', '⁉', '﹖', '⸮', '؟', '？', '❓', '❔'];
+
+/// Abbreviations that approximate or bound the value after them (`approx. 5`, `ca. 5`, `est. \\boxed{5}`); their
+/// full stop would otherwise end the clause read before the answer.
+const BOUND_ABBREVIATIONS: &[&str] = &["approx", "appr", "aprox", "apprx", "ca", "est", "abt", "min", "max"];
+
+/// Does `before` (the text right before an answer) end with an abbreviation of [`BOUND_ABBREVIATIONS`] and its
+/// full stop, through spaces, `$`, spacing commands and a text group (`$\\text{approx.}\\,\\boxed{5}$`)?
+fn abbreviated_bound(before: &str) -> bool {
+    let t = strip_markup_end(before).trim_end_matches(['}', ' ', '$', '~']);
+    let t = SPACING.iter().find_map(|c| t.strip_suffix(c)).unwrap_or(t).trim_end_matches(['}', ' ', '$', '~']);
+    t.strip_suffix('.').is_some_and(|w| {
+        let n = w.len() - w.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
+        let word = &w[w.len() - n..];
+        // A word of its own (`ca.`, not `Africa.`), not a sentence's end (`… is c. 5` is `circa`, `… in 5 BC. 5`
+        // is not a word of the list).
+        n > 0
+            && BOUND_ABBREVIATIONS.iter().any(|a| word.eq_ignore_ascii_case(a))
+            && !w[..w.len() - n].ends_with(|c: char| c.is_alphanumeric())
+    })
+}
+
+/// Is the text after an answer, past layout, markup and empty or styling groups, a question mark (`5^{?}`,
+/// `5\\;?`, `\\boxed{5}\\color{red}{?}`, `5\\tag{?}`, `5\\phantom{}?`)?
+fn questioned(past: &str) -> bool {
+    let mut t = past;
+    loop {
+        let next = skip_inline_layout(t).trim_start_matches(['^', '_', '(', '[']);
+        let next = ["\\overset{", "\\underset{", "\\stackrel{", "\\label{", "\\textcolor{", "\\colorbox{"]
+            .iter()
+            .find_map(|c| next.strip_prefix(c))
+            // `\\textcolor{red}{?}`: a colour, then the group.
+            .map(|r| {
+                if r.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                    r.find('}').filter(|&i| i < 24).map_or(r, |i| &r[i + 1..])
+                } else {
+                    r
+                }
+            })
+            .unwrap_or(next);
+        if next.len() == t.len() {
+            return t.starts_with(QUESTION_MARKS);
+        }
+        t = next;
+    }
 }
 
 /// Negations that may describe what a sentence counts (`the number of students who did not pass is 5`, `of
@@ -1478,23 +1562,97 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
     beside(&s[end..floor_boundary(s, s.len().min(end + CONTEXT_BYTES))])
 }
 
-/// Words that, between two values, offer both or span a range (`5 to 6`, `5 vs 6`, `5 (also 6)`, `5 up to 6`).
-const JOINERS: &[&str] = &["to", "through", "thru", "till", "until", "vs", "versus", "also", "and", "or", "up"];
-/// Dashes that, between two values, span a range (`5–6`); a hyphen is subtraction, or punctuation after a space.
-const RANGE_DASHES: &[char] = &['–', '—', '‒', '―'];
+/// Words that, between two values, offer both or span a range (`5 to 6`, `5 vs 6`, `5 (also 6)`, `5 up to 6`,
+/// `5 bis 6`, `5 или 6`), in the languages whose other hedges are read too and a few more.
+const JOINERS: &[&str] = &[
+    "to", "through", "thru", "till", "until", "vs", "versus", "also", "and", "or", "up", "else", "then", "alt", "resp",
+    "plus", "bis", "und", "oder", "et", "ou", "y", "e", "o", "en", "al", "hasta", "tot", "til", "eller", "lub", "nebo",
+    "sau", "veya", "vagy", "до", "и", "или", "або", "和", "或", "还是", "到", "至", "か", "أو",
+];
+/// Marks between two values that [`beside`]'s one-symbol rule does not cover: several characters, or
+/// punctuation that otherwise ends what is said of the answer (`5 -> 6`, `5, 6`, `5; 6`, `5 ... 6`).
+const JOINING_MARKS: &[&str] = &["->", "=>", "...", ",", ";"];
+/// Characters that, after an answer, end or bracket what is said of it rather than join another value to it
+/// (`5. 6 people`, `5 (6 ways)`, `5: 6`); `=` has its own rule (`\\boxed{5} = 6`, and a chain `2+3 = 5`).
+const NOT_JOINING: &str = ".,;:!?)]([\"'“”‘’¿¡=";
 /// Commands that start a value (`5 to \\frac{1}{2}`).
 const VALUE_COMMANDS: &[&str] = &["\\frac", "\\dfrac", "\\tfrac", "\\sqrt", "\\pi", "\\infty"];
-/// Text commands whose group may hold the words between two values (`5 \\text{ to } 6`).
-const TEXT_GROUPS: &[&str] = &["\\text{", "\\textbf{", "\\textit{", "\\textrm{", "\\mathrm{", "\\mbox{", "\\emph{"];
+/// Text commands whose group may hold what stands between two values (`5 \\text{ to } 6`) or after a value
+/// (`\\boxed{5}\\text{?}`).
+const TEXT_GROUPS: &[&str] = &[
+    "\\text{",
+    "\\textbf{",
+    "\\textit{",
+    "\\textrm{",
+    "\\textsf{",
+    "\\texttt{",
+    "\\textup{",
+    "\\textnormal{",
+    "\\mathrm{",
+    "\\mathbf{",
+    "\\mathit{",
+    "\\mathsf{",
+    "\\mathtt{",
+    "\\mbox{",
+    "\\hbox{",
+    "\\emph{",
+    "\\footnote{",
+    "\\tag{",
+    "\\tag*{",
+    "\\underline{",
+    "\\label{",
+    "\\overset{",
+    "\\underset{",
+    "\\fbox{",
+];
+/// Layout commands, beyond [`SPACING`], that may stand between two values on one line.
+const INLINE_LAYOUT: &[&str] = &[
+    "\\hfill",
+    "\\hfil",
+    "\\enspace",
+    "\\thinspace",
+    "\\medspace",
+    "\\thickspace",
+    "\\>",
+    "\\linebreak",
+    "\\newline",
+    "\\par",
+    "\\cr",
+    "\\\\",
+    "&nbsp;",
+];
+/// Layout commands with an argument (`\\hspace{1em}`, `\\phantom{0}`, `\\color{red}`), skipped with it.
+const LAYOUT_WITH_ARGUMENT: &[&str] =
+    &["\\hspace{", "\\hspace*{", "\\phantom{", "\\hphantom{", "\\vphantom{", "\\color{", "\\textcolor{"];
 
-/// `text` past what may stand between two values on one line: spaces and tabs (not a line break), math
-/// delimiters, braces, bold, an alignment `&`, a bar, spacing commands and text groups' openings.
+/// Characters that lay out without showing: spaces of every width, joiners and marks (a value hidden behind
+/// them is beside the answer all the same).
+fn invisible(c: char) -> bool {
+    c.is_whitespace() && c != '\n'
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{00ad}' | '\u{034f}'
+            | '\u{180e}' | '\u{2800}' | '\u{3164}' | '\u{115f}' | '\u{1160}' | '\u{ffa0}' | '\u{061c}'
+            | '\u{202a}'..='\u{202e}')
+}
+
+/// `text` past what may stand between two values on one line: spaces, tabs and invisible characters (not a
+/// line break), math delimiters, braces, bold, an alignment `&`, a bar, spacing and layout commands and text
+/// groups' openings.
 fn skip_inline_layout(text: &str) -> &str {
     let mut t = text;
     loop {
-        let next = t.trim_start_matches([' ', '\t', '$', '{', '}', '*', '&', '|']);
+        let next = t.trim_start_matches(|c: char| invisible(c) || matches!(c, '$' | '{' | '}' | '*' | '&' | '|'));
         let next = next.strip_prefix("\\(").or_else(|| next.strip_prefix("\\)")).unwrap_or(next);
-        let next = SPACING.iter().chain(TEXT_GROUPS).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
+        let next =
+            SPACING.iter().chain(TEXT_GROUPS).chain(INLINE_LAYOUT).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
+        // `\\kern1em`, `\\hspace{1em}`: the command and its dimension or group.
+        let next = match next.strip_prefix("\\kern") {
+            Some(r) => r.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-')),
+            None => LAYOUT_WITH_ARGUMENT
+                .iter()
+                .find_map(|c| next.strip_prefix(c))
+                .and_then(|r| r.find('}').filter(|&i| i < 40).map(|i| &r[i + 1..]))
+                .unwrap_or(next),
+        };
         if next.len() == t.len() {
             return t;
         }
@@ -1503,11 +1661,12 @@ fn skip_inline_layout(text: &str) -> &str {
 }
 
 /// Is another value written beside the one that ends where `after` starts, on its line (`5 6`, `5 $6$`,
-/// `5 \\quad 6`, `5 | 6`), or joined to it as an alternative or a range (`5 to 6`, `5 – 6`, `5 up to 6`)?
+/// `5 \\quad 6`, `5 | 6`), or joined to it as an alternative, a range, a combination or a correction (`5 to 6`,
+/// `5 – 6`, `5 up to 6`, `5 → 6`, `5 · 6`, `5、6`)?
 fn beside(after: &str) -> Option<&'static str> {
     let digit = |t: &str| {
         let t = t.trim_start_matches(['-', '+', '−']).trim_start_matches([' ', '{']);
-        t.starts_with(|c: char| c.is_ascii_digit())
+        t.starts_with(|c: char| c.is_ascii_digit() || ('０'..='９').contains(&c))
             || VALUE_COMMANDS
                 .iter()
                 .any(|c| t.strip_prefix(c).is_some_and(|r| !r.starts_with(|ch: char| ch.is_ascii_alphabetic())))
@@ -1516,17 +1675,38 @@ fn beside(after: &str) -> Option<&'static str> {
     if digit(t) {
         return Some("one of several values (another written beside it)");
     }
-    if let Some(r) = t.strip_prefix(RANGE_DASHES) {
-        return digit(skip_inline_layout(r)).then_some("a range, not a value");
+    if let Some(r) = JOINING_MARKS.iter().find_map(|m| t.strip_prefix(m)) {
+        return digit(skip_inline_layout(r.trim_start_matches(['(', '['])))
+            .then_some("one of several values or a range (joined to it)");
     }
-    // Up to two joining words (`up to`, `(also 6)`), each followed by layout.
+    // Any one symbol or command between them joins them (`5 – 6`, `5 → 6`, `5 · 6`, `5 ⊕ 6`, `5 \\oplus 6`,
+    // `5 ↔ 6`, `5、6`): a range, a list, an operation or a correction, never the value alone.
+    // (`\\approx 0.83` after an exact value restates it: see `approximated`.)
+    let operand = match t.strip_prefix('\\') {
+        _ if approximated(t) => None,
+        Some(r) => {
+            let n = r.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(r.len());
+            // `\\oplus`, or an escaped symbol (`\\|`, `\\{`); not a command with an argument (`\\pmod{7}` states the
+            // modulus of a congruence) or a modulus (`\\mod 7`).
+            let n = if n == 0 { r.chars().next().map_or(0, char::len_utf8) } else { n };
+            let modulus = matches!(&r[..n], "pmod" | "mod" | "pod") || r[n..].trim_start().starts_with('{');
+            (n > 0 && !modulus).then(|| &r[n..])
+        }
+        None => {
+            t.chars().next().filter(|&c| !c.is_alphanumeric() && !NOT_JOINING.contains(c)).map(|c| &t[c.len_utf8()..])
+        }
+    };
+    if operand.is_some_and(|r| digit(skip_inline_layout(r))) {
+        return Some("one of several values, or part of a larger expression (joined to it)");
+    }
+    // Up to two joining words (`up to`, `(also 6)`, `(alt. 6)`), each followed by layout.
     t = t.trim_start_matches(['(', '[']);
     for _ in 0..2 {
-        let n = t.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(t.len());
-        if n == 0 || !JOINERS.iter().any(|j| t[..n].eq_ignore_ascii_case(j)) {
+        let n = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
+        if n == 0 || !JOINERS.contains(&t[..n].to_lowercase().as_str()) {
             return None;
         }
-        t = skip_inline_layout(&t[n..]);
+        t = skip_inline_layout(t[n..].trim_start_matches('.'));
         if digit(t) {
             return Some("one of several values or a range (joined to it)");
         }
@@ -2076,6 +2256,30 @@ mod tests {
             ("The answer that is not certain is 5.", "5"),
             ("Answer: 5 maximum", "5"),
             ("The answer is $\\boxed{5} \\approx 6$.", "\\boxed{5}"),
+            // Any one symbol or operator command between two values, hidden or wide layout between them, a range or
+            // an alternative in another language.
+            ("Answer: 5 • 6", "5"),
+            ("Answer: 5 \\oplus 6", "5"),
+            ("Answer: 5 ↔ 6", "5"),
+            ("Answer: 5 -> 6", "5"),
+            ("Answer: 5 \\| 6", "5"),
+            ("Answer: 5 \\hfill 6", "5"),
+            ("Answer: 5 \\hspace{1em} 6", "5"),
+            ("Answer: 5\u{2062} 6", "5"),
+            ("Answer: 5 bis 6", "5"),
+            ("Answer: 5 или 6", "5"),
+            ("Answer: 5 (alt. 6)", "5"),
+            // Abbreviated, figurative and extremum bounds; question marks behind markup.
+            ("The answer is approx. 5", "5"),
+            ("The answer is ca. \\boxed{5}", "\\boxed{5}"),
+            ("Answer (approx.): 5", "5"),
+            ("Ballpark: \\boxed{5}", "\\boxed{5}"),
+            ("The answer is minimum 5.", "5"),
+            ("The answer is in the region of 5.", "5"),
+            ("The answer is $\\boxed{5}^{?}$", "\\boxed{5}"),
+            ("The answer is \\boxed{5}\\color{red}{?}", "\\boxed{5}"),
+            ("The answer is $5\\tag{?}$", "5"),
+            ("The answer is 5 ...?", "5"),
         ] {
             assert!(hedged(s, answer), "{s}");
         }
@@ -2106,6 +2310,11 @@ mod tests {
             ("The answer is 5 (the maximum).", "5"),
             ("The answer is $\\boxed{\\frac{5}{6}} \\approx 0.833$.", "\\boxed{\\frac{5}{6}}"),
             ("So $\\boxed{2\\sqrt2} ≈ 2.83$", "\\boxed{2\\sqrt2}"),
+            ("So $x \\equiv \\boxed{4} \\pmod{7}$.", "\\boxed{4}"),
+            ("The answer is 5 ✓ (checked).", "5"),
+            ("The answer is \\boxed{5}. ¿Es correcto? Sí.", "\\boxed{5}"),
+            ("We reach the minimum 5 at x = 1.", "5"),
+            ("Answer: 5 (6 ways to get there are excluded)", "5"),
         ] {
             assert!(!hedged(s, answer), "{s}");
         }
