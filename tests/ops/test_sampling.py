@@ -700,3 +700,34 @@ def test_processed_sample_of_rows_without_a_distribution(backend: str) -> None:
             res.logprobs(other)
     # Not differentiable: a loss built on them must not get a gradient that lacks the normaliser's.
     assert not res.logprobs(x.clone().requires_grad_()).requires_grad
+
+
+@pytest.mark.parametrize("filtered", [False, True], ids=["temperature only", "k+p+min-p"])
+def test_the_split_count_changes_only_rounding(filtered: bool) -> None:
+    """On a GPU the number of vocabulary splits depends on the batch size (and the SM count), so one row may be
+    summed in different orders in different calls: thresholds stay exact, log-probs move by rounding only, and a
+    token changes only where its uniform lies within rounding of a boundary of the kept distribution's CDF."""
+    from verl_ext.ops.sampling_kernels import run
+
+    n, vocab = 64, 3000
+    g = torch.Generator().manual_seed(11)
+    logits = (torch.randn(n, vocab, generator=g) * 2).bfloat16().float()  # bf16 rounding: many ties, as models give
+    inv_t = torch.full((n,), 1 / 0.8)
+    top_k = torch.full((n,), 50 if filtered else 0, dtype=torch.int32)
+    top_p = torch.full((n,), 0.9 if filtered else 1.0)
+    min_p = torch.full((n,), 0.01 if filtered else 0.0)
+    u = torch.rand(n, generator=g)
+    filters = {"top_k": filtered, "top_p": filtered, "min_p": filtered}
+    few, many = (S.launch_plan(n, vocab, device_sms=sms, interpreter=True, **filters) for sms in (1, 132))
+    assert few.splits < many.splits
+    a, b = (run(logits, inv_t, top_k, top_p, min_p, u, plan) for plan in (few, many))
+    assert torch.equal(a.tau, b.tau)
+    assert (a.logprobs - b.logprobs).abs().max() <= 1e-5
+    assert (a.raw_logprobs - b.raw_logprobs).abs().max() <= 1e-5
+    # The kept distribution's CDF in vocabulary order (fp64): tokens may differ only next to one of its steps.
+    z = logits.double() * inv_t.double()[:, None]
+    kept = z >= a.tau.double()[:, None]
+    probs = torch.softmax(z.masked_fill(~kept, -math.inf), dim=-1)
+    near_step = ((probs.cumsum(-1) - u.double()[:, None]).abs() < 2e-6).any(-1)
+    assert torch.equal(a.token_ids[~near_step], b.token_ids[~near_step])
+    assert bool((~near_step).sum() >= 0.9 * n)  # the comparison covers most rows
