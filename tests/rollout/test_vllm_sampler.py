@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import math
 import os
 import subprocess
 import sys
@@ -140,6 +141,27 @@ def test_v1_processed_output_equals_vllms_and_tokens_stay_in_it(mode: str, monke
     finite = torch.isfinite(ours)
     torch.testing.assert_close(ours[finite], theirs[finite], atol=2e-6, rtol=0)
     assert torch.isfinite(ours.gather(1, tokens[:, None])).all(), "a token outside vLLM's kept set"
+
+
+def test_v1_ties_at_the_boundary_are_all_kept_where_vllm_keeps_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Model logits in bf16 tie often. vLLM's sort keeps part of a tie at the top-p (and top-k) boundary; verl-ext
+    keeps every token at or above its threshold: a superset of vLLM's kept set, closed upwards, and larger where a
+    tie straddles vLLM's cut (docs/fused-ops.md, "Where the draws differ")."""
+    n, vocab = 8, 3000
+    logits = (logits_batch(n, seed=3, vocab=vocab)).bfloat16().float()
+    temperature = torch.ones(n)
+    top_k = torch.tensor([vocab, 50] * (n // 2), dtype=torch.int32)  # vocab: off
+    top_p = torch.full((n,), 0.9)
+    reference = v1_sampler("processed_logprobs")(logits.clone(), metadata(temperature, top_k, top_p, {}))
+    fused_sampler = v1_sampler("processed_logprobs")
+    through_verl(fused_sampler, vocab_size=vocab, monkeypatch=monkeypatch)
+    out = fused_sampler(logits.clone(), metadata(temperature, top_k, top_p, {}))
+    ours = torch.isfinite(out.logprobs_tensors.logprobs)
+    theirs = torch.isfinite(reference.logprobs_tensors.logprobs)
+    assert not (theirs & ~ours).any(), "a token vLLM keeps is dropped"
+    lowest = torch.where(ours, logits, math.inf).min(-1, keepdim=True).values
+    assert torch.equal(ours, logits >= lowest), "the kept set is not every token at or above its threshold"
+    assert (ours.sum(-1) > theirs.sum(-1)).any(), "no tie straddled vLLM's cut: the case is not exercised"
 
 
 @pytest.mark.parametrize("offset", [1e5, 1e6])
