@@ -357,3 +357,27 @@ def _rewrites(g: Fraction) -> list[str]:
 def test_rewritten_answers_score_one(g: Fraction, which: int, delimiter: str) -> None:
     rewrites = _rewrites(g)
     assert_one(LEAD + delimiter % rewrites[which % len(rewrites)], gold(g))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# no text reaches a panic: answers followed by punctuation of every width and by later statements
+
+PANIC_LEADS = ["", "因此答案是 ", "The answer is ", "Answer: ", "At least，", "Ответ: ", "¿", "I guess，"]
+PANIC_ANSWERS = ["$\\boxed{12}$", "\\boxed{12}", "12", "<answer>12</answer>", "(C)", "\\boxed{\\frac{1}{2}}", "１２"]
+# Marks of one to four bytes in UTF-8 (a byte offset past one must step over all of its bytes).
+PANIC_MARKS = ["。", "，", "：", "？", "！", "、", "；", "…", "—", "→", " ", "\n", ".", ",", "?", "‽", "؟", "\u2062", ""]
+PANIC_TAILS = ["答：小明有12个苹果", "检验：$3\\times4=12$，正确", "Check: 12", "13", "Wait, 13", "或写作十二", "\\approx 0.5",
+               "^{?}", "\\tag{1}", "(13?)", "y 13", "\u2013 13", "答：13", "😅"]
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(lead=st.sampled_from(PANIC_LEADS), answer=st.sampled_from(PANIC_ANSWERS),
+       rest=st.lists(st.tuples(*(st.sampled_from(x) for x in (PANIC_MARKS, PANIC_TAILS, PANIC_MARKS))), min_size=1,
+                     max_size=3),
+       gold=st.sampled_from(["12", "C", "1/2"]))
+def test_no_text_makes_the_verifier_fail_internally(lead: str, answer: str, rest: list[tuple[str, str, str]],
+                                                     gold: str) -> None:
+    """A Rust panic is caught and scores 0 with reason "internal error" (and prints a backtrace): never a verdict.
+    Found by a red team: a full stop of three bytes right after the answer, then any later value."""
+    text = lead + answer + "".join("".join(part) for part in rest)
+    assert verify(text, gold)["reason"] != "internal error", text

@@ -859,7 +859,13 @@ fn closed_differently(text: &str, all: &[Candidate], chosen: &Candidate) -> Opti
 /// 2500.`, `Check: both sides equal $10$.`) makes it an explanation, which keeps the answer.
 fn closing_statement(text: &str, answer_end: usize, start: usize, end: usize) -> bool {
     let after = text[end..].trim_start_matches(|c: char| c.is_whitespace() || "$.!*_`\\])}".contains(c));
-    let line_start = text[..start].rfind(['.', '!', '?', ';', '\n', '。', '(']).map_or(0, |i| i + 1).max(answer_end);
+    // Past the mark, whatever its width (`。` is three bytes).
+    let line_start = text[..start]
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| matches!(c, '.' | '!' | '?' | ';' | '\n' | '。' | '('))
+        .map_or(0, |(i, c)| i + c.len_utf8())
+        .max(answer_end);
     let opened = text[..start].rfind('(').is_some_and(|i| !text[i..start].contains(')'));
     let lead = text[line_start..start].to_lowercase().replace(['’', '`'], "'");
     let words: Vec<&str> = lead.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).collect();
@@ -933,7 +939,11 @@ fn generic_answer(text: &str, chosen: &Candidate) -> bool {
     {
         return false;
     }
-    let from = head.rfind(['.', '!', '?', ';', '\n', '。']).map_or(0, |i| i + 1);
+    let from = head
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| matches!(c, '.' | '!' | '?' | ';' | '\n' | '。'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let lead = head[from..].to_lowercase();
     lead.split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())

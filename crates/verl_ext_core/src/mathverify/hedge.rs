@@ -385,7 +385,8 @@ fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     }
     // The sentence's first clause, when a comma ends it a few words before the answer: nothing but a bound or
     // a doubt (`At least, the answer is 5`; `At minimum, we need two colors, so 5` bounds something else).
-    if let Some(comma) = sentence.find([',', '，']).filter(|&i| words_of(&sentence[i + 1..]).len() <= 4) {
+    let comma = sentence.char_indices().find(|&(_, c)| matches!(c, ',' | '，'));
+    if let Some((comma, _)) = comma.filter(|&(i, c)| words_of(&sentence[i + c.len_utf8()..]).len() <= 4) {
         let opening = words_of(&sentence[..comma]);
         let doubting = DOUBTING_CLAUSES.iter().any(|c| opening.iter().map(String::as_str).eq(c.iter().copied()))
             || opening.len() <= 3 && opening.iter().rev().take(2).map(String::as_str).eq(["sure", "not"]);
