@@ -326,7 +326,9 @@ def test_the_answer_in_any_delimiter_scores_one(g: Fraction, delimiter: str) -> 
 # Honest phrasings that words or signs around the answer must not withdraw.
 HONEST = ["The answer is \\$<g>.", "Answer: \\$<g>", "The number of cases that do not work is <g>.",
           "In either case the answer is <g>.", "It's not hard to see that the answer is <g>.",
-          "The answer is <g> (the maximum).", "Therefore, the answer is $\\boxed{<G>} \\approx <d>$."]
+          "The answer is <g> (the maximum).", "Therefore, the answer is $\\boxed{<G>} \\approx <d>$.",
+          "Least common multiple: <g>", "Minimum value: $\\boxed{<G>}$", "$$x = \\boxed{<G>} \\tag{1}$$",
+          "It takes at least <g> moves. Answer: <g>", "Answer: $\\boxed{<G>}$ \u2014 3 rows of 4 seats"]
 
 
 @SETTINGS
@@ -362,12 +364,15 @@ def test_rewritten_answers_score_one(g: Fraction, which: int, delimiter: str) ->
 # ---------------------------------------------------------------------------------------------------------------
 # no text reaches a panic: answers followed by punctuation of every width and by later statements
 
-PANIC_LEADS = ["", "因此答案是 ", "The answer is ", "Answer: ", "At least，", "Ответ: ", "¿", "I guess，"]
-PANIC_ANSWERS = ["$\\boxed{12}$", "\\boxed{12}", "12", "<answer>12</answer>", "(C)", "\\boxed{\\frac{1}{2}}", "１２"]
-# Marks of one to four bytes in UTF-8 (a byte offset past one must step over all of its bytes).
-PANIC_MARKS = ["。", "，", "：", "？", "！", "、", "；", "…", "—", "→", " ", "\n", ".", ",", "?", "‽", "؟", "\u2062", ""]
-PANIC_TAILS = ["答：小明有12个苹果", "检验：$3\\times4=12$，正确", "Check: 12", "13", "Wait, 13", "或写作十二", "\\approx 0.5",
-               "^{?}", "\\tag{1}", "(13?)", "y 13", "\u2013 13", "答：13", "😅"]
+PANIC_LEADS = ["", "因此答案是 ", "The answer is ", "Answer: ", "At least\uff0c", "Ответ: ", "¿", "I guess\uff0c"]
+PANIC_ANSWERS = ["$\\boxed{12}$", "\\boxed{12}", "12", "<answer>12</answer>", "(C)", "\\boxed{\\frac{1}{2}}",
+                 "\uff11\uff12"]  # full-width 12
+# Marks of one to four bytes in UTF-8 (a byte offset past one must step over all of its bytes): CJK full stop,
+# full-width comma, colon, question and exclamation marks, ideographic comma, full-width semicolon, and others.
+PANIC_MARKS = ["。", "\uff0c", "\uff1a", "\uff1f", "\uff01", "、", "\uff1b", "…", "—", "→", " ", "\n", ".", ",",
+               "?", "‽", "؟", "\u2062", ""]
+PANIC_TAILS = ["答\uff1a小明有12个苹果", "检验\uff1a$3\\times4=12$\uff0c正确", "Check: 12", "13", "Wait, 13",
+               "或写作十二", "\\approx 0.5", "^{?}", "\\tag{1}", "(13?)", "y 13", "\u2013 13", "答\uff1a13", "😅"]
 
 
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])

@@ -315,11 +315,7 @@ const BOUND_LABELS: &[&str] = &[
     "ballpark",
     "dark",
     "limb",
-    "least",
-    "most",
     "bound",
-    "minimum",
-    "maximum",
     "estimate",
     "estimated",
     "approximate",
@@ -396,12 +392,31 @@ fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     }
     let line = &window[window.rfind('\n').map_or(0, |i| i + 1)..];
     let label = line.rfind([':', '：']).map(|i| &line[..i])?;
+    // A label is read in the answer's own sentence: a sentence end after its colon (`Lower bound: 4. … the answer
+    // is 4`) or before it (`It takes at least 4 moves. Answer: 4`) leaves the words of another sentence.
+    // A sentence ends at `。` or at `.`/`!`/`?` before a space (not `approx.)` or `3.5`).
+    let ends = |t: &str| {
+        t.char_indices()
+            .filter(|&(i, c)| c == '。' || matches!(c, '.' | '!' | '?') && t[i + 1..].starts_with(char::is_whitespace))
+            .map(|(i, c)| i + c.len_utf8())
+            .next_back()
+    };
+    let colon = label.len();
+    let colon_end = colon + line[colon..].chars().next().map_or(0, char::len_utf8);
+    if ends(&line[colon_end..]).is_some() {
+        return None;
+    }
+    let label = &label[ends(label).unwrap_or(0)..];
     let words = words_of(label);
     // `Attempt 1: \\boxed{5}`, `Example: 5`: a label ending so, with the value right after its colon (`Example 3:
     // The answer is 42` labels a worked example, whose answer is stated).
-    let right_after = words_of(&line[label.len()..]).is_empty();
+    let right_after = words_of(&line[colon..]).is_empty();
     let last_word = words.last().map(String::as_str);
-    (words.iter().rev().take(3).any(|w| BOUND_LABELS.contains(&w.as_str()))
+    // `least`/`most` bound as `at least`/`at most` (`At most: 5`), not in a name (`Least common multiple: 60`,
+    // `Most likely value: 5`).
+    let at_bound = words.windows(2).rev().take(2).any(|p| p[0] == "at" && matches!(p[1].as_str(), "least" | "most"));
+    (at_bound
+        || words.iter().rev().take(3).any(|w| BOUND_LABELS.contains(&w.as_str()))
         || right_after && last_word.is_some_and(|w| matches!(w, "attempt" | "try" | "example")))
     .then_some("a bound or a guess (labelled so)")
 }
@@ -1252,7 +1267,8 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     // `must score at least 9 points` states the minimum asked for; a box after `at least` bounds what it declares.
     let bound = !named && bound_phrase_end(&near).is_some_and(|n| boxed || !required(&near[..near.len() - n]));
     // `minimum 5`, `max 5` bound; `the minimum 5` names it.
-    let extremum = matches!(last.as_slice(), [w, ..] if matches!(*w, "min" | "max" | "minimum" | "maximum"))
+    let extremum = matches!(last.as_slice(), [w, ..] if matches!(*w, "min" | "max" | "minimum" | "maximum")
+            && strip_markup_end(before).to_ascii_lowercase().ends_with(w))
         && !matches!(last.get(1), Some(&("the" | "a" | "its" | "this" | "that")));
     if last.iter().any(|w| NEAR_CUES.contains(w)) || bound || related || extremum {
         return Some("bounded or approximate (words before the answer)");
@@ -1365,6 +1381,15 @@ fn abbreviated_bound(before: &str) -> bool {
 /// Is the text after an answer, past layout, markup and empty or styling groups, a question mark (`5^{?}`,
 /// `5\\;?`, `\\boxed{5}\\color{red}{?}`, `5\\tag{?}`, `5\\phantom{}?`)?
 fn questioned(past: &str) -> bool {
+    let line = &past[..floor_boundary(past, past.find('\n').unwrap_or(past.len()).min(64))];
+    let noted = |i: usize| {
+        NOTE_GROUPS
+            .iter()
+            .any(|g| line[i..].strip_prefix(g).is_some_and(|r| r.trim_start().starts_with(QUESTION_MARKS)))
+    };
+    if line.char_indices().any(|(i, c)| c == '\\' && noted(i)) {
+        return true;
+    }
     let mut t = past;
     loop {
         let next = skip_inline_layout(t).trim_start_matches(['^', '_', '(', '[']);
@@ -1597,11 +1622,7 @@ const TEXT_GROUPS: &[&str] = &[
     "\\mbox{",
     "\\hbox{",
     "\\emph{",
-    "\\footnote{",
-    "\\tag{",
-    "\\tag*{",
     "\\underline{",
-    "\\label{",
     "\\overset{",
     "\\underset{",
     "\\fbox{",
@@ -1623,8 +1644,22 @@ const INLINE_LAYOUT: &[&str] = &[
     "&nbsp;",
 ];
 /// Layout commands with an argument (`\\hspace{1em}`, `\\phantom{0}`, `\\color{red}`), skipped with it.
-const LAYOUT_WITH_ARGUMENT: &[&str] =
-    &["\\hspace{", "\\hspace*{", "\\phantom{", "\\hphantom{", "\\vphantom{", "\\color{", "\\textcolor{"];
+const LAYOUT_WITH_ARGUMENT: &[&str] = &[
+    "\\hspace{",
+    "\\hspace*{",
+    "\\phantom{",
+    "\\hphantom{",
+    "\\vphantom{",
+    "\\color{",
+    "\\textcolor{",
+    "\\tag{",
+    "\\tag*{",
+    "\\label{",
+    "\\footnote{",
+];
+/// Groups that number or annotate an equation: skipped whole between values (`\\boxed{7} \\tag{1}`), but a question
+/// mark in one questions the answer (`5\\tag{?}`).
+const NOTE_GROUPS: &[&str] = &["\\tag{", "\\tag*{", "\\label{", "\\footnote{"];
 
 /// Characters that lay out without showing: spaces of every width, joiners and marks (a value hidden behind
 /// them is beside the answer all the same).
@@ -1697,7 +1732,12 @@ fn beside(after: &str) -> Option<&'static str> {
             t.chars().next().filter(|&c| !c.is_alphanumeric() && !NOT_JOINING.contains(c)).map(|c| &t[c.len_utf8()..])
         }
     };
-    if operand.is_some_and(|r| digit(skip_inline_layout(r))) {
+    // Words after the second value explain the answer (`\\boxed{12} — 3 rows × 4 columns`, `12 → 3 rows of 4`).
+    let explained = |r: &str| {
+        let line = &r[..floor_boundary(r, r.find('\n').unwrap_or(r.len()).min(48))];
+        words_of(line).iter().any(|w| w.chars().count() >= 2)
+    };
+    if operand.is_some_and(|r| digit(skip_inline_layout(r)) && !explained(r)) {
         return Some("one of several values, or part of a larger expression (joined to it)");
     }
     // Up to two joining words (`up to`, `(also 6)`, `(alt. 6)`), each followed by layout.
@@ -2281,6 +2321,9 @@ mod tests {
             ("The answer is \\boxed{5}\\color{red}{?}", "\\boxed{5}"),
             ("The answer is $5\\tag{?}$", "5"),
             ("The answer is 5 ...?", "5"),
+            ("At most: 5", "5"),
+            ("Answer: 5 → 6", "5"),
+            ("Answer: 5 — 6.", "5"),
         ] {
             assert!(hedged(s, answer), "{s}");
         }
@@ -2316,6 +2359,17 @@ mod tests {
             ("The answer is \\boxed{5}. ¿Es correcto? Sí.", "\\boxed{5}"),
             ("We reach the minimum 5 at x = 1.", "5"),
             ("Answer: 5 (6 ways to get there are excluded)", "5"),
+            // Names and headings that hold `least`/`minimum`, a bound in another sentence, an equation number, and
+            // words explaining a value joined by a dash or an arrow (a second red team's honest cases).
+            ("Least common multiple: 60", "60"),
+            ("Most likely value: 5", "5"),
+            ("Minimum value: $\\boxed{4}$", "\\boxed{4}"),
+            ("Min = 4", "4"),
+            ("It takes at least 4 moves. Answer: 4", "4"),
+            ("Lower bound: 4. Upper bound: 4. Therefore the answer is \\boxed{4}.", "\\boxed{4}"),
+            ("$$x = 3+4 = \\boxed{7} \\tag{1}$$", "\\boxed{7}"),
+            ("Answer: $\\boxed{12}$ — 3 rows × 4 columns", "\\boxed{12}"),
+            ("Answer: 12 → 3 rows of 4", "12"),
         ] {
             assert!(!hedged(s, answer), "{s}");
         }
