@@ -1732,10 +1732,23 @@ fn beside(after: &str) -> Option<&'static str> {
             t.chars().next().filter(|&c| !c.is_alphanumeric() && !NOT_JOINING.contains(c)).map(|c| &t[c.len_utf8()..])
         }
     };
-    // Words after the second value explain the answer (`\\boxed{12} — 3 rows × 4 columns`, `12 → 3 rows of 4`).
+    // Words or a computation after the second value explain the answer (`\\boxed{12} — 3 rows × 4 columns`,
+    // `12 → 3 rows of 4`, `12 ← 3 × 4`): more than one number follows, or a word.
     let explained = |r: &str| {
         let line = &r[..floor_boundary(r, r.find('\n').unwrap_or(r.len()).min(48))];
-        words_of(line).iter().any(|w| w.chars().count() >= 2)
+        // Numbers outside braces (a second `\\frac{3}{2}` is one value, not a computation).
+        let (mut depth, mut numbers, mut in_number) = (0usize, 0usize, false);
+        for c in line.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            let digit = depth == 0 && c.is_ascii_digit();
+            numbers += usize::from(digit && !in_number);
+            in_number = digit;
+        }
+        numbers > 1 || words_of(line).iter().any(|w| w.chars().count() >= 2)
     };
     if operand.is_some_and(|r| digit(skip_inline_layout(r)) && !explained(r)) {
         return Some("one of several values, or part of a larger expression (joined to it)");
@@ -2324,6 +2337,7 @@ mod tests {
             ("At most: 5", "5"),
             ("Answer: 5 → 6", "5"),
             ("Answer: 5 — 6.", "5"),
+            ("The answer is $\\frac{1}{2}$ – $\\frac{3}{2}$.", "\\frac{1}{2}"),
         ] {
             assert!(hedged(s, answer), "{s}");
         }
@@ -2370,6 +2384,7 @@ mod tests {
             ("$$x = 3+4 = \\boxed{7} \\tag{1}$$", "\\boxed{7}"),
             ("Answer: $\\boxed{12}$ — 3 rows × 4 columns", "\\boxed{12}"),
             ("Answer: 12 → 3 rows of 4", "12"),
+            ("Answer: 12 ← 3 × 4", "12"),
         ] {
             assert!(!hedged(s, answer), "{s}");
         }
