@@ -17,8 +17,9 @@ const AFTER_WORDS: usize = 3;
 /// Bytes of context read on either side (the clause is cut there).
 const CONTEXT_BYTES: usize = 120;
 
-/// Words that negate or hedge a value anywhere in its clause before it (`not 5`, `isn't 7`, `either … 5`).
-const CLAUSE_CUES: &[&str] = &[
+/// Negations: anywhere in the clause before a value they negate it (`not 5`, `isn't 7`, `either … 5`), except in
+/// a subject naming what is counted (`the number of students who did not pass is 5`).
+const NEGATIONS: &[&str] = &[
     "not",
     "isn't",
     "aren't",
@@ -51,23 +52,26 @@ const CLAUSE_CUES: &[&str] = &[
     "niet",
     "nie",
     "ikke",
-    "unlikely",
-    "likely",
-    "hardly",
-    "doubtful",
-    "anything",
     "excluding",
     "false",
     "aint",
     "ain't",
     "is'nt",
+    "wrongly",
+    "mistakenly",
+];
+/// Doubts: anywhere in the clause before a value they hedge it (`I doubt it is 5`, `my guess is 5`).
+const CLAUSE_DOUBTS: &[&str] = &[
+    "unlikely",
+    "likely",
+    "hardly",
+    "doubtful",
+    "anything",
     "could",
     "might",
     "doubt",
     "suppose",
     "supposing",
-    "wrongly",
-    "mistakenly",
     "guess",
     "guessing",
     "estimate",
@@ -1238,7 +1242,7 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         let prev = k.checked_sub(1).and_then(|j| near.get(j)).map(String::as_str);
         // A cue in the subject of `… is 5` that does not name the answer (`the number of students who did
         // not pass is`), unlike `I don't think the answer is` or `it is not true that the answer is`.
-        let in_subject = SUBJECT_NEGATIONS.contains(&w)
+        let in_subject = NEGATIONS.contains(&w)
             && subject_end.is_some_and(|end| k < end)
             && counted_subject
             && !near[..subject_end.unwrap_or(0)].iter().any(|w| matches!(w.as_str(), "answer" | "result"));
@@ -1255,7 +1259,7 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     };
     let start = near.len().saturating_sub(BEFORE_WORDS);
     let mut clause = near.iter().enumerate().skip(start).filter(|&(k, w)| !naming(k, w)).map(|(_, w)| w);
-    if clause.any(|w| CLAUSE_CUES.contains(&w.as_str()) || w == "or" && !boxed) {
+    if clause.any(|w| NEGATIONS.contains(&w.as_str()) || CLAUSE_DOUBTS.contains(&w.as_str()) || w == "or" && !boxed) {
         return Some("negated or hedged (words before the answer)");
     }
     // `the amount left over is 3`, `the digits add up to 20`: the cue is not about the value.
@@ -1411,34 +1415,6 @@ fn questioned(past: &str) -> bool {
         t = next;
     }
 }
-
-/// Negations that may describe what a sentence counts (`the number of students who did not pass is 5`, `of
-/// false statements`, `that are either even or prime`), unlike doubts about the value (`my guess is 5`).
-const SUBJECT_NEGATIONS: &[&str] = &[
-    "not",
-    "isn't",
-    "aren't",
-    "wasn't",
-    "cannot",
-    "can't",
-    "never",
-    "neither",
-    "nor",
-    "either",
-    "no",
-    "non",
-    "false",
-    "wrong",
-    "incorrect",
-    "except",
-    "excluding",
-    "unlike",
-    "besides",
-    "nicht",
-    "kein",
-    "pas",
-    "не",
-];
 
 /// Nouns that open a subject naming what is counted or measured, in which a negation describes the things
 /// counted (`the number of cases that do not work is 0`), not the value.
