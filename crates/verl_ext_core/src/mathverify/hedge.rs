@@ -1235,8 +1235,8 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     // Where the sentence's subject ends: a copula as the last word before the answer (`… is 5`); and whether
     // that subject names what is counted or measured (`the number of …`, `the probability that …`).
     let subject_end = near.last().filter(|w| matches!(w.as_str(), "is" | "are" | "equals")).map(|_| near.len() - 1);
-    let head = if near.first().is_some_and(|w| matches!(w.as_str(), "the" | "a")) { near.get(1) } else { near.first() };
-    let counted_subject = head.is_some_and(|w| COUNTED_HEADS.contains(&w.as_str()));
+    // Its head noun among the first words (`the expected number of …`, `the unique value that …`).
+    let counted_subject = near.iter().take(3).any(|w| COUNTED_HEADS.contains(&w.as_str()));
     let naming = |k: usize, w: &str| {
         let next = near.get(k + 1).map(String::as_str);
         let prev = k.checked_sub(1).and_then(|j| near.get(j)).map(String::as_str);
@@ -1333,8 +1333,10 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     };
     let cue = |k: usize| {
         let w = after_words[k].as_str();
-        // `5 (the maximum)` names the extremum asked for; `5 maximum` bounds.
-        if matches!(w, "minimum" | "maximum") && k > 0 && after_words[k - 1] == "the" {
+        // `5 (the maximum)`, `5 (minimum)` name the extremum asked for; `5 maximum` bounds.
+        if matches!(w, "minimum" | "maximum")
+            && (k > 0 && after_words[k - 1] == "the" || k == 0 && trimmed.starts_with('('))
+        {
             return false;
         }
         if contrast && matches!(w, "not" | "rather" | "than") {
@@ -1656,9 +1658,9 @@ fn skip_inline_layout(text: &str) -> &str {
         let next = next.strip_prefix("\\(").or_else(|| next.strip_prefix("\\)")).unwrap_or(next);
         let next =
             SPACING.iter().chain(TEXT_GROUPS).chain(INLINE_LAYOUT).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
-        // `\\kern1em`, `\\hspace{1em}`: the command and its dimension or group.
-        let next = match next.strip_prefix("\\kern") {
-            Some(r) => r.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-')),
+        // `\\kern1em`, `\\hskip 2pt`, `\\hspace{1em}`: the command and its dimension or group.
+        let next = match ["\\kern", "\\hskip", "\\mkern", "\\mskip"].iter().find_map(|c| next.strip_prefix(c)) {
+            Some(r) => r.trim_start().trim_start_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-')),
             None => LAYOUT_WITH_ARGUMENT
                 .iter()
                 .find_map(|c| next.strip_prefix(c))
@@ -2314,6 +2316,8 @@ mod tests {
             ("Answer: 5 → 6", "5"),
             ("Answer: 5 — 6.", "5"),
             ("The answer is $\\frac{1}{2}$ – $\\frac{3}{2}$.", "\\frac{1}{2}"),
+            ("Answer: 5\\hskip1em 6", "5"),
+            ("Answer: 5\\mkern9mu 6", "5"),
         ] {
             assert!(hedged(s, answer), "{s}");
         }
@@ -2361,6 +2365,10 @@ mod tests {
             ("Answer: $\\boxed{12}$ — 3 rows × 4 columns", "\\boxed{12}"),
             ("Answer: 12 → 3 rows of 4", "12"),
             ("Answer: 12 ← 3 × 4", "12"),
+            ("The expected number of wrong answers is \\boxed{5}.", "\\boxed{5}"),
+            ("The unique value that does not violate the constraints is \\boxed{5}.", "\\boxed{5}"),
+            ("Answer: 5 (minimum)", "5"),
+            ("Answer: 5\\hskip 2pt cm", "5"),
         ] {
             assert!(!hedged(s, answer), "{s}");
         }
