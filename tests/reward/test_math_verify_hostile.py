@@ -323,6 +323,46 @@ def test_the_answer_in_any_delimiter_scores_one(g: Fraction, delimiter: str) -> 
     assert_one(LEAD + delimiter % tex(g), gold(g))
 
 
+# A ratio or a time is one value (its quotient, as Math-Verify reads `2:1`), never its first part: `Answer: 3:45`
+# is not 3. Written whole, it is credited against itself.
+RATIOS = ["Answer: <a>:<b>", "The answer is <a>:<b>.", "The final answer is <a> : <b>",
+          "The answer is \\boxed{<a>}:<b>", "So the ratio is <a>:<b>:7.", "The answer is <a>:<b> pm."]
+
+
+@SETTINGS
+@given(a=st.integers(1, 10**4), b=st.integers(2, 10**4), form=st.sampled_from(RATIOS))
+def test_a_ratio_or_a_time_is_not_its_first_part(a: int, b: int, form: str) -> None:
+    output = LEAD + form.replace("<a>", str(a)).replace("<b>", str(b))
+    assert_zero(output, str(a))
+    if "boxed" not in form and ":7" not in form:
+        assert_one(output, f"{a}:{b}")
+
+
+# A whole number, one space and a proper fraction in prose is a mixed number (`1 1/2` is 3/2, as `1\\frac{1}{2}`
+# is), never its whole part or its fraction alone.
+@SETTINGS
+@given(w=st.integers(-10**4, 10**4), d=st.integers(2, 10**4), data=st.data(),
+       form=st.sampled_from(["The answer is <m>.", "Answer: <m>", "So she needs <m> cups in all.", "<m>"]))
+def test_a_mixed_number_in_prose_is_one_value(w: int, d: int, data: st.DataObject, form: str) -> None:
+    n = data.draw(st.integers(1, d - 1))
+    output = LEAD + form.replace("<m>", f"{w} {n}/{d}")
+    value = w + Fraction(n, d) if w >= 0 else w - Fraction(n, d)
+    assert_one(output, gold(value))
+    for part in {Fraction(w), Fraction(n, d)} - {value}:
+        assert_zero(output, gold(part))
+
+
+# A percent sign right after a box is its answer's: judged as if written inside it.
+@SETTINGS
+@given(g=values, form=st.sampled_from(["\\boxed{<G>}\\%", "$\\boxed{<G>}\\%$ of them", "\\boxed{<G>} %."]),
+       reference=st.sampled_from(["<g>", "<g>\\%", "<g>/100"]))
+def test_a_percent_sign_after_a_box_counts_as_inside_it(g: Fraction, form: str, reference: str) -> None:
+    ref = reference.replace("<g>", gold(g))
+    after = verify(LEAD + fill(form, g), ref)
+    inside = verify(LEAD + fill("\\boxed{<G>\\%}", g), ref)
+    assert (after["score"], after["pred"]) == (inside["score"], inside["pred"]), (form, ref, after, inside)
+
+
 # Honest phrasings that words or signs around the answer must not withdraw.
 HONEST = ["The answer is \\$<g>.", "Answer: \\$<g>", "The number of cases that do not work is <g>.",
           "In either case the answer is <g>.", "It's not hard to see that the answer is <g>.",

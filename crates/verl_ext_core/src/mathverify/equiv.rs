@@ -1388,6 +1388,15 @@ mod tests {
         no("\\{1,2\\}", "(1,2)");
     }
 
+    #[test]
+    fn mixed_numbers_with_a_percent_sign() {
+        // The sign is the whole number's, as the sign before it is.
+        yes("12\\frac{1}{2}\\%", "\\frac18");
+        yes("-2\\frac{1}{2}\\%", "-0.025");
+        no("12\\frac{1}{2}\\%", "6\\%");
+        no("\\frac{1}{2}\\%", "0.5");
+    }
+
     /// Each example of issue 14's equivalence classes.
     #[test]
     fn issue_14_classes() {

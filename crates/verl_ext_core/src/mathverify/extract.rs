@@ -224,19 +224,28 @@ fn last_boxes(s: &str) -> Option<Candidate> {
     }
     outer.reverse();
     let last = outer.first()?;
-    let mut picked = vec![last.arg];
+    // A percent sign right after a box is its answer's (`\\boxed{25}\\%` is `\\boxed{25\\%}`).
+    let percent = |b: &BoxArg<'_>| {
+        let rest = &s[b.end..];
+        let trimmed = rest.trim_start_matches(' ');
+        ["\\%", "%"].iter().find(|p| trimmed.starts_with(**p)).map_or(0, |p| rest.len() - trimmed.len() + p.len())
+    };
+    let text = |b: &BoxArg<'_>| if percent(b) > 0 { format!("{}\\%", b.arg) } else { b.arg.to_string() };
+    let mut picked = vec![text(last)];
     let mut later = last;
     for b in outer.iter().skip(1) {
-        if !boxes_join(&s[b.end..later.start], b.arg, later.arg) {
+        if !boxes_join(&s[b.end + percent(b)..later.start], b.arg, later.arg) {
             break;
         }
-        if picked.last() != Some(&b.arg) {
-            picked.push(b.arg);
+        let t = text(b);
+        if picked.last() != Some(&t) {
+            picked.push(t);
         }
         later = b;
     }
     picked.reverse();
-    Some(Candidate { text: picked.join(", "), source: Source::Boxed, start: later.start, end: last.end })
+    let end = last.end + percent(last);
+    Some(Candidate { text: picked.join(", "), source: Source::Boxed, start: later.start, end })
 }
 
 /// Occurrences of an anchor (`needle`, matched in any ASCII case), last first: within a priority the candidate
@@ -997,6 +1006,9 @@ mod tests {
         assert_eq!(answer("\\boxed{10} and then \\boxed{42}"), Some("42".into()));
         assert_eq!(answer("\\boxed{\\boxed{3}}"), Some("\\boxed{3}".into()));
         assert_eq!(answer("\\boxedx{1}"), Some("\\boxedx{1}".into()));
+        // A percent sign after a box is its answer's.
+        assert_eq!(answer("So \\boxed{25}\\% of them."), Some("25\\%".into()));
+        assert_eq!(answer("\\boxed{25} % and \\boxed{30}%"), Some("25\\%, 30\\%".into()));
     }
 
     #[test]
@@ -1004,6 +1016,9 @@ mod tests {
         let found = |s: &str| find(s, Targets::default()).expect("an answer");
         assert!(found("\\boxed{5}. The answer is 6.").withdrawn.is_some());
         assert!(found("\\boxed{5}. The answer is 5.").withdrawn.is_none());
+        // A box that is the first part of a ratio or a time is not the answer.
+        assert!(found("The answer is \\boxed{3}:45.").withdrawn.is_some());
+        assert!(found("The answer is \\boxed{5}: 2 + 3 = 5.").withdrawn.is_none());
         assert!(found("\\boxed{5}. We can check this answer by plugging in 2 and 3.").withdrawn.is_none());
         assert!(found("\\boxed{5}. Wait, that is wrong.").withdrawn.is_some());
         assert!(found("The answer is not 5.").withdrawn.is_some());

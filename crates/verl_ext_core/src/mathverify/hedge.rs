@@ -1760,6 +1760,8 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
             .iter()
             .any(|c| after.strip_prefix(c).is_some_and(|r| !r.starts_with(|ch: char| ch.is_ascii_alphabetic())))
             || after.strip_prefix('.').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+            // A ratio or a time: `\\boxed{2}:1`, `\\boxed{3}:45` (`\\boxed{5}: 2 + 3 = 5` explains it).
+            || after.strip_prefix(':').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
             || after.starts_with('}')
             || words_of(&after[..floor_boundary(after, after.len().min(12))])
                 .first()

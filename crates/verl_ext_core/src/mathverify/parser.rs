@@ -540,11 +540,17 @@ impl Parser {
                 let next = self.power()?;
                 match (mixed, factors.pop()) {
                     // `2\frac{1}{4}` is the mixed number 2 + 1/4 (an integer, then a fraction of integers).
-                    (true, Some(whole)) if is_mixed_number(&whole, &next) => {
-                        let n = match whole {
-                            Node::Neg(w) => Node::Neg(Box::new(Node::Add(vec![*w, next]))),
-                            w => Node::Add(vec![w, next]),
+                    // A percent sign after it is the whole number's (`12\frac{1}{2}\%` is 12.5%).
+                    (true, Some(whole)) if is_mixed_number(&whole, percent_of(&next)) => {
+                        let (frac, percent) = match next {
+                            Node::Percent(f) => (*f, true),
+                            f => (f, false),
                         };
+                        let n = match whole {
+                            Node::Neg(w) => Node::Neg(Box::new(Node::Add(vec![*w, frac]))),
+                            w => Node::Add(vec![w, frac]),
+                        };
+                        let n = if percent { Node::Percent(Box::new(self.node(n)?)) } else { n };
                         factors.push(self.node(n)?);
                     }
                     (_, Some(prev)) => {
@@ -1106,6 +1112,14 @@ pub fn any_node(n: &Node, pred: &dyn Fn(&Node) -> bool) -> bool {
 
 fn is_integer_literal(n: &Node) -> bool {
     matches!(n, Node::Num(q) if q.is_integer())
+}
+
+/// What a percent sign applies to (`n` itself when it has none).
+fn percent_of(n: &Node) -> &Node {
+    match n {
+        Node::Percent(x) => x,
+        x => x,
+    }
 }
 
 /// An integer (or its negation) followed by a `\frac` of two integers.

@@ -66,6 +66,44 @@ fn percent_len(rest: &str) -> usize {
     0
 }
 
+/// A ratio or a time going on from a number (`3:2`, `1:2:3`, `12:30`, `2 : 1`): its length, its parts pushed
+/// onto `text` after `:`. Read whole, `3:45` is not its first part (`3`) alone.
+fn ratio_len(rest: &str, text: &mut String) -> usize {
+    let mut len = 0;
+    loop {
+        let r = &rest[len..];
+        let sep = [":", " : "].iter().find(|sep| r.starts_with(**sep)).map_or(0, |sep| sep.len());
+        let lead = digits_len(&r[sep..]);
+        if sep == 0 || lead == 0 {
+            return len;
+        }
+        let part = &r[sep..];
+        let frac = part[lead..].strip_prefix('.').map_or(0, digits_len);
+        let n = if frac > 0 { lead + 1 + frac } else { lead };
+        text.push(':');
+        text.push_str(&part[..n]);
+        len += sep + n;
+    }
+}
+
+/// A proper fraction after a whole number and one space, making a mixed number (`1 1/2` is `3/2`, as
+/// `1\\frac{1}{2}` is): its length and the number's text in LaTeX. Not when more arithmetic follows
+/// (`1 1/2 + 3`), nor an improper fraction (`2 3/2` is two values).
+fn mixed_len(whole: &str, rest: &str) -> Option<(usize, String)> {
+    let frac = rest.strip_prefix(' ')?;
+    let num = digits_len(frac);
+    let den = frac.get(num + 1..).map_or(0, digits_len);
+    if num == 0 || den == 0 || frac.as_bytes()[num] != b'/' {
+        return None;
+    }
+    let after = frac[num + 1 + den..].trim_start_matches(' ');
+    let (n, d) = (&frac[..num], &frac[num + 1..num + 1 + den]);
+    let proper = n.parse::<u64>().ok()? < d.parse::<u64>().ok()?;
+    let more = after.starts_with(|c: char| OPERATORS.contains(&c) || c.is_ascii_digit())
+        || after.strip_prefix('.').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    (proper && !more).then(|| (1 + num + 1 + den, format!("{whole}\\frac{{{n}}}{{{d}}}")))
+}
+
 /// A multiplier word after a number (`12 million`): its length and the factor.
 fn multiplier_len(rest: &str) -> Option<(usize, &'static str)> {
     let trimmed = rest.trim_start_matches(' ');
@@ -176,7 +214,27 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
             Err(n) => plain = start + n,
         }
     }
-    if let Some((len, mut text)) = number(t) {
+    // A mixed number is one number: not the expression `1 1/2` (a product), `1` with a value beside it, nor
+    // (`1 100/101`) a thousands group.
+    let unsigned = t.strip_prefix('-').unwrap_or(t);
+    let whole = t.len() - unsigned.len() + digits_len(unsigned);
+    let mixed = if whole > t.len() - unsigned.len() { mixed_len(&t[..whole], &t[whole..]) } else { None };
+    if mixed.is_some() {
+        out.clear();
+    }
+    let read = match mixed {
+        Some((n, text)) => Some((whole + n, text, true)),
+        None => number(t).map(|(len, text)| (len, text, false)),
+    };
+    if let Some((len, mut text, is_mixed)) = read {
+        let ratio = if is_mixed { 0 } else { ratio_len(&t[len..], &mut text) };
+        if ratio > 0 {
+            let end = start + len + ratio;
+            if out.first().is_none_or(|e| e.end != end) {
+                out.push(Found { start, end, text });
+            }
+            return (out, plain);
+        }
         let pct = percent_len(&t[len..]);
         if pct > 0 {
             text.push('%');
@@ -254,6 +312,18 @@ mod tests {
         // LaTeX's escaped dollar and its `{,}` group separator, written in prose.
         assert_eq!(texts("pays \\$1,250 in all"), vec!["1250"]);
         assert_eq!(texts("it is 1{,}000{,}000."), vec!["1000000"]);
+        // A ratio or a time is one value, never its first part.
+        assert_eq!(texts("Answer: 3:45 pm"), vec!["3:45"]);
+        assert_eq!(texts("is 1:2:3."), vec!["1:2:3"]);
+        assert_eq!(texts("is 2 : 1.5 and 3: 4"), vec!["2:1.5", "3", "4"]);
+        // A mixed number is one value; an improper fraction or more arithmetic after it is not one.
+        assert_eq!(
+            texts("needs 1 1/2 cups, -2 3/4 or 12 5/16."),
+            vec!["1\\frac{1}{2}", "-2\\frac{3}{4}", "12\\frac{5}{16}"]
+        );
+        assert_eq!(texts("is 2 3/2"), vec!["2 3/2", "2"]);
+        assert_eq!(texts("is 12 1/2%"), vec!["12\\frac{1}{2}%"]);
+        assert_eq!(texts("is 1 100/101"), vec!["1\\frac{100}{101}"]);
     }
 
     #[test]
