@@ -285,8 +285,7 @@ const DOUBTFUL_LABELS: &[&str] = &[
 /// Is the answer at `start` labelled as something else: the last `answer` (`答案`, `ответ`) within the context
 /// before it is preceded by a word of [`DOUBTFUL_LABELS`] (through spaces, `_`, quotes and `*`)?
 pub fn doubtful_label(s: &str, start: usize) -> bool {
-    let from = floor_boundary(s, start.saturating_sub(CONTEXT_BYTES));
-    let window = &s[from..start];
+    let window = context_before(s, start);
     let lower = window.to_lowercase();
     if lower.len() != window.len() {
         // Case folding changed byte lengths: read the lowered text alone (offsets are not needed past here).
@@ -376,8 +375,7 @@ fn bound_phrase_end(words: &[String]) -> Option<usize> {
 /// a clause that only bounds or doubts (`At least, …`, `I guess, …`), or a label of [`BOUND_LABELS`] before a
 /// colon on its line?
 fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
-    let from = floor_boundary(s, start.saturating_sub(CONTEXT_BYTES));
-    let window = &s[from..start];
+    let window = context_before(s, start);
     let opens = window.char_indices().rev().find(|&(_, c)| matches!(c, '.' | '!' | '?' | '\n' | '。'));
     let sentence = &window[opens.map_or(0, |(i, c)| i + c.len_utf8())..];
     if words_of(sentence).first().is_some_and(|w| SENTENCE_HEDGES.contains(&w.as_str())) {
@@ -1200,7 +1198,7 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     let before = clause_before(s, start);
     // A relation before the answer binds it across a line break (`x \geq` then `\boxed{5}` on the next line).
     if ends_with_relation(before)
-        || ends_with_relation(&s[floor_boundary(s, start.saturating_sub(CONTEXT_BYTES))..start])
+        || ends_with_relation(context_before(s, start))
     {
         return Some("a bound, not a value (relation before the answer)");
     }
@@ -1281,7 +1279,7 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     let trimmed = strip_markup_start(after);
     let doubt = trimmed.trim_start_matches(['(', '[', '{', '«', '`', ' ']);
     // What follows the answer past its clause (which a decimal point or an ellipsis ends).
-    let past = strip_markup_start(&s[end..floor_boundary(s, s.len().min(end + CONTEXT_BYTES))]);
+    let past = strip_markup_start(context_after(s, end));
     // `5…?`, `5...?`, `5 \\ldots?`, `5;?`: an ellipsis or a mark before the question mark.
     let mut trailing = past;
     loop {
@@ -1563,7 +1561,7 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
     }) {
         return Some("one of several values");
     }
-    beside(&s[end..floor_boundary(s, s.len().min(end + CONTEXT_BYTES))])
+    beside(context_after(s, end))
 }
 
 /// Words that, between two values, offer both or span a range (`5 to 6`, `5 vs 6`, `5 (also 6)`, `5 up to 6`,
@@ -1890,9 +1888,8 @@ fn trailing_number(text: &str) -> Option<String> {
 /// Is the number in prose at `start` inside a bracket opened before it in its line (`Answer: Eq(x, 5)`,
 /// `\\foo{5}` in prose)? Then it is an argument of something, not an answer.
 pub fn inside_bracket(s: &str, start: usize) -> bool {
-    let from = floor_boundary(s, start.saturating_sub(CONTEXT_BYTES));
     let mut depth = 0usize;
-    let window = &s[from..start];
+    let window = context_before(s, start);
     for (i, c) in window.char_indices().rev() {
         match c {
             '\n' => return false,
@@ -1917,10 +1914,19 @@ pub(super) fn floor_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
+/// At most [`CONTEXT_BYTES`] of `s` before `at` (from a character boundary).
+fn context_before(s: &str, at: usize) -> &str {
+    &s[floor_boundary(s, at.saturating_sub(CONTEXT_BYTES))..at]
+}
+
+/// At most [`CONTEXT_BYTES`] of `s` after `at` (to a character boundary).
+fn context_after(s: &str, at: usize) -> &str {
+    &s[at..floor_boundary(s, s.len().min(at + CONTEXT_BYTES))]
+}
+
 /// The clause before `at`: back to a clause mark or line break, at most [`CONTEXT_BYTES`].
 fn clause_before(s: &str, at: usize) -> &str {
-    let from = floor_boundary(s, at.saturating_sub(CONTEXT_BYTES));
-    let window = &s[from..at];
+    let window = context_before(s, at);
     let cut = window
         .char_indices()
         .rev()
@@ -1944,8 +1950,7 @@ fn soft_break(text: &str, i: usize) -> bool {
 
 /// The clause after `at`, to a clause mark or line break (a comma does not end it: `5, or 6`).
 fn clause_after(s: &str, at: usize) -> &str {
-    let to = floor_boundary(s, (at + CONTEXT_BYTES).min(s.len()));
-    let window = &s[at..to];
+    let window = context_after(s, at);
     let cut = window
         .char_indices()
         .find(|&(i, c)| is_clause_mark(c) && c != ',' && c != '?' && !soft_break(window, i))
