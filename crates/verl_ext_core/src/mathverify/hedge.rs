@@ -1197,9 +1197,7 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     }
     let before = clause_before(s, start);
     // A relation before the answer binds it across a line break (`x \geq` then `\boxed{5}` on the next line).
-    if ends_with_relation(before)
-        || ends_with_relation(context_before(s, start))
-    {
+    if ends_with_relation(before) || ends_with_relation(context_before(s, start)) {
         return Some("a bound, not a value (relation before the answer)");
     }
     if let Some(why) = foreign_hedge(before, clause_after(s, end)) {
