@@ -11,7 +11,17 @@ import torch
 from verl_ext.ops import sample
 from verl_ext.ops import sampling as S
 from verl_ext.ops import sampling_kernels as K
-from verl_ext.ops.sampling_plan import BLOCK, COUNT_DIGITS, K_MAX, MASS_DIGITS, MASS_TILE, MIN_SPLITS, launch_plan
+from verl_ext.ops.sampling_plan import (
+    BLOCK,
+    COUNT_DIGITS,
+    K_MAX,
+    MASS_DIGITS,
+    MASS_FIXED_BITS,
+    MASS_TILE,
+    MAX_VOCAB,
+    MIN_SPLITS,
+    launch_plan,
+)
 
 LLM_VOCAB = 151936
 H100_SMS = 132
@@ -56,7 +66,7 @@ def test_reads_of_each_logit() -> None:
     assert reads(min_p=True) == 2 + 1 / plan.splits
     assert [p.cut for p in launch_plan(64, LLM_VOCAB, min_p=True).passes] == [False, True]
     # Top-p's first digit is summed in the statistics pass.
-    assert reads(top_p=True) == len(MASS_DIGITS) + 1 / plan.splits
+    assert reads(top_p=True) == len(MASS_DIGITS) + 1 / plan.splits == 3 + 1 / plan.splits
     # A top-k of at most K_MAX known on the host (a Python int): top-p finishes from the gathered top-k set.
     for k in (1, 50, K_MAX):
         for filters in ({"top_k": True, "top_p": True}, {"top_k": True, "top_p": True, "min_p": True}):
@@ -69,16 +79,22 @@ def test_reads_of_each_logit() -> None:
     assert worst.row_reads(top_k=K_MAX, top_p=True, min_p=True) == len(COUNT_DIGITS) + 1 / plan.splits
     assert worst.row_reads(top_p=True) == len(MASS_DIGITS) + 1 / plan.splits
     assert worst.row_reads(top_k=5, min_p=True) == len(COUNT_DIGITS) + 1 / plan.splits
-    # Still 6 reads: top-p over a top-k above K_MAX (too large to gather), and a min-p + top-p row of a call
-    # that may hold top-k rows (the count search, then the mass digits).
+    # Still 5 reads: top-p over a top-k above K_MAX (too large to gather), and a min-p + top-p row of a call
+    # that may hold top-k rows (the count search, then the mass digits after the first).
+    assert worst.reads_per_logit == 5 + 1 / plan.splits
     assert worst.row_reads(top_k=K_MAX + 1, top_p=True) == worst.reads_per_logit
     assert worst.row_reads(top_p=True, min_p=True) == worst.reads_per_logit
     assert reads(top_k=True, top_p=True, top_k_bound=K_MAX + 1) == worst.reads_per_logit
     # Min-p with top-p and no top-k: the cut, then the mass digits after the first (summed in the statistics).
     cut = launch_plan(64, LLM_VOCAB, device_sms=H100_SMS, top_p=True, min_p=True)
     assert cut.reads_per_logit == cut.row_reads(top_p=True, min_p=True) == 1 + len(MASS_DIGITS) + 1 / plan.splits
+    assert cut.reads_per_logit <= 4 + 1 / plan.splits
     assert cut.row_reads(min_p=True) == 2 + 1 / plan.splits and cut.row_reads(top_p=True) == worst.row_reads(top_p=True)
     assert sum(COUNT_DIGITS) == sum(MASS_DIGITS) == 32  # the last digit of each search is one key per bucket
+    # Each weighted digit's fixed-point row sums fit int64 at the largest vocabulary a plan takes.
+    assert MAX_VOCAB << MASS_FIXED_BITS < 1 << 63
+    with pytest.raises(ValueError, match="vocab"):
+        launch_plan(1, MAX_VOCAB + 1)
 
 
 def test_mass_tiles_fit_registers_and_the_interpreters_tensor_limit() -> None:

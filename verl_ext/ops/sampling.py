@@ -23,15 +23,15 @@ on: one pass for max, sum of exp and NaN; min-p without top-k by one more pass a
 fp32 ``t`` with ``t - max >= log(min_p)``, relative to the max); top-k (and min-p with it) by radix selection over
 the order-preserving fp32 keys (digits of 11, 11 and 10 bits counted per bucket, the first inside the statistics
 pass); top-p over a top-k of at most ``K_MAX`` tokens from that set itself, which the last count pass gathers (no
-pass of its own); other top-p rows by radix selection over what top-k and min-p kept (4 digits of 8 bits, buckets
-summing exp-mass, the first inside the statistics pass). The last digit of each search is one bucket per key, so
-thresholds are exact whatever the data (ties, flat rows, ``-inf``, huge ranges). The draw re-reads only the split
-holding the token (each split's kept mass is known). Reads of each logit per row: at most 4 with any filters, except
-min-p with top-p without top-k (5) and top-p with a top-k above ``K_MAX`` (6; also a min-p + top-p row of a call
-whose per-row top-k may hold top-k rows). A Python-int top-k of at most ``K_MAX`` launches no mass passes; with a
-per-row top-k they are launched and only the rows that need them read in them. FlashInfer (CUDA, optional): its
-sort-free rejection sampler draws the token; log-probs come from the Triton threshold passes, which also give the
-log-sum-exp. The torch reference sorts.
+pass of its own); other top-p rows by radix selection over what top-k and min-p kept (digits of 8, 13 and 11 bits,
+buckets summing exp-mass: the first inside the statistics pass, the second by integer atomics of fixed-point
+masses). The last digit of each search is one bucket per key, so thresholds are exact whatever the data (ties, flat
+rows, ``-inf``, huge ranges). The draw re-reads only the split holding the token (each split's kept mass is known).
+Reads of each logit per row: at most 4 with any filters, except top-p with a top-k above ``K_MAX`` (5; also a
+min-p + top-p row of a call whose per-row top-k may hold top-k rows). A Python-int top-k of at most ``K_MAX``
+launches no mass passes; with a per-row top-k they are launched and only the rows that need them read in them.
+FlashInfer (CUDA, optional): its sort-free rejection sampler draws the token; log-probs come from the Triton
+threshold passes, which also give the log-sum-exp. The torch reference sorts.
 
 The Triton and torch paths run inside the custom op ``verl_ext::sample`` (``torch.library.custom_op`` with a
 fake implementation), a pure function of the logits, the per-row parameters and the uniforms, so

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import torch
 
 from verl_ext.ops._backend import interpreting, warps_for
-from verl_ext.ops.sampling_plan import K_MAX, MASS_DIGITS, SamplingPlan, launch_plan
+from verl_ext.ops.sampling_plan import K_MAX, MASS_DIGITS, MASS_FIXED_BITS, SamplingPlan, launch_plan
 
 try:
     import triton
@@ -60,6 +60,7 @@ class Thresholds(NamedTuple):
 
 if triton is not None:
     FIXED_ONE = tl.constexpr(float(1 << FIXED_BITS))
+    MASS_ONE = tl.constexpr(float(1 << MASS_FIXED_BITS))
     NO_KEY = tl.constexpr(1 << 32)  # above every key: "none" for smallest-key reductions
 
     @triton.jit
@@ -163,13 +164,14 @@ if triton is not None:
 
     @triton.jit
     def _pass_kernel(x_ptr, stride, n_rows, vocab, slice_len, n_splits, inv_t_ptr, mx_ptr, pre_ptr, on_ptr,
-                     stat_ptr, tot_ptr, cnt_ptr, mass_ptr, acnt_ptr, amass_ptr, amin_ptr, fast_ptr, buf_ptr,
-                     bcnt_ptr, ROWS: tl.constexpr, TILE: tl.constexpr, NB: tl.constexpr,
+                     stat_ptr, tot_ptr, cnt_ptr, mass_ptr, wtot_ptr, acnt_ptr, amass_ptr, amin_ptr, fast_ptr,
+                     buf_ptr, bcnt_ptr, ROWS: tl.constexpr, TILE: tl.constexpr, NB: tl.constexpr,
                      BITS: tl.constexpr, SHIFT: tl.constexpr, STATS: tl.constexpr, HIST: tl.constexpr,
                      WEIGHTED: tl.constexpr, FINAL: tl.constexpr, MASS_FIRST: tl.constexpr, NB2: tl.constexpr,
                      SHIFT2: tl.constexpr, GATHER: tl.constexpr, KMAX: tl.constexpr, CUT: tl.constexpr):
         """One read of a slice of ``ROWS`` rows: statistics (``STATS``) and/or the histogram of the key digit
-        ``(key >> SHIFT) % NB`` over the keys in the row's bucket ``key >> (SHIFT + log2 NB) == pre``. With
+        ``(key >> SHIFT) % NB`` over the keys in the row's bucket ``key >> (SHIFT + log2 NB) == pre``: counts, or
+        (``WEIGHTED``) exp-masses in fixed point added by integer atomics into the row's ``wtot_ptr``. With
         ``GATHER``, rows flagged in ``fast_ptr`` also append each key above the bucket, packed with its index as
         ``key << 31 | index``, to their buffer of ``KMAX`` (positions from a per-row atomic counter; the buffer's
         masses are summed in fixed point, so the order of arrival does not matter). ``CUT`` (min-p without top-k):
@@ -185,7 +187,6 @@ if triton is not None:
         base = x_ptr + rows.to(tl.int64)[:, None] * stride
         part = rows.to(tl.int64) * n_splits + split
         start = split * slice_len
-        d = tl.arange(0, NB)
         NEG_INF = float("-inf")
         mx = tl.full([ROWS], NEG_INF, tl.float32)
         se = tl.zeros([ROWS], tl.float32)
@@ -195,7 +196,6 @@ if triton is not None:
             mx = tl.load(mx_ptr + rows, mask=on, other=0.0)
             pre = tl.load(pre_ptr + rows, mask=on, other=0)
         hist = tl.zeros([ROWS * NB], tl.int32)
-        mass = tl.zeros([ROWS, NB], tl.float32)
         mass2 = tl.zeros([ROWS, NB2], tl.float32)
         d2 = tl.arange(0, NB2)
         acnt = tl.zeros([ROWS], tl.int32)
@@ -246,13 +246,12 @@ if triton is not None:
                             tl.store(buf_ptr + rows.to(tl.int64)[:, None] * KMAX + pos,
                                      (u << 31) | cols.to(tl.int64)[None, :], mask=gat & (pos < KMAX))
                 digit = ((u >> SHIFT) & (NB - 1)).to(tl.int32)
-                flat = tl.reshape(r[:, None] * NB + digit, [ROWS * TILE])
-                hist += tl.histogram(flat, ROWS * NB, mask=tl.reshape(inside, [ROWS * TILE]))
-                if WEIGHTED:  # the one-hot costs 2^bits per element: skip tiles with nothing in the bucket
-                    n_inside = tl.sum(inside.to(tl.int32))
-                    if n_inside > 0:
-                        hit = (digit[:, :, None] == d[None, None, :]) & inside[:, :, None]
-                        mass += tl.sum(tl.where(hit, w[:, :, None], 0.0), 1)
+                if WEIGHTED:  # integer sums are exact, so the atomics' order does not matter
+                    fixed = (w * MASS_ONE + 0.5).to(tl.int64)
+                    tl.atomic_add(wtot_ptr + rows.to(tl.int64)[:, None] * NB + digit, fixed, mask=inside & (fixed > 0))
+                else:
+                    flat = tl.reshape(r[:, None] * NB + digit, [ROWS * TILE])
+                    hist += tl.histogram(flat, ROWS * NB, mask=tl.reshape(inside, [ROWS * TILE]))
             if CUT or (HIST and not STATS):  # the mass and smallest key at or above the cut, or above the bucket
                 amass += tl.sum(tl.where(above, w, 0.0), 1)
                 amin = tl.minimum(amin, tl.min(tl.where(above, u, NO_KEY), 1))
@@ -263,7 +262,7 @@ if triton is not None:
             tl.store(stat_ptr + part * 3 + 2, nan.to(tl.float32), mask=live)
             if MASS_FIRST:
                 tl.store(mass_ptr + part[:, None] * NB2 + d2[None, :], mass2, mask=live[:, None])
-        if HIST:
+        if HIST and not WEIGHTED:
             i = tl.arange(0, ROWS * NB)
             row_i = tl.program_id(0) * ROWS + i // NB
             # Row totals by integer atomics (exact, so any order gives the same sums); per-split counts only
@@ -271,8 +270,6 @@ if triton is not None:
             tl.atomic_add(tot_ptr + row_i.to(tl.int64) * NB + i % NB, hist, mask=(row_i < n_rows) & (hist != 0))
             if FINAL:
                 tl.store(cnt_ptr + (row_i.to(tl.int64) * n_splits + split) * NB + i % NB, hist, mask=row_i < n_rows)
-            if WEIGHTED:
-                tl.store(mass_ptr + part[:, None] * NB + d[None, :], mass, mask=live[:, None])
         if HIST and not STATS:
             tl.store(acnt_ptr + part, acnt, mask=live)
         if CUT or (HIST and not STATS):
@@ -281,7 +278,7 @@ if triton is not None:
 
     @triton.jit
     def _select_kernel(n_rows, vocab, n_splits, inv_t_ptr, k_ptr, p_ptr, m_ptr,
-                       stat_ptr, tot_ptr, mass_ptr, acnt_ptr, amass_ptr, amin_ptr,
+                       stat_ptr, tot_ptr, mass_ptr, wtot_ptr, acnt_ptr, amass_ptr, amin_ptr,
                        mx_ptr, lse_ptr, bad_ptr, pre_ptr, on_ptr, need_ptr, key_ptr, kept_ptr, need2_ptr, fast_ptr,
                        ROWS: tl.constexpr, NB: tl.constexpr, BITS: tl.constexpr, SHIFT: tl.constexpr,
                        SC: tl.constexpr, STATS: tl.constexpr, SEARCH: tl.constexpr, WEIGHTED: tl.constexpr,
@@ -344,7 +341,10 @@ if triton is not None:
             top_p = tl.load(p_ptr + rows, mask=live, other=1.0)
             tl.store(need2_ptr + rows, top_p * a_m, mask=on)
         elif SEARCH > 0:
-            tot = tl.load(tot_ptr + rows.to(tl.int64)[:, None] * NB + d[None, :], mask=live[:, None], other=0)
+            if SEARCH == 1 or FINAL:
+                tot = tl.load(tot_ptr + rows.to(tl.int64)[:, None] * NB + d[None, :], mask=live[:, None], other=0)
+            else:  # a weighted pass sums masses only
+                tot = tl.zeros([ROWS, NB], tl.int32)
             a_c = tl.zeros([ROWS], tl.int32)
             a_m = tl.zeros([ROWS], tl.float32)
             a_min = tl.full([ROWS], NO_KEY, tl.int64)
@@ -355,17 +355,20 @@ if triton is not None:
             cum_c = a_c[:, None] + tl.cumsum(tot, 1, reverse=True)
             if SEARCH == 1:
                 ok_d = (cum_c.to(tl.float32) >= need[:, None]) | (start <= key_m[:, None])
-            if WEIGHTED:
+            if WEIGHTED and not RESCALE:  # the row's fixed-point sums
+                wt = tl.load(wtot_ptr + rows.to(tl.int64)[:, None] * NB + d[None, :], mask=live[:, None], other=0)
+                cum_m = a_m[:, None] + tl.cumsum(wt.to(tl.float32) * (1.0 / MASS_ONE), 1, reverse=True)
+            if RESCALE:  # the first digit: per split, from the statistics pass
                 mass = tl.zeros([ROWS, NB], tl.float32)
                 s0 = 0
                 while s0 < n_splits:
                     ok = live[:, None, None] & ((s0 + sc) < n_splits)[None, :, None]
                     part = rows.to(tl.int64)[:, None] * n_splits + s0 + sc[None, :]
                     m_split = tl.load(mass_ptr + part[:, :, None] * NB + d[None, None, :], mask=ok, other=0.0)
-                    if RESCALE:  # summed by the statistics pass relative to each split's max
-                        ok2 = live[:, None] & ((s0 + sc) < n_splits)[None, :]
-                        m_s = tl.load(stat_ptr + part * 3, mask=ok2, other=NEG_INF)
-                        m_split = m_split * tl.where(m_s == NEG_INF, 0.0, tl.exp(m_s - mx[:, None]))[:, :, None]
+                    # Summed relative to each split's max.
+                    ok2 = live[:, None] & ((s0 + sc) < n_splits)[None, :]
+                    m_s = tl.load(stat_ptr + part * 3, mask=ok2, other=NEG_INF)
+                    m_split = m_split * tl.where(m_s == NEG_INF, 0.0, tl.exp(m_s - mx[:, None]))[:, :, None]
                     mass += tl.sum(m_split, 1)
                     s0 += SC
                 cum_m = a_m[:, None] + tl.cumsum(mass, 1, reverse=True)  # not total - prefix: that cancels
@@ -727,10 +730,10 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
         first = MASS_DIGITS[0]
         _launch(_search2_setup_kernel, (grid[0],), n, vocab, *params, bad, on[1], pre[1], fast, ROWS=rows,
                 GATHER=plan.gather, **flags)
-        _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, torch.zeros((n, 1 << first), dtype=i32,
-                device=dev), mass, acnt[1], amass[1], amin[1], mx, lse, bad, pre[1], on[1], need[1], key[1], kept[1],
-                need[1], fast, ROWS=rows, NB=1 << first, BITS=first, SHIFT=32 - first, SC=sc, STATS=False, SEARCH=2,
-                WEIGHTED=True, FINAL=False, RESCALE=True, **flags, GATHER=False, KMAX=K_MAX, CUT=False,
+        _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, state((1,), i32, False), mass,
+                state((1,), i64, False), acnt[1], amass[1], amin[1], mx, lse, bad, pre[1], on[1], need[1], key[1],
+                kept[1], need[1], fast, ROWS=rows, NB=1 << first, BITS=first, SHIFT=32 - first, SC=sc, STATS=False,
+                SEARCH=2, WEIGHTED=True, FINAL=False, RESCALE=True, **flags, GATHER=False, KMAX=K_MAX, CUT=False,
                 MIN_P=False, num_warps=warps)
 
     for i, p in enumerate(plan.passes):
@@ -739,17 +742,19 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
             started2 = True
         nb, j = 1 << p.bits, max(p.search, 1) - 1
         hist, final = p.search > 0 and not p.cut, p.final and p.search > 0
-        # A [tile, 2^bits] one-hot must fit in registers.
-        tile = min(plan.mass_tile, plan.block) if (p.weighted or p.mass_first) else plan.block
-        tot = state((n, nb), i32, hist, zero=True)  # row totals, summed by atomics
+        # The statistics pass's [tile, 2^8] one-hot must fit in registers.
+        tile = min(plan.mass_tile, plan.block) if p.mass_first else plan.block
+        # Row totals, summed by atomics: counts, or a weighted digit's fixed-point masses.
+        tot = state((n, nb), i32, hist and not p.weighted, zero=True)
+        wtot = state((n, nb), i64, p.weighted, zero=True)
         _launch(_pass_kernel, grid, logits, logits.stride(0), n, vocab, plan.slice_len, s, inv_temperature, mx,
-                pre[j], on[j], stat, tot, cnt[j], mass, acnt[j], amass[j], amin[j], fast, buf, bcnt, ROWS=rows,
+                pre[j], on[j], stat, tot, cnt[j], mass, wtot, acnt[j], amass[j], amin[j], fast, buf, bcnt, ROWS=rows,
                 TILE=tile, NB=nb, BITS=p.bits, SHIFT=p.shift, STATS=i == 0, HIST=hist, WEIGHTED=p.weighted,
                 FINAL=final, MASS_FIRST=p.mass_first, NB2=1 << MASS_DIGITS[0], SHIFT2=32 - MASS_DIGITS[0],
                 GATHER=p.gather, KMAX=K_MAX, CUT=p.cut, num_warps=warps)
         if plan.filtered:  # without filters the finish combines the statistics itself
-            _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, tot, mass, acnt[j], amass[j], amin[j],
-                    mx, lse, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], fast, ROWS=rows, NB=nb,
+            _launch(_select_kernel, (grid[0],), n, vocab, s, *params, stat, tot, mass, wtot, acnt[j], amass[j],
+                    amin[j], mx, lse, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], fast, ROWS=rows, NB=nb,
                     BITS=p.bits, SHIFT=p.shift, SC=sc, STATS=i == 0, SEARCH=p.search, WEIGHTED=p.weighted,
                     FINAL=final, **flags, RESCALE=False, GATHER=plan.gather and i == 0, KMAX=K_MAX,
                     CUT=plan.cut and p.search < 2, MIN_P=plan.min_p and i == 0, num_warps=warps)
@@ -777,8 +782,8 @@ _POINTERS = {"inv_t_ptr": "fp32", "k_ptr": "i32", "p_ptr": "fp32", "m_ptr": "fp3
              "on_ptr": "i8", "on1_ptr": "i8", "on2_ptr": "i8", "need_ptr": "fp32", "need2_ptr": "fp32",
              "key_ptr": "i64", "key1_ptr": "i64", "key2_ptr": "i64", "kept_ptr": "fp32", "kept1_ptr": "fp32",
              "kept2_ptr": "fp32", "stat_ptr": "fp32", "tot_ptr": "i32", "cnt_ptr": "i32", "cnt1_ptr": "i32",
-             "cnt2_ptr": "i32", "mass_ptr": "fp32", "acnt_ptr": "i32", "amass_ptr": "fp32", "am1_ptr": "fp32",
-             "am2_ptr": "fp32", "amin_ptr": "i64", "ks_ptr": "fp32", "tau_ptr": "fp32",
+             "cnt2_ptr": "i32", "mass_ptr": "fp32", "wtot_ptr": "i64", "acnt_ptr": "i32", "amass_ptr": "fp32",
+             "am1_ptr": "fp32", "am2_ptr": "fp32", "amin_ptr": "i64", "ks_ptr": "fp32", "tau_ptr": "fp32",
              "tok_ptr": "i64", "lp_ptr": "fp32", "raw_ptr": "fp32", "fast_ptr": "i8", "buf_ptr": "i64",
              "bcnt_ptr": "i32"}
 

@@ -21,19 +21,21 @@ whose rows are all done returns at once, reading nothing):
 * search 2 (top-p of the other rows: top-p alone, with min-p alone, or over a top-k above ``K_MAX``): exp-mass
   histograms of ``MASS_DIGITS``-bit digits, the last digit per key, so the threshold is exact. The first digit
   is summed inside ``stats`` (relative to each split's running max, rescaled by the combine), and chosen once
-  search 1 (or the cut) has said what top-p renormalises over.
+  search 1 (or the cut) has said what top-p renormalises over; the middle one is summed in fixed point by
+  integer atomics (exact, so the same in any order); the last one's masses are its keys' counts times their
+  value's mass.
 * the draw re-reads one split per row: after the last combine one launch sums each split's kept mass, so the
   last launch (the finish) knows which split holds the sampled token and draws from it. Without filters a
   split's kept mass is its whole mass, known from the statistics, so the call is two launches: the statistics
   pass and the finish, which combines the statistics itself (no other combine).
 
 Full reads of each logit per row (plus the draw's ``1 / splits``): no filter 1; min-p alone 2; top-k, with or
-without min-p, 3; top-p alone 4; top-k (``k <= K_MAX``) with top-p, with or without min-p, 3; min-p with top-p
-5 (the cut, then 3 mass digits: the first digit's bucket holding ``t_min`` is only partly kept, so top-p's target
-is known only after the cut). Still 6 (3 count digits, then 3 mass digits, since top-p renormalises over a set
-known only after the count digits): top-p over a top-k above ``K_MAX`` (its kept set can be most of the
-vocabulary, too large to gather), and a min-p + top-p row of a plan that may meet top-k rows, which handles
-its min-p rows by the count search (3 reads for min-p alone).
+without min-p, 3; top-p alone 3; top-k (``k <= K_MAX``) with top-p, with or without min-p, 3; min-p with top-p
+4 (the cut, then the 2 mass digits after the first: the first digit's bucket holding ``t_min`` is only partly
+kept, so top-p's target is known only after the cut). Still 5 (3 count digits, then 2 mass digits, since top-p
+renormalises over a set known only after the count digits): top-p over a top-k above ``K_MAX`` (its kept set
+can be most of the vocabulary, too large to gather), and a min-p + top-p row of a plan that may meet top-k
+rows, which handles its min-p rows by the count search (3 reads for min-p alone).
 """
 
 from __future__ import annotations
@@ -41,10 +43,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # Digits of the 32-bit key. Search 1 counts with hardware histograms (cheap per bin), so its digits are wide;
-# the last digit is per key and its per-split counts are kept for the draw, hence 10 bits. Search 2 also needs
-# exp-mass per bucket, summed per bin, so its digits are narrow.
+# the last digit is per key and its per-split counts are kept for the draw, hence 10 bits. Search 2 needs
+# exp-mass per bucket: its first digit is summed by the statistics pass as a [tile, 2^8] one-hot in registers
+# (relative to each split's running max, so in fp32); the middle one by integer atomics of fixed-point masses
+# into a per-row buffer of 2^13 buckets (64 KiB), one atomic per key in the bucket; the last is per key, so a
+# hardware count histogram gives its masses (count x exp(value)), 11 bits as search 1's.
 COUNT_DIGITS: tuple[int, ...] = (11, 11, 10)
-MASS_DIGITS: tuple[int, ...] = (8, 8, 8, 8)
+MASS_DIGITS: tuple[int, ...] = (8, 13, 11)
+# Fraction bits of the middle mass digit's fixed-point masses exp(z - max) <= 1: a row's sum stays below 2^63
+# up to MAX_VOCAB keys, and a mass below 2^-40 of the row's largest is far below fp32's rounding of any sum
+# that includes the largest (>= 1).
+MASS_FIXED_BITS = 40
+MAX_VOCAB = 1 << (62 - MASS_FIXED_BITS)
 # Programs per pass the plan aims for, per SM: enough to hide latency, few enough that each program streams a
 # contiguous slice of at least one block.
 PROGRAMS_PER_SM = 4
@@ -54,11 +64,14 @@ MIN_SPLITS = 4
 BLOCK = 512  # elements per load on a GPU; a split is a whole number of blocks
 INTERPRETER_BLOCK = 128  # the interpreter runs programs one after another: small tiles, many rows each
 # Rows per interpreted program: numpy then works on [rows, ...] arrays, so a large batch (the statistical draw
-# tests: thousands of rows) costs few programs. The widest array is a count digit's [rows, 2^11] histogram.
+# tests: thousands of rows) costs few programs. The widest arrays are a count digit's [rows, 2^11] histogram
+# and, in plans with mass digits, the combine's [rows, 2^13] sums of the middle one: a tensor holds at most
+# TRITON_MAX_NUMEL elements, so those plans take at most 2^20 >> 13 = 128 rows per program.
 INTERPRETER_ROWS = 256
-# Elements per load in passes that sum exp-mass per bucket: each sums a [MASS_TILE, 2^bits] one-hot tile, which
-# must stay in registers (32 x 256 fp32 is 32 per lane at 8 warps). The interpreter's is [rows, tile, 2^8]: at
-# most this many elements (Triton allows 2^20), so many rows take narrower tiles and few rows keep MASS_TILE.
+TRITON_MAX_NUMEL = 1 << 20
+# Elements per load of the statistics pass when it sums search 2's first digit: a [MASS_TILE, 2^8] one-hot tile,
+# which must stay in registers (32 x 256 fp32 is 32 per lane at 8 warps). The interpreter's is [rows, tile, 2^8]:
+# at most this many elements (< TRITON_MAX_NUMEL), so many rows take narrower tiles and few keep MASS_TILE.
 MASS_TILE = 32
 INTERPRETER_ONE_HOT = 1 << 19
 # Largest top-k whose kept set the last count pass gathers for top-p (fewer than k keys lie above the k-th key's
@@ -98,8 +111,8 @@ class SamplingPlan:
     part in (:meth:`row_reads`), and the draw then reads one split per row. ``grid`` is the grid of every pass:
     (row blocks, splits). ``gather``: top-p of rows with a top-k of at most ``K_MAX`` finishes in a combine
     over the set the last count pass gathered. ``min_p``: some row may have min-p (its threshold is searched
-    by search 1: the cut, or the count digits with top-k). ``mass_tile``: elements per load of a pass that sums
-    exp-mass per bucket."""
+    by search 1: the cut, or the count digits with top-k). ``mass_tile``: elements per load of the statistics
+    pass when it sums search 2's first digit (a one-hot per element)."""
 
     batch: int
     vocab: int
@@ -205,19 +218,21 @@ def launch_plan(batch: int, vocab: int, *, top_k: bool = False, top_p: bool = Fa
     interpreter : bool
         Triton's CPU interpreter runs programs one after another: many rows per program, small blocks.
     """
-    if batch < 0 or vocab < 1:
-        raise ValueError(f"need batch >= 0 and vocab >= 1, got {batch} and {vocab}")
+    if batch < 0 or not 1 <= vocab <= MAX_VOCAB:
+        raise ValueError(f"need batch >= 0 and 1 <= vocab <= {MAX_VOCAB}, got {batch} and {vocab}")
     if top_k_bound is not None and (not top_k or top_k_bound < 1):
         raise ValueError(f"top_k_bound={top_k_bound} needs top_k=True and a bound >= 1")
     block = INTERPRETER_BLOCK if interpreter else BLOCK
-    rows = min(INTERPRETER_ROWS, 1 << max(0, (batch - 1).bit_length())) if interpreter else 1
+    gather = top_k and top_p  # some row may have a top-k of at most K_MAX
+    mass = top_p and not (top_k_bound is not None and top_k_bound <= K_MAX)  # some row may not
+    widest = max(COUNT_DIGITS + (MASS_DIGITS if mass else ()))
+    rows = min(INTERPRETER_ROWS, TRITON_MAX_NUMEL >> widest, 1 << max(0, (batch - 1).bit_length())) \
+        if interpreter else 1
     row_blocks = max(1, _cdiv(batch, rows))
     want = _cdiv(PROGRAMS_PER_SM * max(1, device_sms), row_blocks)
     splits = max(1, min(max(want, MIN_SPLITS), _cdiv(vocab, block)))
     slice_len = _cdiv(_cdiv(vocab, splits), block) * block
     splits = _cdiv(vocab, slice_len)
-    gather = top_k and top_p  # some row may have a top-k of at most K_MAX
-    mass = top_p and not (top_k_bound is not None and top_k_bound <= K_MAX)  # some row may not
     passes = [Pass(1 if top_k else 0, COUNT_DIGITS[0], 32 - COUNT_DIGITS[0], False, mass)]
     if top_k:  # min-p rows of this plan take the count search too (its target is at most their key)
         passes += _digits(COUNT_DIGITS, 1, False, gather)[1:]
