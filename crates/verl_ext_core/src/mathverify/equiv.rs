@@ -96,7 +96,7 @@ fn drop_colours(s: &str) -> Cow<'_, str> {
 }
 
 /// The letter of a multiple-choice reference: `C`, `(C)`, `\text{(C)}`.
-fn reference_choice(s: &str) -> Option<char> {
+pub(crate) fn reference_choice(s: &str) -> Option<char> {
     let t = choice_text(s);
     let inner = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')).unwrap_or(&t);
     let mut chars = inner.chars();

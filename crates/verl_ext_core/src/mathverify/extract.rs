@@ -596,6 +596,18 @@ pub struct Found {
     /// Why the text does not assert it (a negation, bound or hedge around it, or a revision after it): such
     /// an answer scores 0.
     pub withdrawn: Option<&'static str>,
+    /// With choice letters read: the letter labelling the answer on its line (`(B) 3`), which answers a
+    /// multiple-choice reference.
+    pub label: Option<char>,
+}
+
+/// The choice letter written as a label right before `text[start..]` on its line (`(B) 3`, `B) 3`), if any.
+fn choice_label(text: &str, start: usize, choices: u32) -> Option<char> {
+    let inner = text[..start].trim_end_matches([' ', '\t']).strip_suffix(')')?;
+    let letter = inner.chars().last().filter(|&c| c.is_ascii_uppercase() && choices >> (c as u8 - b'A') & 1 == 1)?;
+    let rest = &inner[..inner.len() - 1];
+    let rest = rest.strip_suffix('(').unwrap_or(rest);
+    rest.chars().last().is_none_or(|c| c.is_whitespace() || matches!(c, ':' | '*')).then_some(letter)
 }
 
 /// The answer of `text`: the first candidate by priority decides where the answer is. Of the readings that
@@ -659,7 +671,8 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
         && withdrawn.is_none()
         && another_letter_follows(text, chosen.end, targets.choices)
     {
-        return Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn: Some("two choices") });
+        let (text, source) = (chosen.text.clone(), chosen.source);
+        return Some(Found { text, source, withdrawn: Some("two choices"), label: None });
     }
     // A choice letter that the text negates (`réponse est C non A`, `B。不是 A`) is not the one chosen: the
     // next letter the text offers is read instead.
@@ -669,12 +682,15 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
             let Some((start, stop)) = letters::last_before(text, end, targets.choices) else { break };
             let letter = text[start..stop].trim_matches(|c: char| !c.is_ascii_uppercase()).to_owned();
             if letter != chosen.text && hedge::around(text, start, stop, false).is_none() {
-                return Some(Found { text: letter, source: Source::Letter(priority), withdrawn: None });
+                return Some(Found { text: letter, source: Source::Letter(priority), withdrawn: None, label: None });
             }
             end = start;
         }
     }
-    Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn })
+    let label = (targets.string && !matches!(chosen.source, Source::Letter(_)))
+        .then(|| choice_label(text, chosen.start, targets.choices))
+        .flatten();
+    Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn, label })
 }
 
 /// Does the text after an answer found without any marker go on into a new clause and stop mid-sentence
@@ -1009,6 +1025,18 @@ mod tests {
         // A percent sign after a box is its answer's.
         assert_eq!(answer("So \\boxed{25}\\% of them."), Some("25\\%".into()));
         assert_eq!(answer("\\boxed{25} % and \\boxed{30}%"), Some("25\\%, 30\\%".into()));
+    }
+
+    #[test]
+    fn choice_labels() {
+        let abcde = Targets::letters("ABCDE");
+        let label = |s: &str| choice_label(s, s.rfind('3').expect("a 3"), abcde);
+        assert_eq!(label("The answer is (B) 3."), Some('B'));
+        assert_eq!(label("Answer: B) 3"), Some('B'));
+        assert_eq!(label("**Answer:** (D)3"), Some('D'));
+        assert_eq!(label("so f(B) 3"), None);
+        assert_eq!(label("The answer is (F) 3."), None);
+        assert_eq!(label("The answer is (B)\n3"), None);
     }
 
     #[test]

@@ -202,6 +202,11 @@ pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Ver
         let Some(reference) = extract::find(ground_truth, options.targets).map(|f| f.text) else {
             return Verification { score: 0.0, prediction: Some(answer), reason: "no reference answer found".into() };
         };
+        // `(B) 3` answers a multiple-choice reference with its label.
+        let answer = match found.label {
+            Some(letter) if equiv::reference_choice(&reference).is_some() => format!("({letter}) {answer}"),
+            _ => answer,
+        };
         let verdict = math_equal_with(&answer, &reference, options);
         Verification {
             score: if verdict.equal { 1.0 } else { 0.0 },
