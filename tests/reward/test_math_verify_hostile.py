@@ -352,6 +352,40 @@ def test_a_mixed_number_in_prose_is_one_value(w: int, d: int, data: st.DataObjec
         assert_zero(output, gold(part))
 
 
+# Markup and spacing never change a value: Markdown bold is not a power (`**4**.5` is not 4^0.5), a ratio's colon
+# reached through spacing commands, look-alike colons, `{:}` or `\\colon` still makes a ratio, and a box against a
+# number (`45:\\boxed{3}`, `2\\,\\boxed{1}`, `\\frac{3}\\boxed{5}`) is part of something larger.
+MARKUP_FORMS = ["The answer is <a> **<b>**", "The answer is **<a>** <b>/<c>",
+                "\\boxed{<a>}\\,:\\,<b>", "\\boxed{<a>} \u2236 <b>", "$<a>$:<b>", "The answer is <a>{:}<b>",
+                "<b>:\\boxed{<a>}", "<b> : \\boxed{<a>}", "<b>\\,\\boxed{<a>}", "\\frac{<b>}\\boxed{<a>}",
+                "\\boxed{<a>}\\;/<b>", "\\boxed{<a>}\\,\u00f7 <b>", "\\boxed{<a>}\u2030", "Answer: <a>'<c>'000",
+                "The answer is <a>\\colon <b>."]
+
+
+@SETTINGS
+@given(a=st.integers(2, 99), b=st.integers(2, 99), c=st.integers(101, 999), form=st.sampled_from(MARKUP_FORMS))
+def test_markup_and_spacing_do_not_split_a_value(a: int, b: int, c: int, form: str) -> None:
+    assert_zero(LEAD + form.replace("<a>", str(a)).replace("<b>", str(b)).replace("<c>", str(c)), str(a))
+    # A bold value followed by more is never raised to a power by the closing `**`.
+    assert_zero(f"{LEAD}The answer is **{b * b}**.5", str(b))
+
+
+# A mixed number is one value in a box or a math block too, negative ones included (`\\boxed{-3 45/60}` is -15/4,
+# not the product -9/4), and in prose LaTeX without delimiters (`1\\frac{1}{2}`).
+@SETTINGS
+@given(w=st.integers(1, 10**4), d=st.integers(2, 10**4), data=st.data(), negative=st.booleans(),
+       form=st.sampled_from(["\\boxed{<w> <n>/<d>}", "The answer is $<w> <n>/<d>$.", "Answer: <w>\\frac{<n>}{<d>}",
+                             "The answer is **<w> <n>/<d>**.", "So we get <w> <n>/<d> (cups)."]))
+def test_a_mixed_number_anywhere_is_one_value(w: int, d: int, data: st.DataObject, negative: bool, form: str) -> None:
+    n = data.draw(st.integers(1, d - 1))
+    sign = -1 if negative else 1
+    output = LEAD + form.replace("<w>", str(sign * w)).replace("<n>", str(n)).replace("<d>", str(d))
+    value = sign * (w + Fraction(n, d))
+    assert_one(output, gold(value))
+    for wrong in {sign * w * Fraction(n, d), Fraction(sign * w), Fraction(n, d)} - {value}:
+        assert_zero(output, gold(wrong))
+
+
 # A percent sign right after a box is its answer's: judged as if written inside it.
 @SETTINGS
 @given(g=values, form=st.sampled_from(["\\boxed{<G>}\\%", "$\\boxed{<G>}\\%$ of them", "\\boxed{<G>} %."]),

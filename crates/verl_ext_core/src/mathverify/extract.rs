@@ -227,7 +227,7 @@ fn last_boxes(s: &str) -> Option<Candidate> {
     // A percent sign right after a box is its answer's (`\\boxed{25}\\%` is `\\boxed{25\\%}`).
     let percent = |b: &BoxArg<'_>| {
         let rest = &s[b.end..];
-        let trimmed = rest.trim_start_matches(' ');
+        let trimmed = hedge::skip_spacing(rest);
         ["\\%", "%"].iter().find(|p| trimmed.starts_with(**p)).map_or(0, |p| rest.len() - trimmed.len() + p.len())
     };
     let text = |b: &BoxArg<'_>| if percent(b) > 0 { format!("{}\\%", b.arg) } else { b.arg.to_string() };
@@ -1044,9 +1044,31 @@ mod tests {
         let found = |s: &str| find(s, Targets::default()).expect("an answer");
         assert!(found("\\boxed{5}. The answer is 6.").withdrawn.is_some());
         assert!(found("\\boxed{5}. The answer is 5.").withdrawn.is_none());
-        // A box that is the first part of a ratio or a time is not the answer.
-        assert!(found("The answer is \\boxed{3}:45.").withdrawn.is_some());
-        assert!(found("The answer is \\boxed{5}: 2 + 3 = 5.").withdrawn.is_none());
+        // A box that is the first part of a ratio or a time is not the answer, through spacing, `\\colon`, a
+        // look-alike colon or a math block; a computation after the colon explains it.
+        for s in [
+            "The answer is \\boxed{3}:45.",
+            "\\boxed{3}\\,:\\, 45",
+            "$\\boxed{2}$ \\colon 1",
+            "$3$:45",
+            "45:\\boxed{3}",
+        ] {
+            assert!(found(s).withdrawn.is_some(), "{s}");
+        }
+        for s in ["The answer is \\boxed{5}: 2 + 3 = 5.", "$\\boxed{12}$: 3 × 4.", "Step 2: \\boxed{5}"] {
+            assert!(found(s).withdrawn.is_none(), "{s}");
+        }
+        // A number against the box, or a fraction the box completes, makes it part of something larger.
+        for s in [
+            "2\\,\\boxed{1}",
+            "5,\\boxed{12}",
+            "\\frac{3}\\boxed{5}",
+            "\\boxed{3}\\;/45",
+            "\\boxed{2}‰",
+            "The answer is 2-1\\div3",
+        ] {
+            assert!(found(s).withdrawn.is_some(), "{s}");
+        }
         assert!(found("\\boxed{5}. We can check this answer by plugging in 2 and 3.").withdrawn.is_none());
         assert!(found("\\boxed{5}. Wait, that is wrong.").withdrawn.is_some());
         assert!(found("The answer is not 5.").withdrawn.is_some());

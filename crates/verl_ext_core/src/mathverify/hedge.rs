@@ -1520,13 +1520,16 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
     if attached || tight.starts_with('!') && !tight.starts_with("!=") {
         return Some("a value written on past the answer (5k, 5e3, 5!)");
     }
-    let digit_group = after.strip_prefix(',').is_some_and(|r| {
+    let digit_group = after.strip_prefix([',', '\'', '_', '’']).is_some_and(|r| {
         r.len() >= 3
             && r.as_bytes()[..3].iter().all(u8::is_ascii_digit)
             && !r[3..].starts_with(|c: char| c.is_ascii_digit())
     });
     if digit_group {
         return Some("a value written on past the answer (5,000)");
+    }
+    if ratio_after(s[end..].trim_start_matches(['$', '}', '*'])) {
+        return Some("the first part of a ratio or a time (3:45)");
     }
     let command = after.trim_start().strip_prefix('\\').map(|r| {
         let n = r.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(r.len());
@@ -1543,6 +1546,10 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
     }
     if command.is_some_and(|c| FACTOR_COMMANDS.contains(&c)) {
         return Some("a factor after the answer (\\boxed{5}\\pi)");
+    }
+    // An operator command after it (`2-1\\div 3`, `12 \\times 3`): the answer is an operand.
+    if command.is_some_and(|c| matches!(c, "div" | "times" | "cdot" | "pm" | "mp" | "frac" | "dfrac" | "tfrac")) {
+        return Some("part of a larger expression (an operator after it)");
     }
     // A sign written against the value (`−\\boxed{5}`, `$-$5`); a dash after a space is punctuation.
     let before = s[..start].trim_end_matches(['$', '*']);
@@ -1746,18 +1753,18 @@ fn beside(after: &str) -> Option<&'static str> {
 /// `\\frac{\\boxed{5}}{2}`, `\\boxed{5}^2`, `1\\boxed{5}`)? Then its content is not the value written.
 fn inside_expression(s: &str, start: usize, end: usize) -> bool {
     // Markdown bold around a box (`**Answer:** \\boxed{5}`, `**\\boxed{5}**`) is markup, not a product.
-    let after = strip_bold_start(s[end..].trim_start_matches([' ', '\t', '$'])).trim_start_matches([' ', '\t', '$']);
+    let after = strip_bold_start(skip_spacing(s[end..].trim_start_matches([' ', '\t', '$'])));
+    let after = skip_spacing(after.trim_start_matches([' ', '\t', '$']));
     // A degree sign is a unit (`\\boxed{5}^\\circ`), not a power.
     let degree = ["^\\circ", "^{\\circ}", "^°", "^{°}"].iter().any(|d| after.starts_with(d));
     let operator_after = !degree
         && (after.starts_with([
-            '+', '-', '*', '/', '^', '_', '!', '%', '\'', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
+            '+', '-', '*', '/', '^', '_', '!', '%', '‰', '\'', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '÷',
         ]) || ["\\times", "\\cdot", "\\div", "\\%", "\\pm", "\\mp"]
             .iter()
             .any(|c| after.strip_prefix(c).is_some_and(|r| !r.starts_with(|ch: char| ch.is_ascii_alphabetic())))
             || after.strip_prefix('.').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
-            // A ratio or a time: `\\boxed{2}:1`, `\\boxed{3}:45` (`\\boxed{5}: 2 + 3 = 5` explains it).
-            || after.strip_prefix(':').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+            || ratio_after(after)
             || after.starts_with('}')
             || words_of(&after[..floor_boundary(after, after.len().min(12))])
                 .first()
@@ -1780,10 +1787,34 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
             })
     });
     let restated = restated_number(s, start, end).is_some();
+    // A number against the box through a spacing command (`2\\,\\boxed{1}`), a digit group's comma (`5,\\boxed{12}`),
+    // or a one-argument fraction that the box completes (`\\frac{3}\\boxed{5}`).
+    let spaced_number = {
+        let t = s[..start].trim_end_matches('$');
+        let t = SPACING.iter().find_map(|c| t.strip_suffix(c)).unwrap_or(t);
+        t.len() < s[..start].trim_end_matches('$').len() && t.ends_with(|c: char| c.is_ascii_digit())
+    };
+    let group_comma = s[..start].strip_suffix(',').is_some_and(|b| b.ends_with(|c: char| c.is_ascii_digit()));
+    let near = &before[floor_boundary(before, before.len().saturating_sub(64))..];
+    let fraction_argument = near
+        .strip_suffix('}')
+        .and_then(|b| b.rfind('{').map(|i| &b[..i]))
+        .is_some_and(|b| ["\\frac", "\\dfrac", "\\tfrac", "\\binom"].iter().any(|c| b.ends_with(c)));
+    // The second part of a ratio or a time: `45:\\boxed{3}`, `45 : \\boxed{3}` (not `Step 2: \\boxed{5}`).
+    let raw = s[..start].trim_end_matches('$');
+    let digit_before = |b: &str| b.ends_with(|c: char| c.is_ascii_digit());
+    let ratio_before = raw.strip_suffix(':').is_some_and(digit_before)
+        || [" : ", " \\colon ", "\\colon "]
+            .iter()
+            .any(|c| raw.strip_suffix(c).is_some_and(|b| digit_before(b.trim_end())));
     let operator_before = !delimited
         && !restated
         && (before
             .ends_with(['+', '-', '*', '/', '^', '_', '{', '(', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+            || ratio_before
+            || spaced_number
+            || group_comma
+            || fraction_argument
             || decimal_point
             || ["\\times", "\\cdot", "\\div", "\\sqrt", "\\frac", "\\pm", "\\mp"].iter().any(|c| before.ends_with(c))
             || factor_before(before));
@@ -1962,6 +1993,35 @@ fn is_clause_mark(c: char) -> bool {
 
 /// LaTeX spacing commands, markup between a value and what bounds it.
 const SPACING: &[&str] = &["\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\!", "\\ ", "\\mathrel"];
+
+/// `text` past spaces, invisible characters and spacing commands (`\\,`, `\\;`, `\\quad`), on its line.
+pub fn skip_spacing(text: &str) -> &str {
+    let mut t = text;
+    loop {
+        let next = t.trim_start_matches(invisible);
+        let next = SPACING.iter().find_map(|c| next.strip_prefix(c)).unwrap_or(next);
+        if next.len() == t.len() {
+            return t;
+        }
+        t = next;
+    }
+}
+
+/// Does a ratio's or a time's colon and a number follow (`: 45`, `:45`, `{:}45`, `\\colon 1`, through spacing)?
+/// Then the value before it is the ratio's first part (`\\boxed{3}: 45`, `$3$:45`), not an answer; a computation
+/// after it explains the answer instead (`\\boxed{5}: 2 + 3 = 5`, `\\boxed{12}: 3 × 4`).
+fn ratio_after(after: &str) -> bool {
+    let t = skip_spacing(after);
+    let Some(rest) = ["{:}", "\\colon", ":"].iter().find_map(|c| t.strip_prefix(c)) else { return false };
+    let rest = skip_spacing(rest);
+    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let next = skip_spacing(line.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.'));
+    let computation = line.contains('=')
+        || next.starts_with(['+', '-', '×', '·', '−', '/', '÷'])
+        || next.starts_with('*') && !next.starts_with("**")
+        || ["\\times", "\\cdot", "\\div"].iter().any(|c| next.starts_with(c));
+    rest.starts_with(|c: char| c.is_ascii_digit()) && !computation
+}
 
 /// `text` without trailing spaces, `$`, braces and math delimiters.
 fn strip_markup_end(text: &str) -> &str {

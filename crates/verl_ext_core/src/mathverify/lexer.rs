@@ -692,7 +692,11 @@ impl Lexer {
         self.digits(&mut buf)?;
         // Thousands separators (`1,000,000`, `1 000`), only outside brackets, where a comma separates items.
         if self.depth == 0 && (1..=3).contains(&buf.len()) {
-            while matches!(self.peek(0), Some(',') | Some(' ')) && self.group_of_three_at(1) {
+            // `1 100/101` is a mixed number: a spaced group before `/` is its numerator.
+            while matches!(self.peek(0), Some(',') | Some(' '))
+                && self.group_of_three_at(1)
+                && !(self.peek(0) == Some(' ') && self.peek(4) == Some('/'))
+            {
                 self.pos += 1;
                 self.digits(&mut buf)?;
             }

@@ -222,6 +222,31 @@ impl Parser {
         self.peek() == Some(t)
     }
 
+    /// `n/d` written with integers, `0 < n < d`, that nothing continues (`1/2^3`, `1/2 x` are not): consumed
+    /// and returned as the fraction of a mixed number.
+    fn proper_fraction(&mut self) -> Option<Node> {
+        let (Some(Tok::Num(n)), Some(Tok::Sym('/')), Some(Tok::Num(d))) =
+            (self.toks.get(self.pos), self.toks.get(self.pos + 1), self.toks.get(self.pos + 2))
+        else {
+            return None;
+        };
+        let digits = |t: &str| !t.is_empty() && t.len() <= 18 && t.bytes().all(|b| b.is_ascii_digit());
+        let (n, d) = (n.clone(), d.clone());
+        let continued = matches!(
+            self.toks.get(self.pos + 3),
+            Some(Tok::Num(_) | Tok::Ident(_) | Tok::Cmd(_) | Tok::Sym('^' | '/' | '(' | '_' | '!' | '.'))
+        );
+        if !digits(&n) || !digits(&d) || continued {
+            return None;
+        }
+        let (a, b) = (n.parse::<u64>().ok()?, d.parse::<u64>().ok()?);
+        if a == 0 || a >= b {
+            return None;
+        }
+        self.pos += 3;
+        Some(Node::Div(Box::new(int(a as i64)), Box::new(int(b as i64))))
+    }
+
     fn eat(&mut self, t: &Tok) -> bool {
         let hit = self.at(t);
         self.pos += usize::from(hit);
@@ -531,10 +556,26 @@ impl Parser {
                     if modulo { Node::Apply(Op::Mod, vec![num, den]) } else { Node::Div(Box::new(num), Box::new(den)) };
                 factors = vec![self.node(n)?];
             } else if self.starts_factor() {
-                // `2 3` is two numbers, not a product (a product of numbers is written with an operator).
+                // `2 3` (and `-2 3`) is two numbers, not a product (a product of numbers is written with an
+                // operator); `1 1/2` and `-2 3/4`, an integer then a proper fraction of integers, are mixed numbers.
                 let number_follows = matches!(self.peek(), Some(Tok::Num(_)));
-                if number_follows && matches!(factors.last(), Some(Node::Num(_) | Node::Decimal(_))) {
-                    return Err(Failure::Syntax("two numbers side by side".into()));
+                let unsigned = match factors.last() {
+                    Some(Node::Neg(n)) if factors.len() == 1 => Some(&**n),
+                    last => last,
+                };
+                if number_follows && matches!(unsigned, Some(Node::Num(_) | Node::Decimal(_))) {
+                    let whole = factors.pop().filter(is_whole_number);
+                    let Some((whole, frac)) = whole.and_then(|w| self.proper_fraction().map(|f| (w, f))) else {
+                        return Err(Failure::Syntax("two numbers side by side".into()));
+                    };
+                    let n = match whole {
+                        Node::Neg(w) => Node::Neg(Box::new(Node::Add(vec![*w, frac]))),
+                        w => Node::Add(vec![w, frac]),
+                    };
+                    let n = self.node(n)?;
+                    let n = if self.eat(&Tok::Percent) { self.node(Node::Percent(Box::new(n)))? } else { n };
+                    factors.push(n);
+                    continue;
                 }
                 let mixed = factors.len() == 1 && self.at(&Tok::Cmd("frac".into()));
                 let next = self.power()?;
@@ -1122,13 +1163,17 @@ fn percent_of(n: &Node) -> &Node {
     }
 }
 
-/// An integer (or its negation) followed by a `\frac` of two integers.
-fn is_mixed_number(whole: &Node, frac: &Node) -> bool {
-    let whole_ok = match whole {
+/// An integer literal or its negation: the whole part of a mixed number.
+fn is_whole_number(n: &Node) -> bool {
+    match n {
         Node::Neg(w) => is_integer_literal(w),
         w => is_integer_literal(w),
-    };
-    whole_ok && matches!(frac, Node::Div(a, b) if is_integer_literal(a) && is_integer_literal(b))
+    }
+}
+
+/// An integer (or its negation) followed by a `\frac` of two integers.
+fn is_mixed_number(whole: &Node, frac: &Node) -> bool {
+    is_whole_number(whole) && matches!(frac, Node::Div(a, b) if is_integer_literal(a) && is_integer_literal(b))
 }
 
 /// Names read as functions when a bracket follows (`f(x)`), not as factors (`p(1-p)` stays a product).

@@ -90,18 +90,51 @@ fn ratio_len(rest: &str, text: &mut String) -> usize {
 /// `1\\frac{1}{2}` is): its length and the number's text in LaTeX. Not when more arithmetic follows
 /// (`1 1/2 + 3`), nor an improper fraction (`2 3/2` is two values).
 fn mixed_len(whole: &str, rest: &str) -> Option<(usize, String)> {
-    let frac = rest.strip_prefix(' ')?;
-    let num = digits_len(frac);
-    let den = frac.get(num + 1..).map_or(0, digits_len);
-    if num == 0 || den == 0 || frac.as_bytes()[num] != b'/' {
-        return None;
+    // `1\\frac{1}{2}` written in prose, or `1 \\frac{1}{2}`.
+    let lead = rest.trim_start_matches(' ');
+    let latex = ["\\frac{", "\\dfrac{", "\\tfrac{"].iter().find_map(|c| lead.strip_prefix(c));
+    // `1\\frac12`: one digit each, without braces.
+    let short = ["\\frac", "\\dfrac", "\\tfrac"].iter().find_map(|c| lead.strip_prefix(c)).filter(|r| {
+        r.len() >= 2
+            && r.as_bytes()[..2].iter().all(u8::is_ascii_digit)
+            && !r[2..].starts_with(|c: char| c.is_ascii_digit())
+    });
+    if let Some(r) = short {
+        let (n, d) = (&r[..1], &r[1..2]);
+        let after = r[2..].trim_start_matches(' ');
+        let bold_end = after.strip_prefix("**").is_some();
+        let more = after.starts_with(|c: char| c.is_ascii_digit() || c == '^' || c == '/') && !bold_end;
+        return (n < d && n != "0" && !more)
+            .then(|| (rest.len() - r.len() + 2, format!("{whole}\\frac{{{n}}}{{{d}}}")));
     }
-    let after = frac[num + 1 + den..].trim_start_matches(' ');
-    let (n, d) = (&frac[..num], &frac[num + 1..num + 1 + den]);
+    let (skip, frac, num, den) = if let Some(r) = latex {
+        let num = digits_len(r);
+        let den = r.get(num + 2..).map_or(0, digits_len);
+        if num == 0 || den == 0 || !r[num..].starts_with("}{") || r.as_bytes().get(num + 2 + den) != Some(&b'}') {
+            return None;
+        }
+        (rest.len() - r.len(), r, num, den)
+    } else {
+        let frac = rest.strip_prefix(' ')?;
+        let num = digits_len(frac);
+        let den = frac.get(num + 1..).map_or(0, digits_len);
+        if num == 0 || den == 0 || frac.as_bytes()[num] != b'/' {
+            return None;
+        }
+        (1, frac, num, den)
+    };
+    let close = usize::from(latex.is_some());
+    let len = skip + num + 1 + usize::from(latex.is_some()) + den + close;
+    // A closing bold after it is markup (`**1 1/2**`).
+    let after = frac[num + 1 + close + den + close..].trim_start_matches(' ');
+    let after = after.strip_prefix("**").filter(|r| !r.starts_with(|c: char| c.is_ascii_digit())).unwrap_or(after);
+    let (n, d) = (&frac[..num], &frac[num + 1 + close..num + 1 + close + den]);
     let proper = n.parse::<u64>().ok()? < d.parse::<u64>().ok()?;
-    let more = after.starts_with(|c: char| OPERATORS.contains(&c) || c.is_ascii_digit())
-        || after.strip_prefix('.').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
-    (proper && !more).then(|| (1 + num + 1 + den, format!("{whole}\\frac{{{n}}}{{{d}}}")))
+    // A bracket opens more arithmetic only around a number (`1 1/2 (3)`, not `1 1/2 (cups)`).
+    let number = |r: &str| r.starts_with(|c: char| c.is_ascii_digit() || c == '-');
+    let more = after.starts_with(|c: char| c.is_ascii_digit() || OPERATORS.contains(&c) && !matches!(c, '(' | ')'))
+        || after.strip_prefix(['(', '.']).is_some_and(number);
+    (proper && !more).then(|| (len, format!("{whole}\\frac{{{n}}}{{{d}}}")))
 }
 
 /// A multiplier word after a number (`12 million`): its length and the factor.
@@ -167,8 +200,9 @@ fn number(t: &str) -> Option<(usize, String)> {
 }
 
 /// An arithmetic expression at the start of `t` (it has an operator after its first digit): `Ok(length)`;
-/// else `Err(n)`: no expression starts in the first `n` bytes either (they hold no operator).
-fn expression(t: &str) -> Result<usize, usize> {
+/// else `Err(n)`: no expression starts in the first `n` bytes either (they hold no operator). `bold`: Markdown
+/// bold opens right before `t`, so the first `**` in it closes the bold rather than raising to a power.
+fn expression(t: &str, bold: bool) -> Result<usize, usize> {
     let skip = t.len() - t.trim_start_matches(['-', '(']).len();
     if skip > 3 || !t[skip..].starts_with(|c: char| c.is_ascii_digit()) {
         return Err(0);
@@ -181,6 +215,13 @@ fn expression(t: &str) -> Result<usize, usize> {
             break;
         }
     }
+    // Markdown bold is not a power: a `**` that closes a bold opened before, or that is spaced on one side only
+    // (`2 **3**`, `12 **1/2**`), ends the expression; `2**3` and `2 ** 3` are powers.
+    let markup = t[..run].match_indices("**").map(|(i, _)| i).find(|&i| {
+        let after = &t[i + 2..run];
+        bold || t[..i].ends_with(' ') != after.starts_with(' ') || after.trim_start().is_empty()
+    });
+    let run = markup.unwrap_or(run);
     // Not a sentence's full stop or a closing `**` (bold).
     let body = t[..run].trim_end_matches([' ', '.', '*']);
     let has_operator = body[skip..].trim_start_matches(|c: char| c.is_ascii_digit()).contains(OPERATORS);
@@ -206,7 +247,7 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
     let mut out = Vec::new();
     let mut plain = 0;
     if expressions {
-        match expression(t) {
+        match expression(t, s[..i].ends_with("**")) {
             Ok(len) => {
                 let text = t[..len].replace('×', "*").replace('÷', "/");
                 out.push(Found { start, end: start + len, text });
@@ -324,6 +365,8 @@ mod tests {
         assert_eq!(texts("is 2 3/2"), vec!["2 3/2", "2"]);
         assert_eq!(texts("is 12 1/2%"), vec!["12\\frac{1}{2}%"]);
         assert_eq!(texts("is 1 100/101"), vec!["1\\frac{100}{101}"]);
+        assert_eq!(texts("is 1\\frac{1}{2} and **2 3/4**."), vec!["1\\frac{1}{2}", "2\\frac{3}{4}"]);
+        assert_eq!(texts("is 1\\tfrac12 (cups) or -2 3/4 (done)"), vec!["1\\frac{1}{2}", "-2\\frac{3}{4}"]);
     }
 
     #[test]

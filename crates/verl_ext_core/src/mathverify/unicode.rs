@@ -182,6 +182,9 @@ fn simple(c: char) -> Option<&'static str> {
         c if MINUS_SIGNS.contains(&c) => Some("-"),
         '×' => Some("\\times "),
         '÷' => Some("\\div "),
+        // Colons and slashes that read as `:` and `/` (`2∶1`, `1 1∕2`).
+        '∶' | '꞉' | '˸' | '﹕' | '︓' => Some(":"),
+        '∕' => Some("/"),
         _ => None,
     }
 }
