@@ -147,6 +147,10 @@ def test_options_named_as_math_verify() -> None:
         assert verify(text, "3", extraction=letters)["score"] == 1.0
         assert verify(text, "B")["score"] == 0.0  # without choice letters read, the value alone is read
     assert verify("The answer is (B) 3 or (C) 4.", "B", extraction=letters)["score"] == 0.0
+    for text in ("The answer is (A) 1 (B) 2 (C) 3", "Answer: (A) 1, (B) 2", "Answer: (A) 1; (B) 2"):
+        assert verify(text, "A", extraction=letters)["score"] == 0.0  # every option labelled: no choice
+    for text in ("The answer is **(B)** 3", "Answer: **(B)**", "The answer is (B): 3"):
+        assert verify(text, "B", extraction=letters)["score"] == 1.0
     assert verify("So f(B) 3 is the answer.", "B", extraction=letters)["score"] == 0.0
     assert verify("Answer $ \n 9 \n $", "9", extraction=["latex"])["score"] == 0.0
     assert verify("Answer $ \n 9 \n $", "9")["score"] == 1.0

@@ -359,7 +359,9 @@ MARKUP_FORMS = ["The answer is <a> **<b>**", "The answer is **<a>** <b>/<c>",
                 "\\boxed{<a>}\\,:\\,<b>", "\\boxed{<a>} \u2236 <b>", "$<a>$:<b>", "The answer is <a>{:}<b>",
                 "<b>:\\boxed{<a>}", "<b> : \\boxed{<a>}", "<b>\\,\\boxed{<a>}", "\\frac{<b>}\\boxed{<a>}",
                 "\\boxed{<a>}\\;/<b>", "\\boxed{<a>}\\,\u00f7 <b>", "\\boxed{<a>}\u2030", "Answer: <a>'<c>'000",
-                "The answer is <a>\\colon <b>."]
+                "The answer is <a>\\colon <b>.", "\\boxed{<a>}:{<b>}", "\\boxed{<a>}:\\mathbf{<b>}",
+                "<b>\\!\\!\\boxed{<a>}", "<b>\\hspace{1pt}\\boxed{<a>}", "(-<b>)\\boxed{<a>}",
+                "\\boxed{<a>}\\kern1pt<b>", "\\boxed{<a>}:<c> \\times 1"]
 
 
 @SETTINGS

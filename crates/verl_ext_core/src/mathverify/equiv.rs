@@ -312,7 +312,7 @@ pub fn judge(prediction: &str, reference: &str, o: &Options) -> Verdict {
     verdict
 }
 
-fn judge_within_budget(prediction: &str, reference: &str, o: &Options) -> Verdict {
+pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options) -> Verdict {
     let (p, r) = (prediction.trim(), reference.trim());
     if p.len() > MAX_ANSWER_BYTES || r.len() > MAX_ANSWER_BYTES {
         return verdict(false, "answer longer than the limit");

@@ -601,9 +601,23 @@ pub struct Found {
     pub label: Option<char>,
 }
 
+/// Does another choice's label (`(C)`, `C)`) follow on the line after `end`?
+fn labelled_later(text: &str, end: usize, choices: u32) -> bool {
+    let line = &text[end..text[end..].find('\n').map_or(text.len(), |i| end + i)];
+    line.char_indices().any(|(i, c)| {
+        c.is_ascii_uppercase()
+            && choices >> (c as u8 - b'A') & 1 == 1
+            && line[i + 1..].starts_with(')')
+            && line[..i].chars().last().is_none_or(|p| p == '(' || !p.is_alphanumeric())
+    })
+}
+
 /// The choice letter written as a label right before `text[start..]` on its line (`(B) 3`, `B) 3`), if any.
 fn choice_label(text: &str, start: usize, choices: u32) -> Option<char> {
-    let inner = text[..start].trim_end_matches([' ', '\t']).strip_suffix(')')?;
+    // `(B) 3`, `(B): 3`, `**(B)** 3`.
+    let before = text[..start].trim_end_matches([' ', '\t']);
+    let before = before.strip_suffix(':').unwrap_or(before).trim_end_matches('*');
+    let inner = before.strip_suffix(')')?;
     let letter = inner.chars().last().filter(|&c| c.is_ascii_uppercase() && choices >> (c as u8 - b'A') & 1 == 1)?;
     let rest = &inner[..inner.len() - 1];
     let rest = rest.strip_suffix('(').unwrap_or(rest);
@@ -687,9 +701,14 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
             end = start;
         }
     }
+    // A label, unless another choice follows (`(A) 1 (B) 2` labels every option).
     let label = (targets.string && !matches!(chosen.source, Source::Letter(_)))
         .then(|| choice_label(text, chosen.start, targets.choices))
-        .flatten();
+        .flatten()
+        .filter(|_| {
+            !another_letter_follows(text, chosen.end, targets.choices)
+                && !labelled_later(text, chosen.end, targets.choices)
+        });
     Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn, label })
 }
 
@@ -1037,6 +1056,8 @@ mod tests {
         assert_eq!(label("so f(B) 3"), None);
         assert_eq!(label("The answer is (F) 3."), None);
         assert_eq!(label("The answer is (B)\n3"), None);
+        assert_eq!(label("The answer is **(B)** 3"), Some('B'));
+        assert_eq!(label("The answer is (B): 3"), Some('B'));
     }
 
     #[test]
@@ -1052,15 +1073,35 @@ mod tests {
             "$\\boxed{2}$ \\colon 1",
             "$3$:45",
             "45:\\boxed{3}",
+            "\\boxed{3}:{45}",
+            "\\boxed{3}:\\frac45",
+            "\\boxed{3}:45 \\times 1",
+            "\\boxed{3}:4 = 6:8",
+            "$45$:$\\boxed{3}$",
+            "45 :\\boxed{3}",
+            "\\boxed{3}:\\mathbf{45}",
+            "\\boxed{1}\\kern1pt2",
         ] {
             assert!(found(s).withdrawn.is_some(), "{s}");
         }
-        for s in ["The answer is \\boxed{5}: 2 + 3 = 5.", "$\\boxed{12}$: 3 × 4.", "Step 2: \\boxed{5}"] {
+        for s in [
+            "The answer is \\boxed{5}: 2 + 3 = 5.",
+            "$\\boxed{12}$: 3 × 4 = 12.",
+            "$\\boxed{12}$: 3 × 4.",
+            "(B) \\boxed{3}",
+            "Step 2: \\boxed{5}",
+            "Case 3:\\boxed{3}",
+            "In 2024,\\boxed{5}",
+        ] {
             assert!(found(s).withdrawn.is_none(), "{s}");
         }
         // A number against the box, or a fraction the box completes, makes it part of something larger.
         for s in [
             "2\\,\\boxed{1}",
+            "2\\!\\!\\boxed{1}",
+            "2\\hspace{1pt}\\boxed{1}",
+            "(-1)\\boxed{5}",
+            "x\\boxed{5}",
             "5,\\boxed{12}",
             "\\frac{3}\\boxed{5}",
             "\\boxed{3}\\;/45",

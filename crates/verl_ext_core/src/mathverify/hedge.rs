@@ -1528,7 +1528,7 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
     if digit_group {
         return Some("a value written on past the answer (5,000)");
     }
-    if ratio_after(s[end..].trim_start_matches(['$', '}', '*'])) {
+    if ratio_after(&s[end..], answer_value(&s[start..end])) {
         return Some("the first part of a ratio or a time (3:45)");
     }
     let command = after.trim_start().strip_prefix('\\').map(|r| {
@@ -1764,11 +1764,20 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
             .iter()
             .any(|c| after.strip_prefix(c).is_some_and(|r| !r.starts_with(|ch: char| ch.is_ascii_alphabetic())))
             || after.strip_prefix('.').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
-            || ratio_after(after)
+            || ratio_after(after, answer_value(&s[start..end]))
             || after.starts_with('}')
             || words_of(&after[..floor_boundary(after, after.len().min(12))])
                 .first()
-                .is_some_and(|w| matches!(w.as_str(), "plus" | "minus" | "times")));
+                .is_some_and(|w| matches!(w.as_str(), "plus" | "minus" | "times" | "over")))
+            // `\\boxed{3}{.}5`, `\\boxed{3}\\text{.}5`: a decimal point through a group.
+            || ["{.}", "\\text{.}"].iter().any(|p| after.strip_prefix(p).is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())))
+            // `\\boxed{3} and a half`: a fraction added to it.
+            || ["and a half", "and one half", "and a quarter", "and three quarters", "and a third"]
+                .iter()
+                .any(|p| after.get(..p.len()).is_some_and(|a| a.eq_ignore_ascii_case(p)))
+            // The imaginary unit or e against it: `\\boxed{5}i`, `\\boxed{5}\\mathrm{i}`.
+            || s[end..].strip_prefix(['i', 'e', 'j']).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic()))
+            || ["\\mathrm{i}", "\\text{i}", "\\mathrm{e}", "\\text{e}", "\\mathrm{j}"].iter().any(|p| after.starts_with(p));
     let spaced = s[..start].trim_end_matches('$').ends_with(char::is_whitespace);
     let before = strip_bold_end(s[..start].trim_end_matches([' ', '\t', '$'])).trim_end_matches([' ', '\t', '$']);
     // `\\(\\boxed{5}\\)` and `\\[\\boxed{5}\\]` are math delimiters, a box in a box is a box.
@@ -1789,29 +1798,43 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
     let restated = restated_number(s, start, end).is_some();
     // A number against the box through a spacing command (`2\\,\\boxed{1}`), a digit group's comma (`5,\\boxed{12}`),
     // or a one-argument fraction that the box completes (`\\frac{3}\\boxed{5}`).
-    let spaced_number = {
-        let t = s[..start].trim_end_matches('$');
-        let t = SPACING.iter().find_map(|c| t.strip_suffix(c)).unwrap_or(t);
-        t.len() < s[..start].trim_end_matches('$').len() && t.ends_with(|c: char| c.is_ascii_digit())
+    let tight = s[..start].trim_end_matches('$');
+    let unspaced = trim_spacing_end(tight);
+    let spaced_number = unspaced.len() < tight.len() && unspaced.ends_with(|c: char| c.is_ascii_digit());
+    // A product or an argument written against the box: `(-1)\\boxed{5}`, `x\\boxed{5}`, `\\sqrt[3]\\boxed{5}`.
+    let single_letter = |t: &str| {
+        let mut rev = t.chars().rev();
+        rev.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && !rev.next().is_some_and(|c| c.is_alphanumeric() || c == '\\')
     };
-    let group_comma = s[..start].strip_suffix(',').is_some_and(|b| b.ends_with(|c: char| c.is_ascii_digit()));
+    let touching = !tight[unspaced.len()..].contains(char::is_whitespace);
+    let against = touching && (unspaced.ends_with([')', ']']) || single_letter(unspaced));
+    // A thousands group's lead (one to three digits) and its comma: `5,\\boxed{12}` (not `In 2024,\\boxed{5}`).
+    let group_comma = tight.strip_suffix(',').is_some_and(|b| {
+        let lead = b.len() - b.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        (1..=3).contains(&lead)
+    });
     let near = &before[floor_boundary(before, before.len().saturating_sub(64))..];
     let fraction_argument = near
         .strip_suffix('}')
         .and_then(|b| b.rfind('{').map(|i| &b[..i]))
         .is_some_and(|b| ["\\frac", "\\dfrac", "\\tfrac", "\\binom"].iter().any(|c| b.ends_with(c)));
-    // The second part of a ratio or a time: `45:\\boxed{3}`, `45 : \\boxed{3}` (not `Step 2: \\boxed{5}`).
-    let raw = s[..start].trim_end_matches('$');
-    let digit_before = |b: &str| b.ends_with(|c: char| c.is_ascii_digit());
-    let ratio_before = raw.strip_suffix(':').is_some_and(digit_before)
-        || [" : ", " \\colon ", "\\colon "]
-            .iter()
-            .any(|c| raw.strip_suffix(c).is_some_and(|b| digit_before(b.trim_end())));
+    // The second part of a ratio or a time: `45:\\boxed{3}`, `45 : \\boxed{3}`, `$45$:$\\boxed{3}$`; not a numbered
+    // label's (`Step 2: \\boxed{5}`, `Case 3:\\boxed{3}`).
+    let ratio_before = {
+        let t = trim_spacing_end(tight).trim_end_matches(['$', '*', ' ']);
+        let t = ["{:}", "\\text{:}", "\\colon", ":"].iter().find_map(|c| t.strip_suffix(c));
+        t.map(|t| trim_spacing_end(t).trim_end_matches(['$', '*', ' '])).is_some_and(|b| {
+            let lead = b.trim_end_matches(|c: char| c.is_ascii_digit());
+            lead.len() < b.len() && !lead.trim_end().ends_with(|c: char| c.is_alphabetic())
+        })
+    };
     let operator_before = !delimited
         && !restated
         && (before
             .ends_with(['+', '-', '*', '/', '^', '_', '{', '(', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
             || ratio_before
+            || against
             || spaced_number
             || group_comma
             || fraction_argument
@@ -1994,12 +2017,48 @@ fn is_clause_mark(c: char) -> bool {
 /// LaTeX spacing commands, markup between a value and what bounds it.
 const SPACING: &[&str] = &["\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\!", "\\ ", "\\mathrel"];
 
-/// `text` past spaces, invisible characters and spacing commands (`\\,`, `\\;`, `\\quad`), on its line.
-pub fn skip_spacing(text: &str) -> &str {
+/// Commands and groups that print nothing (`\\text{}`, `{}`, `\\mathstrut`).
+const EMPTY_LAYOUT: &[&str] =
+    &["{}", "\\relax", "\\text{}", "{\\,}", "\\thinspace", "\\enspace", "\\negthinspace", "\\mathstrut", "\\strut"];
+
+/// `text` past a spacing command with its dimension (`\\kern1pt`, `\\mkern2mu`, `\\hspace{1pt}`), if it starts
+/// with one.
+fn skip_dimension(text: &str) -> &str {
+    let commands = ["\\hspace", "\\kern", "\\mkern", "\\hskip", "\\mskip", "\\mspace"];
+    let Some(r) = commands.iter().find_map(|c| text.strip_prefix(c)) else { return text };
+    let r = r.trim_start_matches('*').trim_start();
+    if let Some(g) = r.strip_prefix('{') {
+        return g.find('}').filter(|&i| i < 24).map_or(text, |i| &g[i + 1..]);
+    }
+    let n = r.find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-'))).unwrap_or(r.len());
+    let unit = r.get(n..n + 2).filter(|u| u.bytes().all(|b| b.is_ascii_lowercase())).map_or(0, str::len);
+    if n > 0 {
+        &r[n + unit..]
+    } else {
+        text
+    }
+}
+
+/// `text` without its trailing spaces, spacing commands and empty groups (`2\\!\\!`, `2\\hspace{1pt}`, `2{\\,}`).
+fn trim_spacing_end(text: &str) -> &str {
     let mut t = text;
     loop {
-        let next = t.trim_start_matches(invisible);
-        let next = SPACING.iter().find_map(|c| next.strip_prefix(c)).unwrap_or(next);
+        let next = t.trim_end_matches(invisible);
+        let next = SPACING.iter().chain(EMPTY_LAYOUT).find_map(|c| next.strip_suffix(c)).unwrap_or(next);
+        // `\\hspace{1pt}`, `\\kern1pt`, `\\mkern2mu`: a command and its dimension.
+        let tail = floor_boundary(next, next.len().saturating_sub(32));
+        let next = ["\\hspace", "\\kern", "\\mkern", "\\hskip", "\\mskip", "\\mspace"]
+            .iter()
+            .find_map(|c| {
+                let i = tail + next[tail..].rfind(c)?;
+                let arg = next[i + c.len()..].trim_start_matches('*').trim();
+                let group =
+                    arg.strip_prefix('{').and_then(|a| a.strip_suffix('}')).is_some_and(|a| !a.contains(['{', '}']));
+                let bare =
+                    !arg.is_empty() && arg.chars().all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '.' | '-'));
+                (group || bare).then_some(&next[..i])
+            })
+            .unwrap_or(next);
         if next.len() == t.len() {
             return t;
         }
@@ -2007,20 +2066,70 @@ pub fn skip_spacing(text: &str) -> &str {
     }
 }
 
-/// Does a ratio's or a time's colon and a number follow (`: 45`, `:45`, `{:}45`, `\\colon 1`, through spacing)?
-/// Then the value before it is the ratio's first part (`\\boxed{3}: 45`, `$3$:45`), not an answer; a computation
-/// after it explains the answer instead (`\\boxed{5}: 2 + 3 = 5`, `\\boxed{12}: 3 × 4`).
-fn ratio_after(after: &str) -> bool {
-    let t = skip_spacing(after);
-    let Some(rest) = ["{:}", "\\colon", ":"].iter().find_map(|c| t.strip_prefix(c)) else { return false };
-    let rest = skip_spacing(rest);
+/// `text` past spaces, invisible characters and spacing commands (`\\,`, `\\;`, `\\quad`), on its line.
+pub fn skip_spacing(text: &str) -> &str {
+    let mut t = text;
+    loop {
+        let next = t.trim_start_matches(invisible);
+        let next = SPACING.iter().chain(EMPTY_LAYOUT).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
+        let next = skip_dimension(next);
+        if next.len() == t.len() {
+            return t;
+        }
+        t = next;
+    }
+}
+
+/// Does a ratio's or a time's colon and a second operand follow the answer `value` (`: 45`, `:{45}`, `{:}45`,
+/// `\\colon x`, `\\text{:}45`, through spacing, `$` and bold)? Then the value is the ratio's first part
+/// (`\\boxed{3}: 45`, `$3$:45`), not an answer; only a computation that ends in the value explains it
+/// (`\\boxed{5}: 2 + 3 = 5`).
+fn ratio_after(after: &str, value: &str) -> bool {
+    let t = skip_spacing(after.trim_start_matches(['$', '}', '*'])).trim_start_matches(['$', '*']);
+    let colon = ["{:}", "\\text{:}", "\\colon", "\\mathbin{:}", ":"].iter().find_map(|c| t.strip_prefix(c));
+    let Some(rest) = colon else { return false };
+    let rest = skip_spacing(rest.trim_start_matches(['$', '*']));
     let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
-    let next = skip_spacing(line.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.'));
-    let computation = line.contains('=')
-        || next.starts_with(['+', '-', '×', '·', '−', '/', '÷'])
-        || next.starts_with('*') && !next.starts_with("**")
-        || ["\\times", "\\cdot", "\\div"].iter().any(|c| next.starts_with(c));
-    rest.starts_with(|c: char| c.is_ascii_digit()) && !computation
+    let mut operand = rest;
+    loop {
+        let next = skip_spacing(operand.trim_start_matches(['{', '(', '-', '−']));
+        let next = ["\\text{", "\\mathrm{", "\\mathbf{", "\\textbf{", "\\frac", "\\dfrac", "\\tfrac", "\\sqrt"]
+            .iter()
+            .find_map(|c| next.strip_prefix(c))
+            .unwrap_or(next);
+        if next.len() == operand.len() {
+            break;
+        }
+        operand = next;
+    }
+    let second = operand.starts_with(|c: char| c.is_ascii_digit())
+        || operand.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && !operand[1..].starts_with(|c: char| c.is_ascii_alphabetic());
+    let value = value.trim();
+    let explained = !value.is_empty()
+        && (line.rsplit_once('=').is_some_and(|(_, result)| {
+            let result = result.trim_start_matches([' ', '$', '\\']).trim_start_matches("boxed{");
+            result.starts_with(value) && !result[value.len()..].starts_with(|c: char| c.is_ascii_digit() || c == ':')
+        }) || computes(line, value));
+    second && !explained
+}
+
+/// Is the start of `line` (to its first `, `, `. `, `;` or `$`, at most 64 bytes) a computation whose value is
+/// `value` (`3 × 4` after `\\boxed{12}:`, not `45 \\times 1` after `\\boxed{3}:`)?
+fn computes(line: &str, value: &str) -> bool {
+    let line = &line[..floor_boundary(line, line.len().min(64))];
+    let cut = [", ", ". ", ";", "$"].iter().filter_map(|m| line.find(m)).min().unwrap_or(line.len());
+    let expr = line[..cut].trim().trim_end_matches('.');
+    let operator =
+        expr.contains(['+', '-', '×', '*', '·', '/', '÷', '−']) || expr.contains("\\times") || expr.contains("\\cdot");
+    operator && super::equiv::judge_within_budget(expr, value, &super::Options::default()).equal
+}
+
+/// The value of an answer span for [`ratio_after`]: a box's argument, a math block's inside, or prose.
+fn answer_value(span: &str) -> &str {
+    let t = span.trim().trim_matches('$');
+    let t = ["\\boxed", "\\fbox"].iter().find_map(|c| t.strip_prefix(c)).unwrap_or(t).trim_start();
+    t.strip_prefix('{').and_then(|r| r.strip_suffix('}')).unwrap_or(t).trim()
 }
 
 /// `text` without trailing spaces, `$`, braces and math delimiters.

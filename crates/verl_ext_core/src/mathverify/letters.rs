@@ -21,7 +21,10 @@ fn letter_at(b: &[u8], i: usize, choices: u32) -> Option<usize> {
     // `(C)`, as choices are often written.
     if before.ends_with(b"(") && after.starts_with(b")") {
         let open = &before[..before.len() - 1];
-        return (open.is_empty() || open.last().is_some_and(u8::is_ascii_whitespace)).then_some(i + 2);
+        // Also in bold: `**(C)**`.
+        let open = open.strip_suffix(b"**").unwrap_or(open);
+        let bold = usize::from(after[1..].starts_with(b"**")) * 2;
+        return (open.is_empty() || open.last().is_some_and(u8::is_ascii_whitespace)).then_some(i + 2 + bold);
     }
     let before = before.strip_suffix(b"**").unwrap_or(before);
     if !(before.is_empty() || before.last().is_some_and(u8::is_ascii_whitespace)) {
