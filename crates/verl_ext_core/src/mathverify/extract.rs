@@ -1107,8 +1107,20 @@ mod tests {
             "\\boxed{3}\\;/45",
             "\\boxed{2}‰",
             "The answer is 2-1\\div3",
+            // Inside a floor, a ceiling, an absolute value or a norm.
+            "\\lfloor\\boxed{5.5}\\rfloor",
+            "$\\left\\lceil \\boxed{5.5} \\right\\rceil$",
+            "|\\boxed{-5}|",
+            "\\left| \\boxed{-5} \\right|",
+            "\\|\\boxed{5}\\|",
+            // Joined to a second value that is a fraction or a decimal, not a computation.
+            "Answer: 1/2 · 3/2",
+            "Answer: 2.5 → 3.5",
         ] {
             assert!(found(s).withdrawn.is_some(), "{s}");
+        }
+        for s in ["| Answer | \\boxed{5} |", "Answer: 12 → 3 rows of 4"] {
+            assert!(found(s).withdrawn.is_none(), "{s}");
         }
         assert!(found("\\boxed{5}. We can check this answer by plugging in 2 and 3.").withdrawn.is_none());
         assert!(found("\\boxed{5}. Wait, that is wrong.").withdrawn.is_some());

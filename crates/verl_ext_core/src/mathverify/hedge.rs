@@ -1661,14 +1661,16 @@ fn skip_inline_layout(text: &str) -> &str {
         let next = next.strip_prefix("\\(").or_else(|| next.strip_prefix("\\)")).unwrap_or(next);
         let next =
             SPACING.iter().chain(TEXT_GROUPS).chain(INLINE_LAYOUT).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
-        // `\\kern1em`, `\\hskip 2pt`, `\\hspace{1em}`: the command and its dimension or group.
-        let next = match ["\\kern", "\\hskip", "\\mkern", "\\mskip"].iter().find_map(|c| next.strip_prefix(c)) {
-            Some(r) => r.trim_start().trim_start_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-')),
-            None => LAYOUT_WITH_ARGUMENT
+        // `\\kern1em`, `\\hskip 2pt`, `\\hspace{1em}`, `\\color{red}`: the command and its dimension or group.
+        let dimensioned = skip_dimension(next);
+        let next = if dimensioned.len() < next.len() {
+            dimensioned
+        } else {
+            LAYOUT_WITH_ARGUMENT
                 .iter()
                 .find_map(|c| next.strip_prefix(c))
                 .and_then(|r| r.find('}').filter(|&i| i < 40).map(|i| &r[i + 1..]))
-                .unwrap_or(next),
+                .unwrap_or(next)
         };
         if next.len() == t.len() {
             return t;
@@ -1717,17 +1719,20 @@ fn beside(after: &str) -> Option<&'static str> {
     // `12 → 3 rows of 4`, `12 ← 3 × 4`): more than one number follows, or a word.
     let explained = |r: &str| {
         let line = &r[..floor_boundary(r, r.find('\n').unwrap_or(r.len()).min(48))];
-        // Numbers outside braces (a second `\\frac{3}{2}` is one value, not a computation).
+        // Numbers outside braces (a second `\\frac{3}{2}` is one value, not a computation); `3/2`, `3.5` and
+        // `3,500` are one number each.
         let (mut depth, mut numbers, mut in_number) = (0usize, 0usize, false);
-        for c in line.chars() {
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
             match c {
                 '{' => depth += 1,
                 '}' => depth = depth.saturating_sub(1),
                 _ => {}
             }
             let digit = depth == 0 && c.is_ascii_digit();
+            let joins = in_number && matches!(c, '/' | '.' | ',') && chars.peek().is_some_and(char::is_ascii_digit);
             numbers += usize::from(digit && !in_number);
-            in_number = digit;
+            in_number = digit || joins;
         }
         numbers > 1 || words_of(line).iter().any(|w| w.chars().count() >= 2)
     };
@@ -1829,6 +1834,11 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
             lead.len() < b.len() && !lead.trim_end().ends_with(|c: char| c.is_alphabetic())
         })
     };
+    // Floor, ceiling, absolute value or a norm around the box (`\\lfloor\\boxed{5.5}\\rfloor`, `|\\boxed{-5}|`,
+    // `\\left| \\boxed{-5} \\right|`): its value is not the box's. A bare bar counts only against the box on both
+    // sides, as a Markdown table's cell (`| \\boxed{5} |`) is spaced.
+    let enclosed = ENCLOSING_OPENERS.iter().any(|c| before.ends_with(c))
+        || ["|", "\\|"].iter().any(|b| tight.ends_with(b) && s[end..].starts_with(b));
     let operator_before = !delimited
         && !restated
         && (before
@@ -1839,10 +1849,15 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
             || group_comma
             || fraction_argument
             || decimal_point
+            || enclosed
             || ["\\times", "\\cdot", "\\div", "\\sqrt", "\\frac", "\\pm", "\\mp"].iter().any(|c| before.ends_with(c))
             || factor_before(before));
     operator_after || operator_before
 }
+
+/// Openings of a floor, a ceiling, an absolute value or a norm, with or without `\\left`.
+const ENCLOSING_OPENERS: &[&str] =
+    &["\\lfloor", "\\lceil", "\\lvert", "\\lVert", "\\vert", "\\Vert", "\\left|", "\\left\\|", "\\bigl|", "\\big|"];
 
 /// Does `before` end in something a box written after it multiplies: a command of [`FACTOR_COMMANDS`]
 /// (`\\pi\\boxed{2}`, `\\log\\boxed{72}`) or a group that is an argument (`\\sqrt{2}\\boxed{3}`, `x^{2}\\boxed{3}`),
@@ -2021,11 +2036,13 @@ const SPACING: &[&str] = &["\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\!", "\\ 
 const EMPTY_LAYOUT: &[&str] =
     &["{}", "\\relax", "\\text{}", "{\\,}", "\\thinspace", "\\enspace", "\\negthinspace", "\\mathstrut", "\\strut"];
 
+/// Spacing commands followed by a dimension (`\\kern1pt`, `\\mkern2mu`) or a group (`\\hspace{1pt}`).
+const DIMENSION_COMMANDS: &[&str] = &["\\hspace", "\\kern", "\\mkern", "\\hskip", "\\mskip", "\\mspace"];
+
 /// `text` past a spacing command with its dimension (`\\kern1pt`, `\\mkern2mu`, `\\hspace{1pt}`), if it starts
 /// with one.
 fn skip_dimension(text: &str) -> &str {
-    let commands = ["\\hspace", "\\kern", "\\mkern", "\\hskip", "\\mskip", "\\mspace"];
-    let Some(r) = commands.iter().find_map(|c| text.strip_prefix(c)) else { return text };
+    let Some(r) = DIMENSION_COMMANDS.iter().find_map(|c| text.strip_prefix(c)) else { return text };
     let r = r.trim_start_matches('*').trim_start();
     if let Some(g) = r.strip_prefix('{') {
         return g.find('}').filter(|&i| i < 24).map_or(text, |i| &g[i + 1..]);
@@ -2047,7 +2064,7 @@ fn trim_spacing_end(text: &str) -> &str {
         let next = SPACING.iter().chain(EMPTY_LAYOUT).find_map(|c| next.strip_suffix(c)).unwrap_or(next);
         // `\\hspace{1pt}`, `\\kern1pt`, `\\mkern2mu`: a command and its dimension.
         let tail = floor_boundary(next, next.len().saturating_sub(32));
-        let next = ["\\hspace", "\\kern", "\\mkern", "\\hskip", "\\mskip", "\\mspace"]
+        let next = DIMENSION_COMMANDS
             .iter()
             .find_map(|c| {
                 let i = tail + next[tail..].rfind(c)?;
