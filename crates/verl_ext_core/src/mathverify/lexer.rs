@@ -1009,7 +1009,13 @@ impl Lexer {
                 || SCALES.contains(&lower.as_str())
                 || SCALE_ABBREVIATIONS.contains(w)
         });
-        let units = !words.is_empty() && words.iter().all(|w| *w == "per" || is_unit(w.trim_matches(['.', ','])));
+        // A unit follows a value (`5\\,\\mathrm{N}`); a subscript makes it a name (`\\mathrm{N}_{1}`), and with
+        // nothing before it, it is the value (`\\frac{\\mathrm{N}_1}{\\mathrm{N}}`).
+        let after_value = matches!(self.out.last(), Some(Tok::Num(_) | Tok::Ident(_) | Tok::Sym(')' | '}' | ']')));
+        let units = !words.is_empty()
+            && after_value
+            && self.chars.get(end + 1) != Some(&'_')
+            && words.iter().all(|w| *w == "per" || is_unit(w.trim_matches(['.', ','])));
         // `\\text{The answer is } 5`, `\\text{exactly } 12`: words before the value that only announce it.
         let announcing = self.out.is_empty()
             && !words.is_empty()
@@ -1060,6 +1066,11 @@ mod tests {
         assert_eq!(toks("\\left( x \\right)"), vec![Tok::Sym('('), Tok::Ident("x".into()), Tok::Sym(')')]);
         assert_eq!(toks("\\text{(C)}"), vec![Tok::Sym('('), Tok::Ident("C".into()), Tok::Sym(')')]);
         assert_eq!(toks("5 meters"), vec![Tok::Num("5".into())]);
+        assert_eq!(toks("5\\,\\mathrm{N}"), vec![Tok::Num("5".into())]);
+        // A unit's letters with a subscript, or with no value before them, are a name (GAOKAO's
+        // `\frac{\mathrm{N}_{1}}{\mathrm{~N}}`).
+        assert_eq!(toks("\\mathrm{N}_{1}"), toks("N_{1}"));
+        assert_eq!(toks("\\frac{\\mathrm{N}_{1}}{\\mathrm{N}}"), toks("\\frac{N_{1}}{N}"));
     }
 
     #[test]
