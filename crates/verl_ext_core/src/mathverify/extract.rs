@@ -418,7 +418,7 @@ impl<'a> Text<'a> {
                     }
                     value_from += skipped + word_len;
                 }
-                let line = self.whole_line(value_from).filter(|(_, _, t)| expression_line(t));
+                let line = self.whole_line(value_from).filter(|(_, _, t)| expression_line(t) || lone_letter(t));
                 if let Some((start, end, text)) = line {
                     *count += 1;
                     out.push(Candidate { text, source, start, end });
@@ -465,7 +465,8 @@ impl<'a> Text<'a> {
         let start = from + (line.len() - line.trim_start().len());
         let shaped = text.starts_with(['(', '[']) && text.ends_with([')', ']']) && text.contains(',')
             || text.contains('=') && text.split('=').next().is_some_and(|lhs| lhs.trim().contains([' ', '+', '-']))
-            || expression_line(text);
+            || expression_line(text)
+            || lone_letter(text);
         let plain = !text.contains(['$', '\\']) && text.len() <= MAX_LINE_ANSWER;
         (shaped && plain && self.targets.latex && parses(text)).then(|| (start, start + text.len(), text.to_owned()))
     }
@@ -860,6 +861,11 @@ fn expression_line(text: &str) -> bool {
         && text.split_whitespace().all(|w| letters(w) <= 2)
 }
 
+/// Is `text` one letter, the whole of an answer line (`Answer: x`, `【答案】A`): a variable or a point's name.
+fn lone_letter(text: &str) -> bool {
+    text.len() == 1 && text.bytes().all(|b| b.is_ascii_alphabetic())
+}
+
 /// Does a value follow the answer tag on its line (`<answer>4</answer> = 5`, `<answer>4</answer> 5`)? The tags
 /// are spaces here, so the text after the content is read as it continues.
 fn valued_after_tag(text: &str, chosen: &Candidate) -> Option<&'static str> {
@@ -1231,6 +1237,11 @@ mod tests {
         // `$10,200. Final … is $` is a block (as a regular expression reads it too): the number after it counts.
         assert_eq!(answer(later), Some("10455".into()));
         assert_eq!(answer("The answer is $x = 5+5+1 = 11$."), Some("x = 5+5+1 = 11".into()));
+        // One letter that is the whole answer line: a variable or a point (GAOKAO's `【答案】A<eoa>`).
+        assert_eq!(answer("【答案】A"), Some("A".into()));
+        assert_eq!(answer("so\nAnswer: x."), Some("x".into()));
+        assert_eq!(answer("The answer is y"), Some("y".into()));
+        assert_ne!(answer("The answer is a positive number, 5"), Some("a".into()));
     }
 
     #[test]
