@@ -227,7 +227,8 @@ fn last_boxes(s: &str) -> Option<Candidate> {
     // A percent sign right after a box is its answer's (`\\boxed{25}\\%` is `\\boxed{25\\%}`).
     let percent = |b: &BoxArg<'_>| {
         let rest = &s[b.end..];
-        let trimmed = hedge::skip_spacing(rest);
+        // Also past the math block's closing `$` (`$\\boxed{25}$%`).
+        let trimmed = hedge::skip_spacing(hedge::skip_spacing(rest).trim_start_matches('$'));
         ["\\%", "%"].iter().find(|p| trimmed.starts_with(**p)).map_or(0, |p| rest.len() - trimmed.len() + p.len())
     };
     let text = |b: &BoxArg<'_>| if percent(b) > 0 { format!("{}\\%", b.arg) } else { b.arg.to_string() };
@@ -418,7 +419,9 @@ impl<'a> Text<'a> {
                     }
                     value_from += skipped + word_len;
                 }
-                let line = self.whole_line(value_from).filter(|(_, _, t)| expression_line(t) || lone_letter(t));
+                let line = self
+                    .whole_line(value_from)
+                    .filter(|(_, _, t)| expression_line(t) || lone_letter(t) || bracketed_list(t));
                 if let Some((start, end, text)) = line {
                     *count += 1;
                     out.push(Candidate { text, source, start, end });
@@ -463,7 +466,7 @@ impl<'a> Text<'a> {
         let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
         let text = line.trim().trim_end_matches('.').trim_end();
         let start = from + (line.len() - line.trim_start().len());
-        let shaped = text.starts_with(['(', '[']) && text.ends_with([')', ']']) && text.contains(',')
+        let shaped = bracketed_list(text)
             || text.contains('=') && text.split('=').next().is_some_and(|lhs| lhs.trim().contains([' ', '+', '-']))
             || expression_line(text)
             || lone_letter(text);
@@ -861,9 +864,16 @@ fn expression_line(text: &str) -> bool {
         && text.split_whitespace().all(|w| letters(w) <= 2)
 }
 
-/// Is `text` one letter, the whole of an answer line (`Answer: x`, `【答案】A`): a variable or a point's name.
+/// Is `text` a tuple, a list or an interval (`(2, 4)`, `[1, 1, 1]`, `[0, 1)`)?
+fn bracketed_list(text: &str) -> bool {
+    text.starts_with(['(', '[']) && text.ends_with([')', ']']) && text.contains(',')
+}
+
+/// Is `text` one letter, the whole of an answer line (`Answer: x`, `【答案】A`, `The answer is (b)`): a variable,
+/// a point's name or an option.
 fn lone_letter(text: &str) -> bool {
-    text.len() == 1 && text.bytes().all(|b| b.is_ascii_alphabetic())
+    let letter = text.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(text);
+    letter.len() == 1 && letter.bytes().all(|b| b.is_ascii_alphabetic())
 }
 
 /// Does a value follow the answer tag on its line (`<answer>4</answer> = 5`, `<answer>4</answer> 5`)? The tags
@@ -1128,6 +1138,38 @@ mod tests {
         for s in ["| Answer | \\boxed{5} |", "Answer: 12 → 3 rows of 4"] {
             assert!(found(s).withdrawn.is_none(), "{s}");
         }
+        // Through spacing commands, Unicode operators and delimiters, words that operate on it, a factor in
+        // brackets against it, a sign after words on its line, an operator that ends the text.
+        for s in [
+            "$x = -\\,\\boxed{7}$",
+            "$x = -{}\\boxed{7}$",
+            "±\\boxed{7}",
+            "—\\boxed{7}",
+            "$5 – \\boxed{7}$",
+            "$\\lfloor\\,\\boxed{3.7}\\,\\rfloor$",
+            "⌊\\boxed{3.7}⌋",
+            "$|\\,\\boxed{-3}\\,|$",
+            "$f(\\,\\boxed{2}\\,)$",
+            "$\\log\\,\\boxed{8}$",
+            "$2 \\times\\,\\boxed{7}$",
+            "$5 · \\boxed{7}$",
+            "$5 \\ast \\boxed{7}$",
+            "$\\boxed{2}(3)$",
+            "$\\boxed{7}\\,i$",
+            "$\\boxed{7}$ divided by 3",
+            "The quotient is $\\boxed{12}$ remainder 3.",
+            "Answer: 12 +",
+            "The answer is - 7.",
+            "Answer: − 7",
+        ] {
+            assert!(found(s).withdrawn.is_some(), "{s}");
+        }
+        for s in
+            ["Answer:\n- 7", "The answer – \\boxed{7}", "The answer is \\boxed{12} (twelve).", "$\\boxed{7}$ is it"]
+        {
+            assert!(found(s).withdrawn.is_none(), "{s}");
+        }
+        assert_eq!(found("The answer is $\\boxed{25}$%.").text, "25\\%");
         assert!(found("\\boxed{5}. We can check this answer by plugging in 2 and 3.").withdrawn.is_none());
         assert!(found("\\boxed{5}. Wait, that is wrong.").withdrawn.is_some());
         assert!(found("The answer is not 5.").withdrawn.is_some());
@@ -1242,6 +1284,10 @@ mod tests {
         assert_eq!(answer("so\nAnswer: x."), Some("x".into()));
         assert_eq!(answer("The answer is y"), Some("y".into()));
         assert_ne!(answer("The answer is a positive number, 5"), Some("a".into()));
+        assert_eq!(answer("The answer is (b)."), Some("(b)".into()));
+        // A tuple, a list or an interval that is the rest of the line (TheoremQA's `The answer is [1, 1, 1].`).
+        assert_eq!(answer("The answer is [1, 1, 1]."), Some("[1, 1, 1]".into()));
+        assert_eq!(answer("so the answer is (2, 4)"), Some("(2, 4)".into()));
     }
 
     #[test]

@@ -1551,10 +1551,24 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
     if command.is_some_and(|c| matches!(c, "div" | "times" | "cdot" | "pm" | "mp" | "frac" | "dfrac" | "tfrac")) {
         return Some("part of a larger expression (an operator after it)");
     }
-    // A sign written against the value (`−\\boxed{5}`, `$-$5`); a dash after a space is punctuation.
+    // A sign written against the value, or through spacing commands (`−\\boxed{5}`, `$-$5`, `-\\,\\boxed{5}`,
+    // `±\\boxed{5}`). A minus after a space is a sign too where something precedes it on its line (`Answer: - 7`,
+    // `is - 7`); at a line's start it is a list's dash.
     let before = s[..start].trim_end_matches(['$', '*']);
-    if before.ends_with(|c: char| MINUS_SIGNS.contains(&c) || matches!(c, '–' | '-' | '－')) && !before.ends_with("--")
-    {
+    let thin = trim_spacing_commands_end(before).trim_end_matches(['$', '*']);
+    let sign = |t: &str| {
+        t.ends_with(|c: char| MINUS_SIGNS.contains(&c) || matches!(c, '–' | '-' | '－' | '±' | '∓'))
+            && !t.ends_with("--")
+    };
+    let spaced_minus = {
+        let t = before.trim_end_matches([' ', '\t']).trim_end_matches('$');
+        let line = &t[t.rfind('\n').map_or(0, |i| i + 1)..];
+        line.len() < before.len()
+            && line.ends_with(|c: char| MINUS_SIGNS.contains(&c) || matches!(c, '-' | '－'))
+            && !line.ends_with("--")
+            && !line[..line.len() - line.chars().next_back().map_or(0, char::len_utf8)].trim().is_empty()
+    };
+    if sign(thin) || spaced_minus {
         return Some("a sign before the answer");
     }
     // `5, 6` or `5 and 6`: more than one value where one is asked for.
@@ -1694,6 +1708,10 @@ fn beside(after: &str) -> Option<&'static str> {
     if digit(t) {
         return Some("one of several values (another written beside it)");
     }
+    // An operator and then nothing (`Answer: 12 +`): the text stops inside an expression.
+    if t.strip_prefix(['+', '-', '*', '/', '^', '=', '×', '÷', '−', '·']).is_some_and(|r| r.trim().is_empty()) {
+        return Some("the text stops inside an expression");
+    }
     if let Some(r) = JOINING_MARKS.iter().find_map(|m| t.strip_prefix(m)) {
         return digit(skip_inline_layout(r.trim_start_matches(['(', '['])))
             .then_some("one of several values or a range (joined to it)");
@@ -1773,7 +1791,13 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
             || after.starts_with('}')
             || words_of(&after[..floor_boundary(after, after.len().min(12))])
                 .first()
-                .is_some_and(|w| matches!(w.as_str(), "plus" | "minus" | "times" | "over")))
+                .is_some_and(|w| {
+                    matches!(
+                        w.as_str(),
+                        "plus" | "minus" | "times" | "over" | "divided" | "multiplied" | "factorial" | "squared" | "cubed"
+                            | "remainder" | "negated"
+                    )
+                }))
             // `\\boxed{3}{.}5`, `\\boxed{3}\\text{.}5`: a decimal point through a group.
             || ["{.}", "\\text{.}"].iter().any(|p| after.strip_prefix(p).is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())))
             // `\\boxed{3} and a half`: a fraction added to it.
@@ -1781,10 +1805,16 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
                 .iter()
                 .any(|p| after.get(..p.len()).is_some_and(|a| a.eq_ignore_ascii_case(p)))
             // The imaginary unit or e against it: `\\boxed{5}i`, `\\boxed{5}\\mathrm{i}`.
-            || s[end..].strip_prefix(['i', 'e', 'j']).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic()))
+            || skip_spacing_commands(&s[end..])
+                .strip_prefix(['i', 'e', 'j'])
+                .is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic()))
+            // A bracket against it holds a factor (`\\boxed{2}(3)`); `\\boxed{12} (dozen)` is a note.
+            || s[end..].strip_prefix('(').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit() || c == '-'))
             || ["\\mathrm{i}", "\\text{i}", "\\mathrm{e}", "\\text{e}", "\\mathrm{j}"].iter().any(|p| after.starts_with(p));
     let spaced = s[..start].trim_end_matches('$').ends_with(char::is_whitespace);
-    let before = strip_bold_end(s[..start].trim_end_matches([' ', '\t', '$'])).trim_end_matches([' ', '\t', '$']);
+    // Spacing commands between an operator and the box are spacing (`2\\times\\,\\boxed{7}`, `\\log\\,\\boxed{8}`).
+    let before = strip_bold_end(trim_spacing_end(s[..start].trim_end_matches([' ', '\t', '$'])))
+        .trim_end_matches([' ', '\t', '$']);
     // `\\(\\boxed{5}\\)` and `\\[\\boxed{5}\\]` are math delimiters, a box in a box is a box.
     let delimited = before.ends_with("\\(")
         || before.ends_with("\\[")
@@ -1838,11 +1868,20 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
     // `\\left| \\boxed{-5} \\right|`): its value is not the box's. A bare bar counts only against the box on both
     // sides, as a Markdown table's cell (`| \\boxed{5} |`) is spaced.
     let enclosed = ENCLOSING_OPENERS.iter().any(|c| before.ends_with(c))
-        || ["|", "\\|"].iter().any(|b| tight.ends_with(b) && s[end..].starts_with(b));
+        || ["|", "\\|"]
+            .iter()
+            .any(|b| trim_spacing_commands_end(tight).ends_with(b) && skip_spacing_commands(&s[end..]).starts_with(b));
+    // A dash against the box, or after a value, is a minus (`—\\boxed{7}`, `5 – \\boxed{7}`); after words it is
+    // punctuation (`The answer – \\boxed{7}`).
+    let dash = before.strip_suffix(['–', '—']).is_some_and(|b| {
+        touching || b.trim_end().ends_with(|c: char| c.is_ascii_digit() || matches!(c, ')' | '}' | '$'))
+    });
     let operator_before = !delimited
         && !restated
-        && (before
-            .ends_with(['+', '-', '*', '/', '^', '_', '{', '(', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+        && (before.ends_with([
+            '+', '-', '*', '/', '^', '_', '{', '(', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '·', '•', '∙',
+            '⋅', '×', '÷', '±', '∓', '−', '√', '∛', '⌊', '⌈', '‖',
+        ]) || dash
             || ratio_before
             || against
             || spaced_number
@@ -1850,10 +1889,35 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
             || fraction_argument
             || decimal_point
             || enclosed
-            || ["\\times", "\\cdot", "\\div", "\\sqrt", "\\frac", "\\pm", "\\mp"].iter().any(|c| before.ends_with(c))
+            || OPERATOR_COMMANDS.iter().any(|c| before.ends_with(c))
             || factor_before(before));
     operator_after || operator_before
 }
+
+/// Operator commands that make a box written after them an operand (`2\\times\\boxed{7}`, `3 \\oplus \\boxed{7}`).
+const OPERATOR_COMMANDS: &[&str] = &[
+    "\\times",
+    "\\cdot",
+    "\\div",
+    "\\sqrt",
+    "\\frac",
+    "\\pm",
+    "\\mp",
+    "\\ast",
+    "\\star",
+    "\\circ",
+    "\\bullet",
+    "\\oplus",
+    "\\ominus",
+    "\\otimes",
+    "\\odot",
+    "\\cup",
+    "\\cap",
+    "\\setminus",
+    "\\bmod",
+    "\\wedge",
+    "\\vee",
+];
 
 /// Openings of a floor, a ceiling, an absolute value or a norm, with or without `\\left`.
 const ENCLOSING_OPENERS: &[&str] =
@@ -2056,6 +2120,15 @@ fn skip_dimension(text: &str) -> &str {
     }
 }
 
+/// `text` without its trailing spacing commands and empty groups (`-\\,`, `-\\!`, `-{}`), spaces kept.
+fn trim_spacing_commands_end(text: &str) -> &str {
+    let mut t = text;
+    while let Some(next) = SPACING.iter().chain(EMPTY_LAYOUT).find_map(|c| t.strip_suffix(c)) {
+        t = next;
+    }
+    t
+}
+
 /// `text` without its trailing spaces, spacing commands and empty groups (`2\\!\\!`, `2\\hspace{1pt}`, `2{\\,}`).
 fn trim_spacing_end(text: &str) -> &str {
     let mut t = text;
@@ -2081,6 +2154,15 @@ fn trim_spacing_end(text: &str) -> &str {
         }
         t = next;
     }
+}
+
+/// `text` past spacing commands and empty groups (`\\,`, `\\!`, `{}`), spaces kept.
+fn skip_spacing_commands(text: &str) -> &str {
+    let mut t = text;
+    while let Some(next) = SPACING.iter().chain(EMPTY_LAYOUT).find_map(|c| t.strip_prefix(c)) {
+        t = next;
+    }
+    t
 }
 
 /// `text` past spaces, invisible characters and spacing commands (`\\,`, `\\;`, `\\quad`), on its line.

@@ -31,6 +31,9 @@ fn letter_at(b: &[u8], i: usize, choices: u32) -> Option<usize> {
         return None;
     }
     let bold = usize::from(after.starts_with(b"**")) * 2;
+    if c == b'A' && bold == 0 && sentence_start(before) && article(after) {
+        return None;
+    }
     match after.get(bold) {
         None => Some(i + 1 + bold),
         Some(c) if matches!(c, b'.' | b',' | b':') || c.is_ascii_whitespace() => Some(i + 1 + bold),
@@ -39,6 +42,49 @@ fn letter_at(b: &[u8], i: usize, choices: u32) -> Option<usize> {
         Some(0xE3..=0xE9 | 0xEF) => Some(i + 1 + bold),
         _ => None,
     }
+}
+
+/// Verbs and joiners that follow an option's letter (`A is correct`, `A and B`); any other lowercase word after
+/// `A ` makes it the article (`A cylinder would have a fixed r`).
+const AFTER_OPTION: &[&str] = &[
+    "is",
+    "was",
+    "would",
+    "could",
+    "should",
+    "must",
+    "can",
+    "cannot",
+    "does",
+    "seems",
+    "appears",
+    "and",
+    "or",
+    "only",
+    "fits",
+    "gives",
+    "holds",
+    "matches",
+    "satisfies",
+    "works",
+];
+
+/// Does a sentence start after `before` (the text's start, or a line break or `.`, `!`, `?` and spaces)?
+fn sentence_start(before: &[u8]) -> bool {
+    let trimmed = before.trim_ascii_end();
+    trimmed.is_empty()
+        || trimmed.ends_with(b".")
+        || trimmed.ends_with(b"!")
+        || trimmed.ends_with(b"?")
+        || before.len() > trimmed.len() && before[trimmed.len()..].contains(&b'\n')
+}
+
+/// Is `after` (the text after a capital A at a sentence's start) the rest of a sentence that starts with the article `A`?
+fn article(after: &[u8]) -> bool {
+    let Some(rest) = after.strip_prefix(b" ") else { return false };
+    let n = rest.iter().position(|b| !b.is_ascii_alphabetic()).unwrap_or(rest.len());
+    let word = &rest[..n];
+    word.first().is_some_and(u8::is_ascii_lowercase) && !AFTER_OPTION.iter().any(|w| w.as_bytes() == word)
 }
 
 /// The first standalone letter starting in `[from, to]`.
@@ -128,6 +174,10 @@ mod tests {
         assert_eq!(best("XDY"), None);
         assert_eq!(best("The answer is (C)."), Some("C".into()));
         assert_eq!(best("f(C)"), None);
+        // The article is no choice (Sky-T1's `A cylinder would have … the only correct option is (C) Plane.`).
+        assert_eq!(best("A cylinder would have a fixed r, so the only correct option is (C) Plane."), Some("C".into()));
+        assert_eq!(best("A is correct."), Some("A".into()));
+        assert_eq!(best("The answer is A because B fails."), Some("A".into()));
         let mut out = Vec::new();
         candidates("The answer is U.", super::super::Targets::letters("U"), &mut out);
         assert_eq!(out.first().map(|c| c.text.as_str()), Some("U"));

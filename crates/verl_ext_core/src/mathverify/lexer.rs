@@ -737,7 +737,15 @@ impl Lexer {
         }
         let word: String = self.chars[start..self.pos].iter().collect();
         if word.chars().count() == 1 {
-            return self.push(Tok::Ident(word));
+            // Primes name another variable, point or derivative (`x'`, `A''`, `f'(x)`); a quoted letter (`'x'`)
+            // is the letter.
+            let quoted = start > 0 && self.chars[start - 1] == '\'';
+            let mut name = word;
+            while !quoted && self.peek(0) == Some('\'') {
+                self.pos += 1;
+                name.push('\'');
+            }
+            return self.push(Tok::Ident(name));
         }
         let lower = word.to_ascii_lowercase();
         if let Some((_, cmd)) = SPELLED.iter().find(|(w, _)| *w == lower) {
@@ -1066,6 +1074,8 @@ mod tests {
         assert_eq!(toks("\\left( x \\right)"), vec![Tok::Sym('('), Tok::Ident("x".into()), Tok::Sym(')')]);
         assert_eq!(toks("\\text{(C)}"), vec![Tok::Sym('('), Tok::Ident("C".into()), Tok::Sym(')')]);
         assert_eq!(toks("5 meters"), vec![Tok::Num("5".into())]);
+        assert_eq!(toks("x''"), vec![Tok::Ident("x''".into())]);
+        assert_eq!(toks("'x'"), vec![Tok::Ident("x".into())]);
         assert_eq!(toks("5\\,\\mathrm{N}"), vec![Tok::Num("5".into())]);
         // A unit's letters with a subscript, or with no value before them, are a name (GAOKAO's
         // `\frac{\mathrm{N}_{1}}{\mathrm{~N}}`).
