@@ -465,7 +465,16 @@ impl<'a> Text<'a> {
         let rest = &self.s[from..];
         let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
         let text = line.trim().trim_end_matches('.').trim_end();
-        let start = from + (line.len() - line.trim_start().len());
+        let mut start = from + (line.len() - line.trim_start().len());
+        // A letter in Markdown bold is the letter (`**Answer:** B`, `**Answer: B**`, `is **B**.`).
+        let unbolded = text.trim_start_matches('*').trim_start();
+        let unbolded = unbolded.trim_end_matches('*').trim_end_matches('.').trim_end();
+        let text = if lone_letter(unbolded) && unbolded.len() < text.len() {
+            start += text.len() - text.trim_start_matches('*').trim_start().len();
+            unbolded
+        } else {
+            text
+        };
         let shaped = bracketed_list(text)
             || text.contains('=') && text.split('=').next().is_some_and(|lhs| lhs.trim().contains([' ', '+', '-']))
             || expression_line(text)
@@ -1285,6 +1294,9 @@ mod tests {
         assert_eq!(answer("The answer is y"), Some("y".into()));
         assert_ne!(answer("The answer is a positive number, 5"), Some("a".into()));
         assert_eq!(answer("The answer is (b)."), Some("(b)".into()));
+        assert_eq!(answer("**Answer:** B"), Some("B".into()));
+        assert_eq!(answer("**Answer: B**"), Some("B".into()));
+        assert_eq!(answer("The final answer is **B**."), Some("B".into()));
         // A tuple, a list or an interval that is the rest of the line (TheoremQA's `The answer is [1, 1, 1].`).
         assert_eq!(answer("The answer is [1, 1, 1]."), Some("[1, 1, 1]".into()));
         assert_eq!(answer("so the answer is (2, 4)"), Some("(2, 4)".into()));
