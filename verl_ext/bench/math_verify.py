@@ -40,6 +40,8 @@ DEFAULT_CORPUS = Path(__file__).resolve().parent / "data" / "math_equivalence.js
 #: Real model completions from public repositories, each labelled by reading its final answer (sources,
 #: commits and licences per row; data/README.md).
 REAL_COMPLETIONS = Path(__file__).resolve().parent / "data" / "real_completions.jsonl"
+#: Real completions collected and labelled after the verifier's rules were written (held out).
+HELDOUT_COMPLETIONS = Path(__file__).resolve().parent / "data" / "heldout_completions.jsonl"
 #: Goals of the issue: accuracy >= Math-Verify's, >= 100x its answers/s on one core.
 SPEED_GOAL = 100.0
 #: Goal of the issue for ``--adversarial``: every ``verify``/``math_equal`` call on inputs of at most 10 KB
@@ -102,7 +104,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--skip-math-verify", action="store_true", help="skip HuggingFace Math-Verify")
     p.add_argument("--skip-suites", action="store_true", help="skip the other projects' answer-checking suites")
     p.add_argument("--skip-real", action="store_true",
-                   help="skip the real model completions (verl_ext/bench/data/real_completions.jsonl)")
+                   help="skip the real model completions (verl_ext/bench/data/real_completions.jsonl and "
+                        "heldout_completions.jsonl)")
     p.add_argument("--adversarial", action="store_true",
                    help="instead: time every verify and math_equal call on pathological inputs of at most 10 KB "
                         "(verl_ext.bench.adversarial_math) against the goal of 10 ms per call; the corpus, suites "
@@ -223,19 +226,20 @@ def _math_verify_completion_judge() -> Callable[[dict[str, Any]], bool]:
     return judge
 
 
-def _real(args: argparse.Namespace) -> dict[str, Any]:
-    """verl-ext's ``verify`` and Math-Verify on whole real completions: false negatives (a correct answer given
-    no credit) and false positives (credit for a wrong one), in all and by answer format."""
+def _real(args: argparse.Namespace, path: Path = REAL_COMPLETIONS, kind: str = "real model completions"
+          ) -> dict[str, Any]:
+    """verl-ext's ``verify`` and Math-Verify on whole real completions (``path``): false negatives (a correct
+    answer given no credit) and false positives (credit for a wrong one), in all and by answer format."""
     from verl_ext.reward.math_verify import verify_batch
 
-    rows = load_real_completions()
+    rows = load_real_completions(path)
     start = time.perf_counter()
     ours = [r["acc"] for r in verify_batch([r["completion"] for r in rows], [r["gold"] for r in rows], num_threads=1)]
     judges: dict[str, tuple[list[bool], float]] = {"verl-ext": (ours, time.perf_counter() - start)}
     if not args.skip_math_verify:
         judge = _math_verify_completion_judge()
         start = time.perf_counter()
-        with tqdm(total=len(rows), desc="real completions: Math-Verify", disable=args.no_progress, leave=False) as bar:
+        with tqdm(total=len(rows), desc=f"{kind}: Math-Verify", disable=args.no_progress, leave=False) as bar:
             theirs = judge_bounded(judge, rows, on_case=bar.update)
         judges["math-verify"] = (theirs, time.perf_counter() - start)
 
@@ -244,7 +248,7 @@ def _real(args: argparse.Namespace) -> dict[str, Any]:
         return fn, sum(verdicts[i] and not rows[i]["correct"] for i in idx)
 
     everything = list(range(len(rows)))
-    print(f"real model completions: {_portable(REAL_COMPLETIONS)} ({counted(len(rows), 'completion')} of "
+    print(f"{kind}: {_portable(path)} ({counted(len(rows), 'completion')} of "
           f"{len({r['model'] for r in rows})} models from {len({r['source'] for r in rows})} repositories, "
           f"{sum(r['correct'] for r in rows)} correct by a reading of the final answer); false - = a correct "
           "answer given no credit, false + = credit for a wrong one")
@@ -513,6 +517,8 @@ def run(args: argparse.Namespace) -> int:
     if suites:
         _print_suites(suites)
     real = {} if args.skip_real else _real(args)
+    heldout = {} if args.skip_real else _real(
+        args, HELDOUT_COMPLETIONS, "held-out real completions (collected and labelled after the rules)")
     quiet = args.no_progress
     contenders: list[tuple[str, list[bool], float]] = []
     preds, refs = [p.prediction for p in pairs], [p.reference for p in pairs]
@@ -576,7 +582,8 @@ def run(args: argparse.Namespace) -> int:
         for i, p in enumerate(pairs) if len({v[i] for _, v, _ in contenders}) > 1
     ]
     write_results(args.json, "math-verify", {
-        "suites": suites, "real_completions": real, "corpus": _portable(args.corpus), "pairs": len(pairs),
+        "suites": suites, "real_completions": real, "heldout_completions": heldout,
+        "corpus": _portable(args.corpus), "pairs": len(pairs),
         "judges": summaries,
         "speed_ratios": ratios, "disagreements": disagreements,
     })
