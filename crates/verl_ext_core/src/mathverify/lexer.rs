@@ -736,16 +736,16 @@ impl Lexer {
             self.pos += 1;
         }
         let word: String = self.chars[start..self.pos].iter().collect();
+        // Primes name another variable, point or derivative (`x'`, `A''`, `f'(x)`, `AB'`: the last letter's); a
+        // quoted letter (`'x'`) is the letter.
+        let quoted = start > 0 && self.chars[start - 1] == '\'';
+        let mut primes = String::new();
+        while !quoted && self.peek(0) == Some('\'') {
+            self.pos += 1;
+            primes.push('\'');
+        }
         if word.chars().count() == 1 {
-            // Primes name another variable, point or derivative (`x'`, `A''`, `f'(x)`); a quoted letter (`'x'`)
-            // is the letter.
-            let quoted = start > 0 && self.chars[start - 1] == '\'';
-            let mut name = word;
-            while !quoted && self.peek(0) == Some('\'') {
-                self.pos += 1;
-                name.push('\'');
-            }
-            return self.push(Tok::Ident(name));
+            return self.push(Tok::Ident(word + &primes));
         }
         let lower = word.to_ascii_lowercase();
         if let Some((_, cmd)) = SPELLED.iter().find(|(w, _)| *w == lower) {
@@ -779,8 +779,10 @@ impl Lexer {
         let lowercase = word.chars().count() <= 3 && word.chars().all(|c| c.is_ascii_lowercase());
         let points = word.chars().count() <= 4 && word.chars().all(|c| c.is_ascii_uppercase());
         if points || lowercase && !WORDS.contains(&lower.as_str()) {
-            for ch in word.chars() {
-                self.push(Tok::Ident(ch.to_string()))?;
+            let last = word.chars().count() - 1;
+            for (i, ch) in word.chars().enumerate() {
+                let name = if i == last { format!("{ch}{primes}") } else { ch.to_string() };
+                self.push(Tok::Ident(name))?;
             }
             return Ok(());
         }
@@ -1076,6 +1078,7 @@ mod tests {
         assert_eq!(toks("5 meters"), vec![Tok::Num("5".into())]);
         assert_eq!(toks("x''"), vec![Tok::Ident("x''".into())]);
         assert_eq!(toks("'x'"), vec![Tok::Ident("x".into())]);
+        assert_eq!(toks("AB'"), vec![Tok::Ident("A".into()), Tok::Ident("B'".into())]);
         assert_eq!(toks("5\\,\\mathrm{N}"), vec![Tok::Num("5".into())]);
         // A unit's letters with a subscript, or with no value before them, are a name (GAOKAO's
         // `\frac{\mathrm{N}_{1}}{\mathrm{~N}}`).
