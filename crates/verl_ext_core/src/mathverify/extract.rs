@@ -1173,9 +1173,13 @@ mod tests {
         ] {
             assert!(found(s).withdrawn.is_some(), "{s}");
         }
-        for s in
-            ["Answer:\n- 7", "The answer – \\boxed{7}", "The answer is \\boxed{12} (twelve).", "$\\boxed{7}$ is it"]
-        {
+        for s in [
+            "Answer:\n- 7",
+            "Final Answer - 42",
+            "The answer – \\boxed{7}",
+            "The answer is \\boxed{12} (twelve).",
+            "$\\boxed{7}$ is it",
+        ] {
             assert!(found(s).withdrawn.is_none(), "{s}");
         }
         assert_eq!(found("The answer is $\\boxed{25}$%.").text, "25\\%");

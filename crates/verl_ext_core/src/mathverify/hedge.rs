@@ -1563,10 +1563,17 @@ fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
     let spaced_minus = {
         let t = before.trim_end_matches([' ', '\t']).trim_end_matches('$');
         let line = &t[t.rfind('\n').map_or(0, |i| i + 1)..];
+        let dash = line.chars().next_back().filter(|&c| MINUS_SIGNS.contains(&c) || matches!(c, '-' | '－'));
+        // What the dash follows: a colon, a bracket, `=`, a cell's bar or a stating word make it a sign; after a
+        // noun it separates (`Answer - 42`, `The result - 42 apples`).
+        let lead = dash.map_or("", |d| line[..line.len() - d.len_utf8()].trim_end());
+        let stating = lead.rsplit(|c: char| !c.is_alphabetic()).next().is_some_and(|w| {
+            matches!(w.to_lowercase().as_str(), "is" | "be" | "was" | "are" | "equals" | "gives" | "get" | "becomes")
+        });
         line.len() < before.len()
-            && line.ends_with(|c: char| MINUS_SIGNS.contains(&c) || matches!(c, '-' | '－'))
+            && dash.is_some()
             && !line.ends_with("--")
-            && !line[..line.len() - line.chars().next_back().map_or(0, char::len_utf8)].trim().is_empty()
+            && (lead.ends_with([':', '：', '】', '=', '|', '(', '[']) || stating)
     };
     if sign(thin) || spaced_minus {
         return Some("a sign before the answer");
