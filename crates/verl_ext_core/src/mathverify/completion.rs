@@ -4,8 +4,9 @@
 //!   decodes without skipping them leaves them in. Generation ends at an end-of-sequence token, so the text is
 //!   cut at the first one (a turn the model goes on to invent is not its answer); any other special token
 //!   becomes a space, so it hides no word from the reading around the answer (`not<|x|>5` is `not 5`).
-//! - **Where the answer may be** ([`answer_span`]): in the last `<answer>` tag after the reasoning, else after
-//!   the last `</think>`, else anywhere. The tags become spaces of the same length, so the answer is found
+//! - **Where the answer may be** ([`answer_span`]): in the last answer tag (`<answer>`, `<SOLUTION>`) after the
+//!   reasoning, else after the last closing reasoning tag (`</think>`, `</reasoning>`, `<end_working_out>`),
+//!   else anywhere. Tags become spaces of the same length, so the answer is found
 //!   inside its span while the words around it — before the tag, after it — are still read for hedges and
 //!   revisions (`at least <answer>5</answer>`, `<answer>5</answer> That is wrong.` earn nothing).
 //! - **Degenerate endings**: a repetition loop up to the last byte ([`tail_loop`]; a loop of remarks alone is cut
@@ -55,7 +56,10 @@ pub fn strip_special_tokens(s: &str) -> Cow<'_, str> {
         if len > 0 && END_TOKENS.contains(&&at[..len]) {
             return Cow::Owned(out);
         }
-        if len > 0 {
+        if len > 0 && template_tag(&at[..len]) {
+            out.push_str(&at[..len]);
+            rest = &at[len..];
+        } else if len > 0 {
             out.push(' ');
             rest = &at[len..];
         } else {
@@ -65,6 +69,12 @@ pub fn strip_special_tokens(s: &str) -> Cow<'_, str> {
     }
     out.push_str(rest);
     Cow::Owned(out)
+}
+
+/// Is `token` one of the reasoning or answer tags that a template writes as a special token
+/// (`<|begin_of_thought|>`)? It is kept for [`answer_span`] to read.
+fn template_tag(token: &str) -> bool {
+    REASONING_TAGS.iter().chain(ANSWER_TAGS).any(|&(open, close)| token == open || token == close)
 }
 
 /// The length of the special token at the start of `at` (which starts with `<`), or 0.
@@ -86,59 +96,131 @@ fn special_token_len(at: &str) -> usize {
 /// Where the answer of a completion is read, and the text it is read in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Span<'a> {
-    /// The completion with its `<think>`, `</think>`, `<answer>` and `</answer>` tags replaced by spaces of
-    /// the same length (offsets are kept).
+    /// The completion with its reasoning and answer tags, and any other XML-like tag, replaced by spaces of the
+    /// same length (offsets are kept).
     pub text: Cow<'a, str>,
     /// The byte range the answer must lie in.
     pub start: usize,
     pub end: usize,
-    /// The range is the content of an `<answer>` tag (read whole when it is one bare answer).
+    /// The range is the content of an answer tag (read whole when it is one bare answer).
     pub tag: bool,
 }
 
-/// Reasoning tags (`<think>`, and `<thinking>` as some models write it).
-const THINK_OPEN: &[&str] = &["<think>", "<thinking>"];
-const THINK_CLOSE: &[&str] = &["</think>", "</thinking>"];
-const ANSWER_OPEN: &str = "<answer>";
-const ANSWER_CLOSE: &str = "</answer>";
+/// Tag pairs (open, close) that hold reasoning, as templates write them: `<think>` (DeepSeek-R1 and the R1-Zero
+/// template), `<thinking>`, `<reasoning>` (TRL's and Unsloth's GRPO examples), Unsloth's
+/// `<start_working_out>`/`<end_working_out>`, and OpenThoughts' `<|begin_of_thought|>`/`<|end_of_thought|>`.
+const REASONING_TAGS: &[(&str, &str)] = &[
+    ("<think>", "</think>"),
+    ("<thinking>", "</thinking>"),
+    ("<reasoning>", "</reasoning>"),
+    ("<start_working_out>", "<end_working_out>"),
+    ("<|begin_of_thought|>", "<|end_of_thought|>"),
+];
+/// Tag pairs that hold the answer: `<answer>` (R1-Zero, TRL), `<solution>` (Unsloth writes `<SOLUTION>`) and
+/// OpenThoughts' `<|begin_of_solution|>`.
+const ANSWER_TAGS: &[(&str, &str)] =
+    &[("<answer>", "</answer>"), ("<solution>", "</solution>"), ("<|begin_of_solution|>", "<|end_of_solution|>")];
+/// Longest name of an XML-like tag read as markup (`<start_working_out>`, `</SOLUTION>`, `<br/>`).
+const MAX_TAG_NAME: usize = 32;
 
-/// Where the answer of a completion is read: the last `<answer>` tag after the reasoning, up to its
-/// `</answer>` or the end (a stop string often cuts the closing tag off); else what follows the last
-/// `</think>`; else the whole text. A `<think>` without a `</think>` after it is reasoning cut off before any
-/// answer, and a tag inside the reasoning is part of it: `Err` with the reason when nothing is left.
+/// Most bytes of text (trimmed) after the answer of a reasoning that an answer tag ends rather than its closing
+/// tag (`<think>… <answer>18</answer>` and a stray word): more is reasoning going on after the tag.
+const MAX_TAIL_AFTER_TAG: usize = 100;
+/// Empty answer tags skipped from the end before the tag read is taken as the last (bounds the scan).
+const MAX_EMPTY_TAGS: usize = 8;
+const NEVER_ENDS: &str = "the reasoning never ends (a reasoning tag without its closing tag)";
+
+/// Where the answer of a completion is read: the last answer tag after the reasoning, up to its closing tag or
+/// the end (a stop string often cuts the closing tag off); else what follows the end of the reasoning; else the
+/// whole text. The reasoning ends at its closing tag, or, where a model never writes one, at the first answer
+/// tag after it (`<think>… <answer>18`, `<reasoning>… </answer> 96 pounds`) when little text follows the
+/// answer. Reasoning cut off before any answer, and an answer tag inside the reasoning that goes on after it,
+/// leave no answer: `Err` with the reason.
 pub fn answer_span(s: &str) -> Result<Span<'_>, &'static str> {
     let lower = s.to_ascii_lowercase();
-    let think_end = THINK_CLOSE.iter().filter_map(|t| lower.rfind(t).map(|i| i + t.len())).max();
-    let think_open = THINK_OPEN.iter().filter_map(|t| lower.rfind(t)).max();
-    if think_open.is_some_and(|open| think_end.is_none_or(|end| open > end)) {
-        return Err("the reasoning never ends (<think> without </think>)");
-    }
-    let after_thinking = think_end.unwrap_or(0);
-    let tag = lower.rfind(ANSWER_OPEN).filter(|&open| open >= after_thinking);
-    let (start, end) = match tag {
+    let think_end = REASONING_TAGS.iter().filter_map(|(_, t)| lower.rfind(t).map(|i| i + t.len())).max();
+    let think_open = REASONING_TAGS.iter().filter_map(|(t, _)| lower.rfind(t)).max();
+    let unclosed = think_open.filter(|&open| think_end.is_none_or(|end| open > end));
+    let after_thinking = match unclosed {
+        None => think_end.unwrap_or(0),
+        // The first answer tag after the open reasoning ends it: an opening one where it starts, a closing one
+        // where it ends.
         Some(open) => {
-            let from = open + ANSWER_OPEN.len();
-            (from, lower[from..].find(ANSWER_CLOSE).map_or(s.len(), |i| from + i))
+            let first = ANSWER_TAGS
+                .iter()
+                .flat_map(|&(o, c)| [(o, 0), (c, c.len())])
+                .filter_map(|(t, skip)| lower[open..].find(t).map(|i| open + i + skip))
+                .min();
+            first.ok_or(NEVER_ENDS)?
         }
-        None => (after_thinking, s.len()),
     };
-    let has_tags = all_tags().any(|t| lower.contains(t));
-    let text = if has_tags { Cow::Owned(blank_tags(s, &lower)) } else { Cow::Borrowed(s) };
+    // An empty answer tag (`The answer is 72. <SOLUTION></SOLUTION>`) is read as not written.
+    let filled = |at: usize, open: &str, close: &str| {
+        let inner = &lower[at + open.len()..];
+        !inner[..inner.find(close).unwrap_or(inner.len())].trim().is_empty()
+    };
+    let tag = ANSWER_TAGS
+        .iter()
+        .filter_map(|&(open, close)| {
+            let last = lower.rmatch_indices(open).map(|(at, _)| at).take_while(|&at| at >= after_thinking);
+            last.take(MAX_EMPTY_TAGS).find(|&at| filled(at, open, close)).map(|at| (at, open, close))
+        })
+        .max();
+    let (start, end, rest) = match tag {
+        Some((at, open, close)) => {
+            let from = at + open.len();
+            let end = lower[from..].find(close).map_or(s.len(), |i| from + i);
+            (from, end, (end + close.len()).min(s.len()))
+        }
+        None => (after_thinking, s.len(), after_thinking),
+    };
+    if unclosed.is_some() && s[rest..].trim().len() > MAX_TAIL_AFTER_TAG {
+        return Err(NEVER_ENDS);
+    }
+    let text = if lower.contains('<') { Cow::Owned(blank_tags(s)) } else { Cow::Borrowed(s) };
     Ok(Span { text, start, end, tag: tag.is_some() })
 }
 
-/// Every reasoning and answer tag.
-fn all_tags() -> impl Iterator<Item = &'static str> {
-    THINK_OPEN.iter().chain(THINK_CLOSE).copied().chain([ANSWER_OPEN, ANSWER_CLOSE])
+/// The length of the XML-like tag at the start of `at` (`<name>`, `</name>`, `<name/>`; a name of two or more
+/// letters, digits, `_` or `-` that starts with a letter, at most [`MAX_TAG_NAME`]), or 0. A tag is markup, not
+/// the relations its brackets look like; one letter (`a<b>c`) may be math.
+fn tag_len(at: &[u8]) -> usize {
+    let (Some(b'<'), rest) = (at.first(), at.get(1..).unwrap_or_default()) else { return 0 };
+    let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+    let slash = at.len() - 1 - rest.len();
+    let name = rest.iter().take(MAX_TAG_NAME + 1).take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'));
+    let n = name.count();
+    if !(2..=MAX_TAG_NAME).contains(&n) || !rest[0].is_ascii_alphabetic() {
+        return 0;
+    }
+    let tail = &rest[n..];
+    let close = if tail.starts_with(b">") {
+        1
+    } else if tail.starts_with(b"/>") && slash == 0 {
+        2
+    } else {
+        return 0;
+    };
+    1 + slash + n + close
 }
 
-/// `s` with every think/answer tag replaced by as many spaces (`lower` is `s` in ASCII lower case).
-fn blank_tags(s: &str, lower: &str) -> String {
+/// `s` with every tag replaced by as many spaces: the reasoning and answer tags (`<|…|>` ones included) and
+/// any XML-like tag ([`tag_len`]), so `</reasoning>` before an answer is no `>` bounding it.
+fn blank_tags(s: &str) -> String {
+    let lower = s.to_ascii_lowercase();
     let mut out = s.as_bytes().to_vec();
-    for tag in all_tags() {
+    for tag in REASONING_TAGS.iter().chain(ANSWER_TAGS).flat_map(|&(open, close)| [open, close]) {
         for (i, _) in lower.match_indices(tag) {
             out[i..i + tag.len()].fill(b' ');
         }
+    }
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'<', &bytes[i..]) {
+        let at = i + k;
+        let len = tag_len(&bytes[at..]);
+        out[at..at + len].fill(b' ');
+        i = at + len.max(1);
     }
     // Only ASCII bytes of ASCII tags were replaced by ASCII spaces.
     String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
@@ -269,12 +351,37 @@ mod tests {
         // A tag inside the reasoning is reasoning; a think never closed has no answer.
         assert_eq!(span("<think><answer>4</answer></think> so 5"), Ok((" so 5".into(), false)));
         assert!(span("<think>so far 4 and").is_err());
-        assert!(span("<think>so far <answer>4</answer>").is_err());
+        // A reasoning never closed ends at an answer tag after it, when little follows the answer.
+        assert_eq!(span("<think>so far <answer>4</answer>"), Ok(("4".into(), true)));
+        // An empty answer tag is read as not written.
+        let empty = answer_span("The answer is 72. <SOLUTION></SOLUTION>").unwrap();
+        assert_eq!((empty.text[empty.start..empty.end].trim(), empty.tag), ("The answer is 72.", false));
+        assert_eq!(span("<answer>5</answer> <answer> </answer>"), Ok(("5".into(), true)));
+        assert_eq!(span("<think>so 18.\n<answer>\nShe makes $18."), Ok(("\nShe makes $18.".into(), true)));
+        assert_eq!(span("<reasoning>so 96.\n</answer>\n96 pounds"), Ok(("\n96 pounds".into(), false)));
+        let going_on = format!("<think>maybe <answer>4</answer> {}", "then we check the other case. ".repeat(5));
+        assert!(span(&going_on).is_err());
+        let after_close = format!("<reasoning>x</answer>{}", "and 5 more. ".repeat(10));
+        assert!(span(&after_close).is_err());
         assert!(span("<thinking>so far 4").is_err());
         assert_eq!(span("<thinking>4</thinking> so 5"), Ok((" so 5".into(), false)));
         // The tags are blanked in place: what surrounds them is still there to read.
         let s = answer_span("at least <answer>5</answer>").unwrap();
         assert_eq!(s.text, "at least         5         ");
+        // Other templates' tags: TRL's `<reasoning>`, Unsloth's working-out and `<SOLUTION>`, OpenThoughts'.
+        assert_eq!(span("<reasoning>x</reasoning>\n<answer>53</answer>"), Ok(("53".into(), true)));
+        assert_eq!(span("a<end_working_out><SOLUTION>76</SOLUTION>"), Ok(("76".into(), true)));
+        assert_eq!(span("<start_working_out>a<end_working_out> so 7"), Ok((" so 7".into(), false)));
+        assert!(span("<reasoning>so far 4 and").is_err());
+        assert!(span("So 40.\n\n<reasoning>\n1. Calculate").is_err());
+        let thought =
+            strip_special_tokens("<|begin_of_thought|>4<|end_of_thought|><|begin_of_solution|>5<|end_of_solution|>");
+        assert_eq!(span(&thought), Ok(("5".into(), true)));
+        // Any XML-like tag is markup, blanked like the known ones; one letter between brackets may be math.
+        let s = answer_span("x</reasoning>\n<answer>5</answer><br/></Final-Answer>").unwrap();
+        assert_eq!(s.text.split_whitespace().collect::<Vec<_>>(), ["x", "5"]);
+        assert!(answer_span("0<a>5 and a<bc>d").unwrap().text.contains("0<a>5 and a    d"));
+        assert!(answer_span("x<y and y>2").unwrap().text.contains("x<y and y>2"));
     }
 
     #[test]

@@ -725,14 +725,32 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
     Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn, label })
 }
 
-/// Does the text after an answer found without any marker go on into a new clause and stop mid-sentence
-/// (`3*4 = 12, so we need to multiply by`: reasoning cut off, its last number no answer)? A final sentence
-/// without a full stop (`So she has 14 apples`) does not.
+/// Words no sentence ends on: articles, prepositions, conjunctions, auxiliaries.
+const OPEN_ENDINGS: &[&str] = &[
+    "a", "an", "the", "of", "on", "in", "to", "for", "with", "by", "from", "at", "into", "than", "as", "and", "or",
+    "but", "because", "that", "which", "whose", "is", "are", "was", "were", "be", "will", "would", "can", "could",
+    "should", "must", "has", "have", "had", "not", "if", "then", "we", "our", "their", "his", "her", "its",
+];
+/// Phrases that end a sentence though their last word is in [`OPEN_ENDINGS`].
+const CLOSED_PHRASES: &[&str] = &["so on", "and on", "or not", "if not", "later on", "as well"];
+
+/// Does the text after an answer found without any marker stop mid-sentence: go on into a new clause and stop
+/// (`3*4 = 12, so we need to multiply by`), or stop on a word no sentence ends on (`James collects 50 tins on`,
+/// `16% of the ads are not`)? That is reasoning cut off, its last number no answer. A final sentence without a
+/// full stop (`So she has 14 apples`) does not.
 fn stops_mid_sentence(text: &str, end: usize) -> bool {
-    let tail = text[end..].trim_end();
+    let tail = text[end..].trim_end_matches(|c: char| c.is_whitespace() || c == '*');
+    if !tail.ends_with(|c: char| c.is_alphabetic()) {
+        return false;
+    }
+    let words: Vec<&str> = tail.rsplit(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).take(2).collect();
+    let last = words.first().map(|w| w.to_ascii_lowercase()).unwrap_or_default();
+    let phrase = words.iter().rev().map(|w| w.to_ascii_lowercase()).collect::<Vec<_>>().join(" ");
+    if OPEN_ENDINGS.contains(&last.as_str()) && !CLOSED_PHRASES.contains(&phrase.as_str()) {
+        return true;
+    }
     let Some(mark) = tail.rfind([',', ';', '.', ':']) else { return false };
-    let last = &tail[mark + 1..];
-    last.split_whitespace().nth(1).is_some() && tail.ends_with(|c: char| c.is_alphabetic())
+    tail[mark + 1..].split_whitespace().nth(1).is_some()
 }
 
 /// Is the answer a number or expression read from prose (not a box or a math block)?
