@@ -670,6 +670,9 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
         Source::Prose | Source::Block if stops_mid_sentence(text, chosen.end) => {
             Some("the text stops mid-sentence after it (truncated reasoning)")
         }
+        Source::Prose | Source::Block if in_open_display(text, chosen.start) => {
+            Some("the text stops inside a display that never closes (truncated reasoning)")
+        }
         _ if prose_number(text, chosen) && hedge::inside_bracket(text, chosen.start) => {
             Some("an argument inside brackets, not an answer")
         }
@@ -723,6 +726,16 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
                 && !labelled_later(text, chosen.end, targets.choices)
         });
     Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn, label })
+}
+
+/// Does the answer at `start` lie in a display opened before it that the text never closes (`\\[ … = 1.5
+/// \\times 14 = 21` and the text ends): a computation cut off, not an answer?
+fn in_open_display(text: &str, start: usize) -> bool {
+    let before = &text[..start];
+    // `\\[2pt]` is a line break in an environment, not a display.
+    let opener = |o: &str| before.rmatch_indices(o).map(|(at, _)| at).find(|&at| !before[..at].ends_with('\\'));
+    let open = |o: &str, c: &str| opener(o).is_some_and(|at| !text[at..].contains(c));
+    open("\\[", "\\]") || open("\\(", "\\)") || before.matches("$$").count() % 2 == 1 && !text[start..].contains("$$")
 }
 
 /// Words no sentence ends on: articles, prepositions, conjunctions, auxiliaries.
