@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from verl_ext.bench.math_verify import HELDOUT_COMPLETIONS, load_real_completions
+from verl_ext.bench.math_verify import HELDOUT_COMPLETIONS, RL_ROLLOUTS, load_real_completions
 from verl_ext.reward.math_verify import verify
 
 #: Rows verl-ext judges against their label, and why (each a limitation, stated in docs/math-verifier.md).
@@ -56,6 +56,26 @@ def test_held_out_completions_credit_no_wrong_answer() -> None:
     assert sum(r["correct"] and not v for r, v in zip(rows, verdicts, strict=True)) <= HELDOUT_MISSES
 
 
+#: GRPO rollouts verl-ext judges against their label, and why.
+RL_ROLLOUT_MISSES = {
+    "curious::Qwen2-0.5B-Instruct-train/gsm8k::8":
+        "the last number of a final sentence is not its answer ('delivers 1,000 bags in 5 days')",
+    "self-llm::Phi-4/gsm8k::80": "cut off right after its last number ('- Bert has 450'): no sign of the cut",
+    "self-llm::Phi-4/gsm8k::10":
+        "after its answer tag the model invents a '[Query]' turn and a '[Reply]': not read as a drift",
+}
+
+
+def test_grpo_rollouts_match_their_labels() -> None:
+    """Training rollouts in TRL's, Unsloth's and the R1-Zero templates: every row at its label but the listed."""
+    rows = load_real_completions(RL_ROLLOUTS)
+    assert len(rows) >= 100 and len({r["source"] for r in rows}) >= 3
+    for r in rows:
+        assert r["licence"] and len(r["commit"]) == 40 and r["source"].startswith("https://github.com/"), r["id"]
+    wrong = {r["id"] for r in rows if verify(r["completion"], r["gold"])["acc"] != r["correct"]}
+    assert wrong == RL_ROLLOUT_MISSES.keys()
+
+
 def test_every_answer_format_of_the_corpus_is_credited_somewhere() -> None:
     """Each format with a correct row has a correct row credited: no format is read as 'no answer' throughout."""
     rows = load_real_completions()
@@ -84,6 +104,7 @@ CREDITED = [
     ("<reasoning>\n4 * 24 = 96 pounds.\n</answer>\n96 pounds of oats", "96"),
     ("<think>\nSo 9 * $2 = $18 per day.\n<answer>\nShe makes $18 every day.", "18"),
     ("Total is 20 + 52 = 72.\n\nThe answer is 72. <SOLUTION></SOLUTION>", "72"),
+    ("The value is 5 which is option A", "5"),
     ("We add the parts: $\\begin{aligned} a &= 1 \\\\[2pt] b &= 20 \\end{aligned}$ so the total is 21 apples", "21"),
     ("\\[ 1.5 \\times 14 = 21 \\]", "21"),
     ("So the answer is 14<|eot_id|>", "14"),

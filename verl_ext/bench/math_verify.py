@@ -42,6 +42,8 @@ DEFAULT_CORPUS = Path(__file__).resolve().parent / "data" / "math_equivalence.js
 REAL_COMPLETIONS = Path(__file__).resolve().parent / "data" / "real_completions.jsonl"
 #: Real completions collected and labelled after the verifier's rules were written (held out).
 HELDOUT_COMPLETIONS = Path(__file__).resolve().parent / "data" / "heldout_completions.jsonl"
+#: GRPO training rollouts (TRL/Unsloth templates, R1-Zero tags), labelled by reading: written against.
+RL_ROLLOUTS = Path(__file__).resolve().parent / "data" / "rl_rollouts.jsonl"
 #: Goals of the issue: accuracy >= Math-Verify's, >= 100x its answers/s on one core.
 SPEED_GOAL = 100.0
 #: Goal of the issue for ``--adversarial``: every ``verify``/``math_equal`` call on inputs of at most 10 KB
@@ -104,8 +106,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--skip-math-verify", action="store_true", help="skip HuggingFace Math-Verify")
     p.add_argument("--skip-suites", action="store_true", help="skip the other projects' answer-checking suites")
     p.add_argument("--skip-real", action="store_true",
-                   help="skip the real model completions (verl_ext/bench/data/real_completions.jsonl and "
-                        "heldout_completions.jsonl)")
+                   help="skip the real model completions (verl_ext/bench/data/real_completions.jsonl, "
+                        "heldout_completions.jsonl and rl_rollouts.jsonl)")
     p.add_argument("--adversarial", action="store_true",
                    help="instead: time every verify and math_equal call on pathological inputs of at most 10 KB "
                         "(verl_ext.bench.adversarial_math) against the goal of 10 ms per call; the corpus, suites "
@@ -519,6 +521,7 @@ def run(args: argparse.Namespace) -> int:
     real = {} if args.skip_real else _real(args)
     heldout = {} if args.skip_real else _real(
         args, HELDOUT_COMPLETIONS, "held-out real completions (collected and labelled after the rules)")
+    rollouts = {} if args.skip_real else _real(args, RL_ROLLOUTS, "GRPO training rollouts")
     quiet = args.no_progress
     contenders: list[tuple[str, list[bool], float]] = []
     preds, refs = [p.prediction for p in pairs], [p.reference for p in pairs]
@@ -583,6 +586,7 @@ def run(args: argparse.Namespace) -> int:
     ]
     write_results(args.json, "math-verify", {
         "suites": suites, "real_completions": real, "heldout_completions": heldout,
+        "rl_rollouts": rollouts,
         "corpus": _portable(args.corpus), "pairs": len(pairs),
         "judges": summaries,
         "speed_ratios": ratios, "disagreements": disagreements,

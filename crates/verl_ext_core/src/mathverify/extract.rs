@@ -759,7 +759,9 @@ fn stops_mid_sentence(text: &str, end: usize) -> bool {
     let words: Vec<&str> = tail.rsplit(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).take(2).collect();
     let last = words.first().map(|w| w.to_ascii_lowercase()).unwrap_or_default();
     let phrase = words.iter().rev().map(|w| w.to_ascii_lowercase()).collect::<Vec<_>>().join(" ");
-    if OPEN_ENDINGS.contains(&last.as_str()) && !CLOSED_PHRASES.contains(&phrase.as_str()) {
+    // A capital `A` at the end names a choice or a point (`which is option A`), not the article.
+    let label = words.first().is_some_and(|w| *w == "A");
+    if OPEN_ENDINGS.contains(&last.as_str()) && !label && !CLOSED_PHRASES.contains(&phrase.as_str()) {
         return true;
     }
     let Some(mark) = tail.rfind([',', ';', '.', ':']) else { return false };
