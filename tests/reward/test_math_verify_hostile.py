@@ -53,7 +53,6 @@ KNOWN_REFUSED = {
     "hostile::units[55]": "no unit conversion: 500 cm and 5 m name different units",
     "hostile::units[56]": "no unit conversion, and the unit of a number in prose is not read",
     "hostile::units[57]": "numbers spelled in words are not read",
-    "hostile::notation[69]": "a vulgar fraction alone in prose after 'is' is not read as a number",
     "hostile::cost[18]": "64 by 64 radical powers compared pair by pair spend the work budget",
     "hostile::cost[47]": "25 nested square roots exceed the parser's depth limit",
     "hostile::cost[49]": "30 nested brackets exceed the parser's depth limit",

@@ -128,6 +128,7 @@ const MAX_TAG_NAME: usize = 32;
 const MAX_TAIL_AFTER_TAG: usize = 100;
 /// Empty answer tags skipped from the end before the tag read is taken as the last (bounds the scan).
 const MAX_EMPTY_TAGS: usize = 8;
+const CUT_AT_ANSWER: &str = "the text stops where its answer begins (cut off)";
 const NEVER_ENDS: &str = "the reasoning never ends (a reasoning tag without its closing tag)";
 
 /// Where the answer of a completion is read: the last answer tag after the reasoning, up to its closing tag or
@@ -177,20 +178,30 @@ pub fn answer_span(s: &str) -> Result<Span<'_>, &'static str> {
     if unclosed.is_some() && s[rest..].trim().len() > MAX_TAIL_AFTER_TAG {
         return Err(NEVER_ENDS);
     }
+    // An answer tag opened last and cut off before anything was written in it (`… = 23 apples.\n\n<answer>`).
+    let opened_empty = ANSWER_TAGS.iter().any(|&(open, close)| {
+        lower.rfind(open).is_some_and(|at| at >= after_thinking && lower[at + open.len()..].trim().is_empty())
+            && !lower.ends_with(close)
+    });
+    if opened_empty {
+        return Err(CUT_AT_ANSWER);
+    }
     let text = if lower.contains('<') { Cow::Owned(blank_tags(s)) } else { Cow::Borrowed(s) };
     Ok(Span { text, start, end, tag: tag.is_some() })
 }
 
 /// The length of the XML-like tag at the start of `at` (`<name>`, `</name>`, `<name/>`; a name of two or more
-/// letters, digits, `_` or `-` that starts with a letter, at most [`MAX_TAG_NAME`]), or 0. A tag is markup, not
-/// the relations its brackets look like; one letter (`a<b>c`) may be math.
+/// letters, digits, `_` or `-` that starts with a letter, at most [`MAX_TAG_NAME`], or HTML's `b`, `i`, `u`, `p`),
+/// or 0. A tag is markup, not the relations its brackets look like; another letter (`a<x>c`) may be math.
 fn tag_len(at: &[u8]) -> usize {
     let (Some(b'<'), rest) = (at.first(), at.get(1..).unwrap_or_default()) else { return 0 };
     let rest = rest.strip_prefix(b"/").unwrap_or(rest);
     let slash = at.len() - 1 - rest.len();
     let name = rest.iter().take(MAX_TAG_NAME + 1).take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'));
     let n = name.count();
-    if !(2..=MAX_TAG_NAME).contains(&n) || !rest[0].is_ascii_alphabetic() {
+    // One letter is a tag only as HTML's bold, italic, underline and paragraph (`<b>23</b>`).
+    let html = n == 1 && matches!(rest[0], b'b' | b'i' | b'u' | b'p' | b'B' | b'I' | b'U' | b'P');
+    if !(html || (2..=MAX_TAG_NAME).contains(&n)) || !rest[0].is_ascii_alphabetic() {
         return 0;
     }
     let tail = &rest[n..];
@@ -224,6 +235,49 @@ fn blank_tags(s: &str) -> String {
     }
     // Only ASCII bytes of ASCII tags were replaced by ASCII spaces.
     String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
+}
+
+/// What a text cut off at its answer ends on, once trailing markup is dropped: an answer's label, or a
+/// lead-in that a value must follow.
+const ANSWER_LABELS: &[&str] = &["answer", "final result", "答案", "ответ"];
+/// Lines that are an answer's heading alone (`**Final Answer**`, `## Answer`).
+const LABEL_LINES: &[&str] =
+    &["answer", "the answer", "final answer", "the final answer", "final result", "答案", "ответ"];
+const ANSWER_LEADS: &[&str] =
+    &["answer is", "answers are", "answer would be", "answer will be", "answer should be", "result is", "solution is"];
+/// Markup a text may end on after an answer's label: an opening delimiter or box.
+const OPENERS: &[&str] = &["\\boxed", "\\fbox", "\\[", "\\(", "\\text", "\\textbf", "\\mathbf", "[", "("];
+
+/// Does the text stop where its answer was to be written (`**Answer:**`, `So the answer is`, `#### `,
+/// `**Final Answer**\n\\[\n\\boxed{`)? Reasoning cut off at its answer states none: the last number before
+/// the label is not it. A label that ends a sentence (`so 42 is the answer`) is not cut off.
+pub fn cut_at_answer(s: &str) -> bool {
+    let mut t = s.trim_end();
+    if t.ends_with("####") {
+        return true;
+    }
+    let mut marked = false;
+    loop {
+        let before = t.len();
+        for opener in OPENERS {
+            if let Some(rest) = t.strip_suffix(opener) {
+                (t, marked) = (rest, true);
+            }
+        }
+        let kept = t.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '$' | '{' | '='));
+        marked |= kept.ends_with([':', '：']);
+        t = kept.trim_end_matches([':', '：']);
+        if t.len() == before {
+            break;
+        }
+    }
+    let tail = &t[floor_boundary(t, t.len().saturating_sub(24))..];
+    let lower = tail.to_lowercase();
+    let ends = |lead: &&str| lower.strip_suffix(lead).is_some_and(|head| !head.ends_with(char::is_alphanumeric));
+    let line = t[t.rfind('\n').map_or(0, |i| i + 1)..].trim_start_matches(|c: char| c.is_whitespace() || c == '#');
+    let line = line.trim_start_matches('*');
+    let heading = line.len() <= 40 && LABEL_LINES.contains(&line.to_lowercase().as_str());
+    ANSWER_LEADS.iter().any(ends) || marked && ANSWER_LABELS.iter().any(ends) || heading
 }
 
 /// Line starts that open a new question (`Question:`, `Problem 2:`, `Subproblem 40:`, `Human:`).
@@ -381,7 +435,33 @@ mod tests {
         let s = answer_span("x</reasoning>\n<answer>5</answer><br/></Final-Answer>").unwrap();
         assert_eq!(s.text.split_whitespace().collect::<Vec<_>>(), ["x", "5"]);
         assert!(answer_span("0<a>5 and a<bc>d").unwrap().text.contains("0<a>5 and a    d"));
+        assert_eq!(answer_span("<answer><b>23</b></answer>").unwrap().text.trim(), "23");
         assert!(answer_span("x<y and y>2").unwrap().text.contains("x<y and y>2"));
+    }
+
+    #[test]
+    fn texts_cut_off_at_their_answer() {
+        for s in [
+            "so she has 10 + 13 = 23 apples.\n\n**Answer:**",
+            "= 23 apples.\n\nSo the answer is:",
+            "= 23 apples.\n\nSo the answer is",
+            "= 23.\n\n#### ",
+            "= 23 apples.\n\n**Final Answer**\n\\[\n\\boxed{",
+            "So 10 + 13 = 23. Hence the answer is $",
+            "Final answer: \\boxed{",
+            "所以 23。\n答案：",
+        ] {
+            assert!(cut_at_answer(s), "{s:?}");
+        }
+        for s in [
+            "So 42 is the answer",
+            "Answer: 23",
+            "The answer is 23.",
+            "The final answer is $\\boxed{23}$",
+            "23 answers",
+        ] {
+            assert!(!cut_at_answer(s), "{s:?}");
+        }
     }
 
     #[test]

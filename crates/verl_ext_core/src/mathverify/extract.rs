@@ -421,7 +421,7 @@ impl<'a> Text<'a> {
                 }
                 let line = self
                     .whole_line(value_from)
-                    .filter(|(_, _, t)| expression_line(t) || lone_letter(t) || bracketed_list(t));
+                    .filter(|(_, _, t)| expression_line(t) || lone_letter(t) || bracketed_list(t) || latex_line(t));
                 if let Some((start, end, text)) = line {
                     *count += 1;
                     out.push(Candidate { text, source, start, end });
@@ -445,7 +445,14 @@ impl<'a> Text<'a> {
             let eq_window = &self.s[from..advance(self.s, from, EQUALS_WINDOW)];
             let after_eq = eq_window.rfind('=').map(|i| from + i + 1);
             let mut found = self.math_in(from, advance(self.s, from, ANSWER_WINDOW));
-            if let Some(eq) = after_eq {
+            // `Answer: y = 2x + 1`: an expression after the last `=` is read whole, to its line's end.
+            let rhs = after_eq
+                .filter(|&eq| self.block_in(from, eq).is_none())
+                .and_then(|eq| self.whole_line(eq))
+                .filter(|(_, _, t)| expression_line(t) || latex_line(t));
+            if let Some(line) = rhs {
+                found = vec![line];
+            } else if let Some(eq) = after_eq {
                 let blockless = self.block_in(from, eq).is_none();
                 let value = self.prose(eq - 1, advance(self.s, eq, 4) + 1);
                 if blockless && self.targets.expr {
@@ -459,28 +466,23 @@ impl<'a> Text<'a> {
         }
     }
 
-    /// The rest of the line from `from`, when it is a tuple, interval or equation that parses (without math
-    /// delimiters or prose): `(2, 4)`, `[0, 1)`, `5x - 7y + 11z + 4 = 0`.
+    /// The rest of the line from `from`, when it is a tuple, interval, equation or LaTeX expression that parses
+    /// (without math delimiters or prose): `(2, 4)`, `[0, 1)`, `5x - 7y + 11z + 4 = 0`, `\\frac{3}{4}`.
     fn whole_line(&self, from: usize) -> Option<(usize, usize, String)> {
         let rest = &self.s[from..];
         let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
-        let text = line.trim().trim_end_matches('.').trim_end();
-        let mut start = from + (line.len() - line.trim_start().len());
-        // A letter in Markdown bold is the letter (`**Answer:** B`, `**Answer: B**`, `is **B**.`).
-        let unbolded = text.trim_start_matches('*').trim_start();
-        let unbolded = unbolded.trim_end_matches('*').trim_end_matches('.').trim_end();
-        let text = if lone_letter(unbolded) && unbolded.len() < text.len() {
-            start += text.len() - text.trim_start_matches('*').trim_start().len();
-            unbolded
-        } else {
-            text
-        };
+        // Markdown bold around the label or the answer (`**Answer:** (1, 2)`, `**Answer: B**`, `is **B**.`).
+        let text = line.trim_start_matches(|c: char| c.is_whitespace() || c == '*');
+        let start = from + (line.len() - text.len());
+        let text = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '.'));
         let shaped = bracketed_list(text)
             || text.contains('=') && text.split('=').next().is_some_and(|lhs| lhs.trim().contains([' ', '+', '-']))
             || expression_line(text)
-            || lone_letter(text);
-        let plain = !text.contains(['$', '\\']) && text.len() <= MAX_LINE_ANSWER;
-        (shaped && plain && self.targets.latex && parses(text)).then(|| (start, start + text.len(), text.to_owned()))
+            || lone_letter(text)
+            || latex_line(text);
+        let plain = !text.contains(['$', '\\']) || latex_line(text);
+        (shaped && plain && text.len() <= MAX_LINE_ANSWER && self.targets.latex && parses(text))
+            .then(|| (start, start + text.len(), text.to_owned()))
     }
 
     /// After `answer:`, a sentence with several math blocks states its result last (`【答案】解方程 $x+2=0$，得到
@@ -906,6 +908,19 @@ fn expression_line(text: &str) -> bool {
         && text.split_whitespace().all(|w| letters(w) <= 2)
 }
 
+/// Is `text` one LaTeX expression written without math delimiters (`\\frac{3}{4}`, `2\\sqrt{3}`, `\\pi`,
+/// `2^{10}`): a command or a braced group, no box or math block, and no word outside command names (`\\frac{1}{2}
+/// and` is not one answer)?
+fn latex_line(text: &str) -> bool {
+    text.contains(['\\', '{'])
+        && !text.contains(['$', '\n'])
+        && !text.ends_with([',', ';', ':', '\\'])
+        && !text.starts_with("\\boxed")
+        && !text.starts_with("\\fbox")
+        && words(text, 2).next().is_none()
+        && blocks::blocks(text).is_empty()
+}
+
 /// Is `text` a tuple, a list or an interval (`(2, 4)`, `[1, 1, 1]`, `[0, 1)`)?
 fn bracketed_list(text: &str) -> bool {
     text.starts_with(['(', '[']) && text.ends_with([')', ']']) && text.contains(',')
@@ -1164,7 +1179,6 @@ mod tests {
             "\\frac{3}\\boxed{5}",
             "\\boxed{3}\\;/45",
             "\\boxed{2}‰",
-            "The answer is 2-1\\div3",
             // Inside a floor, a ceiling, an absolute value or a norm.
             "\\lfloor\\boxed{5.5}\\rfloor",
             "$\\left\\lceil \\boxed{5.5} \\right\\rceil$",
@@ -1180,6 +1194,8 @@ mod tests {
         for s in ["| Answer | \\boxed{5} |", "Answer: 12 → 3 rows of 4"] {
             assert!(found(s).withdrawn.is_none(), "{s}");
         }
+        // A LaTeX expression that is the rest of the answer's line is read whole, not as its first number.
+        assert_eq!(found("The answer is 2-1\\div3").text, "2-1\\div3");
         // Through spacing commands, Unicode operators and delimiters, words that operate on it, a factor in
         // brackets against it, a sign after words on its line, an operator that ends the text.
         for s in [

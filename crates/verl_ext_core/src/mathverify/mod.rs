@@ -183,6 +183,9 @@ pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Ver
             Ok(text) => text,
             Err(why) => return no_answer(why),
         };
+        if completion::cut_at_answer(solution) {
+            return no_answer("the text stops where its answer begins (cut off)");
+        }
         // The R1-Zero template's answer is in the last `<answer>` tag; a reasoning model's follows `</think>`.
         let span = match completion::answer_span(solution) {
             Ok(span) => span,
