@@ -42,6 +42,8 @@ DEFAULT_CORPUS = Path(__file__).resolve().parent / "data" / "math_equivalence.js
 REAL_COMPLETIONS = Path(__file__).resolve().parent / "data" / "real_completions.jsonl"
 #: Real completions collected and labelled after the verifier's rules were written (held out).
 HELDOUT_COMPLETIONS = Path(__file__).resolve().parent / "data" / "heldout_completions.jsonl"
+#: A second held-out set: evaluation outputs of an RL-trained model (Qwen2.5-Math-7B-Instruct) from PRIME's repository.
+HELDOUT_PRIME = Path(__file__).resolve().parent / "data" / "heldout_prime.jsonl"
 #: GRPO training rollouts (TRL/Unsloth templates, R1-Zero tags), labelled by reading: written against.
 RL_ROLLOUTS = Path(__file__).resolve().parent / "data" / "rl_rollouts.jsonl"
 #: Goals of the issue: accuracy >= Math-Verify's, >= 100x its answers/s on one core.
@@ -107,7 +109,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--skip-suites", action="store_true", help="skip the other projects' answer-checking suites")
     p.add_argument("--skip-real", action="store_true",
                    help="skip the real model completions (verl_ext/bench/data/real_completions.jsonl, "
-                        "heldout_completions.jsonl and rl_rollouts.jsonl)")
+                        "heldout_completions.jsonl, heldout_prime.jsonl and rl_rollouts.jsonl)")
     p.add_argument("--adversarial", action="store_true",
                    help="instead: time every verify and math_equal call on pathological inputs of at most 10 KB "
                         "(verl_ext.bench.adversarial_math) against the goal of 10 ms per call; the corpus, suites "
@@ -521,6 +523,8 @@ def run(args: argparse.Namespace) -> int:
     real = {} if args.skip_real else _real(args)
     heldout = {} if args.skip_real else _real(
         args, HELDOUT_COMPLETIONS, "held-out real completions (collected and labelled after the rules)")
+    prime = {} if args.skip_real else _real(
+        args, HELDOUT_PRIME, "held-out outputs of an RL-trained model (collected and labelled after the rules)")
     rollouts = {} if args.skip_real else _real(args, RL_ROLLOUTS, "GRPO training rollouts")
     quiet = args.no_progress
     contenders: list[tuple[str, list[bool], float]] = []
@@ -586,7 +590,7 @@ def run(args: argparse.Namespace) -> int:
     ]
     write_results(args.json, "math-verify", {
         "suites": suites, "real_completions": real, "heldout_completions": heldout,
-        "rl_rollouts": rollouts,
+        "heldout_prime": prime, "rl_rollouts": rollouts,
         "corpus": _portable(args.corpus), "pairs": len(pairs),
         "judges": summaries,
         "speed_ratios": ratios, "disagreements": disagreements,
