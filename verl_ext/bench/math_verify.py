@@ -253,7 +253,8 @@ def _real(args: argparse.Namespace, path: Path = REAL_COMPLETIONS, kind: str = "
 
     everything = list(range(len(rows)))
     print(f"{kind}: {_portable(path)} ({counted(len(rows), 'completion')} of "
-          f"{len({r['model'] for r in rows})} models from {len({r['source'] for r in rows})} repositories, "
+          f"{counted(len({r['model'] for r in rows}), 'model')} from "
+          f"{counted(len({r['source'] for r in rows}), 'repository', 'repositories')}, "
           f"{sum(r['correct'] for r in rows)} correct by a reading of the final answer); false - = a correct "
           "answer given no credit, false + = credit for a wrong one")
     print(f"{'format':<28} {'rows':>5}" + "".join(f" {n + ' false -':>20} {'false +':>8}" for n in judges))
