@@ -120,6 +120,10 @@ CREDITED = [
     ("<think>\nSo 9 * $2 = $18 per day.\n<answer>\nShe makes $18 every day.", "18"),
     ("Total is 20 + 52 = 72.\n\nThe answer is 72. <SOLUTION></SOLUTION>", "72"),
     ("The value is 5 which is option A", "5"),
+    ("The final answer is\n\n$$\\boxed{5}$$", "5"),
+    ("**Final Answer:**\n\\[\n\\boxed{5}\n\\]", "5"),
+    ("### Final Answer\n\n\\boxed{5}", "5"),
+    ("The number of ways is at most 10, so\n\n\\boxed{5}", "5"),
     # LaTeX without delimiters after an answer's label, and bold labels before a tuple or an expression.
     ("Answer: \\frac{3}{4}", "3/4"),
     ("<think>\n...\n</think>\n\nThe answer is \\pi.", "\\pi"),
@@ -265,6 +269,12 @@ WITHDRAWN = [
     ("Janet has 10 + 13 = 23 apples.\n\n#### ", "23"),
     ("<think>\n10 + 13 = 23\n</think>\n\n**Final Answer**\n\\[\n\\boxed{", "23"),
     ("So 10 + 13 = 23. Hence the answer is $", "23"),
+    # A hedge or a label on the line before a display or a box, through a blank line.
+    ("The answer is approximately\n\n$$\\boxed{5}$$", "5"),
+    ("It is at least\n\n\\[\\boxed{23}\\]", "23"),
+    ("The answer is not\n\n\\boxed{23}.", "23"),
+    ("Lower bound:\n\\boxed{23}", "23"),
+    ("My guess:\n\n\\boxed{23}", "23"),
     # A list read as its last value.
     ("**Answer:** (3, 7)", "7"),
     ("The answer is \\{3, 7\\}.", "7"),

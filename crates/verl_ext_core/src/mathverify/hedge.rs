@@ -392,7 +392,17 @@ fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
             return Some("hedged (the sentence opens with a bound or a doubt)");
         }
     }
-    let line = &window[window.rfind('\n').map_or(0, |i| i + 1)..];
+    let mut line = &window[window.rfind('\n').map_or(0, |i| i + 1)..];
+    // An answer alone on its line (a display, a box) is labelled by a line before it that ends in a colon
+    // (`Lower bound:` then `\boxed{23}`).
+    let lead = line.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '$' | '*'));
+    if lead.trim_start_matches("\\[").trim_start_matches("\\(").trim().is_empty() {
+        let above = window[..window.len() - line.len()].trim_end();
+        let previous = &above[above.rfind('\n').map_or(0, |i| i + 1)..];
+        if previous.trim_end_matches('*').ends_with([':', '：']) {
+            line = previous;
+        }
+    }
     let label = line.rfind([':', '：']).map(|i| &line[..i])?;
     // A label is read in the answer's own sentence: a sentence end after its colon (`Lower bound: 4. … the answer
     // is 4`) or before it (`It takes at least 4 moves. Answer: 4`) leaves the words of another sentence.
@@ -2079,11 +2089,17 @@ fn soft_break(text: &str, i: usize) -> bool {
     if text.as_bytes()[i] != b'\n' {
         return false;
     }
-    let before = text[..i].trim_end_matches([' ', '\t', '\r']);
+    let before = text[..i].trim_end_matches([' ', '\t', '\r', '\n']);
     let after = &text[i + 1..];
+    // A blank line ends the clause, unless the answer, a display or a box follows it (`The answer is
+    // approximately` then `$$\boxed{5}$$`): the sentence goes on in it.
+    let display = || {
+        let next = after.trim_start_matches(|c: char| c.is_whitespace());
+        next.is_empty() || ["$", "\\[", "\\boxed", "\\("].iter().any(|d| next.starts_with(d))
+    };
     !before.is_empty()
         && !before.ends_with(|c: char| is_clause_mark(c) || matches!(c, '。' | '！' | '？' | '$' | '}' | ']' | ')'))
-        && !after.trim_start_matches([' ', '\t', '\r']).starts_with('\n')
+        && (!after.trim_start_matches([' ', '\t', '\r']).starts_with('\n') || display())
 }
 
 /// The clause after `at`, to a clause mark or line break (a comma does not end it: `5, or 6`).
