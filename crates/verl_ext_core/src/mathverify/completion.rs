@@ -229,7 +229,12 @@ fn blank_tags(s: &str) -> String {
     let mut i = 0;
     while let Some(k) = memchr::memchr(b'<', &bytes[i..]) {
         let at = i + k;
-        let len = tag_len(&bytes[at..]);
+        // An HTML comment is not shown: nothing in it is read (`<!-- 23 -->`); one never closed hides the rest.
+        let len = if bytes[at..].starts_with(b"<!--") {
+            memchr::memmem::find(&bytes[at + 4..], b"-->").map_or(bytes.len() - at, |e| e + 7)
+        } else {
+            tag_len(&bytes[at..])
+        };
         out[at..at + len].fill(b' ');
         i = at + len.max(1);
     }
@@ -436,6 +441,8 @@ mod tests {
         assert_eq!(s.text.split_whitespace().collect::<Vec<_>>(), ["x", "5"]);
         assert!(answer_span("0<a>5 and a<bc>d").unwrap().text.contains("0<a>5 and a    d"));
         assert_eq!(answer_span("<answer><b>23</b></answer>").unwrap().text.trim(), "23");
+        assert_eq!(answer_span("<answer>17 <!-- 23 --></answer>").unwrap().text.trim(), "17");
+        assert_eq!(answer_span("so 17 <!-- 23").unwrap().text.trim(), "so 17");
         assert!(answer_span("x<y and y>2").unwrap().text.contains("x<y and y>2"));
     }
 

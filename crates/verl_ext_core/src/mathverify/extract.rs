@@ -392,13 +392,18 @@ impl<'a> Text<'a> {
         for word in ANSWER_WORDS {
             anchors.extend(last_first(self.s, word).take(2 * MAX_TRIES).map(|at| (at, at + word.len())));
         }
+        // GSM8K's `#### 72`: a line that is one value after the marker (not a Markdown heading, `#### 1. Setup`).
+        let gsm8k = last_first(self.s, GSM8K_MARK)
+            .take(2 * MAX_TRIES)
+            .filter(|&at| !self.s[..at].ends_with('#') && gsm8k_value(&self.s[at + GSM8K_MARK.len()..]));
+        anchors.extend(gsm8k.map(|at| (at, at + GSM8K_MARK.len())));
         anchors.sort_unstable_by(|a, b| b.cmp(a));
         for (at, from) in anchors {
             if colons >= MAX_TRIES && words >= MAX_TRIES {
                 break;
             }
             let colon_len = [":", "：", "】"].iter().find(|c| self.s[from..].starts_with(*c)).map_or(0, |c| c.len());
-            let colon = colon_len > 0;
+            let colon = colon_len > 0 || self.s[at..].starts_with(GSM8K_MARK);
             let source = if colon { Source::AnswerColon } else { Source::AnswerWord };
             let count = if colon { &mut colons } else { &mut words };
             if *count >= MAX_TRIES {
@@ -418,6 +423,11 @@ impl<'a> Text<'a> {
                         break;
                     }
                     value_from += skipped + word_len;
+                }
+                // `The answer is \\boxed{5}.`: the box is the answer, read as one; no number after it is.
+                let value = self.s[value_from..].trim_start().trim_start_matches(['$', '*']);
+                if value.starts_with("\\boxed") || value.starts_with("\\fbox") {
+                    continue;
                 }
                 let line = self
                     .whole_line(value_from)
@@ -442,7 +452,10 @@ impl<'a> Text<'a> {
                 }
             }
             // In prose, the value after the last `=` within the window (`answer: x = 5 + 1 = 6`).
+            // Within the answer's sentence: a check on the next line (`I verified: 5 × 2 = 10`) is not it.
             let eq_window = &self.s[from..advance(self.s, from, EQUALS_WINDOW)];
+            let sentence_end = eq_window.find('\n').into_iter().chain(eq_window.find(". ")).chain(eq_window.find('。'));
+            let eq_window = &eq_window[..sentence_end.min().unwrap_or(eq_window.len())];
             let after_eq = eq_window.rfind('=').map(|i| from + i + 1);
             let mut found = self.math_in(from, advance(self.s, from, ANSWER_WINDOW));
             // `Answer: y = 2x + 1`: an expression after the last `=` is read whole, to its line's end.
@@ -656,9 +669,15 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
     all.retain(|c| c.start >= span.start && c.end <= span.end);
     if tag {
         let inner = &text[span.clone()];
+        // A Markdown bullet before the tag's one answer (`<answer>\n- 23\n</answer>`) is a list mark, not a sign.
+        let unbulleted = ["- ", "* ", "• "]
+            .iter()
+            .find_map(|b| inner.trim_start().strip_prefix(b))
+            .filter(|r| !r.trim_end().contains('\n'));
+        let inner = unbulleted.unwrap_or(inner);
         let whole = inner.trim();
         if let Some(answer) = bare_answer(whole, targets) {
-            let start = span.start + (inner.len() - inner.trim_start().len());
+            let start = span.end - inner.len() + (inner.len() - inner.trim_start().len());
             all.push(Candidate { text: answer, source: Source::Tag, start, end: start + whole.len() });
             all.sort_by_key(|c| (c.source.priority(), std::cmp::Reverse(c.end), c.start, c.source));
         }
@@ -906,6 +925,16 @@ fn expression_line(text: &str) -> bool {
         && text.chars().any(|c| c.is_ascii_alphabetic())
         && text.split(|c: char| !c.is_ascii_alphabetic()).all(|w| w.len() <= 1)
         && text.split_whitespace().all(|w| letters(w) <= 2)
+}
+
+/// GSM8K's answer marker (`#### 72`), as verl's `gsm8k` scorer reads it.
+const GSM8K_MARK: &str = "####";
+
+/// Is the line that starts `rest` (after `####`) one value: a number, sign, currency, bracket or command first,
+/// and no word (`#### 72`, `#### $1,234`, `#### [3, 7)`; a heading `#### 1. Setup` is not)?
+fn gsm8k_value(rest: &str) -> bool {
+    let line = rest[..rest.find('\n').unwrap_or(rest.len())].trim();
+    line.starts_with(|c: char| c.is_ascii_digit() || "-−$([{\\.".contains(c)) && words(line, 2).next().is_none()
 }
 
 /// Is `text` one LaTeX expression written without math delimiters (`\\frac{3}{4}`, `2\\sqrt{3}`, `\\pi`,

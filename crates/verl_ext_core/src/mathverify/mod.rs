@@ -14,6 +14,7 @@
 pub mod blocks;
 pub mod budget;
 pub mod completion;
+pub mod entities;
 pub mod equiv;
 pub mod exact;
 pub mod extract;
@@ -176,7 +177,9 @@ pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Ver
     let guarded = std::panic::catch_unwind(|| {
         // Fullwidth digits, superscripts, invisible characters: folded before the answer is looked for, so
         // `１２` in prose is 12 and `no\u{200b}t` is "not".
-        let solution = unicode::fold(solution);
+        // HTML references (`&ge;`, `&#8805;`) render as the relation they name: decoded first, then folded.
+        let solution = entities::decode(solution);
+        let solution = unicode::fold(&solution);
         let solution = completion::strip_special_tokens(&solution);
         let no_answer = |why: &str| Verification { score: 0.0, prediction: None, reason: why.into() };
         let solution = match completion::without_idle_loop(&solution) {
