@@ -531,7 +531,8 @@ def test_extraction_from_a_long_solution_is_bounded() -> None:
     """Many unclosed boxes in a 350 kB solution: one pass over the text, not one per box."""
     start = time.perf_counter()
     assert verify("\\boxed{" * 50_000 + "\\boxed{7}", "7")["score"] == 1.0
-    assert verify("\\boxed{" * 50_000 + " and no answer.", "7")["reason"] == "no answer found"
+    # The last box never closes: the text stops where its answer was being written.
+    assert verify("\\boxed{" * 50_000 + " and no answer.", "7")["reason"].endswith("(cut off)")
     assert verify("\\boxed{" * 50_000, "7")["reason"] == "a repetition loop at the end"
     # A brace-less box takes its argument to `$` or the line's end within 200 bytes, never past another box (it
     # scanned to the line's end: quadratic in a line of `\boxed `, and it swallowed the real answer).

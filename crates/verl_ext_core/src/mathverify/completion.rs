@@ -3,7 +3,8 @@
 //! - **Special tokens** (`<|im_end|>`, `<|eot_id|>`, `</s>`, `<eos>`, `<｜end▁of▁sentence｜>`): a pipeline that
 //!   decodes without skipping them leaves them in. Generation ends at an end-of-sequence token, so the text is
 //!   cut at the first one (a turn the model goes on to invent is not its answer); any other special token
-//!   becomes a space, so it hides no word from the reading around the answer (`not<|x|>5` is `not 5`).
+//!   becomes a space, so it hides no word from the reading around the answer (`not<|x|>5` is `not 5`), or
+//!   nothing between two letters, where it splits a word (`n<|pad|>ot` is "not").
 //! - **Where the answer may be** ([`answer_span`]): in the last answer tag (`<answer>`, `<SOLUTION>`) after the
 //!   reasoning, else after the last closing reasoning tag (`</think>`, `</reasoning>`, `<end_working_out>`),
 //!   else anywhere. Tags become spaces of the same length, so the answer is found
@@ -17,7 +18,9 @@
 
 use std::borrow::Cow;
 
+use super::extract::GSM8K_MARK;
 use super::hedge::floor_boundary;
+use super::markup;
 
 /// Longest `<|…|>` token read as a special token (bytes between the bars); longer spans are text.
 const MAX_TOKEN_NAME: usize = 48;
@@ -42,11 +45,14 @@ const END_TOKENS: &[&str] = &[
 const NAMED_TOKENS: &[&str] = &["<s>", "<bos>", "<BOS>", "<pad>", "<start_of_turn>", "<eoe>"];
 
 /// The text cut at its first end-of-sequence token, with other special tokens replaced by a space; borrowed
-/// when it has none.
-pub fn strip_special_tokens(s: &str) -> Cow<'_, str> {
+/// when it has none. A token between two letters splits a word (`n<|pad|>ot`) or separates two (`at<|pad|>least`):
+/// `join` reads it as nothing, as a decoder skipping special tokens does, else as a space. The flag says whether
+/// any token stood between two letters (the text then has two readings).
+pub fn strip_special_tokens(s: &str, join: bool) -> (Cow<'_, str>, bool) {
     if !s.contains("<|") && !s.contains("<｜") && !END_TOKENS.iter().chain(NAMED_TOKENS).any(|t| s.contains(t)) {
-        return Cow::Borrowed(s);
+        return (Cow::Borrowed(s), false);
     }
+    let mut split = false;
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(lt) = rest.find('<') {
@@ -54,13 +60,18 @@ pub fn strip_special_tokens(s: &str) -> Cow<'_, str> {
         let at = &rest[lt..];
         let len = special_token_len(at);
         if len > 0 && END_TOKENS.contains(&&at[..len]) {
-            return Cow::Owned(out);
+            return (Cow::Owned(out), split);
         }
         if len > 0 && template_tag(&at[..len]) {
             out.push_str(&at[..len]);
             rest = &at[len..];
         } else if len > 0 {
-            out.push(' ');
+            // Elsewhere a space: `not<|x|>5` is `not 5`.
+            let between = out.ends_with(char::is_alphabetic) && at[len..].starts_with(char::is_alphabetic);
+            split |= between;
+            if !(between && join) {
+                out.push(' ');
+            }
             rest = &at[len..];
         } else {
             out.push('<');
@@ -68,12 +79,12 @@ pub fn strip_special_tokens(s: &str) -> Cow<'_, str> {
         }
     }
     out.push_str(rest);
-    Cow::Owned(out)
+    (Cow::Owned(out), split)
 }
 
 /// Is `token` one of the reasoning or answer tags that a template writes as a special token
 /// (`<|begin_of_thought|>`)? It is kept for [`answer_span`] to read.
-fn template_tag(token: &str) -> bool {
+pub(super) fn template_tag(token: &str) -> bool {
     REASONING_TAGS.iter().chain(ANSWER_TAGS).any(|&(open, close)| token == open || token == close)
 }
 
@@ -120,8 +131,6 @@ const REASONING_TAGS: &[(&str, &str)] = &[
 /// OpenThoughts' `<|begin_of_solution|>`.
 const ANSWER_TAGS: &[(&str, &str)] =
     &[("<answer>", "</answer>"), ("<solution>", "</solution>"), ("<|begin_of_solution|>", "<|end_of_solution|>")];
-/// Longest name of an XML-like tag read as markup (`<start_working_out>`, `</SOLUTION>`, `<br/>`).
-const MAX_TAG_NAME: usize = 32;
 
 /// Most bytes of text (trimmed) after the answer of a reasoning that an answer tag ends rather than its closing
 /// tag (`<think>… <answer>18</answer>` and a stray word): more is reasoning going on after the tag.
@@ -139,8 +148,18 @@ const NEVER_ENDS: &str = "the reasoning never ends (a reasoning tag without its 
 /// leave no answer: `Err` with the reason.
 pub fn answer_span(s: &str) -> Result<Span<'_>, &'static str> {
     let lower = s.to_ascii_lowercase();
-    let think_end = REASONING_TAGS.iter().filter_map(|(_, t)| lower.rfind(t).map(|i| i + t.len())).max();
-    let think_open = REASONING_TAGS.iter().filter_map(|(t, _)| lower.rfind(t)).max();
+    // A reasoning tag closed again after a closed answer tag, with nothing after it (`<answer>5</answer></think>`),
+    // is stray: the reasoning is read as if it were not there.
+    let lowered = lower.as_str();
+    let closers = |upto: usize| {
+        REASONING_TAGS.iter().filter_map(|(_, t)| lowered[..upto].rfind(t).map(|i| (i, i + t.len()))).max()
+    };
+    let stray = closers(lower.len()).filter(|&(at, end)| {
+        lower[end..].trim().is_empty() && ANSWER_TAGS.iter().any(|(_, close)| lower[..at].trim_end().ends_with(close))
+    });
+    let reasoning_end = stray.map_or(lower.len(), |(at, _)| at);
+    let think_end = closers(reasoning_end).map(|(_, end)| end);
+    let think_open = REASONING_TAGS.iter().filter_map(|(t, _)| lower[..reasoning_end].rfind(t)).max();
     let unclosed = think_open.filter(|&open| think_end.is_none_or(|end| open > end));
     let after_thinking = match unclosed {
         None => think_end.unwrap_or(0),
@@ -170,55 +189,31 @@ pub fn answer_span(s: &str) -> Result<Span<'_>, &'static str> {
     let (start, end, rest) = match tag {
         Some((at, open, close)) => {
             let from = at + open.len();
-            let end = lower[from..].find(close).map_or(s.len(), |i| from + i);
-            (from, end, (end + close.len()).min(s.len()))
+            // An opening tag written where the closing one was meant (`<answer>5<answer>`) ends the answer too.
+            let end = [close, open].iter().filter_map(|t| lower[from..].find(t)).min().map_or(s.len(), |i| from + i);
+            (from, end, (end + close.len()).min(reasoning_end))
         }
-        None => (after_thinking, s.len(), after_thinking),
+        None => (after_thinking, reasoning_end, after_thinking),
     };
     if unclosed.is_some() && s[rest..].trim().len() > MAX_TAIL_AFTER_TAG {
         return Err(NEVER_ENDS);
     }
     // An answer tag opened last and cut off before anything was written in it (`… = 23 apples.\n\n<answer>`).
     let opened_empty = ANSWER_TAGS.iter().any(|&(open, close)| {
-        lower.rfind(open).is_some_and(|at| at >= after_thinking && lower[at + open.len()..].trim().is_empty())
-            && !lower.ends_with(close)
+        lower.rfind(open).is_some_and(|at| {
+            at >= after_thinking && lower[at + open.len()..].trim().is_empty() && tag.is_none_or(|(t, ..)| t >= at)
+        }) && !lower.ends_with(close)
     });
     if opened_empty {
         return Err(CUT_AT_ANSWER);
     }
-    let text = if lower.contains('<') { Cow::Owned(blank_tags(s)) } else { Cow::Borrowed(s) };
+    let text = if lower.contains('<') { Cow::Owned(blank_tags(s, &lower)) } else { Cow::Borrowed(s) };
     Ok(Span { text, start, end, tag: tag.is_some() })
 }
 
-/// The length of the XML-like tag at the start of `at` (`<name>`, `</name>`, `<name/>`; a name of two or more
-/// letters, digits, `_` or `-` that starts with a letter, at most [`MAX_TAG_NAME`], or HTML's `b`, `i`, `u`, `p`),
-/// or 0. A tag is markup, not the relations its brackets look like; another letter (`a<x>c`) may be math.
-fn tag_len(at: &[u8]) -> usize {
-    let (Some(b'<'), rest) = (at.first(), at.get(1..).unwrap_or_default()) else { return 0 };
-    let rest = rest.strip_prefix(b"/").unwrap_or(rest);
-    let slash = at.len() - 1 - rest.len();
-    let name = rest.iter().take(MAX_TAG_NAME + 1).take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'));
-    let n = name.count();
-    // One letter is a tag only as HTML's bold, italic, underline and paragraph (`<b>23</b>`).
-    let html = n == 1 && matches!(rest[0], b'b' | b'i' | b'u' | b'p' | b'B' | b'I' | b'U' | b'P');
-    if !(html || (2..=MAX_TAG_NAME).contains(&n)) || !rest[0].is_ascii_alphabetic() {
-        return 0;
-    }
-    let tail = &rest[n..];
-    let close = if tail.starts_with(b">") {
-        1
-    } else if tail.starts_with(b"/>") && slash == 0 {
-        2
-    } else {
-        return 0;
-    };
-    1 + slash + n + close
-}
-
 /// `s` with every tag replaced by as many spaces: the reasoning and answer tags (`<|…|>` ones included) and
-/// any XML-like tag ([`tag_len`]), so `</reasoning>` before an answer is no `>` bounding it.
-fn blank_tags(s: &str) -> String {
-    let lower = s.to_ascii_lowercase();
+/// any XML-like tag ([`markup::tag_len`]), so `</reasoning>` before an answer is no `>` bounding it.
+fn blank_tags(s: &str, lower: &str) -> String {
     let mut out = s.as_bytes().to_vec();
     for tag in REASONING_TAGS.iter().chain(ANSWER_TAGS).flat_map(|&(open, close)| [open, close]) {
         for (i, _) in lower.match_indices(tag) {
@@ -229,12 +224,7 @@ fn blank_tags(s: &str) -> String {
     let mut i = 0;
     while let Some(k) = memchr::memchr(b'<', &bytes[i..]) {
         let at = i + k;
-        // An HTML comment is not shown: nothing in it is read (`<!-- 23 -->`); one never closed hides the rest.
-        let len = if bytes[at..].starts_with(b"<!--") {
-            memchr::memmem::find(&bytes[at + 4..], b"-->").map_or(bytes.len() - at, |e| e + 7)
-        } else {
-            tag_len(&bytes[at..])
-        };
+        let len = markup::tag_len(&bytes[at..]).map_or(0, |(len, _)| len);
         out[at..at + len].fill(b' ');
         i = at + len.max(1);
     }
@@ -244,10 +234,14 @@ fn blank_tags(s: &str) -> String {
 
 /// What a text cut off at its answer ends on, once trailing markup is dropped: an answer's label, or a
 /// lead-in that a value must follow.
-const ANSWER_LABELS: &[&str] = &["answer", "final result", "答案", "ответ"];
+const ANSWER_LABELS: &[&str] = &["answer", "final result", "result", "final", "solution", "答案", "ответ"];
+/// Longest heading read as an answer's label (`**Final Answer**`), bytes without its markup.
+pub(super) const MAX_LABEL_LINE: usize = 40;
 /// Lines that are an answer's heading alone (`**Final Answer**`, `## Answer`).
 const LABEL_LINES: &[&str] =
     &["answer", "the answer", "final answer", "the final answer", "final result", "答案", "ответ"];
+/// Chinese lead-ins that a value must follow (`答案是`, `答案为`).
+const CJK_LEADS: &[&str] = &["答案是", "答案为", "答案為", "结果是", "结果为"];
 const ANSWER_LEADS: &[&str] =
     &["answer is", "answers are", "answer would be", "answer will be", "answer should be", "result is", "solution is"];
 /// Markup a text may end on after an answer's label: an opening delimiter or box.
@@ -258,7 +252,7 @@ const OPENERS: &[&str] = &["\\boxed", "\\fbox", "\\[", "\\(", "\\text", "\\textb
 /// the label is not it. A label that ends a sentence (`so 42 is the answer`) is not cut off.
 pub fn cut_at_answer(s: &str) -> bool {
     let mut t = s.trim_end();
-    if t.ends_with("####") {
+    if t.ends_with(GSM8K_MARK) || in_open_box(t) {
         return true;
     }
     let mut marked = false;
@@ -269,7 +263,12 @@ pub fn cut_at_answer(s: &str) -> bool {
                 (t, marked) = (rest, true);
             }
         }
-        let kept = t.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '$' | '{' | '='));
+        // The first marks of a value or an equation (`Answer: -`, `Answer: x =`, an opening quote).
+        let kept = t.trim_end_matches(|c: char| c.is_whitespace() || "*${=-−+`\"“'".contains(c));
+        let kept = match kept.strip_suffix(|c: char| c.is_ascii_alphabetic()) {
+            Some(rest) if kept.len() < t.trim_end().len() && rest.trim_end().ends_with([':', '：']) => rest.trim_end(),
+            _ => kept,
+        };
         marked |= kept.ends_with([':', '：']);
         t = kept.trim_end_matches([':', '：']);
         if t.len() == before {
@@ -279,10 +278,38 @@ pub fn cut_at_answer(s: &str) -> bool {
     let tail = &t[floor_boundary(t, t.len().saturating_sub(24))..];
     let lower = tail.to_lowercase();
     let ends = |lead: &&str| lower.strip_suffix(lead).is_some_and(|head| !head.ends_with(char::is_alphanumeric));
-    let line = t[t.rfind('\n').map_or(0, |i| i + 1)..].trim_start_matches(|c: char| c.is_whitespace() || c == '#');
-    let line = line.trim_start_matches('*');
-    let heading = line.len() <= 40 && LABEL_LINES.contains(&line.to_lowercase().as_str());
-    ANSWER_LEADS.iter().any(ends) || marked && ANSWER_LABELS.iter().any(ends) || heading
+    let heading = label_line(&t[t.rfind('\n').map_or(0, |i| i + 1)..]);
+    // Chinese writes no space before its lead (`所以答案是`).
+    let cjk_lead = CJK_LEADS.iter().any(|lead| t.ends_with(lead));
+    ANSWER_LEADS.iter().any(ends) || marked && ANSWER_LABELS.iter().any(ends) || heading || cjk_lead
+}
+
+/// Does the text stop inside a box it opened last (`… the answer is $\\boxed{5`): the answer was being written?
+fn in_open_box(t: &str) -> bool {
+    let Some(at) = ["\\boxed{", "\\fbox{"].iter().filter_map(|b| t.rfind(b).map(|i| i + b.len())).max() else {
+        return false;
+    };
+    let mut depth = 1usize;
+    for c in t[at..].bytes() {
+        match c {
+            b'{' => depth += 1,
+            b'}' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            return false;
+        }
+    }
+    true
+}
+
+/// Is `line` an answer's heading alone, its value to come on the lines below (`**Final Answer**`, `## Answer`,
+/// `Answer:`, `**Answer**:`)?
+pub fn label_line(line: &str) -> bool {
+    let markup = |c: char| c.is_whitespace() || matches!(c, '#' | '*' | '_');
+    let line = line.trim_matches(markup);
+    let line = line.strip_suffix([':', '：']).unwrap_or(line).trim_matches(markup);
+    line.len() <= MAX_LABEL_LINE && LABEL_LINES.contains(&line.to_lowercase().as_str())
 }
 
 /// Line starts that open a new question (`Question:`, `Problem 2:`, `Subproblem 40:`, `Human:`).
@@ -388,15 +415,18 @@ mod tests {
 
     #[test]
     fn special_tokens_end_the_text_or_become_spaces() {
-        assert_eq!(strip_special_tokens("14<|eot_id|>"), "14");
-        assert_eq!(strip_special_tokens("so 5.</s> and more"), "so 5.");
-        assert_eq!(strip_special_tokens("<|im_start|>assistant x<|im_end|>\\boxed{6}"), " assistant x");
-        assert_eq!(strip_special_tokens("not<|pad_x|>5"), "not 5");
-        assert_eq!(strip_special_tokens("|x| < 2 and <|not a token|>"), "|x| < 2 and <|not a token|>");
-        assert_eq!(strip_special_tokens("a <| b"), "a <| b");
-        assert_eq!(strip_special_tokens("x = 2<｜end▁of▁sentence｜>"), "x = 2");
-        assert_eq!(strip_special_tokens("【答案】 10 <eoa>"), "【答案】 10 ");
-        assert!(matches!(strip_special_tokens("x < 2"), Cow::Borrowed(_)));
+        assert_eq!(strip_special_tokens("14<|eot_id|>", false).0, "14");
+        assert_eq!(strip_special_tokens("so 5.</s> and more", false).0, "so 5.");
+        assert_eq!(strip_special_tokens("<|im_start|>assistant x<|im_end|>\\boxed{6}", false).0, " assistant x");
+        assert_eq!(strip_special_tokens("not<|pad_x|>5", false).0, "not 5");
+        assert_eq!(strip_special_tokens("|x| < 2 and <|not a token|>", false).0, "|x| < 2 and <|not a token|>");
+        assert_eq!(strip_special_tokens("a <| b", false).0, "a <| b");
+        assert_eq!(strip_special_tokens("x = 2<｜end▁of▁sentence｜>", false).0, "x = 2");
+        assert_eq!(strip_special_tokens("【答案】 10 <eoa>", false).0, "【答案】 10 ");
+        assert!(matches!(strip_special_tokens("x < 2", false).0, Cow::Borrowed(_)));
+        assert_eq!(strip_special_tokens("n<|pad|>ot at<|pad|>least", true), (Cow::Borrowed("not atleast"), true));
+        assert_eq!(strip_special_tokens("n<|pad|>ot 5", false), (Cow::Borrowed("n ot 5"), true));
+        assert_eq!(strip_special_tokens("x<|pad|> 5", true), (Cow::Borrowed("x  5"), false));
     }
 
     #[test]
@@ -433,16 +463,19 @@ mod tests {
         assert_eq!(span("<start_working_out>a<end_working_out> so 7"), Ok((" so 7".into(), false)));
         assert!(span("<reasoning>so far 4 and").is_err());
         assert!(span("So 40.\n\n<reasoning>\n1. Calculate").is_err());
-        let thought =
-            strip_special_tokens("<|begin_of_thought|>4<|end_of_thought|><|begin_of_solution|>5<|end_of_solution|>");
+        let thought = strip_special_tokens(
+            "<|begin_of_thought|>4<|end_of_thought|><|begin_of_solution|>5<|end_of_solution|>",
+            false,
+        )
+        .0;
         assert_eq!(span(&thought), Ok(("5".into(), true)));
         // Any XML-like tag is markup, blanked like the known ones; one letter between brackets may be math.
         let s = answer_span("x</reasoning>\n<answer>5</answer><br/></Final-Answer>").unwrap();
         assert_eq!(s.text.split_whitespace().collect::<Vec<_>>(), ["x", "5"]);
         assert!(answer_span("0<a>5 and a<bc>d").unwrap().text.contains("0<a>5 and a    d"));
         assert_eq!(answer_span("<answer><b>23</b></answer>").unwrap().text.trim(), "23");
-        assert_eq!(answer_span("<answer>17 <!-- 23 --></answer>").unwrap().text.trim(), "17");
-        assert_eq!(answer_span("so 17 <!-- 23").unwrap().text.trim(), "so 17");
+        assert_eq!(answer_span(&markup::render("<answer>17 <!-- 23 --></answer>", true).0).unwrap().text.trim(), "17");
+        assert_eq!(answer_span(&markup::render("so 17 <!-- 23", true).0).unwrap().text.trim(), "so 17");
         assert!(answer_span("x<y and y>2").unwrap().text.contains("x<y and y>2"));
     }
 
@@ -457,6 +490,13 @@ mod tests {
             "So 10 + 13 = 23. Hence the answer is $",
             "Final answer: \\boxed{",
             "所以 23。\n答案：",
+            "17 + 42 = 59.\n\nAnswer: -",
+            "17 + 42 = 59.\n\nAnswer: x =",
+            "17 + 42 = 59.\n\n答案是",
+            "17 + 42 = 59.\n\nSo the answer is `",
+            "17 + 42 = 59.\n\nResult:",
+            "$$17 + 42 = 59.$$\n\nTherefore the answer is $\\boxed{5",
+            "the answer is \\boxed{\\frac{1}{2",
         ] {
             assert!(cut_at_answer(s), "{s:?}");
         }
@@ -466,6 +506,9 @@ mod tests {
             "The answer is 23.",
             "The final answer is $\\boxed{23}$",
             "23 answers",
+            "Answer: x = 5",
+            "The answer is \\boxed{5}",
+            "x = 5, so the answer is 5 - that is all",
         ] {
             assert!(!cut_at_answer(s), "{s:?}");
         }

@@ -18,6 +18,7 @@
 //! scan is linear in the text; at most [`MAX_TRIES`] candidates are parsed.
 
 use super::blocks::{self, Block};
+use super::completion::{self, MAX_LABEL_LINE};
 use super::hedge;
 use super::lexer::lex;
 use super::limits::{MAX_ANSWER_BYTES, MAX_BARE_BOX};
@@ -40,6 +41,8 @@ const ANSWER_WORDS: &[&str] = &["answer", "答案", "Ответ", "ответ"];
 const PARAGRAPH_CHARS: usize = 300;
 /// Longest line after `answer:` read whole as a tuple or an equation (bytes).
 const MAX_LINE_ANSWER: usize = 200;
+/// Blank lines between an answer's label and its value on a line below.
+const MAX_BLANK_LINES: usize = 1;
 
 /// Where an answer came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -373,6 +376,8 @@ impl<'a> Text<'a> {
             }
             let from = at + "final answer".len();
             let window = &self.s[from..advance(self.s, from, FINAL_WINDOW + 4)];
+            // On the label's line: an `is` below it belongs to another sentence.
+            let window = &window[..window.find('\n').unwrap_or(window.len())];
             // The first ` is` (after at least one space) within the window.
             let Some(is) = window.match_indices("is").map(|(i, _)| i).find(|&i| {
                 window[..i].ends_with(char::is_whitespace)
@@ -380,6 +385,11 @@ impl<'a> Text<'a> {
             }) else {
                 continue;
             };
+            // `The final answer is 2\\sqrt{3}.`: a line that is one expression is read whole.
+            if let Some((start, end, text)) = self.line_value(from + is + 2) {
+                out.push(Candidate { text, source: Source::FinalAnswer, start, end });
+                continue;
+            }
             for (start, end, text) in self.math_right_after(from + is + 2) {
                 out.push(Candidate { text, source: Source::FinalAnswer, start, end });
             }
@@ -402,8 +412,16 @@ impl<'a> Text<'a> {
             if colons >= MAX_TRIES && words >= MAX_TRIES {
                 break;
             }
+            // Markdown emphasis closing the label before its colon (`**Answer**: 5`, `*Answer*:`, `__Answer__:`).
+            let emphasis = self.s[from..].len() - self.s[from..].trim_start_matches(['*', '_']).len();
+            let from = if emphasis <= 3 && self.s[from + emphasis..].starts_with([':', '：']) {
+                from + emphasis
+            } else {
+                from
+            };
             let colon_len = [":", "：", "】"].iter().find(|c| self.s[from..].starts_with(*c)).map_or(0, |c| c.len());
-            let colon = colon_len > 0 || self.s[at..].starts_with(GSM8K_MARK);
+            // A heading alone on its line (`**Final Answer**`, `## Answer`) labels the value below it.
+            let colon = colon_len > 0 || self.s[at..].starts_with(GSM8K_MARK) || self.heading_at(at);
             let source = if colon { Source::AnswerColon } else { Source::AnswerWord };
             let count = if colon { &mut colons } else { &mut words };
             if *count >= MAX_TRIES {
@@ -429,10 +447,7 @@ impl<'a> Text<'a> {
                 if value.starts_with("\\boxed") || value.starts_with("\\fbox") {
                     continue;
                 }
-                let line = self
-                    .whole_line(value_from)
-                    .filter(|(_, _, t)| expression_line(t) || lone_letter(t) || bracketed_list(t) || latex_line(t));
-                if let Some((start, end, text)) = line {
+                if let Some((start, end, text)) = self.line_value(value_from) {
                     *count += 1;
                     out.push(Candidate { text, source, start, end });
                     continue;
@@ -442,7 +457,8 @@ impl<'a> Text<'a> {
             if colon {
                 // A Chinese answer line is a sentence (`【答案】解方程 …，得到 $x=-2$。`): its result comes last.
                 let sentence = self.s[at..].starts_with("答案");
-                let line = self.whole_line(from);
+                // The value may stand alone on the next line (`Answer:\n\\frac{3}{4}`).
+                let line = self.whole_line(from).or_else(|| self.next_line(from).and_then(|n| self.whole_line(n)));
                 if let Some((start, end, text)) =
                     line.or_else(|| sentence.then(|| self.last_group_in_paragraph(from)).flatten())
                 {
@@ -483,7 +499,46 @@ impl<'a> Text<'a> {
     /// (without math delimiters or prose): `(2, 4)`, `[0, 1)`, `5x - 7y + 11z + 4 = 0`, `\\frac{3}{4}`.
     fn whole_line(&self, from: usize) -> Option<(usize, usize, String)> {
         let rest = &self.s[from..];
-        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        self.whole_text(from, from + rest.find('\n').unwrap_or(rest.len()))
+    }
+
+    /// After an answer's words (`The answer is`, `The final answer is`), the rest of the line, or of its sentence,
+    /// when it is one expression, a letter, a tuple or a LaTeX expression (`2x + 3`, `(1, 2)`, `2\\sqrt{3}`); an
+    /// equation is read by the words that name it.
+    fn line_value(&self, from: usize) -> Option<(usize, usize, String)> {
+        let rest = &self.s[from..];
+        let line_end = from + rest.find('\n').unwrap_or(rest.len());
+        let sentence_end = self.s[from..line_end].find(". ").map(|i| from + i + 1);
+        let shaped = |(_, _, t): &(usize, usize, String)| {
+            expression_line(t) || lone_letter(t) || bracketed_list(t) || latex_line(t)
+        };
+        let whole = self.whole_text(from, line_end).filter(shaped);
+        whole.or_else(|| sentence_end.and_then(|end| self.whole_text(from, end)).filter(shaped))
+    }
+
+    /// Is the line holding `at` an answer's heading alone ([`completion::label_line`])?
+    fn heading_at(&self, at: usize) -> bool {
+        let start = self.s[..at].rfind('\n').map_or(0, |i| i + 1);
+        let end = self.s[at..].find('\n').map_or(self.s.len(), |i| at + i);
+        end - start <= 2 * MAX_LABEL_LINE && completion::label_line(&self.s[start..end])
+    }
+
+    /// Where the next line with text starts, when nothing but markup and blank lines follow `from` on its line
+    /// (`Answer:` / `\\frac{3}{4}`): at most [`MAX_BLANK_LINES`] blank lines between.
+    fn next_line(&self, from: usize) -> Option<usize> {
+        let rest = &self.s[from..];
+        let text = rest.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '_'));
+        let gap = &rest[..rest.len() - text.len()];
+        let breaks = gap.matches('\n').count();
+        if text.is_empty() || breaks == 0 || breaks > MAX_BLANK_LINES + 1 {
+            return None;
+        }
+        Some(from + gap.rfind('\n').map_or(0, |i| i + 1))
+    }
+
+    /// `self.s[from..end]` as one answer, when it is a tuple, interval, equation or LaTeX expression that parses.
+    fn whole_text(&self, from: usize, end: usize) -> Option<(usize, usize, String)> {
+        let line = &self.s[from..end];
         // Markdown bold around the label or the answer (`**Answer:** (1, 2)`, `**Answer: B**`, `is **B**.`).
         let text = line.trim_start_matches(|c: char| c.is_whitespace() || c == '*');
         let start = from + (line.len() - text.len());
@@ -697,6 +752,16 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
         _ if prose_number(text, chosen) && hedge::inside_bracket(text, chosen.start) => {
             Some("an argument inside brackets, not an answer")
         }
+        _ if prose_number(text, chosen) && hedge::in_list(text, chosen.start) => {
+            Some("one element of a tuple, interval or set, not the answer")
+        }
+        // `Step 1:`, `Case 2:`: a number that labels what comes after its colon.
+        Source::Prose
+            if text[chosen.end..].trim_start_matches(['*', '_']).starts_with([':', '：'])
+                && words_before_label(text, chosen.start) =>
+        {
+            Some("the number of a label (Step 1:), not an answer")
+        }
         Source::AnswerColon | Source::AnswerWord if hedge::doubtful_label(text, chosen.start) => {
             Some("labelled as something other than the answer (wrong answer: …)")
         }
@@ -774,6 +839,10 @@ const CLOSED_PHRASES: &[&str] = &["so on", "and on", "or not", "if not", "later 
 /// full stop (`So she has 14 apples`) does not.
 fn stops_mid_sentence(text: &str, end: usize) -> bool {
     let tail = text[end..].trim_end_matches(|c: char| c.is_whitespace() || c == '*');
+    // A clause opened and never written (`… = 59.\n\nTherefore,`).
+    if tail.ends_with([',', '，']) {
+        return true;
+    }
     if !tail.ends_with(|c: char| c.is_alphabetic()) {
         return false;
     }
@@ -787,6 +856,13 @@ fn stops_mid_sentence(text: &str, end: usize) -> bool {
     }
     let Some(mark) = tail.rfind([',', ';', '.', ':']) else { return false };
     tail[mark + 1..].split_whitespace().nth(1).is_some()
+}
+
+/// Is the number at `start` preceded on its line by one word only (`Step 1:`, `**Case 2**:`, `Part 3:`)?
+fn words_before_label(text: &str, start: usize) -> bool {
+    let line = &text[text[..start].rfind('\n').map_or(0, |i| i + 1)..start];
+    let line = line.trim_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '#' | '_'));
+    !line.is_empty() && line.chars().all(char::is_alphabetic)
 }
 
 /// Is the answer a number or expression read from prose (not a box or a math block)?
@@ -928,13 +1004,14 @@ fn expression_line(text: &str) -> bool {
 }
 
 /// GSM8K's answer marker (`#### 72`), as verl's `gsm8k` scorer reads it.
-const GSM8K_MARK: &str = "####";
+pub(super) const GSM8K_MARK: &str = "####";
 
-/// Is the line that starts `rest` (after `####`) one value: a number, sign, currency, bracket or command first,
-/// and no word (`#### 72`, `#### $1,234`, `#### [3, 7)`; a heading `#### 1. Setup` is not)?
+/// Is the line that starts `rest` (after `####`) one value: a number, sign, currency, bracket, command or
+/// variable first, and no word (`#### 72`, `#### $1,234`, `#### [3, 7)`, `#### x^2+2x+1`; a heading `#### 1.
+/// Setup` is not)?
 fn gsm8k_value(rest: &str) -> bool {
     let line = rest[..rest.find('\n').unwrap_or(rest.len())].trim();
-    line.starts_with(|c: char| c.is_ascii_digit() || "-−$([{\\.".contains(c)) && words(line, 2).next().is_none()
+    line.starts_with(|c: char| c.is_ascii_alphanumeric() || "-−$([{\\.".contains(c)) && words(line, 2).next().is_none()
 }
 
 /// Is `text` one LaTeX expression written without math delimiters (`\\frac{3}{4}`, `2\\sqrt{3}`, `\\pi`,
@@ -970,7 +1047,11 @@ fn valued_after_tag(text: &str, chosen: &Candidate) -> Option<&'static str> {
     }
     let line = text[chosen.end..].split('\n').next().unwrap_or("").trim_start().trim_start_matches(['$', '(']);
     let equation = line.strip_prefix('=').is_some_and(|r| !r.starts_with('='));
-    (equation || line.starts_with(|c: char| c.is_ascii_digit())).then_some("a value written on after the answer tag")
+    // The same value restated after the tag (`<answer>5</answer> (5 apples)`) is no other value.
+    let number = &line[..line.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(line.len())];
+    let restated = !number.is_empty() && super::math_equal(number.trim_end_matches('.'), &chosen.text).equal;
+    (equation || !restated && line.starts_with(|c: char| c.is_ascii_digit()))
+        .then_some("a value written on after the answer tag")
 }
 
 /// Does the text close on a different value: is its last math block after the answer's sentence, stating a value

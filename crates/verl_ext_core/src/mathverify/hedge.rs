@@ -147,6 +147,16 @@ const NEAR_CUES: &[&str] = &[
     "like",
     "somewhat",
     "ish",
+    // A relation in words (`different from 5`, `divisible by 5`, `short of 5`, `upper bound 5`).
+    "different",
+    "differs",
+    "differ",
+    "unequal",
+    "distinct",
+    "divisible",
+    "short",
+    "shy",
+    "bound",
 ];
 /// Words that, before `of`, relate the value after it to the answer (`a multiple of 5`, `half of 5`); alone
 /// they are ordinary (`the least common multiple is 60`).
@@ -427,10 +437,51 @@ fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     // `least`/`most` bound as `at least`/`at most` (`At most: 5`), not in a name (`Least common multiple: 60`,
     // `Most likely value: 5`).
     let at_bound = words.windows(2).rev().take(2).any(|p| p[0] == "at" && matches!(p[1].as_str(), "least" | "most"));
-    (at_bound
-        || words.iter().rev().take(3).any(|w| BOUND_LABELS.contains(&w.as_str()))
-        || right_after && last_word.is_some_and(|w| matches!(w, "attempt" | "try" | "example")))
-    .then_some("a bound or a guess (labelled so)")
+    let counted = counted_label(&words);
+    if at_bound
+        || words.iter().rev().take(3).any(|w| BOUND_LABELS.contains(&w.as_str()) && !(counted && w == "not"))
+        || right_after && last_word.is_some_and(|w| matches!(w, "attempt" | "try" | "example"))
+    {
+        return Some("a bound or a guess (labelled so)");
+    }
+    right_after.then(|| hedged_label(&words)).flatten()
+}
+
+/// Words of [`NEAR_CUES`] that end ordinary labels before a colon (`Adding them up:`, `As shown below:`).
+const LABEL_WORDS: &[&str] = &[
+    "over", "under", "above", "below", "up", "within", "twice", "thrice", "triple", "double", "negative", "minus",
+    "like", "upwards", "excess",
+];
+
+/// Does a label name what is counted or measured (`Number of integers not divisible by 3`), not the answer?
+fn counted_label(words: &[String]) -> bool {
+    words.iter().take(3).any(|w| COUNTED_HEADS.contains(&w.as_str()))
+        && !words.iter().any(|w| matches!(w.as_str(), "answer" | "result"))
+}
+
+/// Does a label with the answer right after its colon (`The answer cannot be: 5`, `Maybe:` above `\boxed{5}`)
+/// negate, bound or doubt it, as the same words before the value would (`The answer cannot be 5`)? A negation
+/// in a label naming what is counted describes the things counted (`Number of integers not divisible by 3: 5`).
+fn hedged_label(words: &[String]) -> Option<&'static str> {
+    // What is counted is described in the label, and its relations with it (`Number of integers divisible by 3:`).
+    let counted = counted_label(words);
+    let negated = !counted && words.iter().any(|w| NEGATIONS.contains(&w.as_str()));
+    // `Most likely value:` names the mode, not a doubt.
+    let doubted = words.iter().enumerate().any(|(k, w)| {
+        let naming = w == "likely" && k > 0 && matches!(words[k - 1].as_str(), "most" | "least" | "more" | "less");
+        !naming && (CLAUSE_DOUBTS.contains(&w.as_str()) || SENTENCE_HEDGES.contains(&w.as_str()))
+    });
+    if negated || doubted {
+        return Some("negated or hedged (a label before the answer)");
+    }
+    // Words that end ordinary labels too (`Adding them up:`, `As shown below:`, `Carrying over:`) bound nothing there.
+    let near = words
+        .iter()
+        .rev()
+        .take(NEAR_WORDS)
+        .any(|w| NEAR_CUES.contains(&w.as_str()) && !LABEL_WORDS.contains(&w.as_str()));
+    (!counted && (near || bound_phrase_end(words).is_some()))
+        .then_some("bounded or approximate (a label before the answer)")
 }
 
 /// Chinese words that bound or hedge the value right after them (`约180`, `至少180`, `180或181`'s `或`).
@@ -1352,6 +1403,17 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         (AFTER_CUES.contains(&w) || MULTIPLIERS.iter().any(|(m, _, _)| *m == w))
             && !(w == "or" && after_words.get(k + 1).is_some_and(|n| RESTATING.contains(&n.as_str())))
     };
+    if operated_after(trimmed) {
+        return Some("a value changed by the words after it (5 times 2, 5 and a half)");
+    }
+    // The clause after a comma too (`5, I think`, `5, for now`).
+    let next_clause = past
+        .trim_start()
+        .strip_prefix([',', '，'])
+        .map(|r| &r[..r.find(['.', ';', '!', '?', '\n']).unwrap_or(r.len())]);
+    if doubted_after(&after_words) || next_clause.is_some_and(|c| doubted_after(&words_of(c))) {
+        return Some("not committed (words after the answer)");
+    }
     let first = after_words.first().map(String::as_str);
     let rejected = first.is_some_and(|w| REJECTIONS.contains(&w))
         || matches!(first, Some("is" | "was")) && after_words.get(1).is_some_and(|w| REJECTIONS.contains(&w.as_str()));
@@ -1359,6 +1421,97 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         return Some("negated, bounded or hedged (words after the answer)");
     }
     None
+}
+
+/// Words that name a number after an operator word (`5 times two`, `5 over ten`).
+const NUMBER_NAMES: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty",
+    "hundred", "thousand", "half",
+];
+/// Fractions after `and a` that make a mixed number (`5 and a half`).
+const FRACTION_WORDS: &[&str] = &["half", "third", "quarter", "fourth", "fifth", "sixth", "eighth", "tenth"];
+/// Scales after a value that make it a fraction of itself (`5 hundredths`).
+const FRACTION_SCALES: &[&str] = &["tenths", "hundredths", "thousandths", "millionths"];
+
+/// Do the words right after a value go on computing with it (`5 times 2`, `5 over 2`, `5 divided by 2`, `5 to
+/// the 2nd power`, `5 and a half`, `5 and 3/4`, `5 point 5`, `5 hundredths`)? The value is then another one.
+/// An operator word without a number after it is prose (`5 times.`, `5 times as many`, `5 over the weekend`).
+fn operated_after(after: &str) -> bool {
+    let t: Vec<String> = after
+        .split_whitespace()
+        .take(4)
+        .map(|w| w.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | '(' | ')' | '*')).to_lowercase())
+        .collect();
+    let word = |k: usize| t.get(k).map_or("", String::as_str);
+    let number = |k: usize| {
+        let w = word(k);
+        w.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '\\' | '$')) || NUMBER_NAMES.contains(&w)
+    };
+    let ordinal = |k: usize| {
+        let w = word(k);
+        w.starts_with(|c: char| c.is_ascii_digit()) && w.ends_with(['d', 'h', 't'])
+            || matches!(w, "second" | "third" | "fourth" | "fifth" | "power")
+    };
+    match word(0) {
+        "times" | "over" | "plus" | "minus" | "point" => number(1),
+        "divided" | "multiplied" | "raised" => matches!(word(1), "by" | "to") && (number(2) || word(2) == "the"),
+        "to" => word(1) == "the" && (number(2) || ordinal(2)),
+        "and" => {
+            matches!(word(1), "a" | "one") && FRACTION_WORDS.contains(&word(2)) || number(1) && word(1).contains('/')
+        }
+        w => FRACTION_SCALES.contains(&w),
+    }
+}
+
+/// Word sequences that, right after an answer, leave it uncommitted: one of several (`etc.`, `among others`,
+/// `one possibility`), a guess (`I think`, `for now`, `to be checked`), or a claim only of likelihood (`is likely`).
+const UNCOMMITTED_AFTER: &[&[&str]] = &[
+    &["etc"],
+    &["and", "others"],
+    &["among", "others"],
+    &["and", "so", "on"],
+    &["one", "possibility"],
+    &["one", "option"],
+    &["one", "of", "several"],
+    &["partial"],
+    &["partially"],
+    &["sometimes"],
+    &["in", "some", "cases"],
+    &["for", "now"],
+    &["i", "guess"],
+    &["i", "suppose"],
+    &["i", "hope"],
+    &["to", "be", "checked"],
+    &["to", "be", "verified"],
+    &["to", "be", "confirmed"],
+    &["max"],
+];
+/// Words that, after `is` following an answer, claim only its likelihood (`5 is likely`, `5 is a guess`).
+const LIKELIHOOD: &[&str] = &[
+    "likely",
+    "possible",
+    "possibly",
+    "probable",
+    "probably",
+    "plausible",
+    "approximate",
+    "uncertain",
+    "unclear",
+    "tentative",
+    "unconfirmed",
+    "doubtful",
+    "questionable",
+    "guess",
+    "estimate",
+];
+
+/// Do the words right after an answer leave it uncommitted ([`UNCOMMITTED_AFTER`], or `is`/`seems` and a word of
+/// [`LIKELIHOOD`])?
+fn doubted_after(words: &[String]) -> bool {
+    let starts = |p: &&[&str]| p.len() <= words.len() && p.iter().zip(words).all(|(a, b)| a == b);
+    let copula = words.first().is_some_and(|w| matches!(w.as_str(), "is" | "seems" | "looks" | "appears"));
+    UNCOMMITTED_AFTER.iter().any(starts)
+        || copula && words.iter().skip(1).take(2).any(|w| LIKELIHOOD.contains(&w.as_str()))
 }
 
 /// Marks that, right after an answer (or opening a bracket after it), question or doubt it.
@@ -2054,6 +2207,33 @@ pub fn inside_bracket(s: &str, start: usize) -> bool {
     false
 }
 
+/// Is the number at `start` one element of a bracketed list on its line (`(1, 2)`, `[1, 2)`, `\\{1, 2\\}`,
+/// `(-infinity, 2]`): a comma stands between it and the bracket that holds it? A coordinate or an endpoint is
+/// not the answer.
+pub fn in_list(s: &str, start: usize) -> bool {
+    let window = context_before(s, start);
+    let mut depth = 0usize;
+    let mut comma = false;
+    for (i, c) in window.char_indices().rev() {
+        match c {
+            '\n' => return false,
+            ')' | ']' | '}' => depth += 1,
+            // A list of values (`(1, 2`, `\\{-1, 2`), not a record of words (`{"answer": "9"`, `(so 3, 5`).
+            '(' | '[' | '{' if depth == 0 => {
+                let set = c != '{' || window[..i].ends_with('\\');
+                let values = window[i + 1..].split(|c: char| !c.is_alphabetic()).all(|w| {
+                    w.chars().count() <= 1 || matches!(w, "infty" | "infinity" | "inf" | "pi" | "sqrt" | "frac")
+                });
+                return comma && set && values && !window[i..].contains('"');
+            }
+            '(' | '[' | '{' => depth -= 1,
+            ',' if depth == 0 => comma = true,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The largest char boundary <= `i`.
 pub(super) fn floor_boundary(s: &str, mut i: usize) -> usize {
     while !s.is_char_boundary(i) {
@@ -2092,9 +2272,9 @@ fn soft_break(text: &str, i: usize) -> bool {
     let before = text[..i].trim_end_matches([' ', '\t', '\r', '\n']);
     let after = &text[i + 1..];
     // A blank line ends the clause, unless the answer, a display or a box follows it (`The answer is
-    // approximately` then `$$\boxed{5}$$`): the sentence goes on in it.
+    // approximately` then `$$\boxed{5}$$`, or `**5**`): the sentence goes on in it.
     let display = || {
-        let next = after.trim_start_matches(|c: char| c.is_whitespace());
+        let next = after.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '_'));
         next.is_empty() || ["$", "\\[", "\\boxed", "\\("].iter().any(|d| next.starts_with(d))
     };
     !before.is_empty()
@@ -2411,9 +2591,27 @@ fn words_at(text: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// Bounding and negating phrases often written as one word, with the words they are read as.
+const GLUED: &[(&str, &[&str])] = &[
+    ("atleast", &["at", "least"]),
+    ("atmost", &["at", "most"]),
+    ("morethan", &["more", "than"]),
+    ("lessthan", &["less", "than"]),
+    ("greaterthan", &["greater", "than"]),
+    ("fewerthan", &["fewer", "than"]),
+    ("notequal", &["not", "equal"]),
+    ("notexactly", &["not", "exactly"]),
+    ("isnot", &["is", "not"]),
+];
+
 /// Calls `f` with each word of `text` as [`words_of`] reads it and the byte offset where it ends, in order,
 /// until `f` returns false; the word is lent from one buffer (no allocation per word).
 fn each_word(text: &str, mut f: impl FnMut(usize, &str) -> bool) {
+    // A phrase written as one word (`atleast`) is read as its words.
+    let mut f = |at: usize, w: &str| match GLUED.iter().find(|(g, _)| *g == w) {
+        Some((_, parts)) => parts.iter().all(|p| f(at, p)),
+        None => f(at, w),
+    };
     let mut word = String::new();
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {

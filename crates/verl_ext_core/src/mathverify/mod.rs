@@ -15,6 +15,7 @@ pub mod blocks;
 pub mod budget;
 pub mod completion;
 pub mod entities;
+mod entities_table;
 pub mod equiv;
 pub mod exact;
 pub mod extract;
@@ -23,6 +24,7 @@ pub mod hedge;
 pub mod hp;
 pub mod letters;
 pub mod lexer;
+pub mod markup;
 pub mod numeric;
 pub mod parser;
 pub mod prose;
@@ -175,52 +177,75 @@ pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Ver
     // One budget for the whole call: the comparisons made while finding the answer and the final one.
     let _budget = budget::start();
     let guarded = std::panic::catch_unwind(|| {
-        // Fullwidth digits, superscripts, invisible characters: folded before the answer is looked for, so
-        // `１２` in prose is 12 and `no\u{200b}t` is "not".
-        // HTML references (`&ge;`, `&#8805;`) render as the relation they name: decoded first, then folded.
-        let solution = entities::decode(solution);
-        let solution = unicode::fold(&solution);
-        let solution = completion::strip_special_tokens(&solution);
-        let no_answer = |why: &str| Verification { score: 0.0, prediction: None, reason: why.into() };
-        let solution = match completion::without_idle_loop(&solution) {
-            Ok(text) => text,
-            Err(why) => return no_answer(why),
-        };
-        if completion::cut_at_answer(solution) {
-            return no_answer("the text stops where its answer begins (cut off)");
+        // Markup or a special token between two letters (`n<b></b>ot`, `at<|pad|>least`) is read both ways, as
+        // nothing and as a space: the answer is credited only when both readings credit it.
+        let (joined, split) = read(solution, ground_truth, options, true);
+        if !split || joined.score == 0.0 {
+            return joined;
         }
-        // The R1-Zero template's answer is in the last `<answer>` tag; a reasoning model's follows `</think>`.
-        let span = match completion::answer_span(solution) {
-            Ok(span) => span,
-            Err(why) => return no_answer(why),
-        };
-        if completion::drifts(&span.text[span.start..span.end]) {
-            return no_answer("a drift into a new question after the answer");
-        }
-        let Some(found) = extract::find_within(&span.text, options.targets, span.start..span.end, span.tag) else {
-            return Verification { score: 0.0, prediction: None, reason: "no answer found".into() };
-        };
-        let (answer, source) = (found.text, found.source);
-        if let Some(why) = found.withdrawn {
-            return Verification { score: 0.0, prediction: Some(answer), reason: format!("{why} ({})", source.name()) };
-        }
-        // The reference is trusted: its wording is not read for hedges (`between $\\boxed{12 \\text{ and } 13}$`).
-        let Some(reference) = extract::find(ground_truth, options.targets).map(|f| f.text) else {
-            return Verification { score: 0.0, prediction: Some(answer), reason: "no reference answer found".into() };
-        };
-        // `(B) 3` answers a multiple-choice reference with its label.
-        let answer = match found.label {
-            Some(letter) if equiv::reference_choice(&reference).is_some() => format!("({letter}) {answer}"),
-            _ => answer,
-        };
-        let verdict = math_equal_with(&answer, &reference, options);
-        Verification {
-            score: if verdict.equal { 1.0 } else { 0.0 },
-            prediction: Some(answer),
-            reason: format!("{} ({})", verdict.reason, source.name()),
+        let (spaced, _) = read(solution, ground_truth, options, false);
+        if spaced.score == 0.0 {
+            spaced
+        } else {
+            joined
         }
     });
     guarded.unwrap_or_else(|_| Verification { score: 0.0, prediction: None, reason: "internal error".into() })
+}
+
+/// [`verify_with`] with markup and special tokens between two letters read as nothing (`join`) or as a space;
+/// and whether there were any.
+fn read(solution: &str, ground_truth: &str, options: &Options, join: bool) -> (Verification, bool) {
+    // Fullwidth digits, superscripts, invisible characters: folded before the answer is looked for, so
+    // `１２` in prose is 12 and `no\u{200b}t` is "not".
+    // HTML references (`&ge;`, `&#8805;`) render as the relation they name: decoded first, then folded.
+    let solution = entities::decode(solution);
+    let solution = unicode::fold(&solution);
+    let (solution, token_split) = completion::strip_special_tokens(&solution, join);
+    // Tags and comments as a page shows them: `<b>5</b>` is 5, `<\answer>` closes the answer.
+    let (solution, markup_split) = markup::render(&solution, join);
+    let split = token_split || markup_split;
+    let no_answer = |why: &str| (Verification { score: 0.0, prediction: None, reason: why.into() }, split);
+    let solution = match completion::without_idle_loop(&solution) {
+        Ok(text) => text,
+        Err(why) => return no_answer(why),
+    };
+    if completion::cut_at_answer(solution) {
+        return no_answer("the text stops where its answer begins (cut off)");
+    }
+    // The R1-Zero template's answer is in the last `<answer>` tag; a reasoning model's follows `</think>`.
+    let span = match completion::answer_span(solution) {
+        Ok(span) => span,
+        Err(why) => return no_answer(why),
+    };
+    if completion::drifts(&span.text[span.start..span.end]) {
+        return no_answer("a drift into a new question after the answer");
+    }
+    let Some(found) = extract::find_within(&span.text, options.targets, span.start..span.end, span.tag) else {
+        return no_answer("no answer found");
+    };
+    let (answer, source) = (found.text, found.source);
+    if let Some(why) = found.withdrawn {
+        let reason = format!("{why} ({})", source.name());
+        return (Verification { score: 0.0, prediction: Some(answer), reason }, split);
+    }
+    // The reference is trusted: its wording is not read for hedges (`between $\\boxed{12 \\text{ and } 13}$`).
+    let Some(reference) = extract::find(ground_truth, options.targets).map(|f| f.text) else {
+        let reason = "no reference answer found".into();
+        return (Verification { score: 0.0, prediction: Some(answer), reason }, split);
+    };
+    // `(B) 3` answers a multiple-choice reference with its label.
+    let answer = match found.label {
+        Some(letter) if equiv::reference_choice(&reference).is_some() => format!("({letter}) {answer}"),
+        _ => answer,
+    };
+    let verdict = math_equal_with(&answer, &reference, options);
+    let verification = Verification {
+        score: if verdict.equal { 1.0 } else { 0.0 },
+        prediction: Some(answer),
+        reason: format!("{} ({})", verdict.reason, source.name()),
+    };
+    (verification, split)
 }
 
 /// [`math_equal_with`] over pairs on `threads` worker threads (0: all cores), in order.

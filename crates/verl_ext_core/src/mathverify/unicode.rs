@@ -173,8 +173,15 @@ fn simple(c: char) -> Option<&'static str> {
         return std::str::from_utf8(&FULLWIDTH[i..=i]).ok();
     }
     match c {
-        // Zero-width space/joiners, word joiner, byte-order mark, soft hyphen.
+        // Zero-width space/joiners, word joiner, byte-order mark, soft hyphen; the other characters a page does not
+        // show (direction marks and embeddings, invisible operators, variation selectors, the combining grapheme
+        // joiner) and control characters other than line breaks and tabs: none splits a word (`n\u{1}ot`).
         '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' => Some(""),
+        '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2061}'..='\u{2069}' | '\u{061C}' | '\u{034F}' => {
+            Some("")
+        }
+        '\u{180E}' | '\u{FE00}'..='\u{FE0F}' => Some(""),
+        c if c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{0C}') => Some(""),
         // No-break, en/em/thin/hair, narrow no-break, medium mathematical and ideographic spaces.
         '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => Some(" "),
         '⋅' | '∙' => Some("\\cdot "),
@@ -185,6 +192,9 @@ fn simple(c: char) -> Option<&'static str> {
         // Colons and slashes that read as `:` and `/` (`2∶1`, `1 1∕2`).
         '∶' | '꞉' | '˸' | '﹕' | '︓' => Some(":"),
         '∕' => Some("/"),
+        // Per mille and per ten thousand are fractions of their value (`5‰` is 0.005, not 5 as `5%` may be).
+        '‰' => Some("/1000"),
+        '‱' => Some("/10000"),
         _ => None,
     }
 }
@@ -197,6 +207,7 @@ mod tests {
     fn folds() {
         assert!(matches!(fold("x^2 + \\frac12"), Cow::Borrowed(_)));
         assert_eq!(fold("x²³"), "x^{23}");
+        assert_eq!(fold("n\u{1}o\u{200e}t\u{85}\u{2063} 5\t\n"), "not 5\t\n");
         assert_eq!(fold("x⁻¹ + y²"), "x^{-1} + y^{2}");
         assert_eq!(fold("a₁₂"), "a_{12}");
         assert_eq!(fold("2½"), "2\\frac{1}{2}");
