@@ -196,3 +196,15 @@ def test_per_mille_is_a_fraction(g: int) -> None:
     assert score(f"<answer>{g}\u2030</answer>", str(g)) == 0
     assert score(f"<answer>{g}&permil;</answer>", str(g)) == 0
     assert score(f"<answer>{g}\u2030</answer>", f"{g}/1000") == 1
+
+
+@SETTINGS
+@given(h=st.integers(1, 12), m=st.integers(0, 59), half=st.sampled_from(["AM", "PM", "am", "p.m.", "a.m."]),
+       form=st.sampled_from(["So the meeting ends at {t}.", "Answer: {t}", "The answer is \\boxed{{{t}}}."]))
+def test_a_time_keeps_its_half_of_the_day(h: int, m: int, half: str, form: str) -> None:
+    time = f"{h}:{m:02d}"
+    same = "AM" if half.lower().startswith("a") else "PM"
+    other = "PM" if same == "AM" else "AM"
+    output = form.format(t=f"{time} {half}")
+    assert score(output, f"{time} {same}") == 1
+    assert score(output, f"{time} {other}") == 0

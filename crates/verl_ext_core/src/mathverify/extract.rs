@@ -36,7 +36,7 @@ const EQUALS_WINDOW: usize = 100;
 /// Characters between `final answer` and its ` is`.
 const FINAL_WINDOW: usize = 100;
 /// Words that announce an answer (`answer:`, `答案：`, `Ответ:`), each followed by its value as `answer` is.
-const ANSWER_WORDS: &[&str] = &["answer", "答案", "Ответ", "ответ"];
+pub(super) const ANSWER_WORDS: &[&str] = &["answer", "答案", "Ответ", "ответ"];
 /// Characters after `answer:` read as its paragraph (to a blank line).
 const PARAGRAPH_CHARS: usize = 300;
 /// Longest line after `answer:` read whole as a tuple or an equation (bytes).

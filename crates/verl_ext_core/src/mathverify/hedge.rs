@@ -306,7 +306,7 @@ pub fn doubtful_label(s: &str, start: usize) -> bool {
 
 /// [`doubtful_label`] on lower-case text.
 fn doubtful_in(lower: &str) -> bool {
-    let Some(at) = ["answer", "答案", "ответ"].iter().filter_map(|a| lower.rfind(a)).max() else { return false };
+    let Some(at) = super::extract::ANSWER_WORDS.iter().filter_map(|a| lower.rfind(a)).max() else { return false };
     let head = lower[..at].trim_end_matches([' ', '_', '"', '\'', '*', '-']);
     if ["错误", "错的", "不正确", "可能的", "大概"].iter().any(|w| head.ends_with(w)) {
         return true;

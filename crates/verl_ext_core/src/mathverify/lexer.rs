@@ -381,6 +381,9 @@ fn canonical_unit(word: &str) -> Option<&'static str> {
         "ev" => "eV",
         "cal" => "cal",
         "kcal" => "kcal",
+        // A time's half of the day: `3:45 PM` is not `3:45 AM`.
+        "am" => "am",
+        "pm" => "pm",
         // Case matters for these (`N` newton, `W` watt, `kW`, `Pa`, …).
         _ => return physical_unit(word),
     })
@@ -415,6 +418,11 @@ fn normalise(s: &str) -> String {
         // `32,\! 349`: a thousands separator with negative space.
         (",\\! ", ","),
         (",\\!", ","),
+        // A time's half of the day with dots (`1:58 \text{ a.m.}`) is the unit `am`.
+        ("a.m.", "am"),
+        ("p.m.", "pm"),
+        ("A.M.", "am"),
+        ("P.M.", "pm"),
         ("{,}\\! ", ","),
         ("−", "-"),
         ("–", "-"),

@@ -43,6 +43,12 @@ fn may_start(s: &str, i: usize) -> bool {
         })
 }
 
+/// `negative ` (any case of its first letter) before a digit, read as a minus sign: its length, or 0.
+fn negative_len(t: &str) -> usize {
+    let word = ["negative ", "Negative "].iter().find(|w| t.starts_with(**w));
+    word.filter(|w| t[w.len()..].starts_with(|c: char| c.is_ascii_digit())).map_or(0, |w| w.len())
+}
+
 /// CJK punctuation and fullwidth forms (`：`, `】`, `，`).
 fn cjk_punctuation(c: char) -> bool {
     matches!(c, '\u{3000}'..='\u{303f}' | '\u{ff01}'..='\u{ff0f}' | '\u{ff1a}'..='\u{ff20}')
@@ -84,6 +90,16 @@ fn ratio_len(rest: &str, text: &mut String) -> usize {
         text.push_str(&part[..n]);
         len += sep + n;
     }
+}
+
+/// `AM`/`PM` (any case, with or without dots) after a time, before a non-letter: its length and `am`/`pm`.
+fn half_day_len(rest: &str) -> Option<(usize, &'static str)> {
+    let r = rest.strip_prefix(' ').unwrap_or(rest);
+    let lower = r.get(..r.len().min(4))?.to_ascii_lowercase();
+    let (half, n) =
+        ["am", "pm", "a.m.", "p.m."].iter().filter(|h| lower.starts_with(**h)).map(|h| (h, h.len())).last()?;
+    let ends = !r[n..].starts_with(|c: char| c.is_alphanumeric());
+    ends.then(|| (rest.len() - r.len() + n, if half.starts_with('a') { "am" } else { "pm" }))
 }
 
 /// A proper fraction after a whole number and one space, making a mixed number (`1 1/2` is `3/2`, as
@@ -236,6 +252,16 @@ fn expression(t: &str, bold: bool) -> Result<usize, usize> {
 /// What starts at byte `i`: an expression and/or a number (each with its end), longest first; and how far
 /// no expression can start (see [`expression`]).
 fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
+    // `negative 5` is -5: the word is its sign.
+    let negative = negative_len(&s[i..]);
+    if negative > 0 {
+        let (mut found, plain) = at(s, i + negative, expressions);
+        for f in &mut found {
+            f.start = i;
+            f.text.insert(0, '-');
+        }
+        return (found, plain);
+    }
     let mut t = &s[i..];
     let mut start = i;
     // A currency sign, also LaTeX's escaped dollar (`\\$18`).
@@ -270,7 +296,13 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
     if let Some((len, mut text, is_mixed)) = read {
         let ratio = if is_mixed { 0 } else { ratio_len(&t[len..], &mut text) };
         if ratio > 0 {
-            let end = start + len + ratio;
+            // A time's half of the day is part of it (`3:45 PM` is not `3:45 AM`).
+            let half = half_day_len(&t[len + ratio..]).map_or(0, |(n, half)| {
+                text.push(' ');
+                text.push_str(half);
+                n
+            });
+            let end = start + len + ratio + half;
             if out.first().is_none_or(|e| e.end != end) {
                 out.push(Found { start, end, text });
             }
@@ -318,7 +350,8 @@ pub fn scan_each(s: &str, from: usize, to: usize, mut f: impl FnMut(Vec<Found>))
         let starts = c.is_ascii_digit()
             || matches!(c, '-' | '(' | '.')
             || CURRENCIES.contains(c)
-            || c == '\\' && s[i..].starts_with("\\$");
+            || c == '\\' && s[i..].starts_with("\\$")
+            || matches!(c, 'n' | 'N') && negative_len(&s[i..]) > 0;
         if starts && may_start(s, i) {
             let (found, plain) = at(s, i, i >= plain_until);
             plain_until = plain_until.max(plain);
@@ -345,6 +378,7 @@ mod tests {
         assert_eq!(texts("it is 1,234,567."), vec!["1234567"]);
         assert_eq!(texts("about 1000,99 units"), vec!["1000.99"]);
         assert_eq!(texts("x .5 and -3"), vec![".5", "-3"]);
+        assert_eq!(texts("is negative 5 and Negative 2.5, not negative x"), vec!["-5", "-2.5"]);
         assert_eq!(texts("costs $100"), vec!["100"]);
         assert_eq!(texts("40 percent of"), vec!["40%"]);
         assert_eq!(texts("Answer: 12 million"), vec!["12*1000000"]);
@@ -354,7 +388,9 @@ mod tests {
         assert_eq!(texts("pays \\$1,250 in all"), vec!["1250"]);
         assert_eq!(texts("it is 1{,}000{,}000."), vec!["1000000"]);
         // A ratio or a time is one value, never its first part.
-        assert_eq!(texts("Answer: 3:45 pm"), vec!["3:45"]);
+        // With its half of the day (`3:45 PM` is not `3:45 AM`), not a word that starts so.
+        assert_eq!(texts("Answer: 3:45 pm"), vec!["3:45 pm"]);
+        assert_eq!(texts("at 1:58 A.M. and 3:45PM, 3:45 amazing"), vec!["1:58 am", "3:45 pm", "3:45"]);
         assert_eq!(texts("is 1:2:3."), vec!["1:2:3"]);
         assert_eq!(texts("is 2 : 1.5 and 3: 4"), vec!["2:1.5", "3", "4"]);
         // A mixed number is one value; an improper fraction or more arithmetic after it is not one.
