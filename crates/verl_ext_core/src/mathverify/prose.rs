@@ -97,7 +97,7 @@ fn half_day_len(rest: &str) -> Option<(usize, &'static str)> {
     let r = rest.strip_prefix(' ').unwrap_or(rest);
     let lower = r.get(..r.len().min(4))?.to_ascii_lowercase();
     let (half, n) =
-        ["am", "pm", "a.m.", "p.m."].iter().filter(|h| lower.starts_with(**h)).map(|h| (h, h.len())).last()?;
+        ["am", "pm", "a.m.", "p.m."].iter().filter(|h| lower.starts_with(**h)).map(|h| (h, h.len())).next_back()?;
     let ends = !r[n..].starts_with(|c: char| c.is_alphanumeric());
     ends.then(|| (rest.len() - r.len() + n, if half.starts_with('a') { "am" } else { "pm" }))
 }
