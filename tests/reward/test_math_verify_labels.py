@@ -208,3 +208,57 @@ def test_a_time_keeps_its_half_of_the_day(h: int, m: int, half: str, form: str) 
     output = form.format(t=f"{time} {half}")
     assert score(output, f"{time} {same}") == 1
     assert score(output, f"{time} {other}") == 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# A fourth red team: the same classes in other words
+
+@SETTINGS
+@given(g=values, form=st.sampled_from([
+    "The answer is {w} \\boxed{{{g}}}.", "Answer: {w} {g}", "<think>ok</think>\n{w} <answer>{g}</answer>",
+]), word=st.sampled_from(["upto", "closeto", "perhapsnot", "definitelynot", "nomorethan", "perhaps\u200bnot",
+                          "\U0001d427\U0001d428\U0001d42d", "\u0274\u1d0f\u1d1b", "n\u0332o\u0332t\u0332",
+                          "n<a></a>ot", "n\U000e0020ot"]))
+def test_hedges_written_as_one_word_or_in_look_alikes(g: int, form: str, word: str) -> None:
+    assert score(form.format(w=word, g=g), str(g)) == 0
+
+
+@SETTINGS
+@given(g=values, label=st.sampled_from([
+    "Probable answer:", "Fake answer:", "Example answer:", "Invalid answer:", "Answer (50% sure):", "Answer?:",
+    "Uncertain:", "Vielleicht:", "\u041f\u0440\u0438\u043c\u0435\u0440\u043d\u043e:", "\u5927\u7ea6\uff1a",
+    "### Answer (approximately)",
+]), sep=st.sampled_from(["\n", " "]))
+def test_more_hedged_labels_withdraw_the_answer(g: int, label: str, sep: str) -> None:
+    assert score(f"{LEAD}{label}{sep}\\boxed{{{g}}}", str(g)) == 0
+
+
+@SETTINGS
+@given(g=values, words=st.sampled_from(["choose 2", "factorial", "thirds", "doubled", "gross", "pi", "bps",
+                                        "percent of 10", "x 2", "at max", "usually", "so far", ", for example"]))
+def test_more_words_after_a_value(g: int, words: str) -> None:
+    assert score(f"{LEAD}The answer is \\boxed{{{g}}} {words}.".replace(" ,", ","), str(g)) == 0
+
+
+@SETTINGS
+@given(g=values, form=st.sampled_from(["Hence the result is y = 2x + {g}.", "We need $3x + {g}",
+                                       "The total cost is $48 + {g}", "Hence it is {h} to {g}.",
+                                       "The answer is <del>\\boxed{{{g}}}</del>.", "The answer is \u223c {g}."]))
+def test_terms_ranges_and_struck_values_are_no_answer(g: int, form: str) -> None:
+    assert score(form.format(g=g, h=g - 1), str(g)) == 0
+
+
+@SETTINGS
+@given(a=values, b=values, c=values)
+def test_a_bare_list_answers_a_list(a: int, b: int, c: int) -> None:
+    assert score(f"{LEAD}Answer: {a}, {b}, {c}", f"\\{{{a},{b},{c}\\}}") == 1
+    if len({a, b, c}) == 3:
+        assert score(f"{LEAD}Answer: {a}, {b}, {c}", str(c)) == 0
+
+
+@SETTINGS
+@given(g=values, form=st.sampled_from(["The answer is `{g}`.", "**Final Answer:** `{g}`",
+                                       "We get 7 \\times 6 = 42.\n\nResult: {g}", "The answer is negative {g}."]))
+def test_code_spans_paragraphs_and_words_for_signs(g: int, form: str) -> None:
+    reference = f"-{g}" if "negative" in form else str(g)
+    assert score(form.format(g=g), reference) == 1

@@ -544,6 +544,7 @@ impl<'a> Text<'a> {
         let start = from + (line.len() - text.len());
         let text = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '.'));
         let shaped = bracketed_list(text)
+            || value_list(text)
             || text.contains('=') && text.split('=').next().is_some_and(|lhs| lhs.trim().contains([' ', '+', '-']))
             || expression_line(text)
             || lone_letter(text)
@@ -643,7 +644,8 @@ fn bare_answer(whole: &str, targets: Targets) -> Option<String> {
     if several {
         return Some(whole.to_owned());
     }
-    let latex = whole.contains('\\') && !prose_like(whole);
+    // Paragraphs are a solution, not one answer (`… 7 \\times 6 = 42.` / `Result: 42`).
+    let latex = whole.contains('\\') && !prose_like(whole) && !whole.contains("\n\n");
     match number {
         Some(n) if targets.expr => Some(n.text),
         _ if targets.latex && (latex || words(whole, 2).nth(1).is_none() && parses(whole)) => Some(whole.to_owned()),
@@ -755,6 +757,12 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
         _ if prose_number(text, chosen) && hedge::in_list(text, chosen.start) => {
             Some("one element of a tuple, interval or set, not the answer")
         }
+        // `y = 2x + 1`: the last term of an expression in a variable is not its value.
+        Source::Prose if term_of_expression(text, chosen.start) => Some("a term of an expression, not a value"),
+        // `The total cost is $48 + 24` and the text ends: a computation cut off before its result.
+        Source::Prose if chosen.text.contains(['+', '*', '×']) && text[chosen.end..].trim().is_empty() => {
+            Some("the text stops mid-computation (truncated reasoning)")
+        }
         // `Step 1:`, `Case 2:`: a number that labels what comes after its colon.
         Source::Prose
             if text[chosen.end..].trim_start_matches(['*', '_']).starts_with([':', '：'])
@@ -856,6 +864,22 @@ fn stops_mid_sentence(text: &str, end: usize) -> bool {
     }
     let Some(mark) = tail.rfind([',', ';', '.', ':']) else { return false };
     tail[mark + 1..].split_whitespace().nth(1).is_some()
+}
+
+/// Is the number at `start` a term after an operator whose other side is a variable (`2x + 1`, `x^2 - 5`,
+/// `(a+b) * 3`)? A word before the operator is prose (`is - 5`).
+fn term_of_expression(text: &str, start: usize) -> bool {
+    let before = text[..start].trim_end_matches(' ');
+    let Some(op) = before.chars().next_back().filter(|c| matches!(c, '+' | '-' | '*' | '/' | '^' | '_' | '×')) else {
+        return false;
+    };
+    let left = before[..before.len() - op.len_utf8()].trim_end_matches(' ');
+    let mut back = left.chars().rev();
+    match back.next() {
+        Some(')' | '}') => true,
+        Some(c) if c.is_ascii_alphabetic() => back.next().is_none_or(|p| !p.is_alphabetic()),
+        _ => false,
+    }
 }
 
 /// Is the number at `start` preceded on its line by one word only (`Step 1:`, `**Case 2**:`, `Part 3:`)?
@@ -1025,6 +1049,20 @@ fn latex_line(text: &str) -> bool {
         && !text.starts_with("\\fbox")
         && words(text, 2).next().is_none()
         && blocks::blocks(text).is_empty()
+}
+
+/// Is `text` a bare list of values, a comma and a space between them (`1, 2, 3`, `-1, \\frac{1}{2}`), no word? Read
+/// whole, it answers a question asking for all values (a number with thousands separators has no space: `1,234`).
+fn value_list(text: &str) -> bool {
+    let parts: Vec<&str> = text.split(", ").collect();
+    parts.len() >= 2
+        && words(text, 2).next().is_none()
+        && parts.iter().all(|p| {
+            let p = p.trim();
+            !p.is_empty()
+                && !p.contains(',')
+                && p.trim_start_matches(['-', '−']).starts_with(|c: char| c.is_ascii_digit() || c == '\\')
+        })
 }
 
 /// Is `text` a tuple, a list or an interval (`(2, 4)`, `[1, 1, 1]`, `[0, 1)`)?

@@ -290,6 +290,16 @@ const DOUBTFUL_LABELS: &[&str] = &[
     "false",
     "bad",
     "rejected",
+    "probable",
+    "fake",
+    "example",
+    "sample",
+    "invalid",
+    "dummy",
+    "uncertain",
+    "unverified",
+    "hypothetical",
+    "likely",
 ];
 
 /// Is the answer at `start` labelled as something else: the last `answer` (`答案`, `ответ`) within the context
@@ -406,14 +416,21 @@ fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     // An answer alone on its line (a display, a box) is labelled by a line before it that ends in a colon
     // (`Lower bound:` then `\boxed{23}`).
     let lead = line.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '$' | '*'));
+    // So does a Markdown heading (`### Answer (approximately)` then `42`).
+    let mut heading = false;
     if lead.trim_start_matches("\\[").trim_start_matches("\\(").trim().is_empty() {
         let above = window[..window.len() - line.len()].trim_end();
         let previous = &above[above.rfind('\n').map_or(0, |i| i + 1)..];
-        if previous.trim_end_matches('*').ends_with([':', '：']) {
+        heading = previous.trim_start().starts_with('#');
+        if heading || previous.trim_end_matches('*').ends_with([':', '：']) {
             line = previous;
         }
     }
-    let label = line.rfind([':', '：']).map(|i| &line[..i])?;
+    let label = match line.rfind([':', '：']) {
+        Some(i) => &line[..i],
+        None if heading => line,
+        None => return None,
+    };
     // A label is read in the answer's own sentence: a sentence end after its colon (`Lower bound: 4. … the answer
     // is 4`) or before it (`It takes at least 4 moves. Answer: 4`) leaves the words of another sentence.
     // A sentence ends at `。` or at `.`/`!`/`?` before a space (not `approx.)` or `3.5`).
@@ -444,7 +461,17 @@ fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     {
         return Some("a bound or a guess (labelled so)");
     }
-    right_after.then(|| hedged_label(&words)).flatten()
+    if !right_after {
+        return None;
+    }
+    // A question mark in the label (`Answer?:`), a confidence given (`Answer (50% sure):`), or a hedge in another
+    // language (`Vielleicht:`, `Примерно:`, `大约：`).
+    let confidence =
+        label.contains('%') && words.iter().any(|w| matches!(w.as_str(), "sure" | "confident" | "certain"));
+    if label.contains(QUESTION_MARKS) || confidence {
+        return Some("negated or hedged (a label before the answer)");
+    }
+    hedged_label(&words).or_else(|| foreign_hedge(label, ""))
 }
 
 /// Words of [`NEAR_CUES`] that end ordinary labels before a colon (`Adding them up:`, `As shown below:`).
@@ -452,6 +479,10 @@ const LABEL_WORDS: &[&str] = &[
     "over", "under", "above", "below", "up", "within", "twice", "thrice", "triple", "double", "negative", "minus",
     "like", "upwards", "excess",
 ];
+
+/// Words that, in a label right before the answer, doubt or disown it (`Uncertain:`, `Invalid:`).
+const LABEL_DOUBTS: &[&str] =
+    &["uncertain", "unsure", "unclear", "probable", "fake", "invalid", "dummy", "hypothetical", "placeholder", "bogus"];
 
 /// Does a label name what is counted or measured (`Number of integers not divisible by 3`), not the answer?
 fn counted_label(words: &[String]) -> bool {
@@ -465,13 +496,18 @@ fn counted_label(words: &[String]) -> bool {
 fn hedged_label(words: &[String]) -> Option<&'static str> {
     // What is counted is described in the label, and its relations with it (`Number of integers divisible by 3:`).
     let counted = counted_label(words);
-    let negated = !counted && words.iter().any(|w| NEGATIONS.contains(&w.as_str()));
+    let negated =
+        !counted && words.iter().any(|w| NEGATIONS.contains(&w.as_str()) || LABEL_DOUBTS.contains(&w.as_str()));
+    // `Probable answer:`, `Fake answer:`: the answer named as something else.
+    let named = words
+        .windows(2)
+        .any(|p| matches!(p[1].as_str(), "answer" | "solution" | "result") && DOUBTFUL_LABELS.contains(&p[0].as_str()));
     // `Most likely value:` names the mode, not a doubt.
     let doubted = words.iter().enumerate().any(|(k, w)| {
         let naming = w == "likely" && k > 0 && matches!(words[k - 1].as_str(), "most" | "least" | "more" | "less");
         !naming && (CLAUSE_DOUBTS.contains(&w.as_str()) || SENTENCE_HEDGES.contains(&w.as_str()))
     });
-    if negated || doubted {
+    if negated || doubted || named {
         return Some("negated or hedged (a label before the answer)");
     }
     // Words that end ordinary labels too (`Adding them up:`, `As shown below:`, `Carrying over:`) bound nothing there.
@@ -1281,7 +1317,8 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         [w] if w == "or" && !boxed => return Some("one of several values (or)"),
         [w] if matches!(w.as_str(), "and" | "to") => {
             let head = words_of(earlier);
-            if head.iter().rev().take(2).any(|w| matches!(w.as_str(), "between" | "from")) {
+            // `3 to 4` is a range by itself; `3 and 4` only after `between`/`from`.
+            if w == "to" || head.iter().rev().take(2).any(|w| matches!(w.as_str(), "between" | "from")) {
                 return Some("a range, not a value");
             }
         }
@@ -1431,7 +1468,24 @@ const NUMBER_NAMES: &[&str] = &[
 /// Fractions after `and a` that make a mixed number (`5 and a half`).
 const FRACTION_WORDS: &[&str] = &["half", "third", "quarter", "fourth", "fifth", "sixth", "eighth", "tenth"];
 /// Scales after a value that make it a fraction of itself (`5 hundredths`).
-const FRACTION_SCALES: &[&str] = &["tenths", "hundredths", "thousandths", "millionths"];
+const FRACTION_SCALES: &[&str] = &[
+    "tenths",
+    "hundredths",
+    "thousandths",
+    "millionths",
+    "halves",
+    "thirds",
+    "fourths",
+    "fifths",
+    "sixths",
+    "sevenths",
+    "eighths",
+    "ninths",
+];
+/// Words right after a value that make another value of it (`5 factorial`, `\\boxed{5} doubled`, `5 pi`,
+/// `5 gross`, `5 bps`).
+const CHANGING_WORDS: &[&str] =
+    &["factorial", "doubled", "tripled", "halved", "quadrupled", "pi", "gross", "bps", "permille"];
 
 /// Do the words right after a value go on computing with it (`5 times 2`, `5 over 2`, `5 divided by 2`, `5 to
 /// the 2nd power`, `5 and a half`, `5 and 3/4`, `5 point 5`, `5 hundredths`)? The value is then another one.
@@ -1453,13 +1507,17 @@ fn operated_after(after: &str) -> bool {
             || matches!(w, "second" | "third" | "fourth" | "fifth" | "power")
     };
     match word(0) {
-        "times" | "over" | "plus" | "minus" | "point" => number(1),
+        "times" | "over" | "plus" | "minus" | "point" | "x" => number(1),
         "divided" | "multiplied" | "raised" => matches!(word(1), "by" | "to") && (number(2) || word(2) == "the"),
+        "choose" => number(1),
+        "percent" | "%" | "per" => {
+            matches!(word(1), "of" | "cent") && (number(2) || word(1) == "cent" && word(2) == "of")
+        }
         "to" => word(1) == "the" && (number(2) || ordinal(2)),
         "and" => {
             matches!(word(1), "a" | "one") && FRACTION_WORDS.contains(&word(2)) || number(1) && word(1).contains('/')
         }
-        w => FRACTION_SCALES.contains(&w),
+        w => FRACTION_SCALES.contains(&w) || CHANGING_WORDS.contains(&w),
     }
 }
 
@@ -1485,6 +1543,15 @@ const UNCOMMITTED_AFTER: &[&[&str]] = &[
     &["to", "be", "verified"],
     &["to", "be", "confirmed"],
     &["max"],
+    &["at", "max"],
+    &["likely"],
+    &["usually"],
+    &["typically"],
+    &["generally"],
+    &["for", "example"],
+    &["for", "instance"],
+    &["so", "far"],
+    &["or", "so"],
 ];
 /// Words that, after `is` following an answer, claim only its likelihood (`5 is likely`, `5 is a guess`).
 const LIKELIHOOD: &[&str] = &[
@@ -2546,7 +2613,8 @@ fn ends_with_relation(before: &str) -> bool {
 /// `=`, `≡` (`x ≡ 9 (mod 11)` states a residue), membership (`x ∈ [1, 2]` states a set) or the operators.
 fn bounding_symbol(c: char) -> bool {
     matches!(u32::from(c),
-        0x2241..=0x2260 // ≁ … ≠ (similarity and approximation, their negations, ≠)
+        0x223C..=0x223D | 0x2241..=0x2260 // ∼ ∽, ≁ … ≠ (similarity and approximation, their negations, ≠)
+        | 0x22CD // ⋍
         | 0x2262..=0x228B // ≢, ≤ ≥ ≦ ≧ ≨ ≩ ≪ ≫ ≬ ≭ ≮ ≯ ≰ ≱ … ≺ ≻ … ⊀ ⊁ ⊂ ⊃ ⊄ ⊅ ⊆ ⊇ ⊈ ⊉ ⊊ ⊋
         | 0x228F..=0x2292 // ⊏ ⊐ ⊑ ⊒
         | 0x22B0..=0x22B1 // ⊰ ⊱
@@ -2591,25 +2659,74 @@ fn words_at(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// Bounding and negating phrases often written as one word, with the words they are read as.
-const GLUED: &[(&str, &[&str])] = &[
-    ("atleast", &["at", "least"]),
-    ("atmost", &["at", "most"]),
-    ("morethan", &["more", "than"]),
-    ("lessthan", &["less", "than"]),
-    ("greaterthan", &["greater", "than"]),
-    ("fewerthan", &["fewer", "than"]),
-    ("notequal", &["not", "equal"]),
-    ("notexactly", &["not", "exactly"]),
-    ("isnot", &["is", "not"]),
+/// Words a hedging phrase is made of besides the cues themselves (`at least`, `no more than`, `not exactly`).
+const PHRASE_WORDS: &[&str] = &[
+    "at",
+    "least",
+    "most",
+    "than",
+    "to",
+    "more",
+    "less",
+    "fewer",
+    "greater",
+    "smaller",
+    "equal",
+    "exactly",
+    "quite",
+    "sure",
+    "is",
+    "be",
+    "definitely",
+    "certainly",
+    "really",
+    "very",
 ];
+/// Longest word tried as a phrase written without spaces (bytes).
+const MAX_GLUED: usize = 30;
+
+/// The words of a hedging phrase written as one word (`atleast`, `upto`, `perhapsnot`, `nomorethan`, or joined by
+/// an invisible character a page does not show): words of at least two letters each, every one a cue or a word of
+/// [`PHRASE_WORDS`], at least one a cue. `None` for a word that is one already, or is not such
+/// a phrase (`nothing`, `beat`, `into`).
+fn glued(word: &str) -> Option<Vec<&str>> {
+    static WORDS: std::sync::OnceLock<std::collections::HashSet<&'static str>> = std::sync::OnceLock::new();
+    static CUES: std::sync::OnceLock<std::collections::HashSet<&'static str>> = std::sync::OnceLock::new();
+    let cues = CUES.get_or_init(|| {
+        [NEGATIONS, NEAR_CUES, CLAUSE_DOUBTS, SENTENCE_HEDGES, &["least", "most", "than"]]
+            .concat()
+            .into_iter()
+            .collect()
+    });
+    let words = WORDS.get_or_init(|| cues.iter().copied().chain(PHRASE_WORDS.iter().copied()).collect());
+    if !(4..=MAX_GLUED).contains(&word.len()) || !word.bytes().all(|b| b.is_ascii_lowercase()) || words.contains(word) {
+        return None;
+    }
+    // The segmentation into known words of two or more letters, by dynamic programming over the cut points.
+    let n = word.len();
+    let mut from: Vec<Option<usize>> = vec![None; n + 1];
+    from[0] = Some(0);
+    for end in 2..=n {
+        from[end] = (0..=end - 2).rev().find(|&start| from[start].is_some() && words.contains(&word[start..end]));
+    }
+    from[n]?;
+    let mut parts = Vec::new();
+    let mut end = n;
+    while end > 0 {
+        let start = from[end]?;
+        parts.push(&word[start..end]);
+        end = start;
+    }
+    parts.reverse();
+    (parts.len() > 1 && parts.iter().any(|p| cues.contains(p))).then_some(parts)
+}
 
 /// Calls `f` with each word of `text` as [`words_of`] reads it and the byte offset where it ends, in order,
 /// until `f` returns false; the word is lent from one buffer (no allocation per word).
 fn each_word(text: &str, mut f: impl FnMut(usize, &str) -> bool) {
     // A phrase written as one word (`atleast`) is read as its words.
-    let mut f = |at: usize, w: &str| match GLUED.iter().find(|(g, _)| *g == w) {
-        Some((_, parts)) => parts.iter().all(|p| f(at, p)),
+    let mut f = |at: usize, w: &str| match glued(w) {
+        Some(parts) => parts.iter().all(|p| f(at, p)),
         None => f(at, w),
     };
     let mut word = String::new();
@@ -2684,6 +2801,33 @@ fn latin(c: char) -> char {
         'ӏ' => 'l',
         'ԛ' => 'q',
         'ԝ' => 'w',
+        // Mathematical bold, italic, script, … letters (`𝐧𝐨𝐭`): 52 to an alphabet, capitals first.
+        '\u{1D400}'..='\u{1D6A3}' => char::from(b'a' + ((c as u32 - 0x1D400) % 52 % 26) as u8),
+        // Small capitals (`ɴᴏᴛ`).
+        'ᴀ' => 'a',
+        'ʙ' => 'b',
+        'ᴄ' => 'c',
+        'ᴅ' => 'd',
+        'ᴇ' => 'e',
+        'ꜰ' => 'f',
+        'ɢ' => 'g',
+        'ʜ' => 'h',
+        'ɪ' => 'i',
+        'ᴊ' => 'j',
+        'ᴋ' => 'k',
+        'ʟ' => 'l',
+        'ᴍ' => 'm',
+        'ɴ' => 'n',
+        'ᴏ' => 'o',
+        'ᴘ' => 'p',
+        'ʀ' => 'r',
+        'ꜱ' => 's',
+        'ᴛ' => 't',
+        'ᴜ' => 'u',
+        'ᴠ' => 'v',
+        'ᴡ' => 'w',
+        'ʏ' => 'y',
+        'ᴢ' => 'z',
         _ => c,
     }
 }
@@ -2695,6 +2839,25 @@ mod tests {
     fn hedged(s: &str, answer: &str) -> bool {
         let start = s.rfind(answer).expect("answer in text");
         around(s, start, start + answer.len(), answer.starts_with("\\boxed")).is_some()
+    }
+
+    #[test]
+    fn phrases_written_as_one_word() {
+        for (word, parts) in [
+            ("atleast", vec!["at", "least"]),
+            ("upto", vec!["up", "to"]),
+            ("closeto", vec!["close", "to"]),
+            ("perhapsnot", vec!["perhaps", "not"]),
+            ("definitelynot", vec!["definitely", "not"]),
+            ("nomorethan", vec!["no", "more", "than"]),
+            ("atleastmorethannot", vec!["at", "least", "more", "than", "not"]),
+        ] {
+            assert_eq!(glued(word), Some(parts), "{word}");
+        }
+        for word in ["nothing", "beat", "into", "island", "notation", "cannot", "nearest", "about", "maybe", "noon"] {
+            assert_eq!(glued(word), None, "{word}");
+        }
+        assert_eq!(words_of("The answer is atmost 5"), ["the", "answer", "is", "at", "most"]);
     }
 
     #[test]

@@ -18,8 +18,12 @@ use super::completion::template_tag;
 const MAX_TAG_NAME: usize = 32;
 /// Longest run of attributes read inside a tag (`<span class="x">`); longer is text.
 const MAX_ATTRIBUTES: usize = 64;
+/// Bytes after `<a` within which its closing `</a>` makes it a link.
+const MAX_LINK: usize = 200;
 /// Longest template tag written wrongly that is read (`< / answer >`).
 const MAX_TEMPLATE_TAG: usize = 40;
+/// Tags whose text a page shows struck through.
+const STRUCK_TAGS: &[&str] = &["del", "strike"];
 /// Tags that break a line where a page shows them (the rest are inline and show nothing).
 const BLOCK_TAGS: &[&str] = &[
     "p",
@@ -57,8 +61,15 @@ pub fn tag_len(at: &[u8]) -> Option<(usize, std::ops::Range<usize>)> {
     let slash = at.len() - 1 - rest.len();
     let name = rest.iter().take(MAX_TAG_NAME + 1).take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'));
     let n = name.count();
-    // One letter is a tag only as HTML's bold, italic, underline and paragraph (`<b>23</b>`).
-    let html = n == 1 && matches!(rest[0], b'b' | b'i' | b'u' | b'p' | b'B' | b'I' | b'U' | b'P');
+    // One letter is a tag only as HTML's bold, italic, underline and paragraph (`<b>23</b>`), and a link closed
+    // soon after (`<a href="#">x</a>`; `0<a>5` is math).
+    let link = || {
+        let window = &at[..at.len().min(MAX_LINK)];
+        slash == 1 || memchr::memmem::find(window, b"</a>").is_some() || memchr::memmem::find(window, b"</A>").is_some()
+    };
+    let html = n == 1
+        && (matches!(rest[0].to_ascii_lowercase(), b'b' | b'i' | b'u' | b'p')
+            || rest[0].eq_ignore_ascii_case(&b'a') && link());
     if !(html || (2..=MAX_TAG_NAME).contains(&n)) || !rest[0].is_ascii_alphabetic() {
         return None;
     }
@@ -120,24 +131,49 @@ fn markup_at(at: &str) -> Option<Markup> {
         return None;
     }
     let block = BLOCK_TAGS.iter().any(|b| at[name.clone()].eq_ignore_ascii_case(b));
+    // Struck-through text is withdrawn (`<del>\\boxed{5}</del>`): hidden with its tags; never closed, the rest.
+    let struck = slash.is_empty() && STRUCK_TAGS.iter().any(|t| at[name.clone()].eq_ignore_ascii_case(t));
+    if struck {
+        // Scanned to its closing tag only, so a run of them costs one pass.
+        let tag = &bytes[name];
+        let mut j = len;
+        while let Some(k) = memchr::memmem::find(&bytes[j..], b"</") {
+            let after = &bytes[j + k + 2..];
+            if after.len() > tag.len() && after[..tag.len()].eq_ignore_ascii_case(tag) && after[tag.len()] == b'>' {
+                return Some(Markup::Hidden(j + k + 3 + tag.len()));
+            }
+            j += k + 2;
+        }
+        return Some(Markup::Rest);
+    }
     Some(if block { Markup::Break(len) } else { Markup::Hidden(len) })
 }
 
-/// The text as a page shows it: inline tags and comments removed, block tags read as a space, miswritten
-/// template tags written right; borrowed when it holds no `<`. Markup between two letters splits a word
-/// (`n<b></b>ot`) or separates two (`at<b></b>least`): `join` reads it as nothing, as a page shows it, else as a
+/// The text as a page shows it: inline tags, comments and inline code's backticks removed, block tags read as a
+/// space, miswritten template tags written right; borrowed when it holds no `<` or backtick. Markup between two
+/// letters splits a word (`n<b></b>ot`) or separates two (`at<b></b>least`): `join` reads it as nothing, as a
+/// page shows it, else as a
 /// space. The flag says whether any markup stood between two letters (the text then has two readings).
 pub fn render(s: &str, join: bool) -> (Cow<'_, str>, bool) {
-    if !s.contains('<') {
+    if !s.contains(['<', '`']) {
         return (Cow::Borrowed(s), false);
     }
     let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
     let mut split = false;
     let mut i = 0;
-    while let Some(k) = memchr::memchr(b'<', &bytes[i..]) {
+    while let Some(k) = memchr::memchr2(b'<', b'`', &bytes[i..]) {
         let at = i + k;
         out.push_str(&s[i..at]);
+        if bytes[at] == b'`' {
+            // Inline code's backticks are not shown (`` `42` `` is 42); a fence of three or more is kept.
+            let run = bytes[at..].iter().take_while(|&&b| b == b'`').count();
+            if run >= 3 {
+                out.push_str(&s[at..at + run]);
+            }
+            i = at + run;
+            continue;
+        }
         // A run of markup (`<b></b>`, `<!-- --><i>`) is read as one.
         let (mut end, mut shown, mut any) = (at, false, false);
         while bytes.get(end) == Some(&b'<') {
@@ -185,6 +221,8 @@ mod tests {
         assert_eq!(page("at le<b>a</b>st <span class=\"v\">5</span>"), "at least 5");
         assert_eq!(page("5<br/>6<p>7</p>"), "5 6 7 ");
         assert_eq!(page("x <!-- 23"), "x ");
+        assert_eq!(page("<del>\\boxed{4}</del> \\boxed{5} n<a href=\"#\"></a>ot <strike>6"), " \\boxed{5} not ");
+        assert_eq!(page("The answer is `42`. ```py\nx``` ``y``"), "The answer is 42. ```py\nx``` y");
         // Template tags are kept; miswritten ones are written right.
         assert_eq!(page("<think>a</think><answer>5</answer>"), "<think>a</think><answer>5</answer>");
         assert_eq!(page("<think>a<\\think><answer>5<\\answer>"), "<think>a</think><answer>5</answer>");

@@ -182,6 +182,9 @@ fn simple(c: char) -> Option<&'static str> {
         }
         '\u{180E}' | '\u{FE00}'..='\u{FE0F}' => Some(""),
         c if c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{0C}') => Some(""),
+        // Combining accents and underlines over a letter (`n̲o̲t̲`), not the overlays that negate (`=\u{338}` is ≠);
+        // Unicode's invisible tag characters.
+        '\u{0300}'..='\u{0333}' | '\u{0339}'..='\u{036F}' | '\u{E0000}'..='\u{E007F}' => Some(""),
         // No-break, en/em/thin/hair, narrow no-break, medium mathematical and ideographic spaces.
         '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => Some(" "),
         '⋅' | '∙' => Some("\\cdot "),
