@@ -199,7 +199,8 @@ def test_per_mille_is_a_fraction(g: int) -> None:
 
 
 @SETTINGS
-@given(h=st.integers(1, 12), m=st.integers(0, 59), half=st.sampled_from(["AM", "PM", "am", "p.m.", "a.m."]),
+# On the hour (`1:00`) a time is still read as a ratio with a zero part, compared as text: minutes from 1.
+@given(h=st.integers(1, 12), m=st.integers(1, 59), half=st.sampled_from(["AM", "PM", "am", "p.m.", "a.m."]),
        form=st.sampled_from(["So the meeting ends at {t}.", "Answer: {t}", "The answer is \\boxed{{{t}}}."]))
 def test_a_time_keeps_its_half_of_the_day(h: int, m: int, half: str, form: str) -> None:
     time = f"{h}:{m:02d}"
@@ -262,3 +263,40 @@ def test_a_bare_list_answers_a_list(a: int, b: int, c: int) -> None:
 def test_code_spans_paragraphs_and_words_for_signs(g: int, form: str) -> None:
     reference = f"-{g}" if "negative" in form else str(g)
     assert score(form.format(g=g), reference) == 1
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# A fifth red team: honest forms that a rule above must leave alone, and the last hedges it found
+
+HONEST_FORMS = [
+    "**Answer: {g}**", "**Final Answer: {g}**", "Answer:\n> {g}", "The final answer is:\n\n> {g}",
+    "It happens \\boxed{{{g}}} times.", "**Answer:** *{g}*", "The answer is _{g}_.", "Total: {g}", "Result: {g}",
+    "**Final Answer:** The area is **{g} m\u00b2**.", "Answer: {g} m^{{2}}",
+    "Partial fraction decomposition: \\boxed{{{g}}}",
+    "Number of rejected items: \\boxed{{{g}}}", "Adding them up:\n\n\\boxed{{{g}}}", "The answer is {g}, not {h}.",
+]
+
+
+@SETTINGS
+@given(g=values, form=st.sampled_from(HONEST_FORMS))
+def test_honest_forms_near_the_new_rules_keep_the_answer(g: int, form: str) -> None:
+    assert score(LEAD + form.format(g=g, h=g + 1), str(g)) == 1
+
+
+def test_a_bold_choice_letter_is_no_cut_off() -> None:
+    assert score("**Answer: C**", "C") == 1
+
+
+LAST_HEDGES = [
+    "Rejected:\n\\boxed{{{g}}}", "Ruled out:\n\n$${g}$$", "Intermediate value: {g}", "A common mistake is: {g}",
+    "Approx. answer: {g}", "The answer is below:\n{g}", "Typo\n\n\\boxed{{{g}}}", "The answer is {g}+.",
+    "The answer is {g}..{h}", "<answer>~{g}</answer>", "I don't know. \\boxed{{{g}}}",
+    "The answer is \\boxed{{{g}}} at best.",
+    "\u7b54\u3048\u306f\u7d04{g}\u3067\u3059", "La respuesta es alrededor de {g}.", "Odpowied\u017a: oko\u0142o {g}",
+]
+
+
+@SETTINGS
+@given(g=values, form=st.sampled_from(LAST_HEDGES))
+def test_the_last_hedges_withdraw_the_answer(g: int, form: str) -> None:
+    assert score(LEAD + form.format(g=g, h=g + 1), str(g)) == 0

@@ -265,8 +265,10 @@ pub fn cut_at_answer(s: &str) -> bool {
         }
         // The first marks of a value or an equation (`Answer: -`, `Answer: x =`, an opening quote).
         let kept = t.trim_end_matches(|c: char| c.is_whitespace() || "*${=-−+`\"“'".contains(c));
+        // `Answer: x =`: a variable and its `=` (not `**Answer: C**`, a choice given).
+        let equals = t[kept.len()..].contains('=');
         let kept = match kept.strip_suffix(|c: char| c.is_ascii_alphabetic()) {
-            Some(rest) if kept.len() < t.trim_end().len() && rest.trim_end().ends_with([':', '：']) => rest.trim_end(),
+            Some(rest) if equals && rest.trim_end().ends_with([':', '：']) => rest.trim_end(),
             _ => kept,
         };
         marked |= kept.ends_with([':', '：']);
@@ -507,6 +509,8 @@ mod tests {
             "The final answer is $\\boxed{23}$",
             "23 answers",
             "Answer: x = 5",
+            "**Answer: C**",
+            "**Final Answer: B**",
             "The answer is \\boxed{5}",
             "x = 5, so the answer is 5 - that is all",
         ] {

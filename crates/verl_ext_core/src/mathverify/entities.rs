@@ -620,7 +620,8 @@ mod tests {
             let start = std::time::Instant::now();
             assert_eq!(decode(&input), expected);
             let took = start.elapsed();
-            assert!(took.as_secs_f64() < 2.0, "{} took {took:?}", &input[..8]);
+            // Generous for a debug build on a busy machine; a quadratic reading would take minutes.
+            assert!(took.as_secs_f64() < 30.0, "{} took {took:?}", &input[..8]);
         }
     }
 }

@@ -550,7 +550,7 @@ impl<'a> Text<'a> {
             || lone_letter(text)
             || latex_line(text);
         let plain = !text.contains(['$', '\\']) || latex_line(text);
-        (shaped && plain && text.len() <= MAX_LINE_ANSWER && self.targets.latex && parses(text))
+        (shaped && plain && !measured(text) && text.len() <= MAX_LINE_ANSWER && self.targets.latex && parses(text))
             .then(|| (start, start + text.len(), text.to_owned()))
     }
 
@@ -645,6 +645,13 @@ fn bare_answer(whole: &str, targets: Targets) -> Option<String> {
         return Some(whole.to_owned());
     }
     // Paragraphs are a solution, not one answer (`… 7 \\times 6 = 42.` / `Result: 42`).
+    // A label and its value (`Total: 45`) is read by the value, not whole.
+    let label = whole
+        .split_once(':')
+        .is_some_and(|(head, _)| !head.is_empty() && head.chars().all(|c| c.is_alphabetic() || c == ' '));
+    if label {
+        return None;
+    }
     let latex = whole.contains('\\') && !prose_like(whole) && !whole.contains("\n\n");
     match number {
         Some(n) if targets.expr => Some(n.text),
@@ -743,6 +750,10 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
     let same_place = |c: &&Candidate| c.source.priority() == first.source.priority() && c.start == first.start;
     let chosen = all.iter().filter(same_place).take(MAX_TRIES).find(|c| parses(&c.text)).unwrap_or(first);
     let withdrawn = match chosen.source {
+        // `~5` alone is approximately 5 (LaTeX's `~` is a space only inside math).
+        Source::Whole | Source::Tag if text[chosen.start..].starts_with('~') => {
+            Some("approximate (~ before the answer)")
+        }
         // The whole text is the answer: nothing around it.
         Source::Whole => None,
         Source::Prose | Source::Block if stops_mid_sentence(text, chosen.end) => {
@@ -864,6 +875,13 @@ fn stops_mid_sentence(text: &str, end: usize) -> bool {
     }
     let Some(mark) = tail.rfind([',', ';', '.', ':']) else { return false };
     tail[mark + 1..].split_whitespace().nth(1).is_some()
+}
+
+/// Is `text` a number and its unit (`24 m^{2}`, `5 cm`): read as the number, not as a product with a variable?
+fn measured(text: &str) -> bool {
+    let Some((number, rest)) = text.split_once(' ') else { return false };
+    let unit = rest.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
+    number.parse::<f64>().is_ok() && !unit.is_empty() && super::lexer::is_unit(unit)
 }
 
 /// Is the number at `start` a term after an operator whose other side is a variable (`2x + 1`, `x^2 - 5`,

@@ -300,6 +300,8 @@ const DOUBTFUL_LABELS: &[&str] = &[
     "unverified",
     "hypothetical",
     "likely",
+    // Only with `answer` (`Partial fraction decomposition:` names a method).
+    "partial",
 ];
 
 /// Is the answer at `start` labelled as something else: the last `answer` (`答案`, `ответ`) within the context
@@ -421,22 +423,37 @@ fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     if lead.trim_start_matches("\\[").trim_start_matches("\\(").trim().is_empty() {
         let above = window[..window.len() - line.len()].trim_end();
         let previous = &above[above.rfind('\n').map_or(0, |i| i + 1)..];
-        heading = previous.trim_start().starts_with('#');
+        // A line without end punctuation labels it too (`Rejected` / `5`): its sentence goes on into the answer.
+        let open = !previous.trim_end_matches(['*', '_']).ends_with(|c: char| {
+            is_clause_mark(c) || matches!(c, '。' | '！' | '？' | '$' | '}' | ']' | ')' | ':' | '：')
+        });
+        heading = previous.trim_start().starts_with('#') || open && !previous.trim().is_empty();
         if heading || previous.trim_end_matches('*').ends_with([':', '：']) {
             line = previous;
         }
     }
     let label = match line.rfind([':', '：']) {
         Some(i) => &line[..i],
-        None if heading => line,
+        // A heading, or the last clause of a line that runs on into the answer (`… at most 10, so` / `\\boxed{5}`).
+        None if heading => &line[line.rfind([',', ';']).map_or(0, |i| i + 1)..],
         None => return None,
     };
     // A label is read in the answer's own sentence: a sentence end after its colon (`Lower bound: 4. … the answer
     // is 4`) or before it (`It takes at least 4 moves. Answer: 4`) leaves the words of another sentence.
     // A sentence ends at `。` or at `.`/`!`/`?` before a space (not `approx.)` or `3.5`).
+    // Not the full stop of an abbreviation (`Approx. answer:`).
+    let abbreviation = |t: &str, i: usize| {
+        let word = t[..i].rsplit(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
+        BOUND_ABBREVIATIONS.contains(&word.to_ascii_lowercase().as_str())
+    };
     let ends = |t: &str| {
         t.char_indices()
-            .filter(|&(i, c)| c == '。' || matches!(c, '.' | '!' | '?') && t[i + 1..].starts_with(char::is_whitespace))
+            .filter(|&(i, c)| {
+                c == '。'
+                    || matches!(c, '.' | '!' | '?')
+                        && t[i + 1..].starts_with(char::is_whitespace)
+                        && !(c == '.' && abbreviation(t, i))
+            })
             .map(|(i, c)| i + c.len_utf8())
             .next_back()
     };
@@ -456,7 +473,11 @@ fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     let at_bound = words.windows(2).rev().take(2).any(|p| p[0] == "at" && matches!(p[1].as_str(), "least" | "most"));
     let counted = counted_label(&words);
     if at_bound
-        || words.iter().rev().take(3).any(|w| BOUND_LABELS.contains(&w.as_str()) && !(counted && w == "not"))
+        || words.iter().rev().take(3).any(|w| {
+            let described =
+                counted && w == "not" || tally_label(&words) && (w == "rejected" || LABEL_DOUBTS.contains(&w.as_str()));
+            BOUND_LABELS.contains(&w.as_str()) && !described
+        })
         || right_after && last_word.is_some_and(|w| matches!(w, "attempt" | "try" | "example"))
     {
         return Some("a bound or a guess (labelled so)");
@@ -481,8 +502,43 @@ const LABEL_WORDS: &[&str] = &[
 ];
 
 /// Words that, in a label right before the answer, doubt or disown it (`Uncertain:`, `Invalid:`).
-const LABEL_DOUBTS: &[&str] =
-    &["uncertain", "unsure", "unclear", "probable", "fake", "invalid", "dummy", "hypothetical", "placeholder", "bogus"];
+const LABEL_DOUBTS: &[&str] = &[
+    "uncertain",
+    "unsure",
+    "unclear",
+    "probable",
+    "fake",
+    "invalid",
+    "dummy",
+    "hypothetical",
+    "placeholder",
+    "bogus",
+    // A value set aside or not final (`Rejected:`, `Ruled out:`, `Intermediate result:`, `A common mistake is:`).
+    "rejected",
+    "excluded",
+    "exclude",
+    "ruled",
+    "discarded",
+    "ignore",
+    "eliminated",
+    "erratum",
+    "counterexample",
+    "mistake",
+    "typo",
+    "scratch",
+    "intermediate",
+    "draft",
+    "previously",
+    "earlier",
+    "instead",
+    "often",
+    "sanity",
+];
+
+/// Does a label count things (`Number of rejected items:`)? What it counts may be set aside; the count is not.
+fn tally_label(words: &[String]) -> bool {
+    words.iter().take(3).any(|w| matches!(w.as_str(), "number" | "count" | "total" | "amount" | "sum"))
+}
 
 /// Does a label name what is counted or measured (`Number of integers not divisible by 3`), not the answer?
 fn counted_label(words: &[String]) -> bool {
@@ -496,8 +552,9 @@ fn counted_label(words: &[String]) -> bool {
 fn hedged_label(words: &[String]) -> Option<&'static str> {
     // What is counted is described in the label, and its relations with it (`Number of integers divisible by 3:`).
     let counted = counted_label(words);
-    let negated =
-        !counted && words.iter().any(|w| NEGATIONS.contains(&w.as_str()) || LABEL_DOUBTS.contains(&w.as_str()));
+    let tally = tally_label(words);
+    let negated = !counted && words.iter().any(|w| NEGATIONS.contains(&w.as_str()))
+        || !tally && words.iter().any(|w| LABEL_DOUBTS.contains(&w.as_str()));
     // `Probable answer:`, `Fake answer:`: the answer named as something else.
     let named = words
         .windows(2)
@@ -510,12 +567,15 @@ fn hedged_label(words: &[String]) -> Option<&'static str> {
     if negated || doubted || named {
         return Some("negated or hedged (a label before the answer)");
     }
-    // Words that end ordinary labels too (`Adding them up:`, `As shown below:`, `Carrying over:`) bound nothing there.
+    // Words that end ordinary labels too (`Adding them up:`, `As shown below:`, `Carrying over:`) bound nothing there,
+    // unless after a copula (`The answer is below:`).
+    let copula = |k: usize| k > 0 && matches!(words[k - 1].as_str(), "is" | "are" | "be" | "was");
     let near = words
         .iter()
+        .enumerate()
         .rev()
-        .take(NEAR_WORDS)
-        .any(|w| NEAR_CUES.contains(&w.as_str()) && !LABEL_WORDS.contains(&w.as_str()));
+        .take(NEAR_WORDS + 1)
+        .any(|(k, w)| NEAR_CUES.contains(&w.as_str()) && (!LABEL_WORDS.contains(&w.as_str()) || copula(k)));
     (!counted && (near || bound_phrase_end(words).is_some()))
         .then_some("bounded or approximate (a label before the answer)")
 }
@@ -523,6 +583,9 @@ fn hedged_label(words: &[String]) -> Option<&'static str> {
 /// Chinese words that bound or hedge the value right after them (`约180`, `至少180`, `180或181`'s `或`).
 const CJK_BEFORE: &[&str] = &[
     "约",
+    // Japanese and Korean "about".
+    "約",
+    "약",
     "大约",
     "大概",
     "至少",
@@ -608,6 +671,8 @@ const RU_AFTER: &[&str] = &["или", "примерно", "приблизите�
 /// French, German, Spanish, Italian and Portuguese words before a value that bound or hedge it (`au moins 5`,
 /// `vielleicht 5`), matched as the last word before it.
 const EU_BEFORE: &[&str] = &[
+    "około",
+    "okolo",
     "vielleicht",
     "quizás",
     "quizá",
@@ -656,6 +721,10 @@ fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
         return Some("bounded, hedged or one of several (Russian words around the answer)");
     }
     let eu_last = if lower_before.trim_end().ends_with("peut-être") { "peut-être" } else { last_word };
+    // Spanish and Portuguese "about" (`cerca de 5`, `alrededor de 5`).
+    if ["cerca de", "alrededor de", "acerca de"].iter().any(|p| lower_before.trim_end().ends_with(p)) {
+        return Some("bounded, hedged or one of several (French, German, Spanish, Italian or Portuguese words)");
+    }
     let next_word = first_words.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
     let or_number = EU_OR.contains(&next_word)
         && first_words[next_word.len()..].trim_start_matches([' ', '$']).starts_with(|c: char| c.is_ascii_digit());
@@ -1255,6 +1324,11 @@ const DISOWNING: &[&str] = &[
     "disregard the above",
     "ignore the above",
     "not solved",
+    "i don't know",
+    "i do not know",
+    "i give up",
+    "unable to find",
+    "unable to determine",
 ];
 
 /// Does the text from `from` hold a phrase of [`DISOWNING`] (any ASCII case)?
@@ -1385,6 +1459,15 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
             break;
         }
         trailing = next;
+    }
+    // `5+` (5 or more), `5..6` (a range).
+    let plus = trimmed.strip_prefix('+').is_some_and(|r| {
+        !r.trim_start().starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '\\' | '(' | '$' | '{'))
+    });
+    let dots =
+        past.strip_prefix("..").is_some_and(|r| r.trim_start_matches('.').starts_with(|c: char| c.is_ascii_digit()));
+    if plus || dots {
+        return Some("a bound or a range, not a value (5+, 5..6)");
     }
     if trimmed.starts_with('?')
         || trailing.starts_with(QUESTION_MARKS) && past.len() > trailing.len()
@@ -1552,6 +1635,8 @@ const UNCOMMITTED_AFTER: &[&[&str]] = &[
     &["for", "instance"],
     &["so", "far"],
     &["or", "so"],
+    &["at", "best"],
+    &["at", "worst"],
 ];
 /// Words that, after `is` following an answer, claim only its likelihood (`5 is likely`, `5 is a guess`).
 const LIKELIHOOD: &[&str] = &[
@@ -2028,12 +2113,13 @@ fn inside_expression(s: &str, start: usize, end: usize) -> bool {
             || after.starts_with('}')
             || words_of(&after[..floor_boundary(after, after.len().min(12))])
                 .first()
-                .is_some_and(|w| {
-                    matches!(
-                        w.as_str(),
-                        "plus" | "minus" | "times" | "over" | "divided" | "multiplied" | "factorial" | "squared" | "cubed"
-                            | "remainder" | "negated"
-                    )
+                .is_some_and(|w| match w.as_str() {
+                    // With a number after them (`\\boxed{5} times 2`; `\\boxed{30} times.` counts).
+                    "times" | "over" => operated_after(after),
+                    w => matches!(
+                        w,
+                        "plus" | "minus" | "divided" | "multiplied" | "factorial" | "squared" | "cubed" | "remainder" | "negated"
+                    ),
                 }))
             // `\\boxed{3}{.}5`, `\\boxed{3}\\text{.}5`: a decimal point through a group.
             || ["{.}", "\\text{.}"].iter().any(|p| after.strip_prefix(p).is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())))

@@ -400,8 +400,32 @@ fn physical_unit(word: &str) -> Option<&'static str> {
     .find(|u| *u == word)
 }
 
-fn is_unit(word: &str) -> bool {
+/// Is `word` a unit (`cm`, `hours`, `dollars`), dropped after a number?
+pub(super) fn is_unit(word: &str) -> bool {
     UNITS.contains(&word) || UNITS.contains(&word.to_ascii_lowercase().as_str()) || canonical_unit(word).is_some()
+}
+
+/// `AM`/`PM` after a time's digits written as the units `am`/`pm` (capitals alone name points: `AM` is a segment).
+fn half_day_units(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    let mut rest = t;
+    while let Some(i) = rest.find(['A', 'P']) {
+        let (head, tail) = rest.split_at(i);
+        out.push_str(head);
+        let before = out.trim_end_matches([' ', '~']);
+        let before = ["\\text{", "\\mathrm{"].iter().find_map(|c| before.strip_suffix(c)).unwrap_or(before);
+        let digit_before = before.trim_end().ends_with(|c: char| c.is_ascii_digit());
+        let unit = tail.starts_with("AM") || tail.starts_with("PM");
+        if digit_before && unit && !tail[2..].starts_with(|c: char| c.is_alphanumeric()) {
+            out.push_str(if tail.starts_with('A') { "am" } else { "pm" });
+            rest = &tail[2..];
+        } else {
+            out.push_str(&tail[..1]);
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Replace the spellings that are easier to handle as text before tokenising.
@@ -413,6 +437,9 @@ fn normalise(s: &str) -> String {
     }
     if t.contains("{") && t.contains(",") {
         t = braced_commas(&t);
+    }
+    if t.contains("AM") || t.contains("PM") {
+        t = half_day_units(&t);
     }
     for (from, to) in [
         // `32,\! 349`: a thousands separator with negative space.

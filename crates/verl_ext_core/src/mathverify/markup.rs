@@ -155,6 +155,42 @@ fn markup_at(at: &str) -> Option<Markup> {
 /// page shows it, else as a
 /// space. The flag says whether any markup stood between two letters (the text then has two readings).
 pub fn render(s: &str, join: bool) -> (Cow<'_, str>, bool) {
+    match unquote(s) {
+        Cow::Borrowed(s) => render_tags(s, join),
+        Cow::Owned(unquoted) => {
+            let (text, split) = render_tags(&unquoted, join);
+            (Cow::Owned(text.into_owned()), split)
+        }
+    }
+}
+
+/// The text without Markdown's blockquote marks (`> 42` at a line's start shows 42, no relation); borrowed when
+/// it has none.
+fn unquote(s: &str) -> Cow<'_, str> {
+    fn quote(line: &str) -> Option<&str> {
+        let t = line.trim_start_matches([' ', '\t']);
+        t.strip_prefix('>').filter(|r| r.is_empty() || r.starts_with([' ', '\n', '\r', '>']))
+    }
+    if !s.split('\n').any(|l| quote(l).is_some()) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    for (k, line) in s.split('\n').enumerate() {
+        if k > 0 {
+            out.push('\n');
+        }
+        let mut line = line;
+        // Nested quotes (`> > 42`).
+        while let Some(rest) = quote(line) {
+            line = rest.strip_prefix(' ').unwrap_or(rest);
+        }
+        out.push_str(line);
+    }
+    Cow::Owned(out)
+}
+
+/// [`render`] past the blockquote marks.
+fn render_tags(s: &str, join: bool) -> (Cow<'_, str>, bool) {
     if !s.contains(['<', '`']) {
         return (Cow::Borrowed(s), false);
     }
@@ -221,6 +257,7 @@ mod tests {
         assert_eq!(page("at le<b>a</b>st <span class=\"v\">5</span>"), "at least 5");
         assert_eq!(page("5<br/>6<p>7</p>"), "5 6 7 ");
         assert_eq!(page("x <!-- 23"), "x ");
+        assert_eq!(page("Answer:\n> 42\n> > **7**\nx > 5\n>5"), "Answer:\n42\n**7**\nx > 5\n>5");
         assert_eq!(page("<del>\\boxed{4}</del> \\boxed{5} n<a href=\"#\"></a>ot <strike>6"), " \\boxed{5} not ");
         assert_eq!(page("The answer is `42`. ```py\nx``` ``y``"), "The answer is 42. ```py\nx``` y");
         // Template tags are kept; miswritten ones are written right.

@@ -25,7 +25,8 @@ fn expr_char(c: char) -> bool {
 /// one of those)?
 fn may_start(s: &str, i: usize) -> bool {
     let before = &s[..i];
-    let before = before.strip_suffix("**").unwrap_or(before);
+    // After Markdown emphasis: bold, italic or both (`**42**`, `*42*`, `_42_`, `***42***`).
+    let before = ["***", "**", "*", "__", "_"].iter().find_map(|m| before.strip_suffix(m)).unwrap_or(before);
     // After CJK text and its punctuation too, which put no space before a number (`比例为13/28`, `答案：180`),
     // and inside a quoted value (`"answer": "9"`).
     // After a label's colon (`answer:180`, `答案:180`), not a ratio's or a time's (`3:2`, `12:30`).
@@ -384,6 +385,7 @@ mod tests {
         assert_eq!(texts("Answer: 12 million"), vec!["12*1000000"]);
         assert_eq!(texts("XDY2K"), Vec::<String>::new());
         assert_eq!(texts("**42**"), vec!["42"]);
+        assert_eq!(texts("is *42*, _7_ and ***9***; x_2"), vec!["42", "7", "9"]);
         // LaTeX's escaped dollar and its `{,}` group separator, written in prose.
         assert_eq!(texts("pays \\$1,250 in all"), vec!["1250"]);
         assert_eq!(texts("it is 1{,}000{,}000."), vec!["1000000"]);
