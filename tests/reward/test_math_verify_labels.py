@@ -199,8 +199,7 @@ def test_per_mille_is_a_fraction(g: int) -> None:
 
 
 @SETTINGS
-# On the hour (`1:00`) a time is still read as a ratio with a zero part, compared as text: minutes from 1.
-@given(h=st.integers(1, 12), m=st.integers(1, 59), half=st.sampled_from(["AM", "PM", "am", "p.m.", "a.m."]),
+@given(h=st.integers(1, 12), m=st.integers(0, 59), half=st.sampled_from(["AM", "PM", "am", "p.m.", "a.m."]),
        form=st.sampled_from(["So the meeting ends at {t}.", "Answer: {t}", "The answer is \\boxed{{{t}}}."]))
 def test_a_time_keeps_its_half_of_the_day(h: int, m: int, half: str, form: str) -> None:
     time = f"{h}:{m:02d}"
@@ -209,6 +208,22 @@ def test_a_time_keeps_its_half_of_the_day(h: int, m: int, half: str, form: str) 
     output = form.format(t=f"{time} {half}")
     assert score(output, f"{time} {same}") == 1
     assert score(output, f"{time} {other}") == 0
+
+
+@SETTINGS
+@given(h=st.integers(0, 23), m=st.integers(0, 59), shift=st.integers(1, 24 * 60 - 1),
+       form=st.sampled_from(["So the meeting ends at {t}.", "Answer: {t}", "The answer is \\boxed{{{t}}}."]))
+def test_clock_times_compare_as_times_of_day_not_ratios(h: int, m: int, shift: int, form: str) -> None:
+    other = (h * 60 + m + shift) % (24 * 60)
+    gold = f"{h}:{m:02d}"
+    assert score(form.format(t=gold), gold) == 1
+    assert score(form.format(t=f"{h:02d}:{m:02d}"), gold) == 1
+    # Another time is wrong even where the ratio would agree (`1:15` for `3:45`), unless it is the same time on
+    # the other half of a 12-hour clock written without AM/PM.
+    twelve = shift == 12 * 60 and min(h, other // 60) < 13
+    assert score(form.format(t=f"{other // 60}:{other % 60:02d}"), gold) == int(twelve)
+    if 1 <= h <= 12:
+        assert score(form.format(t=f"{h}:{m:02d} PM"), f"{h % 12 + 12}:{m:02d}") == 1
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ use num_rational::BigRational;
 use num_traits::ToPrimitive;
 
 use super::budget;
+use super::clock;
 use super::exact::{self, Surd};
 use super::hp;
 use super::lexer::{lex, lex_with_units, WRAPPERS};
@@ -327,6 +328,11 @@ pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options
     }
     if squeeze(p) == squeeze(r) {
         return verdict(true, "identical");
+    }
+    // Two clock times compare as times of day (`3:45` is not `1:15` as a ratio would make it).
+    if let (Some(got), Some(want)) = (clock::clock(&choice_text(p)), clock::clock(&choice_text(r))) {
+        let equal = got.same_time(&want);
+        return verdict(equal, if equal { "the same time of day" } else { "another time of day" });
     }
     if let Some(letter) = reference_choice(r) {
         let got = predicted_choice(p);

@@ -13,6 +13,7 @@
 
 pub mod blocks;
 pub mod budget;
+pub mod clock;
 pub mod completion;
 pub mod entities;
 mod entities_table;
