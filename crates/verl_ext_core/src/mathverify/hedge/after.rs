@@ -1,0 +1,555 @@
+//! What right after a value changes it: operator and scale words (`5 times two`, `5 thousand`), uncommitted
+//! or doubted words (`5 or so`, `5?`), a value that goes on (`5,000`, `5\\pi`) or has company (`5, 6`).
+
+use super::*;
+
+/// Words that name a number after an operator word (`5 times two`, `5 over ten`).
+pub(super) const NUMBER_NAMES: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty",
+    "hundred", "thousand", "half",
+];
+/// Fractions after `and a` that make a mixed number (`5 and a half`).
+pub(super) const FRACTION_WORDS: &[&str] = &["half", "third", "quarter", "fourth", "fifth", "sixth", "eighth", "tenth"];
+/// Scales after a value that make it a fraction of itself (`5 hundredths`).
+pub(super) const FRACTION_SCALES: &[&str] = &[
+    "tenths",
+    "hundredths",
+    "thousandths",
+    "millionths",
+    "halves",
+    "thirds",
+    "fourths",
+    "fifths",
+    "sixths",
+    "sevenths",
+    "eighths",
+    "ninths",
+];
+/// Words right after a value that make another value of it (`5 factorial`, `\\boxed{5} doubled`, `5 pi`,
+/// `5 gross`, `5 bps`).
+pub(super) const CHANGING_WORDS: &[&str] =
+    &["factorial", "doubled", "tripled", "halved", "quadrupled", "pi", "gross", "bps", "permille"];
+
+/// Do the words right after a value go on computing with it (`5 times 2`, `5 over 2`, `5 divided by 2`, `5 to
+/// the 2nd power`, `5 and a half`, `5 and 3/4`, `5 point 5`, `5 hundredths`)? The value is then another one.
+/// An operator word without a number after it is prose (`5 times.`, `5 times as many`, `5 over the weekend`).
+pub(super) fn operated_after(after: &str) -> bool {
+    let t: Vec<String> = after
+        .split_whitespace()
+        .take(4)
+        .map(|w| w.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | '(' | ')' | '*')).to_lowercase())
+        .collect();
+    let word = |k: usize| t.get(k).map_or("", String::as_str);
+    let number = |k: usize| {
+        let w = word(k);
+        w.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '\\' | '$')) || NUMBER_NAMES.contains(&w)
+    };
+    let ordinal = |k: usize| {
+        let w = word(k);
+        w.starts_with(|c: char| c.is_ascii_digit()) && w.ends_with(['d', 'h', 't'])
+            || matches!(w, "second" | "third" | "fourth" | "fifth" | "power")
+    };
+    match word(0) {
+        "times" | "over" | "plus" | "minus" | "point" | "x" => number(1),
+        "divided" | "multiplied" | "raised" => matches!(word(1), "by" | "to") && (number(2) || word(2) == "the"),
+        "choose" => number(1),
+        "percent" | "%" | "per" => {
+            matches!(word(1), "of" | "cent") && (number(2) || word(1) == "cent" && word(2) == "of")
+        }
+        "to" => word(1) == "the" && (number(2) || ordinal(2)),
+        "and" => {
+            matches!(word(1), "a" | "one") && FRACTION_WORDS.contains(&word(2)) || number(1) && word(1).contains('/')
+        }
+        w => FRACTION_SCALES.contains(&w) || CHANGING_WORDS.contains(&w),
+    }
+}
+
+/// Word sequences that, right after an answer, leave it uncommitted: one of several (`etc.`, `among others`,
+/// `one possibility`), a guess (`I think`, `for now`, `to be checked`), or a claim only of likelihood (`is likely`).
+pub(super) const UNCOMMITTED_AFTER: &[&[&str]] = &[
+    &["etc"],
+    &["and", "others"],
+    &["among", "others"],
+    &["and", "so", "on"],
+    &["one", "possibility"],
+    &["one", "option"],
+    &["one", "of", "several"],
+    &["partial"],
+    &["partially"],
+    &["sometimes"],
+    &["in", "some", "cases"],
+    &["for", "now"],
+    &["i", "guess"],
+    &["i", "suppose"],
+    &["i", "hope"],
+    &["to", "be", "checked"],
+    &["to", "be", "verified"],
+    &["to", "be", "confirmed"],
+    &["max"],
+    &["at", "max"],
+    &["likely"],
+    &["usually"],
+    &["typically"],
+    &["generally"],
+    &["for", "example"],
+    &["for", "instance"],
+    &["so", "far"],
+    &["or", "so"],
+    &["at", "best"],
+    &["at", "worst"],
+];
+/// Words that, after `is` following an answer, claim only its likelihood (`5 is likely`, `5 is a guess`).
+pub(super) const LIKELIHOOD: &[&str] = &[
+    "likely",
+    "possible",
+    "possibly",
+    "probable",
+    "probably",
+    "plausible",
+    "approximate",
+    "uncertain",
+    "unclear",
+    "tentative",
+    "unconfirmed",
+    "doubtful",
+    "questionable",
+    "guess",
+    "estimate",
+];
+
+/// Do the words right after an answer leave it uncommitted ([`UNCOMMITTED_AFTER`], or `is`/`seems` and a word of
+/// [`LIKELIHOOD`])?
+pub(super) fn doubted_after(words: &[String]) -> bool {
+    let starts = |p: &&[&str]| p.len() <= words.len() && p.iter().zip(words).all(|(a, b)| a == b);
+    let copula = words.first().is_some_and(|w| matches!(w.as_str(), "is" | "seems" | "looks" | "appears"));
+    UNCOMMITTED_AFTER.iter().any(starts)
+        || copula && words.iter().skip(1).take(2).any(|w| LIKELIHOOD.contains(&w.as_str()))
+}
+
+/// Marks that, right after an answer (or opening a bracket after it), question or doubt it.
+pub(super) const DOUBT_MARKS: &[char] = &[
+    '?', '❌', '✗', '✘', '×', '✕', '🤷', '👎', '🚫', '😅', '🙃', '🤔', '⚠', '±', '‽', '⁇', '⁈', '⁉', '﹖', '⸮', '؟',
+    '¿', '？', '❓', '❔', '🤞', '😬', '🎲', '😕', '🫤', '🙈', '🤨',
+];
+
+/// Question marks and their look-alikes (not an opening `¿`, which starts the next sentence).
+pub(super) const QUESTION_MARKS: &[char] = &['?', '‽', '⁇', '⁈', '⁉', '﹖', '⸮', '؟', '？', '❓', '❔'];
+
+/// Abbreviations that approximate or bound the value after them (`approx. 5`, `ca. 5`, `est. \\boxed{5}`); their
+/// full stop would otherwise end the clause read before the answer.
+pub(super) const BOUND_ABBREVIATIONS: &[&str] = &["approx", "appr", "aprox", "apprx", "ca", "est", "abt", "min", "max"];
+
+/// Does `before` (the text right before an answer) end with an abbreviation of [`BOUND_ABBREVIATIONS`] and its
+/// full stop, through spaces, `$`, spacing commands and a text group (`$\\text{approx.}\\,\\boxed{5}$`)?
+pub(super) fn abbreviated_bound(before: &str) -> bool {
+    let t = strip_markup_end(before).trim_end_matches(['}', ' ', '$', '~']);
+    let t = SPACING.iter().find_map(|c| t.strip_suffix(c)).unwrap_or(t).trim_end_matches(['}', ' ', '$', '~']);
+    t.strip_suffix('.').is_some_and(|w| {
+        let n = w.len() - w.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
+        let word = &w[w.len() - n..];
+        // A word of its own (`ca.`, not `Africa.`), not a sentence's end (`… is c. 5` is `circa`, `… in 5 BC. 5`
+        // is not a word of the list).
+        n > 0
+            && BOUND_ABBREVIATIONS.iter().any(|a| word.eq_ignore_ascii_case(a))
+            && !w[..w.len() - n].ends_with(|c: char| c.is_alphanumeric())
+    })
+}
+
+/// Is the text after an answer, past layout, markup and empty or styling groups, a question mark (`5^{?}`,
+/// `5\\;?`, `\\boxed{5}\\color{red}{?}`, `5\\tag{?}`, `5\\phantom{}?`)?
+pub(super) fn questioned(past: &str) -> bool {
+    let line = &past[..floor_boundary(past, past.find('\n').unwrap_or(past.len()).min(64))];
+    let noted = |i: usize| {
+        NOTE_GROUPS
+            .iter()
+            .any(|g| line[i..].strip_prefix(g).is_some_and(|r| r.trim_start().starts_with(QUESTION_MARKS)))
+    };
+    if line.char_indices().any(|(i, c)| c == '\\' && noted(i)) {
+        return true;
+    }
+    let mut t = past;
+    loop {
+        let next = skip_inline_layout(t).trim_start_matches(['^', '_', '(', '[']);
+        let next = ["\\overset{", "\\underset{", "\\stackrel{", "\\label{", "\\textcolor{", "\\colorbox{"]
+            .iter()
+            .find_map(|c| next.strip_prefix(c))
+            // `\\textcolor{red}{?}`: a colour, then the group.
+            .map(|r| {
+                if r.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                    r.find('}').filter(|&i| i < 24).map_or(r, |i| &r[i + 1..])
+                } else {
+                    r
+                }
+            })
+            .unwrap_or(next);
+        if next.len() == t.len() {
+            return t.starts_with(QUESTION_MARKS);
+        }
+        t = next;
+    }
+}
+
+/// Nouns that open a subject naming what is counted or measured, in which a negation describes the things
+/// counted (`the number of cases that do not work is 0`), not the value.
+pub(super) const COUNTED_HEADS: &[&str] = &[
+    "number",
+    "count",
+    "total",
+    "amount",
+    "sum",
+    "probability",
+    "fraction",
+    "percentage",
+    "proportion",
+    "ratio",
+    "size",
+    "area",
+    "length",
+    "value",
+    "cost",
+    "price",
+];
+
+/// Does `after` (what follows an answer) restate it as a decimal approximation (`\\boxed{\\frac56} \\approx 0.833`,
+/// `2\\sqrt2 ≈ 2.83`)? The answer is then the exact value written before it, not a bound.
+pub(super) fn approximated(after: &str) -> bool {
+    ["\\approx", "≈"].iter().find_map(|r| after.strip_prefix(r)).is_some_and(|r| {
+        let r = r.trim_start_matches([' ', '\t', '{']).trim_start_matches(['-', '−']);
+        let n = r.bytes().take_while(u8::is_ascii_digit).count();
+        // A decimal, or a percent (`\\approx 83\\%`): the approximation of a value, not a second value.
+        n > 0
+            && (r[n..].starts_with('.') && r[n + 1..].starts_with(|c: char| c.is_ascii_digit())
+                || r[n..].trim_start().starts_with(['%', '\\'])
+                    && r[n..].trim_start().trim_start_matches('\\').starts_with('%'))
+            || n == 0 && r.starts_with('.') && r[1..].starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+/// Commands that, right after an answer, make it a factor of a larger value (`\\boxed{5}\\pi`, `5\\sqrt2`).
+pub(super) const FACTOR_COMMANDS: &[&str] = &[
+    "pi",
+    "sqrt",
+    "frac",
+    "dfrac",
+    "tfrac",
+    "bmod",
+    "sin",
+    "cos",
+    "tan",
+    "cot",
+    "sec",
+    "csc",
+    "log",
+    "ln",
+    "exp",
+    "infty",
+    "binom",
+    "choose",
+    "over",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "theta",
+    "lambda",
+    "mu",
+    "sigma",
+    "phi",
+    "omega",
+    "tau",
+    "rho",
+    "epsilon",
+    "varepsilon",
+    "varphi",
+    "psi",
+    "eta",
+    "kappa",
+    "nu",
+    "xi",
+    "zeta",
+    "chi",
+    "mathrm",
+    "mathbf",
+    "operatorname",
+    "left",
+];
+
+/// Letters that, written right against an answer, scale or change it (`5k`, `5M`, `5bn`, `5i`, `5x`, `5!`).
+pub(super) const ATTACHED_WORDS: &[&str] =
+    &["k", "M", "B", "bn", "mn", "mil", "i", "j", "x", "y", "z", "n", "t", "e", "E", "lakh", "crore"];
+
+/// Does the value at `s[start..end]` go on past its end (a digit group `5,000`, an exponent `5e3`, a factor
+/// `5\\pi` or `5k` written against it, a factorial), or come after a sign the reader applies to it (`−5`), or
+/// is it one of several (`5, 6`, `5 and 6`)? Then it is not the value stated.
+pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
+    let after = s[end..].trim_start_matches(['$', '}']);
+    let tight = &s[end..];
+    // Written against the value, before any space: a word of ATTACHED_WORDS, then no further letter.
+    let attached = ATTACHED_WORDS.iter().any(|w| match tight.strip_prefix(w) {
+        // `e`/`E` only as an exponent (`5e3`, `5E-2`).
+        Some(r) if !r.starts_with(|c: char| c.is_alphabetic()) => {
+            !matches!(*w, "e" | "E") || r.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+        }
+        _ => false,
+    });
+    if attached || tight.starts_with('!') && !tight.starts_with("!=") {
+        return Some("a value written on past the answer (5k, 5e3, 5!)");
+    }
+    let digit_group = after.strip_prefix([',', '\'', '_', '’']).is_some_and(|r| {
+        r.len() >= 3
+            && r.as_bytes()[..3].iter().all(u8::is_ascii_digit)
+            && !r[3..].starts_with(|c: char| c.is_ascii_digit())
+    });
+    if digit_group {
+        return Some("a value written on past the answer (5,000)");
+    }
+    if ratio_after(&s[end..], answer_value(&s[start..end])) {
+        return Some("the first part of a ratio or a time (3:45)");
+    }
+    let command = after.trim_start().strip_prefix('\\').map(|r| {
+        let n = r.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(r.len());
+        &r[..n]
+    });
+    // `\\boxed{5} = 6`: a side of an equation, not the value stated.
+    let equation = after.trim_start().strip_prefix('=').is_some_and(|r| !r.starts_with('='));
+    if equation
+        && start > 0
+        && s[..start].ends_with(|c: char| !c.is_alphanumeric())
+        && s[start..].starts_with("\\boxed")
+    {
+        return Some("a side of an equation (\\boxed{5} = 6)");
+    }
+    if command.is_some_and(|c| FACTOR_COMMANDS.contains(&c)) {
+        return Some("a factor after the answer (\\boxed{5}\\pi)");
+    }
+    // An operator command after it (`2-1\\div 3`, `12 \\times 3`): the answer is an operand.
+    if command.is_some_and(|c| matches!(c, "div" | "times" | "cdot" | "pm" | "mp" | "frac" | "dfrac" | "tfrac")) {
+        return Some("part of a larger expression (an operator after it)");
+    }
+    // A sign written against the value, or through spacing commands (`−\\boxed{5}`, `$-$5`, `-\\,\\boxed{5}`,
+    // `±\\boxed{5}`). A minus after a space is a sign too where something precedes it on its line (`Answer: - 7`,
+    // `is - 7`); at a line's start it is a list's dash.
+    let before = s[..start].trim_end_matches(['$', '*']);
+    let thin = trim_spacing_commands_end(before).trim_end_matches(['$', '*']);
+    let sign = |t: &str| {
+        t.ends_with(|c: char| MINUS_SIGNS.contains(&c) || matches!(c, '–' | '-' | '－' | '±' | '∓'))
+            && !t.ends_with("--")
+    };
+    let spaced_minus = {
+        let t = before.trim_end_matches([' ', '\t']).trim_end_matches('$');
+        let line = &t[t.rfind('\n').map_or(0, |i| i + 1)..];
+        let dash = line.chars().next_back().filter(|&c| MINUS_SIGNS.contains(&c) || matches!(c, '-' | '－'));
+        // What the dash follows: a colon, a bracket, `=`, a cell's bar or a stating word make it a sign; after a
+        // noun it separates (`Answer - 42`, `The result - 42 apples`).
+        let lead = dash.map_or("", |d| line[..line.len() - d.len_utf8()].trim_end());
+        let stating = lead.rsplit(|c: char| !c.is_alphabetic()).next().is_some_and(|w| {
+            matches!(w.to_lowercase().as_str(), "is" | "be" | "was" | "are" | "equals" | "gives" | "get" | "becomes")
+        });
+        line.len() < before.len()
+            && dash.is_some()
+            && !line.ends_with("--")
+            && (lead.ends_with([':', '：', '】', '=', '|', '(', '[']) || stating)
+    };
+    if sign(thin) || spaced_minus {
+        return Some("a sign before the answer");
+    }
+    // `5, 6` or `5 and 6`: more than one value where one is asked for.
+    let rest = after.trim_start();
+    let next = rest.strip_prefix(',').or_else(|| rest.strip_prefix("and ")).or_else(|| rest.strip_prefix("or "));
+    if next.is_some_and(|r| {
+        let r = r.trim_start().trim_start_matches(['$', '\\', '(']);
+        r.starts_with(|c: char| c.is_ascii_digit())
+    }) {
+        return Some("one of several values");
+    }
+    beside(context_after(s, end))
+}
+
+/// Words that, between two values, offer both or span a range (`5 to 6`, `5 vs 6`, `5 (also 6)`, `5 up to 6`,
+/// `5 bis 6`, `5 или 6`), in the languages whose other hedges are read too and a few more.
+pub(super) const JOINERS: &[&str] = &[
+    "to", "through", "thru", "till", "until", "vs", "versus", "also", "and", "or", "up", "else", "then", "alt", "resp",
+    "plus", "bis", "und", "oder", "et", "ou", "y", "e", "o", "en", "al", "hasta", "tot", "til", "eller", "lub", "nebo",
+    "sau", "veya", "vagy", "до", "и", "или", "або", "和", "或", "还是", "到", "至", "か", "أو",
+];
+/// Marks between two values that [`beside`]'s one-symbol rule does not cover: several characters, or
+/// punctuation that otherwise ends what is said of the answer (`5 -> 6`, `5, 6`, `5; 6`, `5 ... 6`).
+pub(super) const JOINING_MARKS: &[&str] = &["->", "=>", "...", ",", ";"];
+/// Characters that, after an answer, end or bracket what is said of it rather than join another value to it
+/// (`5. 6 people`, `5 (6 ways)`, `5: 6`); `=` has its own rule (`\\boxed{5} = 6`, and a chain `2+3 = 5`).
+pub(super) const NOT_JOINING: &str = ".,;:!?)]([\"'“”‘’¿¡=";
+/// Commands that start a value (`5 to \\frac{1}{2}`).
+pub(super) const VALUE_COMMANDS: &[&str] = &["\\frac", "\\dfrac", "\\tfrac", "\\sqrt", "\\pi", "\\infty"];
+/// Text commands whose group may hold what stands between two values (`5 \\text{ to } 6`) or after a value
+/// (`\\boxed{5}\\text{?}`).
+pub(super) const TEXT_GROUPS: &[&str] = &[
+    "\\text{",
+    "\\textbf{",
+    "\\textit{",
+    "\\textrm{",
+    "\\textsf{",
+    "\\texttt{",
+    "\\textup{",
+    "\\textnormal{",
+    "\\mathrm{",
+    "\\mathbf{",
+    "\\mathit{",
+    "\\mathsf{",
+    "\\mathtt{",
+    "\\mbox{",
+    "\\hbox{",
+    "\\emph{",
+    "\\underline{",
+    "\\overset{",
+    "\\underset{",
+    "\\fbox{",
+];
+/// Layout commands, beyond [`SPACING`], that may stand between two values on one line.
+pub(super) const INLINE_LAYOUT: &[&str] = &[
+    "\\hfill",
+    "\\hfil",
+    "\\enspace",
+    "\\thinspace",
+    "\\medspace",
+    "\\thickspace",
+    "\\>",
+    "\\linebreak",
+    "\\newline",
+    "\\par",
+    "\\cr",
+    "\\\\",
+    "&nbsp;",
+];
+/// Layout commands with an argument (`\\hspace{1em}`, `\\phantom{0}`, `\\color{red}`), skipped with it.
+pub(super) const LAYOUT_WITH_ARGUMENT: &[&str] = &[
+    "\\hspace{",
+    "\\hspace*{",
+    "\\phantom{",
+    "\\hphantom{",
+    "\\vphantom{",
+    "\\color{",
+    "\\textcolor{",
+    "\\tag{",
+    "\\tag*{",
+    "\\label{",
+    "\\footnote{",
+];
+/// Groups that number or annotate an equation: skipped whole between values (`\\boxed{7} \\tag{1}`), but a question
+/// mark in one questions the answer (`5\\tag{?}`).
+pub(super) const NOTE_GROUPS: &[&str] = &["\\tag{", "\\tag*{", "\\label{", "\\footnote{"];
+
+/// Characters that lay out without showing: spaces of every width, joiners and marks (a value hidden behind
+/// them is beside the answer all the same).
+pub(super) fn invisible(c: char) -> bool {
+    c.is_whitespace() && c != '\n'
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{00ad}' | '\u{034f}'
+            | '\u{180e}' | '\u{2800}' | '\u{3164}' | '\u{115f}' | '\u{1160}' | '\u{ffa0}' | '\u{061c}'
+            | '\u{202a}'..='\u{202e}')
+}
+
+/// `text` past what may stand between two values on one line: spaces, tabs and invisible characters (not a
+/// line break), math delimiters, braces, bold, an alignment `&`, a bar, spacing and layout commands and text
+/// groups' openings.
+pub(super) fn skip_inline_layout(text: &str) -> &str {
+    let mut t = text;
+    loop {
+        let next = t.trim_start_matches(|c: char| invisible(c) || matches!(c, '$' | '{' | '}' | '*' | '&' | '|'));
+        let next = next.strip_prefix("\\(").or_else(|| next.strip_prefix("\\)")).unwrap_or(next);
+        let next =
+            SPACING.iter().chain(TEXT_GROUPS).chain(INLINE_LAYOUT).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
+        // `\\kern1em`, `\\hskip 2pt`, `\\hspace{1em}`, `\\color{red}`: the command and its dimension or group.
+        let dimensioned = skip_dimension(next);
+        let next = if dimensioned.len() < next.len() {
+            dimensioned
+        } else {
+            LAYOUT_WITH_ARGUMENT
+                .iter()
+                .find_map(|c| next.strip_prefix(c))
+                .and_then(|r| r.find('}').filter(|&i| i < 40).map(|i| &r[i + 1..]))
+                .unwrap_or(next)
+        };
+        if next.len() == t.len() {
+            return t;
+        }
+        t = next;
+    }
+}
+
+/// Is another value written beside the one that ends where `after` starts, on its line (`5 6`, `5 $6$`,
+/// `5 \\quad 6`, `5 | 6`), or joined to it as an alternative, a range, a combination or a correction (`5 to 6`,
+/// `5 – 6`, `5 up to 6`, `5 → 6`, `5 · 6`, `5、6`)?
+pub(super) fn beside(after: &str) -> Option<&'static str> {
+    let digit = |t: &str| {
+        let t = t.trim_start_matches(['-', '+', '−']).trim_start_matches([' ', '{']);
+        t.starts_with(|c: char| c.is_ascii_digit() || ('０'..='９').contains(&c))
+            || VALUE_COMMANDS
+                .iter()
+                .any(|c| t.strip_prefix(c).is_some_and(|r| !r.starts_with(|ch: char| ch.is_ascii_alphabetic())))
+    };
+    let mut t = skip_inline_layout(after);
+    if digit(t) {
+        return Some("one of several values (another written beside it)");
+    }
+    // An operator and then nothing (`Answer: 12 +`): the text stops inside an expression.
+    if t.strip_prefix(['+', '-', '*', '/', '^', '=', '×', '÷', '−', '·']).is_some_and(|r| r.trim().is_empty()) {
+        return Some("the text stops inside an expression");
+    }
+    if let Some(r) = JOINING_MARKS.iter().find_map(|m| t.strip_prefix(m)) {
+        return digit(skip_inline_layout(r.trim_start_matches(['(', '['])))
+            .then_some("one of several values or a range (joined to it)");
+    }
+    // Any one symbol or command between them joins them (`5 – 6`, `5 → 6`, `5 · 6`, `5 ⊕ 6`, `5 \\oplus 6`,
+    // `5 ↔ 6`, `5、6`): a range, a list, an operation or a correction, never the value alone.
+    // (`\\approx 0.83` after an exact value restates it: see `approximated`.)
+    let operand = match t.strip_prefix('\\') {
+        _ if approximated(t) => None,
+        Some(r) => {
+            let n = r.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(r.len());
+            // `\\oplus`, or an escaped symbol (`\\|`, `\\{`); not a command with an argument (`\\pmod{7}` states the
+            // modulus of a congruence) or a modulus (`\\mod 7`).
+            let n = if n == 0 { r.chars().next().map_or(0, char::len_utf8) } else { n };
+            let modulus = matches!(&r[..n], "pmod" | "mod" | "pod") || r[n..].trim_start().starts_with('{');
+            (n > 0 && !modulus).then(|| &r[n..])
+        }
+        None => {
+            t.chars().next().filter(|&c| !c.is_alphanumeric() && !NOT_JOINING.contains(c)).map(|c| &t[c.len_utf8()..])
+        }
+    };
+    // Words or a computation after the second value explain the answer (`\\boxed{12} — 3 rows × 4 columns`,
+    // `12 → 3 rows of 4`, `12 ← 3 × 4`): more than one number follows, or a word.
+    let explained = |r: &str| {
+        let line = &r[..floor_boundary(r, r.find('\n').unwrap_or(r.len()).min(48))];
+        // Numbers outside braces (a second `\\frac{3}{2}` is one value, not a computation); `3/2`, `3.5` and
+        // `3,500` are one number each.
+        let (mut depth, mut numbers, mut in_number) = (0usize, 0usize, false);
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            let digit = depth == 0 && c.is_ascii_digit();
+            let joins = in_number && matches!(c, '/' | '.' | ',') && chars.peek().is_some_and(char::is_ascii_digit);
+            numbers += usize::from(digit && !in_number);
+            in_number = digit || joins;
+        }
+        numbers > 1 || words_of(line).iter().any(|w| w.chars().count() >= 2)
+    };
+    if operand.is_some_and(|r| digit(skip_inline_layout(r)) && !explained(r)) {
+        return Some("one of several values, or part of a larger expression (joined to it)");
+    }
+    // Up to two joining words (`up to`, `(also 6)`, `(alt. 6)`), each followed by layout.
+    t = t.trim_start_matches(['(', '[']);
+    for _ in 0..2 {
+        let n = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
+        if n == 0 || !JOINERS.contains(&t[..n].to_lowercase().as_str()) {
+            return None;
+        }
+        t = skip_inline_layout(t[n..].trim_start_matches('.'));
+        if digit(t) {
+            return Some("one of several values or a range (joined to it)");
+        }
+    }
+    None
+}

@@ -1,0 +1,159 @@
+//! Bounds and hedges in other languages: Chinese and Japanese words around a value, Russian and European ones.
+
+use super::*;
+
+/// Chinese words that bound or hedge the value right after them (`约180`, `至少180`, `180或181`'s `或`).
+pub(super) const CJK_BEFORE: &[&str] = &[
+    "约",
+    // Japanese and Korean "about".
+    "約",
+    "약",
+    "大约",
+    "大概",
+    "至少",
+    "最少",
+    "至多",
+    "最多",
+    "不少于",
+    "不多于",
+    "不超过",
+    "超过",
+    "不到",
+    "少于",
+    "多于",
+    "大于",
+    "小于",
+    "或",
+    "或者",
+    "可能",
+    "也许",
+    "将近",
+    "接近",
+    "近",
+    // Japanese.
+    "およそ",
+    "たぶん",
+    "多分",
+    "おそらく",
+    "少なくとも",
+    "ほぼ",
+];
+/// Chinese words that bound or hedge the value right before them (`180左右`, `180多`, `180或181`).
+pub(super) const CJK_AFTER: &[&str] = &[
+    "或",
+    "左右",
+    "以上",
+    "以下",
+    "多",
+    "余",
+    "上下",
+    "附近",
+    "吗",
+    "？",
+    "到",
+    "至",
+    "~",
+    "之间",
+    "不对",
+    "错",
+    // Japanese: `4未満`, `4くらい`, `4か5`, `違います`.
+    "未満",
+    "以内",
+    "あたり",
+    "くらい",
+    "ぐらい",
+    "程度",
+    "前後",
+    "超",
+    "違",
+    "間違",
+    "例えば",
+];
+/// Russian words before a value that bound or hedge it (`около 5`, `не 5`, `не менее 5`).
+pub(super) const RU_BEFORE: &[&str] = &[
+    "бы",
+    "не",
+    "около",
+    "примерно",
+    "приблизительно",
+    "почти",
+    "более",
+    "менее",
+    "больше",
+    "меньше",
+    "минимум",
+    "максимум",
+    "свыше",
+    "или",
+    "наверное",
+    "возможно",
+];
+/// Russian words after a value that bound or hedge it (`5 или 6`, `5 примерно`).
+pub(super) const RU_AFTER: &[&str] =
+    &["или", "примерно", "приблизительно", "с лишним", "и более", "и менее", "наверное", "ли"];
+/// French, German, Spanish, Italian and Portuguese words before a value that bound or hedge it (`au moins 5`,
+/// `vielleicht 5`), matched as the last word before it.
+pub(super) const EU_BEFORE: &[&str] = &[
+    "około",
+    "okolo",
+    "vielleicht",
+    "quizás",
+    "quizá",
+    "forse",
+    "talvez",
+    "environ",
+    "ungefähr",
+    "etwa",
+    "aproximadamente",
+    "mindestens",
+    "höchstens",
+    "moins",
+    "menos",
+    "almeno",
+    "peut-être",
+];
+/// The same languages' words right after a value (`5 ou 6`, `5 oder mehr`, `5 environ`).
+pub(super) const EU_AFTER: &[&str] =
+    &["plus", "mehr", "más", "mas", "moins", "weniger", "menos", "environ", "ungefähr", "etwa"];
+/// Their words for `or`, which offer another value only before a number (`5 ou 6`; `12 o doce` restates it).
+pub(super) const EU_OR: &[&str] = &["ou", "oder", "o"];
+/// Characters of the clause before a value in which a Chinese cue is looked for.
+pub(super) const CJK_WINDOW: usize = 4;
+
+/// A Chinese or Russian hedge, bound or alternative right around a value (`before` ends at it, `after` starts
+/// after it).
+pub(super) fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
+    let before = strip_markup_end(before);
+    let tail: String = {
+        let chars: Vec<char> = before.chars().rev().take(CJK_WINDOW).collect();
+        chars.into_iter().rev().collect()
+    };
+    let after = strip_markup_start(after);
+    // A cue longer than the window (`少なくとも`) right before the value.
+    let ends = CJK_BEFORE.iter().any(|c| c.chars().count() > CJK_WINDOW && before.ends_with(c));
+    if ends || CJK_BEFORE.iter().any(|c| tail.contains(c)) || CJK_AFTER.iter().any(|c| after.starts_with(c)) {
+        return Some("bounded, hedged or one of several (Chinese words around the answer)");
+    }
+    let lower_before = before.to_lowercase();
+    let last_word = lower_before.rsplit(|c: char| !c.is_alphabetic()).find(|w| !w.is_empty()).unwrap_or("");
+    let lower_after = after.to_lowercase();
+    let first_words = lower_after.trim_start();
+    let ru_after = RU_AFTER
+        .iter()
+        .any(|w| first_words.strip_prefix(w).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic())));
+    if RU_BEFORE.contains(&last_word) || ru_after {
+        return Some("bounded, hedged or one of several (Russian words around the answer)");
+    }
+    let eu_last = if lower_before.trim_end().ends_with("peut-être") { "peut-être" } else { last_word };
+    // Spanish and Portuguese "about" (`cerca de 5`, `alrededor de 5`).
+    if ["cerca de", "alrededor de", "acerca de"].iter().any(|p| lower_before.trim_end().ends_with(p)) {
+        return Some("bounded, hedged or one of several (French, German, Spanish, Italian or Portuguese words)");
+    }
+    let next_word = first_words.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
+    let or_number = EU_OR.contains(&next_word)
+        && first_words[next_word.len()..].trim_start_matches([' ', '$']).starts_with(|c: char| c.is_ascii_digit());
+    if EU_BEFORE.contains(&eu_last) || EU_AFTER.contains(&next_word) || or_number {
+        return Some("bounded, hedged or one of several (French, German, Spanish, Italian or Portuguese words)");
+    }
+    None
+}
