@@ -189,27 +189,6 @@ pub(super) fn questioned(past: &str) -> bool {
     }
 }
 
-/// Nouns that open a subject naming what is counted or measured, in which a negation describes the things
-/// counted (`the number of cases that do not work is 0`), not the value.
-pub(super) const COUNTED_HEADS: &[&str] = &[
-    "number",
-    "count",
-    "total",
-    "amount",
-    "sum",
-    "probability",
-    "fraction",
-    "percentage",
-    "proportion",
-    "ratio",
-    "size",
-    "area",
-    "length",
-    "value",
-    "cost",
-    "price",
-];
-
 /// Does `after` (what follows an answer) restate it as a decimal approximation (`\\boxed{\\frac56} \\approx 0.833`,
 /// `2\\sqrt2 ≈ 2.83`)? The answer is then the exact value written before it, not a bound.
 pub(super) fn approximated(after: &str) -> bool {

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Words that, before `answer`, make what follows it something other than the answer (`Wrong answer: 5`,
-/// `"wrong_answer": "9"`, `tentative answer: 5`).
+/// `"wrong_answer": "9"`, `tentative answer: 5`), besides those of [`LABEL_DOUBTS`], which doubt a value in any label.
 pub(super) const DOUBTFUL_LABELS: &[&str] = &[
     "wrong",
     "incorrect",
@@ -24,16 +24,9 @@ pub(super) const DOUBTFUL_LABELS: &[&str] = &[
     "no",
     "false",
     "bad",
-    "rejected",
-    "probable",
-    "fake",
     "example",
     "sample",
-    "invalid",
-    "dummy",
-    "uncertain",
     "unverified",
-    "hypothetical",
     "likely",
     // Only with `answer` (`Partial fraction decomposition:` names a method).
     "partial",
@@ -51,6 +44,11 @@ pub fn doubtful_label(s: &str, start: usize) -> bool {
     doubtful_in(&lower)
 }
 
+/// Does `word` before `answer` make it something other than the answer?
+fn doubtful_word(word: &str) -> bool {
+    DOUBTFUL_LABELS.contains(&word) || LABEL_DOUBTS.contains(&word)
+}
+
 /// [`doubtful_label`] on lower-case text.
 pub(super) fn doubtful_in(lower: &str) -> bool {
     let Some(at) = super::super::extract::ANSWER_WORDS.iter().filter_map(|a| lower.rfind(a)).max() else {
@@ -61,7 +59,7 @@ pub(super) fn doubtful_in(lower: &str) -> bool {
         return true;
     }
     let word = head.rsplit(|c: char| !c.is_alphabetic()).next().unwrap_or("");
-    DOUBTFUL_LABELS.contains(&word) || ["неверный", "неправильный", "примерный", "возможный"].contains(&word)
+    doubtful_word(word) || ["неверный", "неправильный", "примерный", "возможный"].contains(&word)
 }
 
 /// Adverbs that, opening the sentence of an answer, hedge all of it (`Approximately, the answer is 5`).
@@ -232,11 +230,8 @@ pub(super) fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     hedged_label(&words).or_else(|| foreign_hedge(label, ""))
 }
 
-/// Words of [`NEAR_CUES`] that end ordinary labels before a colon (`Adding them up:`, `As shown below:`).
-pub(super) const LABEL_WORDS: &[&str] = &[
-    "over", "under", "above", "below", "up", "within", "twice", "thrice", "triple", "double", "negative", "minus",
-    "like", "upwards", "excess",
-];
+/// Words of [`NEAR_CUES`] that end ordinary labels before a colon (`Adding them up:`, `As shown below:`): its first 15.
+pub(super) const LABEL_WORDS: &[&str] = NEAR_CUES.split_at(15).0;
 
 /// Words that, in a label right before the answer, doubt or disown it (`Uncertain:`, `Invalid:`).
 pub(super) const LABEL_DOUBTS: &[&str] = &[
@@ -272,9 +267,33 @@ pub(super) const LABEL_DOUBTS: &[&str] = &[
     "sanity",
 ];
 
+/// Nouns that open a subject naming what is counted or measured, in which a negation describes the things
+/// counted (`the number of cases that do not work is 0`), not the value.
+pub(super) const COUNTED_HEADS: &[&str] = &[
+    // The first five count (see [`TALLIES`]); the rest measure.
+    "number",
+    "count",
+    "total",
+    "amount",
+    "sum",
+    "probability",
+    "fraction",
+    "percentage",
+    "proportion",
+    "ratio",
+    "size",
+    "area",
+    "length",
+    "value",
+    "cost",
+    "price",
+];
+/// Heads of [`COUNTED_HEADS`] that count (`number`, `count`, `total`, `amount`, `sum`).
+pub(super) const TALLIES: &[&str] = COUNTED_HEADS.split_at(5).0;
+
 /// Does a label count things (`Number of rejected items:`)? What it counts may be set aside; the count is not.
 pub(super) fn tally_label(words: &[String]) -> bool {
-    words.iter().take(3).any(|w| matches!(w.as_str(), "number" | "count" | "total" | "amount" | "sum"))
+    words.iter().take(3).any(|w| TALLIES.contains(&w.as_str()))
 }
 
 /// Does a label name what is counted or measured (`Number of integers not divisible by 3`), not the answer?
@@ -293,9 +312,8 @@ pub(super) fn hedged_label(words: &[String]) -> Option<&'static str> {
     let negated = !counted && words.iter().any(|w| NEGATIONS.contains(&w.as_str()))
         || !tally && words.iter().any(|w| LABEL_DOUBTS.contains(&w.as_str()));
     // `Probable answer:`, `Fake answer:`: the answer named as something else.
-    let named = words
-        .windows(2)
-        .any(|p| matches!(p[1].as_str(), "answer" | "solution" | "result") && DOUBTFUL_LABELS.contains(&p[0].as_str()));
+    let named =
+        words.windows(2).any(|p| matches!(p[1].as_str(), "answer" | "solution" | "result") && doubtful_word(&p[0]));
     // `Most likely value:` names the mode, not a doubt.
     let doubted = words.iter().enumerate().any(|(k, w)| {
         let naming = w == "likely" && k > 0 && matches!(words[k - 1].as_str(), "most" | "least" | "more" | "less");

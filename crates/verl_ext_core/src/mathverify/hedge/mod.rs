@@ -116,10 +116,24 @@ const COPULAS: &[&str] =
 
 /// Words that bound or hedge the value right after them (`over 5`, `more than 5`, `about 5`, `maybe 5`).
 const NEAR_CUES: &[&str] = &[
+    // First the words that end ordinary labels too (`Adding them up:`, `As shown below:`): [`LABEL_WORDS`]. Scaling
+    // words among them: the value after them is not the answer itself (`twice 5`; `half of 5` below).
     "over",
     "under",
     "above",
     "below",
+    "up",
+    "within",
+    "twice",
+    "thrice",
+    "triple",
+    "double",
+    "negative",
+    "minus",
+    "like",
+    "upwards",
+    "excess",
+    // Then the rest.
     "about",
     "around",
     "circa",
@@ -137,14 +151,8 @@ const NEAR_CUES: &[&str] = &[
     "possibly",
     "probably",
     "guess",
-    // Scaling words: the value after them is not the answer itself (`twice 5`; `half of 5` below).
-    "twice",
-    "thrice",
     "close",
     "near",
-    "negative",
-    "within",
-    "up",
     "presumably",
     "capped",
     "bounded",
@@ -154,12 +162,6 @@ const NEAR_CUES: &[&str] = &[
     "ca",
     "ballpark",
     "beyond",
-    "excess",
-    "upwards",
-    "triple",
-    "double",
-    "minus",
-    "like",
     "somewhat",
     "ish",
     // A relation in words (`different from 5`, `divisible by 5`, `short of 5`, `upper bound 5`).
@@ -634,6 +636,13 @@ mod tests {
     fn hedged(s: &str, answer: &str) -> bool {
         let start = s.rfind(answer).expect("answer in text");
         around(s, start, start + answer.len(), answer.starts_with("\\boxed")).is_some()
+    }
+
+    #[test]
+    fn label_words_are_the_head_of_the_near_cues() {
+        assert_eq!(LABEL_WORDS.first(), Some(&"over"));
+        assert_eq!(LABEL_WORDS.last(), Some(&"excess"));
+        assert_eq!(TALLIES.last(), Some(&"sum"));
     }
 
     #[test]
