@@ -264,6 +264,21 @@ def test_a_different_unit_is_a_different_answer(g: Fraction, pair: tuple[str, st
     assert_one(LEAD + fill(form % theirs, g), f"{tex(g)} \\text{{ {theirs}}}")
 
 
+@SETTINGS
+@given(g=values.filter(bool), unit=st.sampled_from(["m", "g", "s", "h", "l"]), power=st.sampled_from(["", "^2", "^{3}"]),
+       form=st.sampled_from(["Therefore, the answer is $\\boxed{<G> %s}$.", "The area is $<G> %s$.",
+                             "Answer: <G> %s"]))
+def test_a_one_letter_unit_after_a_number_is_a_unit(g: Fraction, unit: str, power: str, form: str) -> None:
+    written = unit + power
+    # A constant asked for: the number and its unit; the unit must agree where the reference names one.
+    assert_one(LEAD + fill(form % written, g), gold(g))
+    assert_one(LEAD + fill(form % written, g), f"{tex(g)} \\text{{ {written}}}")
+    other = "km" if unit == "m" else "mg" if unit == "g" else "min"
+    assert_zero(LEAD + fill(form % written, g), f"{tex(g)} \\text{{ {other}{power}}}")
+    # A reference in a variable (`5m`) is never matched by the bare number.
+    assert_zero(LEAD + fill("Therefore, the answer is $\\boxed{<G>}$.", g), f"{tex(g)}{written}")
+
+
 REVISIONS = [
     "So the answer is $\\boxed{<G>}$.\n\nWait, that's wrong; the answer is actually $<H>$.",
     "So $\\boxed{<G>}$.\n\nHmm, I made a mistake above; the correct answer is $<H>$.",

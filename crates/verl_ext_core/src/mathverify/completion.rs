@@ -242,7 +242,7 @@ const LABEL_LINES: &[&str] =
     &["answer", "the answer", "final answer", "the final answer", "final result", "答案", "ответ"];
 /// Chinese lead-ins that a value must follow (`答案是`, `答案为`).
 const CJK_LEADS: &[&str] = &["答案是", "答案为", "答案為", "结果是", "结果为"];
-const ANSWER_LEADS: &[&str] =
+pub(super) const ANSWER_LEADS: &[&str] =
     &["answer is", "answers are", "answer would be", "answer will be", "answer should be", "result is", "solution is"];
 /// Markup a text may end on after an answer's label: an opening delimiter or box.
 const OPENERS: &[&str] = &["\\boxed", "\\fbox", "\\[", "\\(", "\\text", "\\textbf", "\\mathbf", "[", "("];

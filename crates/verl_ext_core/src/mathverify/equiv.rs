@@ -29,7 +29,7 @@ use super::budget;
 use super::clock;
 use super::exact::{self, Surd};
 use super::hp;
-use super::lexer::{lex, lex_with_units, WRAPPERS};
+use super::lexer::{canonical_unit, lex, lex_with_units, WRAPPERS};
 use super::limits::{MAX_ANSWER_BYTES, SAMPLE_POINTS};
 use super::numeric::{self, C};
 use super::parser::{int, parse, size, substitute, Constant, Func, Node, Op, Rel};
@@ -205,6 +205,30 @@ fn parsed(s: &str, reference: bool) -> Result<(Node, Vec<String>), Failure> {
     whole
 }
 
+/// A number times a one-letter unit, or its square or cube (`24 m`, `-24 m^2`, `\\frac12 s`): the number and the unit.
+fn measured(n: &Node) -> Option<(Node, String)> {
+    if let Node::Neg(inner) = n {
+        return measured(inner).map(|(number, unit)| (Node::Neg(Box::new(number)), unit));
+    }
+    let Node::Mul(factors) = n else { return None };
+    let (unit, number) = factors.split_last()?;
+    if number.is_empty() || number.iter().any(|f| !vars_of(f).is_empty() || !is_scalar(f)) {
+        return None;
+    }
+    let number = if number.len() == 1 { number[0].clone() } else { Node::Mul(number.to_vec()) };
+    let (name, power) = match unit {
+        Node::Var(v) => (v, String::new()),
+        Node::Pow(base, exp) => match (&**base, &**exp) {
+            (Node::Var(v), Node::Num(k)) if *k == BigRational::from_integer(2.into()) => (v, "^2".to_owned()),
+            (Node::Var(v), Node::Num(k)) if *k == BigRational::from_integer(3.into()) => (v, "^3".to_owned()),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let unit = matches!(name.as_str(), "m" | "g" | "s" | "h" | "l").then(|| canonical_unit(name)).flatten()?;
+    Some((number, format!("{unit}{power}")))
+}
+
 /// A predicted chain of equalities that states something false (`5 = 6`, `x = 3+3 = 2`): two sides without
 /// variables that differ. Such a statement is no answer, whatever its last side.
 fn false_chain(n: &Node, o: &Options) -> bool {
@@ -338,14 +362,25 @@ pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options
         let got = predicted_choice(p);
         return verdict(got == Some(letter), format!("multiple choice {letter}, predicted {got:?}"));
     }
-    let (reference, reference_units) = match parsed(r, true) {
+    let (mut reference, mut reference_units) = match parsed(r, true) {
         Ok(n) => n,
         Err(e) => return verdict(false, format!("reference {e}")),
     };
-    let (mut prediction, units) = match parsed(p, false) {
+    let (mut prediction, mut units) = match parsed(p, false) {
         Ok(n) => n,
         Err(e) => return verdict(false, format!("prediction {e}")),
     };
+    // `24 m^2` for the constant 24: a number and a one-letter unit, not a product with a variable; so is a
+    // reference `24 m^2` against a number given with its unit (`24 \text{ m}^2`), never against a bare number.
+    if vars_of(&reference).is_empty() && is_scalar(&reference) {
+        if let Some((number, unit)) = measured(&prediction) {
+            (prediction, units) = (number, vec![unit]);
+        }
+    } else if !units.is_empty() && vars_of(&prediction).is_empty() && is_scalar(&prediction) {
+        if let Some((number, unit)) = measured(&reference) {
+            (reference, reference_units) = (number, vec![unit]);
+        }
+    }
     if !units.is_empty() && !reference_units.is_empty() && units != reference_units {
         return verdict(false, format!("different units ({} vs {})", units.join(" "), reference_units.join(" ")));
     }

@@ -550,7 +550,7 @@ impl<'a> Text<'a> {
             || lone_letter(text)
             || latex_line(text);
         let plain = !text.contains(['$', '\\']) || latex_line(text);
-        (shaped && plain && !measured(text) && text.len() <= MAX_LINE_ANSWER && self.targets.latex && parses(text))
+        (shaped && plain && text.len() <= MAX_LINE_ANSWER && self.targets.latex && parses(text))
             .then(|| (start, start + text.len(), text.to_owned()))
     }
 
@@ -759,6 +759,11 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
         Source::Prose | Source::Block if stops_mid_sentence(text, chosen.end) => {
             Some("the text stops mid-sentence after it (truncated reasoning)")
         }
+        // `Answer: ~43`, `Answer: TBD` after it: the text names a later place as its answer and that holds no value
+        // read; a number before it is not the answer.
+        Source::Prose | Source::Block if answer_label_after(text, chosen.end) => {
+            Some("an answer label after it holds no value read (Answer: ~43)")
+        }
         Source::Prose | Source::Block if in_open_display(text, chosen.start) => {
             Some("the text stops inside a display that never closes (truncated reasoning)")
         }
@@ -833,6 +838,43 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
     Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn, label })
 }
 
+/// Is there an answer label after `from`: a line (or the rest of `from`'s line) that starts with `Answer:`,
+/// `Final answer:`, `**Answer**:`, `【答案】`, `Ответ:` or `####`, or an `answer is` before a relation or
+/// approximation sign (`The answer is ≈43`)?
+fn answer_label_after(text: &str, from: usize) -> bool {
+    let lower = text[from..].to_ascii_lowercase();
+    let signed = super::completion::ANSWER_LEADS.iter().any(|lead| {
+        lower.match_indices(lead).any(|(i, _)| {
+            let rest = lower[i + lead.len()..].trim_start_matches([' ', '$', '*']);
+            rest.starts_with(['~', '≈', '∼', '<', '>', '≤', '≥', '≠', '±', '≲', '≳'])
+                || ["\\approx", "\\sim", "\\le", "\\ge", "\\lt", "\\gt", "\\ne", "\\pm"]
+                    .iter()
+                    .any(|c| rest.starts_with(c))
+        })
+    });
+    if signed {
+        return true;
+    }
+    const LABELS: &[&str] = &["the final answer", "final answer", "the answer", "answer", "答案", "ответ"];
+    let markup = |c: char| c.is_whitespace() || matches!(c, '#' | '*' | '_' | '>' | '【' | '.' | ',' | ';');
+    text[from..].split('\n').any(|line| {
+        // GSM8K's mark before a value, not a Markdown heading (`#### Step 2`).
+        let gsm8k = line
+            .trim_start_matches(|c: char| c.is_whitespace() || c == '>')
+            .strip_prefix("####")
+            .is_some_and(|r| !r.starts_with('#') && !r.trim_start().starts_with(char::is_alphabetic));
+        let line = line.trim_start_matches(markup);
+        let head = &line[..super::hedge::floor_boundary(line, line.len().min(24))];
+        let lower = head.to_lowercase();
+        gsm8k
+            || LABELS.iter().any(|l| {
+                lower
+                    .strip_prefix(l)
+                    .is_some_and(|r| r.trim_start_matches(['*', '_', ' ']).starts_with([':', '：', '】']))
+            })
+    })
+}
+
 /// Does the answer at `start` lie in a display opened before it that the text never closes (`\\[ … = 1.5
 /// \\times 14 = 21` and the text ends): a computation cut off, not an answer?
 fn in_open_display(text: &str, start: usize) -> bool {
@@ -875,13 +917,6 @@ fn stops_mid_sentence(text: &str, end: usize) -> bool {
     }
     let Some(mark) = tail.rfind([',', ';', '.', ':']) else { return false };
     tail[mark + 1..].split_whitespace().nth(1).is_some()
-}
-
-/// Is `text` a number and its unit (`24 m^{2}`, `5 cm`): read as the number, not as a product with a variable?
-fn measured(text: &str) -> bool {
-    let Some((number, rest)) = text.split_once(' ') else { return false };
-    let unit = rest.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
-    number.parse::<f64>().is_ok() && !unit.is_empty() && super::lexer::is_unit(unit)
 }
 
 /// Is the number at `start` a term after an operator whose other side is a variable (`2x + 1`, `x^2 - 5`,

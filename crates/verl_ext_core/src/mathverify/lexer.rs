@@ -338,7 +338,7 @@ const ANNOUNCING: &[&str] =
 
 /// The canonical name of a physical unit word (`metres` is `m`); `None` for count nouns (`people`, `ways`) and
 /// words that only qualify a unit.
-fn canonical_unit(word: &str) -> Option<&'static str> {
+pub(super) fn canonical_unit(word: &str) -> Option<&'static str> {
     let lower = word.to_ascii_lowercase();
     Some(match lower.as_str() {
         "cm" | "centimeter" | "centimeters" | "centimetre" | "centimetres" => "cm",

@@ -103,6 +103,28 @@ fn half_day_len(rest: &str) -> Option<(usize, &'static str)> {
     ends.then(|| (rest.len() - r.len() + n, if half.starts_with('a') { "am" } else { "pm" }))
 }
 
+/// A physical unit after a number and one space (`5 cm`, `3 hours`, `24 m^2`, `24 m²`) as `\text{cm}` with its power:
+/// not `in` (a preposition more often than inches), `square`/`cubic` (the unit comes after them), nor the first word
+/// of a compound unit (`60 miles per hour`, `5 m/s`).
+fn unit_after(rest: &str) -> Option<String> {
+    let r = rest.strip_prefix(' ')?;
+    let word_len = r.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(r.len());
+    let word = &r[..word_len];
+    let modifier = ["in", "square", "sq", "cubic"].iter().any(|w| word.eq_ignore_ascii_case(w));
+    if word.is_empty() || modifier || super::lexer::canonical_unit(word).is_none() {
+        return None;
+    }
+    let after = &r[word_len..];
+    let (power, after) = ["^{2}", "^2", "\u{b2}"]
+        .iter()
+        .find_map(|p| after.strip_prefix(p).map(|a| ("^2", a)))
+        .or_else(|| ["^{3}", "^3", "\u{b3}"].iter().find_map(|p| after.strip_prefix(p).map(|a| ("^3", a))))
+        .unwrap_or(("", after));
+    let compound = after.starts_with('/') || after.trim_start().to_ascii_lowercase().starts_with("per ");
+    let ends = !after.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '_' | '^' | '{'));
+    (ends && !compound).then(|| format!("\\text{{{word}}}{power}"))
+}
+
 /// A proper fraction after a whole number and one space, making a mixed number (`1 1/2` is `3/2`, as
 /// `1\\frac{1}{2}` is): its length and the number's text in LaTeX. Not when more arithmetic follows
 /// (`1 1/2 + 3`), nor an improper fraction (`2 3/2` is two values).
@@ -327,6 +349,14 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
         } else {
             0
         };
+        // `1 km` is not `1 m`: a unit word right after the number goes with it, to be compared with the
+        // reference's (the span stays the number's, so the words after it are read as before).
+        if pct == 0 && extra == 0 && pi == 0 {
+            if let Some(unit) = unit_after(&t[len..]) {
+                text.push(' ');
+                text.push_str(&unit);
+            }
+        }
         let end = start + len + pct + extra + pi;
         if out.first().is_none_or(|e| e.end != end) {
             out.push(Found { start, end, text });
