@@ -2,6 +2,8 @@
 
 - An answer label after the last number that holds no value read (``Answer: ~43``, ``Answer: TBD``): the number
   before it is not the answer.
+- A list item alone on its line (``- 42``, ``1. 42``, ``a) 42``) is labelled by the line above it as a value alone
+  is (``Rejected:``, ``Maybe:``, ``I don't know.``); under ``Answer:`` it is the answer.
 """
 
 from __future__ import annotations
@@ -36,3 +38,21 @@ def test_an_answer_label_without_a_value_read_leaves_no_answer(g: int, before: s
                                        "The answer is as follows: we get {g}."]))
 def test_an_answer_label_before_the_value_keeps_it(g: int, form: str) -> None:
     assert score(LEAD + form.format(g=g, h=g - 1), str(g)) == 1
+
+
+LIST_MARKS = ["- {g}", "1. {g}", "2) {g}", "a) {g}", "(a) {g}", "\u2022 {g}", "+ {g}", "-> {g}", "- **{g}**",
+              "1. \\boxed{{{g}}}", "- $${g}$$"]
+
+
+@SETTINGS
+@given(g=values, mark=st.sampled_from(LIST_MARKS),
+       label=st.sampled_from(["Rejected:", "Maybe:", "Not sure:", "Lower bound:", "I don't know.", "Answer (unsure)"]),
+       sep=st.sampled_from(["\n", "\n\n"]))
+def test_a_list_item_below_a_hedged_label_is_withdrawn(g: int, mark: str, label: str, sep: str) -> None:
+    assert score(LEAD + label + sep + mark.format(g=g), str(g)) == 0
+
+
+@SETTINGS
+@given(g=values, mark=st.sampled_from(LIST_MARKS), label=st.sampled_from(["Answer:", "**Final Answer:**", "The answer:"]))
+def test_a_list_item_below_an_answer_label_is_the_answer(g: int, mark: str, label: str) -> None:
+    assert score(LEAD + label + "\n" + mark.format(g=g), str(g)) == 1

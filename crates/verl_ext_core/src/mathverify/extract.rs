@@ -467,6 +467,8 @@ impl<'a> Text<'a> {
                     continue;
                 }
             }
+            // A value below the label starts on its line, past a list item's mark (`Answer:` / `1. 42`).
+            let from = if colon { self.next_line(from).unwrap_or(from) } else { from };
             // In prose, the value after the last `=` within the window (`answer: x = 5 + 1 = 6`).
             // Within the answer's sentence: a check on the next line (`I verified: 5 × 2 = 10`) is not it.
             let eq_window = &self.s[from..advance(self.s, from, EQUALS_WINDOW)];
@@ -533,7 +535,9 @@ impl<'a> Text<'a> {
         if text.is_empty() || breaks == 0 || breaks > MAX_BLANK_LINES + 1 {
             return None;
         }
-        Some(from + gap.rfind('\n').map_or(0, |i| i + 1))
+        // A list item's mark is no part of the value (`Answer:` / `1. 42`).
+        let line = &rest[gap.rfind('\n').map_or(0, |i| i + 1)..];
+        Some(from + rest.len() - super::markup::unlisted(line).len())
     }
 
     /// `self.s[from..end]` as one answer, when it is a tuple, interval, equation or LaTeX expression that parses.
@@ -801,7 +805,14 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
             .or_else(|| restated_differently(text, &everywhere, chosen))
             .or_else(|| valued_after_tag(text, chosen))
             .or_else(|| {
-                let line = text[..chosen.start].rfind('\n').map_or(0, |i| i + 1);
+                // From the answer's line, or the line above when the answer is alone on its own (`I don't know.`
+                // above `\\boxed{42}` or `- 42`).
+                let mut line = text[..chosen.start].rfind('\n').map_or(0, |i| i + 1);
+                let lead = super::markup::unlisted(text[line..chosen.start].trim_start());
+                if lead.trim_matches(|c: char| c.is_whitespace() || matches!(c, '$' | '*' | '_')).is_empty() && line > 0
+                {
+                    line = text[..line - 1].trim_end().rfind('\n').map_or(0, |i| i + 1);
+                }
                 hedge::disowned(text, line).then_some("disowned (no answer, an example, disregard that)")
             })
             .or_else(|| closed_differently(text, &everywhere, chosen)),

@@ -242,9 +242,41 @@ fn render_tags(s: &str, join: bool) -> (Cow<'_, str>, bool) {
     (Cow::Owned(out), split)
 }
 
+/// `line` without a list item's mark (`- `, `+ `, `• `, `— `, `-> `, `1. `, `a) `, `(a) `): an item alone on its
+/// line is labelled by the line above it as a value alone is.
+pub fn unlisted(line: &str) -> &str {
+    if let Some(rest) =
+        ["- ", "+ ", "* ", "• ", "– ", "— ", "-> ", "→ ", "=> "].iter().find_map(|m| line.strip_prefix(m))
+    {
+        return rest;
+    }
+    let inner = line.strip_prefix('(').unwrap_or(line);
+    let mark = inner.find(['.', ')']).filter(|&i| {
+        let head = &inner[..i];
+        (1..=3).contains(&head.len()) && head.bytes().all(|b| b.is_ascii_digit())
+            || head.len() == 1 && head.bytes().all(|b| b.is_ascii_lowercase())
+    });
+    match mark {
+        Some(i) if inner[i + 1..].starts_with(' ') => &inner[i + 2..],
+        _ => line,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_marks() {
+        for (line, rest) in
+            [("- 42", "42"), ("1. 42", "42"), ("12) x", "x"), ("a) 42", "42"), ("(b) 42", "42"), ("• 42", "42")]
+        {
+            assert_eq!(unlisted(line), rest);
+        }
+        for line in ["-42", "1.5", "1234. 42", "ab) 42", "42", "A) 42"] {
+            assert_eq!(unlisted(line), line);
+        }
+    }
 
     fn page(s: &str) -> String {
         render(s, true).0.into_owned()

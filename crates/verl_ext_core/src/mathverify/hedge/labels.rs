@@ -152,16 +152,17 @@ pub(super) fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     let mut line = &window[window.rfind('\n').map_or(0, |i| i + 1)..];
     // An answer alone on its line (a display, a box) is labelled by a line before it that ends in a colon
     // (`Lower bound:` then `\boxed{23}`).
-    let lead = line.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '$' | '*'));
+    let lead = super::super::markup::unlisted(line.trim_start())
+        .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '$' | '*'));
     // So does a Markdown heading (`### Answer (approximately)` then `42`).
     let mut heading = false;
     if lead.trim_start_matches("\\[").trim_start_matches("\\(").trim().is_empty() {
         let above = window[..window.len() - line.len()].trim_end();
         let previous = &above[above.rfind('\n').map_or(0, |i| i + 1)..];
         // A line without end punctuation labels it too (`Rejected` / `5`): its sentence goes on into the answer.
-        let open = !previous.trim_end_matches(['*', '_']).ends_with(|c: char| {
-            is_clause_mark(c) || matches!(c, '。' | '！' | '？' | '$' | '}' | ']' | ')' | ':' | '：')
-        });
+        let open = !previous
+            .trim_end_matches(['*', '_'])
+            .ends_with(|c: char| is_clause_mark(c) || matches!(c, '。' | '！' | '？' | '$' | '}' | ']' | ':' | '：'));
         heading = previous.trim_start().starts_with('#') || open && !previous.trim().is_empty();
         if heading || previous.trim_end_matches('*').ends_with([':', '：']) {
             line = previous;
