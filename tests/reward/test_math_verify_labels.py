@@ -218,12 +218,16 @@ def test_clock_times_compare_as_times_of_day_not_ratios(h: int, m: int, shift: i
     gold = f"{h}:{m:02d}"
     assert score(form.format(t=gold), gold) == 1
     assert score(form.format(t=f"{h:02d}:{m:02d}"), gold) == 1
-    # Another time is wrong even where the ratio would agree (`1:15` for `3:45`), unless it is the same time on
-    # the other half of a 12-hour clock written without AM/PM.
-    twelve = shift == 12 * 60 and min(h, other // 60) < 13
-    assert score(form.format(t=f"{other // 60}:{other % 60:02d}"), gold) == int(twelve)
+    # Another time is wrong even where the ratio would agree (`1:15` for `3:45`); two times without AM/PM are on
+    # the 24-hour clock (`3:45` is not `15:45`).
+    assert score(form.format(t=f"{other // 60}:{other % 60:02d}"), gold) == 0
     if 1 <= h <= 12:
         assert score(form.format(t=f"{h}:{m:02d} PM"), f"{h % 12 + 12}:{m:02d}") == 1
+        # Without AM/PM, an hour from 1 to 12 matches either half of a time written with one.
+        assert score(form.format(t=gold), f"{h}:{m:02d} PM") == 1
+    if h == 0:
+        # Hour 0 is midnight, never noon.
+        assert score(form.format(t=gold), f"12:{m:02d} PM") == 0
 
 
 # ---------------------------------------------------------------------------------------------------------------

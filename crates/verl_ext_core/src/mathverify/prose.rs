@@ -352,7 +352,11 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
         // `1 km` is not `1 m`: a unit word right after the number goes with it, to be compared with the
         // reference's (the span stays the number's, so the words after it are read as before).
         if pct == 0 && extra == 0 && pi == 0 {
-            if let Some(unit) = unit_after(&t[len..]) {
+            // An hour and its half of the day (`7 AM`) is a time.
+            if let Some((_, half)) = half_day_len(&t[len..]).filter(|_| !text.contains(['.', '/'])) {
+                text.push(' ');
+                text.push_str(half);
+            } else if let Some(unit) = unit_after(&t[len..]) {
                 text.push(' ');
                 text.push_str(&unit);
             }

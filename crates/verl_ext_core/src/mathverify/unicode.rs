@@ -165,6 +165,17 @@ static FULLWIDTH: [u8; 94] = {
 pub const MINUS_SIGNS: &[char] =
     &['−', '\u{2010}', '\u{2011}', '\u{2012}', '\u{FE63}', '\u{2796}', '\u{02D7}', '\u{2043}'];
 
+/// Unicode's default-ignorable code points (DerivedCoreProperties, `Default_Ignorable_Code_Point`): characters a
+/// page does not show — zero-width spaces and joiners, the soft hyphen, direction marks, invisible operators,
+/// variation selectors, Hangul and Khmer fillers, tag characters. None splits a word (`n\u{3164}ot` is `not`).
+pub fn ignorable(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}'
+        | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF0}'..='\u{FFF8}'
+        | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
+}
+
 /// One-character replacements: fullwidth forms, spaces, invisible characters, dot operators.
 fn simple(c: char) -> Option<&'static str> {
     let code = u32::from(c);
@@ -176,15 +187,10 @@ fn simple(c: char) -> Option<&'static str> {
         // Zero-width space/joiners, word joiner, byte-order mark, soft hyphen; the other characters a page does not
         // show (direction marks and embeddings, invisible operators, variation selectors, the combining grapheme
         // joiner) and control characters other than line breaks and tabs: none splits a word (`n\u{1}ot`).
-        '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' => Some(""),
-        '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2061}'..='\u{2069}' | '\u{061C}' | '\u{034F}' => {
-            Some("")
-        }
-        '\u{180E}' | '\u{FE00}'..='\u{FE0F}' => Some(""),
+        c if ignorable(c) => Some(""),
         c if c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{0C}') => Some(""),
-        // Combining accents and underlines over a letter (`n̲o̲t̲`), not the overlays that negate (`=\u{338}` is ≠);
-        // Unicode's invisible tag characters.
-        '\u{0300}'..='\u{0333}' | '\u{0339}'..='\u{036F}' | '\u{E0000}'..='\u{E007F}' => Some(""),
+        // Combining accents and underlines over a letter (`n̲o̲t̲`), not the overlays that negate (`=\u{338}` is ≠).
+        '\u{0300}'..='\u{0333}' | '\u{0339}'..='\u{036F}' => Some(""),
         // No-break, en/em/thin/hair, narrow no-break, medium mathematical and ideographic spaces.
         '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => Some(" "),
         '⋅' | '∙' => Some("\\cdot "),

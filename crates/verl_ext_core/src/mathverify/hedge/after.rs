@@ -420,10 +420,7 @@ pub(super) const NOTE_GROUPS: &[&str] = &["\\tag{", "\\tag*{", "\\label{", "\\fo
 /// Characters that lay out without showing: spaces of every width, joiners and marks (a value hidden behind
 /// them is beside the answer all the same).
 pub(super) fn invisible(c: char) -> bool {
-    c.is_whitespace() && c != '\n'
-        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{00ad}' | '\u{034f}'
-            | '\u{180e}' | '\u{2800}' | '\u{3164}' | '\u{115f}' | '\u{1160}' | '\u{ffa0}' | '\u{061c}'
-            | '\u{202a}'..='\u{202e}')
+    c.is_whitespace() && c != '\n' || c == '\u{2800}' || super::super::unicode::ignorable(c)
 }
 
 /// `text` past what may stand between two values on one line: spaces, tabs and invisible characters (not a
@@ -498,8 +495,8 @@ pub(super) fn beside(after: &str) -> Option<&'static str> {
     // `12 → 3 rows of 4`, `12 ← 3 × 4`): more than one number follows, or a word.
     let explained = |r: &str| {
         let line = &r[..floor_boundary(r, r.find('\n').unwrap_or(r.len()).min(48))];
-        // Numbers outside braces (a second `\\frac{3}{2}` is one value, not a computation); `3/2`, `3.5` and
-        // `3,500` are one number each.
+        // Numbers outside braces (a second `\\frac{3}{2}` is one value, not a computation); `3/2`, `3.5`, `3,500`
+        // and `4:15` are one number each.
         let (mut depth, mut numbers, mut in_number) = (0usize, 0usize, false);
         let mut chars = line.chars().peekable();
         while let Some(c) = chars.next() {
@@ -509,7 +506,8 @@ pub(super) fn beside(after: &str) -> Option<&'static str> {
                 _ => {}
             }
             let digit = depth == 0 && c.is_ascii_digit();
-            let joins = in_number && matches!(c, '/' | '.' | ',') && chars.peek().is_some_and(char::is_ascii_digit);
+            let joins =
+                in_number && matches!(c, '/' | '.' | ',' | ':') && chars.peek().is_some_and(char::is_ascii_digit);
             numbers += usize::from(digit && !in_number);
             in_number = digit || joins;
         }

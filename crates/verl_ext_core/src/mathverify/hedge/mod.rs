@@ -422,6 +422,23 @@ const RELATIONS: &[&str] = &[
     "&asymp;",
 ];
 
+/// Words that, before a time, make it a bound (`before 3:45`, `by 3:45`, `shortly after 3:45`).
+const TIME_BOUNDS: &[&str] = &["before", "after", "by", "until", "till", "til", "past", "since", "prior"];
+
+/// Is the answer at `s[start..end]` a clock time with a bound on it: a word of [`TIME_BOUNDS`] right before it, or
+/// `at the latest`/`at the earliest` (`at latest`) right after it?
+fn time_bound(s: &str, start: usize, end: usize) -> bool {
+    let value: String = answer_value(&s[start..end]).chars().filter(|c| !c.is_whitespace()).collect();
+    if super::clock::clock(&value).is_none() {
+        return false;
+    }
+    let before = words_of(clause_before(s, start));
+    let after = words_of(clause_after(s, end));
+    let latest = after.first().is_some_and(|w| w == "at")
+        && after.iter().skip(1).take(2).any(|w| matches!(w.as_str(), "latest" | "earliest" | "soonest"));
+    latest || before.last().is_some_and(|w| TIME_BOUNDS.contains(&w.as_str()))
+}
+
 /// Does `hay` contain `needle` (lower-case ASCII) in any ASCII case? (`hay.to_ascii_lowercase().contains(needle)`
 /// without the copy.)
 fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
@@ -462,6 +479,9 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     }
     if let Some(why) = hedged_sentence(s, start) {
         return Some(why);
+    }
+    if time_bound(s, start, end) {
+        return Some("a bound on a time (before 3:45, 3:45 at the latest)");
     }
     if abbreviated_bound(&s[floor_boundary(s, start.saturating_sub(24))..start]) {
         return Some("bounded or approximate (an abbreviation before the answer)");

@@ -100,7 +100,8 @@ pub(super) fn each_word(text: &str, mut f: impl FnMut(usize, &str) -> bool) {
                     chars.next();
                 }
             }
-            '{' | '}' | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{ad}' => {}
+            '{' | '}' => {}
+            c if super::super::unicode::ignorable(c) => {}
             c if is_cjk(c) => {
                 if !word.is_empty() {
                     if !f(i, &word) {
@@ -162,6 +163,22 @@ pub(super) fn latin(c: char) -> char {
         'ӏ' => 'l',
         'ԛ' => 'q',
         'ԝ' => 'w',
+        // Letters of other alphabets drawn as Latin ones (`ɑbout`, `mayЬe`, `ıs`).
+        'ɑ' | 'ɐ' => 'a',
+        'Ь' | 'ь' | 'Ƅ' => 'b',
+        'ϲ' | 'Ϲ' => 'c',
+        'ҽ' | 'ɛ' => 'e',
+        'ɡ' | 'ց' => 'g',
+        'հ' => 'h',
+        'ı' | 'ɩ' => 'i',
+        'ј' | 'ϳ' => 'j',
+        'ǀ' | 'ℓ' | 'Ӏ' => 'l',
+        'ո' => 'n',
+        'օ' => 'o',
+        'զ' => 'q',
+        'υ' | 'ս' | 'ʋ' => 'u',
+        'ѵ' => 'v',
+        'ѡ' => 'w',
         // Mathematical bold, italic, script, … letters (`𝐧𝐨𝐭`): 52 to an alphabet, capitals first.
         '\u{1D400}'..='\u{1D6A3}' => char::from(b'a' + ((c as u32 - 0x1D400) % 52 % 26) as u8),
         // Small capitals (`ɴᴏᴛ`).
