@@ -426,7 +426,8 @@ solution_text = st.lists(st.sampled_from([
     "answer", "Answer:", "final answer is", "The final answer is", "I hope it is correct.", "\\boxed{", "}", "{",
     "\\fbox", "$", "$$", "\\(", "\\)", "\\[", "\\]", " and ", " or ", " then ", ", ", ". ", "\n", "=", "1,000",
     "12,5", "-3", ".5", "40 percent", "%", "(C)", " A ", "**B**", "x", "\\frac12", "2**3", "\\approx", ":", ";",
-    "\\text{ and }", "é", "\x00", "\\\\",
+    "\\text{ and }", "é", "\x00", "\\\\", " or 25%", " (or ", "approximately ", "0.25", "is - ", "- ", " cm", "m^2",
+    "square units", "3:45", " AM", "before ", "Answer: ~", "1. ", "Rejected:", "noon", "\u3164", "i.e. ",
 ]), max_size=300).map("".join)
 
 

@@ -265,7 +265,8 @@ def test_a_different_unit_is_a_different_answer(g: Fraction, pair: tuple[str, st
 
 
 @SETTINGS
-@given(g=values.filter(bool), unit=st.sampled_from(["m", "g", "s", "h", "l"]), power=st.sampled_from(["", "^2", "^{3}"]),
+@given(g=values.filter(bool), unit=st.sampled_from(["m", "g", "s", "h", "l"]),
+       power=st.sampled_from(["", "^2", "^{3}"]),
        form=st.sampled_from(["Therefore, the answer is $\\boxed{<G> %s}$.", "The area is $<G> %s$.",
                              "Answer: <G> %s"]))
 def test_a_one_letter_unit_after_a_number_is_a_unit(g: Fraction, unit: str, power: str, form: str) -> None:

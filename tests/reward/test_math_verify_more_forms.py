@@ -8,10 +8,17 @@
   other alphabets drawn as Latin ones hide no hedge.
 - Clock times: a range or a bound (``3:45\u20134:00``, ``before 3:45``, ``3:45 at the latest``) is no time; an hour
   with AM/PM (``7 AM``) and ``noon`` are times; hour 0 is midnight, never noon.
+- The same value said again (``\\boxed{\\frac14}, or 25%``, ``1/4 or 0.25``, ``(approximately 0.33)``) is no second
+  value; another value so written is (``, or 26%``, ``(approximately 0.34)``).
+- Honest forms near the rules: ``$\\boxed{42}$!``, ``__Final Answer:__``, a spaced minus after a stating word
+  (``The answer is \u2212 7``), a count of wrong or rejected things (``Number of wrong answers: 42``), ``left over``.
 """
 
 from __future__ import annotations
 
+import time
+
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -37,7 +44,8 @@ def test_an_answer_label_without_a_value_read_leaves_no_answer(g: int, before: s
 
 
 @SETTINGS
-@given(g=values, form=st.sampled_from(["Answer: Janet has {g} eggs.", "So the result is {h}.\n\nFinal Answer: {g} apples",
+@given(g=values, form=st.sampled_from(["Answer: Janet has {g} eggs.",
+                                       "So the result is {h}.\n\nFinal Answer: {g} apples",
                                        "It is {h} + 1 = {g}.\n\n#### Step 2\nSo there are {g} in all.",
                                        "The answer is as follows: we get {g}."]))
 def test_an_answer_label_before_the_value_keeps_it(g: int, form: str) -> None:
@@ -57,7 +65,8 @@ def test_a_list_item_below_a_hedged_label_is_withdrawn(g: int, mark: str, label:
 
 
 @SETTINGS
-@given(g=values, mark=st.sampled_from(LIST_MARKS), label=st.sampled_from(["Answer:", "**Final Answer:**", "The answer:"]))
+@given(g=values, mark=st.sampled_from(LIST_MARKS),
+       label=st.sampled_from(["Answer:", "**Final Answer:**", "The answer:"]))
 def test_a_list_item_below_an_answer_label_is_the_answer(g: int, mark: str, label: str) -> None:
     assert score(LEAD + label + "\n" + mark.format(g=g), str(g)) == 1
 
@@ -105,3 +114,60 @@ def test_noon_and_midnight() -> None:
     assert score("\\boxed{midnight}", "12:00 PM") == 0
     assert score("\\boxed{0:00}", "12:00 \\text{ PM}") == 0
     assert score("The lunch starts at 00:30.", "12:30 PM") == 0
+
+
+FRACTIONS = st.sampled_from([(1, 4), (1, 2), (3, 4), (1, 5), (2, 5), (3, 8), (1, 8)])
+
+
+@SETTINGS
+@given(f=FRACTIONS, form=st.sampled_from([
+    "The probability is $\\boxed{{\\frac{{{n}}}{{{d}}}}}$, or {pct}%.", "The probability is {n}/{d} or {dec}.",
+    "The answer is {dec} (or {pct}%).", "So $\\boxed{{\\frac{{{n}}}{{{d}}}}}$ (approximately {dec2}).",
+    "It is {n}/{d}, i.e. {dec}.", "The answer is $\\boxed{{\\frac{{{n}}}{{{d}}}}}$ or {dec}.",
+]), bump=st.booleans())
+def test_the_same_value_said_again_is_no_second_value(f: tuple[int, int], form: str, bump: bool) -> None:
+    n, d = f
+    dec = n / d
+    # The restated value, or (bump) another one written the same way.
+    pct, dec_text = f"{100 * n / d + bump:g}", f"{dec + bump / 100:g}"
+    dec2 = f"{dec + 0.02 * bump:.2f}"
+    text = LEAD + form.format(n=n, d=d, pct=pct, dec=dec_text, dec2=dec2)
+    assert score(text, f"\\frac{{{n}}}{{{d}}}") == int(not bump)
+
+
+@SETTINGS
+@given(g=values, form=st.sampled_from([
+    "So the answer is $\\boxed{{{g}}}$!", "__Final Answer:__ \\boxed{{{g}}}", "__Answer:__ {g}",
+    "Number of wrong answers: {g}", "Count of incorrect submissions: {g}", "### Amount left over\n{g}",
+    "The amount left over is {g}.",
+]))
+def test_honest_forms_near_the_sixth_rules(g: int, form: str) -> None:
+    assert score(LEAD + form.format(g=g), str(g)) == 1
+
+
+@SETTINGS
+@given(g=values, minus=st.sampled_from(["-", "\u2212"]),
+       form=st.sampled_from(["The answer is {m} {g}.", "Answer: {m} {g}"]))
+def test_a_spaced_minus_after_a_stating_word_is_a_sign(g: int, minus: str, form: str) -> None:
+    text = LEAD + form.format(m=minus, g=g)
+    assert score(text, f"-{g}") == 1
+    assert score(text, str(g)) == 0
+
+
+#: One shape of each class above, repeated with distinct numbers to about 1 MB (no repetition loop to stop at).
+LONG_SHAPES = [
+    "{i}/4 or {q} word{i} ", "I got {i}.\nAnswer: ~{i}\n", "The answer is ~{i} ", "Rejected{i}:\n- {i}\n",
+    "before {h}:{m:02d} w{i} ", "is - {i} ", "{i} cm ", "\\boxed{{{i}\\pi}} square units, approximately {a:.2f} ",
+    "\\boxed{{{i}}}, or {i}.0 ",
+]
+
+
+@pytest.mark.parametrize("shape", LONG_SHAPES)
+def test_a_megabyte_of_each_new_shape_is_read_in_linear_time(shape: str) -> None:
+    text = "".join(shape.format(i=i, q=i / 4, h=i % 12 + 1, m=i % 60, a=i * 3.14159) for i in range(40000))
+    text = text[: 1 << 20]
+    start = time.perf_counter()
+    result = verify(text, "5")
+    # About 0.1 s in a release build on one core; a quadratic scan took seconds (the bound allows a debug build).
+    assert time.perf_counter() - start < 30.0
+    assert result["score"] in (0.0, 1.0)

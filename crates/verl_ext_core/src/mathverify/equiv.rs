@@ -1049,6 +1049,15 @@ fn float_repr(reference: &str) -> Option<f64> {
 }
 
 /// A constant's value as the nearest double, when it is real.
+/// The real value of an answer written as `text` (`12\\pi`, `\\frac14`), when it has one.
+pub fn real_value(text: &str) -> Option<f64> {
+    if text.len() > MAX_ANSWER_BYTES {
+        return None;
+    }
+    let (n, _) = parsed(text, false).ok()?;
+    vars_of(&n).is_empty().then(|| real_f64(&n)).flatten()
+}
+
 fn real_f64(n: &Node) -> Option<f64> {
     if let Some(q) = exact::eval(n).and_then(|s| s.as_rational()) {
         return q.to_f64();

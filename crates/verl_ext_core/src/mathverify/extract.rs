@@ -753,6 +753,10 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
     let first = all.first()?;
     let same_place = |c: &&Candidate| c.source.priority() == first.source.priority() && c.start == first.start;
     let chosen = all.iter().filter(same_place).take(MAX_TRIES).find(|c| parses(&c.text)).unwrap_or(first);
+    // Read past the same value said again (`\\boxed{\\frac14}, or 25%`): no second value, no revision.
+    let restated =
+        hedge::restatement_end(text, chosen.start, chosen.end).map(|end| Candidate { end, ..chosen.clone() });
+    let past = restated.as_ref().unwrap_or(chosen);
     let withdrawn = match chosen.source {
         // `~5` alone is approximately 5 (LaTeX's `~` is a space only inside math).
         Source::Whole | Source::Tag if text[chosen.start..].starts_with('~') => {
@@ -801,8 +805,8 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
                     .flatten();
                 restated.and_then(|(a, b)| hedge::around(text, a, b, false))
             })
-            .or_else(|| revised(text, &everywhere, chosen))
-            .or_else(|| restated_differently(text, &everywhere, chosen))
+            .or_else(|| revised(text, &everywhere, past))
+            .or_else(|| restated_differently(text, &everywhere, past))
             .or_else(|| valued_after_tag(text, chosen))
             .or_else(|| {
                 // From the answer's line, or the line above when the answer is alone on its own (`I don't know.`
@@ -815,7 +819,7 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
                 }
                 hedge::disowned(text, line).then_some("disowned (no answer, an example, disregard that)")
             })
-            .or_else(|| closed_differently(text, &everywhere, chosen)),
+            .or_else(|| closed_differently(text, &everywhere, past)),
     };
     // Two letters chosen (`C, D`, `(C)/(D)`, `C and D`): no single choice.
     if matches!(chosen.source, Source::Letter(_))
@@ -1429,10 +1433,13 @@ mod tests {
             "$\\boxed{7}$ divided by 3",
             "The quotient is $\\boxed{12}$ remainder 3.",
             "Answer: 12 +",
-            "The answer is - 7.",
-            "Answer: − 7",
         ] {
             assert!(found(s).withdrawn.is_some(), "{s}");
+        }
+        // A dash and a space after a stating word or a colon sign the number: -7, not 7 (U+2212 is folded to `-`
+        // before the answer is looked for).
+        for s in ["The answer is - 7.", "Answer: - 7"] {
+            assert_eq!((found(s).text.as_str(), found(s).withdrawn), ("-7", None), "{s}");
         }
         for s in [
             "Answer:\n- 7",

@@ -120,7 +120,8 @@ fn unit_after(rest: &str) -> Option<String> {
         .find_map(|p| after.strip_prefix(p).map(|a| ("^2", a)))
         .or_else(|| ["^{3}", "^3", "\u{b3}"].iter().find_map(|p| after.strip_prefix(p).map(|a| ("^3", a))))
         .unwrap_or(("", after));
-    let compound = after.starts_with('/') || after.trim_start().to_ascii_lowercase().starts_with("per ");
+    let compound =
+        after.starts_with('/') || after.trim_start().get(..4).is_some_and(|w| w.eq_ignore_ascii_case("per "));
     let ends = !after.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '_' | '^' | '{'));
     (ends && !compound).then(|| format!("\\text{{{word}}}{power}"))
 }
@@ -284,6 +285,20 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
             f.text.insert(0, '-');
         }
         return (found, plain);
+    }
+    // `The answer is - 7`, `Answer: − 7`: a dash, one space and a number after a stating word or a colon is its sign.
+    if s[i..].strip_prefix("- ").is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())) {
+        // What the dash follows on its line, within a few words (a long line is not scanned back each time).
+        let near = super::hedge::floor_boundary(s, i.saturating_sub(64));
+        let line = &s[s[near..i].rfind('\n').map_or(near, |k| near + k + 1)..i];
+        if !line.trim().is_empty() && super::hedge::signs(line) {
+            let (mut found, plain) = at(s, i + 2, expressions);
+            for f in &mut found {
+                f.start = i;
+                f.text.insert(0, '-');
+            }
+            return (found, plain);
+        }
     }
     let mut t = &s[i..];
     let mut start = i;

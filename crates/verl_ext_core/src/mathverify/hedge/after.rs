@@ -318,16 +318,8 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
         let t = before.trim_end_matches([' ', '\t']).trim_end_matches('$');
         let line = &t[t.rfind('\n').map_or(0, |i| i + 1)..];
         let dash = line.chars().next_back().filter(|&c| MINUS_SIGNS.contains(&c) || matches!(c, '-' | '－'));
-        // What the dash follows: a colon, a bracket, `=`, a cell's bar or a stating word make it a sign; after a
-        // noun it separates (`Answer - 42`, `The result - 42 apples`).
         let lead = dash.map_or("", |d| line[..line.len() - d.len_utf8()].trim_end());
-        let stating = lead.rsplit(|c: char| !c.is_alphabetic()).next().is_some_and(|w| {
-            matches!(w.to_lowercase().as_str(), "is" | "be" | "was" | "are" | "equals" | "gives" | "get" | "becomes")
-        });
-        line.len() < before.len()
-            && dash.is_some()
-            && !line.ends_with("--")
-            && (lead.ends_with([':', '：', '】', '=', '|', '(', '[']) || stating)
+        line.len() < before.len() && dash.is_some() && !line.ends_with("--") && signs(lead)
     };
     if sign(thin) || spaced_minus {
         return Some("a sign before the answer");
@@ -342,6 +334,17 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
         return Some("one of several values");
     }
     beside(context_after(s, end))
+}
+
+/// Does a dash after `lead` (the text before it on its line) sign the value after it? A colon, a bracket, `=`, a
+/// cell's bar or a stating word make it a sign (`Answer: - 7`, `is - 7`); after a noun it separates (`Answer - 42`,
+/// `The result - 42 apples`).
+pub fn signs(lead: &str) -> bool {
+    let lead = lead.trim_end();
+    let stating = lead.rsplit(|c: char| !c.is_alphabetic()).next().is_some_and(|w| {
+        matches!(w.to_lowercase().as_str(), "is" | "be" | "was" | "are" | "equals" | "gives" | "get" | "becomes")
+    });
+    lead.ends_with([':', '：', '】', '=', '|', '(', '[']) || stating
 }
 
 /// Words that, between two values, offer both or span a range (`5 to 6`, `5 vs 6`, `5 (also 6)`, `5 up to 6`,

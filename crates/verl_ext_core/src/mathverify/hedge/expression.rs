@@ -11,7 +11,11 @@ pub(super) fn inside_expression(s: &str, start: usize, end: usize) -> bool {
     let after = skip_spacing(after.trim_start_matches([' ', '\t', '$']));
     // A degree sign is a unit (`\\boxed{5}^\\circ`), not a power.
     let degree = ["^\\circ", "^{\\circ}", "^°", "^{°}"].iter().any(|d| after.starts_with(d));
+    // Past the math that holds the box (`$\\boxed{42}$!`), `!` is punctuation, not a factorial.
+    let closed = ["$", "\\)", "\\]"].iter().any(|c| s[end..].trim_start_matches([' ', '\t']).starts_with(c));
+    let exclaimed = closed && after.starts_with('!') && !after.starts_with("!=");
     let operator_after = !degree
+        && !exclaimed
         && (after.starts_with([
             '+', '-', '*', '/', '^', '_', '!', '%', '‰', '\'', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '÷',
         ]) || ["\\times", "\\cdot", "\\div", "\\%", "\\pm", "\\mp"]
@@ -207,14 +211,14 @@ pub fn restated_number(s: &str, start: usize, end: usize) -> Option<(usize, usiz
     (!operand && number == number_text(boxed_content(s, start, end))).then_some((from, digits.len()))
 }
 
-/// `text` without a leading Markdown bold marker (`**`).
+/// `text` without a leading Markdown bold marker (`**`, `__`).
 pub(super) fn strip_bold_start(text: &str) -> &str {
-    text.strip_prefix("**").unwrap_or(text)
+    text.strip_prefix("**").or_else(|| text.strip_prefix("__")).unwrap_or(text)
 }
 
-/// `text` without a trailing Markdown bold marker (`**`).
+/// `text` without a trailing Markdown bold marker (`**`, `__`).
 pub(super) fn strip_bold_end(text: &str) -> &str {
-    text.strip_suffix("**").unwrap_or(text)
+    text.strip_suffix("**").or_else(|| text.strip_suffix("__")).unwrap_or(text)
 }
 
 /// The argument of the box spanning `s[start..end]` (`\\boxed{72}` -> `72`), or the span itself.

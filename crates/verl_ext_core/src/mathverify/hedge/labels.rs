@@ -55,6 +55,11 @@ pub(super) fn doubtful_in(lower: &str) -> bool {
         return false;
     };
     let head = lower[..at].trim_end_matches([' ', '_', '"', '\'', '*', '-']);
+    // A count of wrong answers is a count (`Number of wrong answers: 42`).
+    let line = &head[head.rfind(['\n', '.', ':']).map_or(0, |i| i + 1)..];
+    if tally_label(&words_of(line)) {
+        return false;
+    }
     if ["错误", "错的", "不正确", "可能的", "大概"].iter().any(|w| head.ends_with(w)) {
         return true;
     }
@@ -210,8 +215,8 @@ pub(super) fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     let counted = counted_label(&words);
     if at_bound
         || words.iter().rev().take(3).any(|w| {
-            let described =
-                counted && w == "not" || tally_label(&words) && (w == "rejected" || LABEL_DOUBTS.contains(&w.as_str()));
+            // A count of what is set aside or wrong is a count (`Count of incorrect submissions: 42`).
+            let described = counted && w == "not" || tally_label(&words);
             BOUND_LABELS.contains(&w.as_str()) && !described
         })
         || right_after && last_word.is_some_and(|w| matches!(w, "attempt" | "try" | "example"))

@@ -15,13 +15,17 @@ mod context;
 mod expression;
 mod foreign;
 mod labels;
+mod restated;
 mod revisions;
 mod words;
+pub use after::signs;
 use after::*;
 pub use context::*;
 pub use expression::*;
 use foreign::*;
 pub use labels::*;
+use restated::restated_from;
+pub use restated::restatement_end;
 pub use revisions::*;
 pub use words::*;
 
@@ -428,6 +432,9 @@ const TIME_BOUNDS: &[&str] = &["before", "after", "by", "until", "till", "til", 
 /// Is the answer at `s[start..end]` a clock time with a bound on it: a word of [`TIME_BOUNDS`] right before it, or
 /// `at the latest`/`at the earliest` (`at latest`) right after it?
 fn time_bound(s: &str, start: usize, end: usize) -> bool {
+    if end - start > 64 {
+        return false;
+    }
     let value: String = answer_value(&s[start..end]).chars().filter(|c| !c.is_whitespace()).collect();
     if super::clock::clock(&value).is_none() {
         return false;
@@ -463,6 +470,9 @@ fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
 /// just before or after it. A box declares its answer, so `x = 1/5, or \boxed{20}\%` restates it; `4 or 5`
 /// in prose offers two.
 pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static str> {
+    // The same value said again (`\\boxed{\\frac14}, or 25%`, `1/4 or 0.25`) is read as part of the answer.
+    let end = restatement_end(s, start, end).unwrap_or(end);
+    let start = if boxed { start } else { restated_from(s, start, end).unwrap_or(start) };
     if boxed && inside_expression(s, start, end) {
         return Some("a box inside a larger expression (\\boxed{5}+1)");
     }
@@ -539,8 +549,19 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     // `the amount left over is 3`, `the digits add up to 20`: the cue is not about the value.
     let named = near.last().is_some_and(|w| COPULAS.contains(&w.as_str()))
         || near.iter().rev().nth(1).is_some_and(|w| matches!(w.as_str(), "add" | "adds" | "sum" | "sums"));
-    let last: Vec<&str> =
-        if named { Vec::new() } else { near.iter().rev().take(NEAR_WORDS).map(String::as_str).collect() };
+    // `the amount left over`: what remains, not a bound.
+    let left_over = |k: usize| near[k] == "over" && k > 0 && near[k - 1] == "left";
+    let last: Vec<&str> = if named {
+        Vec::new()
+    } else {
+        near.iter()
+            .enumerate()
+            .rev()
+            .take(NEAR_WORDS)
+            .filter(|&(k, _)| !left_over(k))
+            .map(|(_, w)| w.as_str())
+            .collect()
+    };
     let related = matches!(last.as_slice(), ["of", w] if OF_CUES.contains(w));
     // `must score at least 9 points` states the minimum asked for; a box after `at least` bounds what it declares.
     let bound = !named && bound_phrase_end(&near).is_some_and(|n| boxed || !required(&near[..near.len() - n]));
