@@ -171,3 +171,50 @@ def test_a_megabyte_of_each_new_shape_is_read_in_linear_time(shape: str) -> None
     # About 0.1 s in a release build on one core; a quadratic scan took seconds (the bound allows a debug build).
     assert time.perf_counter() - start < 30.0
     assert result["score"] in (0.0, 1.0)
+
+
+MORE_HEDGES = [
+    "\\boxed{{{g}}} (corrected: {h})", "\\boxed{{{g}}}. Amended: {h}", "\\boxed{{{g}}}\n\nRecomputed: {h}",
+    "Answer: {g}\n\nAlternative: {h}", "\\boxed{{{h}}}\n\nBackup answer: \\boxed{{{g}}}", "\\boxed{{{g}}} becomes {h}",
+    "\\boxed{{{g}}} but {h}", "Answer: {g} ({h}?)", "Answer: {g} ({h})", "Red herring: \\boxed{{{g}}}",
+    "Answer (low confidence): \\boxed{{{g}}}", "Subtotal: \\boxed{{{g}}}", "Guess...\n\\boxed{{{g}}}",
+    "Mauvaise r\u00e9ponse : \\boxed{{{g}}}", "Respuesta aproximada: \\boxed{{{g}}}",
+    "The answer is at best \\boxed{{{g}}}.", "The answer is as many as {g}.", "Respuesta: m\u00e1s de \\boxed{{{g}}}",
+    "Answer: plus de {g}", "Antwort: \u00fcber {g}",
+    "\u041e\u0442\u0432\u0435\u0442: \u043f\u043e\u0440\u044f\u0434\u043a\u0430 {g}",
+    "Answer: {g} \ub610\ub294 {h}", "\\boxed{{{g}}} \u307e\u305f\u306f {h}", "The answer is {g} atau {h}.",
+    "\u7b54\u6848\uff1a\u4f30\u8ba1{g}", "The answer is {g} and change.", "\\boxed{{{g}}} (ballpark)",
+    "\\boxed{{{g}}} \u03c0", "\\boxed{{{g}}} sqrt 2", "Answer: {g} in base 5",
+    "The final answer is ${g}$ \u2014 {h}. I hope it is correct.",
+]
+
+
+@SETTINGS
+@given(g=values, form=st.sampled_from(MORE_HEDGES))
+def test_more_hedges_in_other_words_withdraw_the_answer(g: int, form: str) -> None:
+    assert score(LEAD + form.format(g=g, h=g + 1), str(g)) == 0
+
+
+MORE_HONEST = [
+    "So $\\boxed{{{g}}}$ students did not pass.", "Hence \\boxed{{{g}}} apples were not eaten.",
+    "\\boxed{{{g}}}\n\nAlternative approach: by symmetry we also get {g}.", "The answer is $\\boxed{{{g}}}$ (base 10).",
+    "The answer is \\boxed{{{g}}} ({g}.0).", "<answer>**{g}**</answer>", "The answer is {g}, not {h}.",
+]
+
+
+@SETTINGS
+@given(g=values, form=st.sampled_from(MORE_HONEST))
+def test_more_honest_forms_keep_the_answer(g: int, form: str) -> None:
+    assert score(LEAD + form.format(g=g, h=g + 1), str(g)) == 1
+
+
+@SETTINGS
+@given(g=values, script=st.sampled_from([0x0660, 0x06F0, 0x0966, 0x09E6, 0x0E50, 0x1D7CE, 0x1D7EC]))
+def test_digits_of_other_scripts_are_digits(g: int, script: int) -> None:
+    written = "".join(chr(script + int(d)) for d in str(g))
+    assert score(LEAD + f"The answer is {written}.", str(g)) == 1
+    assert score(LEAD + f"\\boxed{{{written}}}", str(g)) == 1
+
+
+def test_the_same_form_in_an_answer_tag_with_bold() -> None:
+    assert score("<think>ok</think><answer>**\\frac{3}{4}**</answer>", "\\frac34") == 1

@@ -743,9 +743,16 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
             .find_map(|b| inner.trim_start().strip_prefix(b))
             .filter(|r| !r.trim_end().contains('\n'));
         let inner = unbulleted.unwrap_or(inner);
+        // Markdown bold around the one answer (`<answer>**\\frac{3}{4}**</answer>`) is markup.
+        let inner = ["**", "__"]
+            .iter()
+            .find_map(|b| inner.trim_end().strip_suffix(b).and_then(|r| r.trim_start().strip_prefix(b)))
+            .filter(|r| !r.contains(['*', '_']))
+            .unwrap_or(inner);
         let whole = inner.trim();
         if let Some(answer) = bare_answer(whole, targets) {
-            let start = span.end - inner.len() + (inner.len() - inner.trim_start().len());
+            // `whole` is a part of `text`: its offset there.
+            let start = whole.as_ptr() as usize - text.as_ptr() as usize;
             all.push(Candidate { text: answer, source: Source::Tag, start, end: start + whole.len() });
             all.sort_by_key(|c| (c.source.priority(), std::cmp::Reverse(c.end), c.start, c.source));
         }

@@ -165,6 +165,17 @@ static FULLWIDTH: [u8; 94] = {
 pub const MINUS_SIGNS: &[char] =
     &['−', '\u{2010}', '\u{2011}', '\u{2012}', '\u{FE63}', '\u{2796}', '\u{02D7}', '\u{2043}'];
 
+/// The value of a decimal digit of another script a model may write (`٤٢` is 42, `𝟒𝟐` is 42): Arabic-Indic and
+/// Extended Arabic-Indic, Devanagari, Bengali, Thai, and the five styles of mathematical digits.
+fn decimal_digit(c: char) -> Option<usize> {
+    let code = u32::from(c);
+    let zero = [0x0660, 0x06F0, 0x0966, 0x09E6, 0x0E50].into_iter().find(|z| (*z..*z + 10).contains(&code));
+    match zero {
+        Some(z) => Some((code - z) as usize),
+        None => (0x1D7CE..=0x1D7FF).contains(&code).then(|| ((code - 0x1D7CE) % 10) as usize),
+    }
+}
+
 /// Unicode's default-ignorable code points (DerivedCoreProperties, `Default_Ignorable_Code_Point`): characters a
 /// page does not show — zero-width spaces and joiners, the soft hyphen, direction marks, invisible operators,
 /// variation selectors, Hangul and Khmer fillers, tag characters. None splits a word (`n\u{3164}ot` is `not`).
@@ -182,6 +193,9 @@ fn simple(c: char) -> Option<&'static str> {
     if (0xFF01..=0xFF5E).contains(&code) {
         let i = (code - 0xFF01) as usize;
         return std::str::from_utf8(&FULLWIDTH[i..=i]).ok();
+    }
+    if let Some(d) = decimal_digit(c) {
+        return std::str::from_utf8(&b"0123456789"[d..=d]).ok();
     }
     match c {
         // Zero-width space/joiners, word joiner, byte-order mark, soft hyphen; the other characters a page does not

@@ -28,7 +28,7 @@ pub(super) const FRACTION_SCALES: &[&str] = &[
 /// Words right after a value that make another value of it (`5 factorial`, `\\boxed{5} doubled`, `5 pi`,
 /// `5 gross`, `5 bps`).
 pub(super) const CHANGING_WORDS: &[&str] =
-    &["factorial", "doubled", "tripled", "halved", "quadrupled", "pi", "gross", "bps", "permille"];
+    &["factorial", "doubled", "tripled", "halved", "quadrupled", "pi", "gross", "bps", "permille", "sqrt", "π"];
 
 /// Do the words right after a value go on computing with it (`5 times 2`, `5 over 2`, `5 divided by 2`, `5 to
 /// the 2nd power`, `5 and a half`, `5 and 3/4`, `5 point 5`, `5 hundredths`)? The value is then another one.
@@ -60,6 +60,7 @@ pub(super) fn operated_after(after: &str) -> bool {
         "and" => {
             matches!(word(1), "a" | "one") && FRACTION_WORDS.contains(&word(2)) || number(1) && word(1).contains('/')
         }
+        "in" => word(1) == "base" && number(2),
         w => FRACTION_SCALES.contains(&w) || CHANGING_WORDS.contains(&w),
     }
 }
@@ -97,6 +98,13 @@ pub(super) const UNCOMMITTED_AFTER: &[&[&str]] = &[
     &["or", "so"],
     &["at", "best"],
     &["at", "worst"],
+    &["and", "change"],
+    &["ballpark"],
+    &["draft"],
+    &["ignore"],
+    &["tentative"],
+    &["tentatively"],
+    &["roughly"],
 ];
 /// Words that, after `is` following an answer, claim only its likelihood (`5 is likely`, `5 is a guess`).
 pub(super) const LIKELIHOOD: &[&str] = &[
@@ -282,6 +290,9 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
     if digit_group {
         return Some("a value written on past the answer (5,000)");
     }
+    if bracketed_other(&s[end..], answer_value(&s[start..end])) {
+        return Some("another value in brackets after it (42 (43?))");
+    }
     if ratio_after(&s[end..], answer_value(&s[start..end])) {
         return Some("the first part of a ratio or a time (3:45)");
     }
@@ -347,12 +358,28 @@ pub fn signs(lead: &str) -> bool {
     lead.ends_with([':', '：', '】', '=', '|', '(', '[']) || stating
 }
 
+/// Does `after` open with a bracket holding nothing but another number (`42 (43)`, `42 (43?)`, `\\boxed{42} (-43)`)?
+/// A bracket restating the value (`12 (12.0)`) or explaining it (`120 (5!)`, `12 (twelve)`) does not count.
+pub(super) fn bracketed_other(after: &str, value: &str) -> bool {
+    let Some(inner) = after.trim_start_matches(['$', ' ']).strip_prefix('(') else { return false };
+    let Some(close) = inner.find(')').filter(|&i| i <= 24) else { return false };
+    let content = inner[..close].trim().trim_end_matches('?').trim_end();
+    let digits = content.strip_prefix('-').unwrap_or(content);
+    let number = !digits.is_empty()
+        && digits.starts_with(|c: char| c.is_ascii_digit())
+        && digits.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b',' | b'/'));
+    // A numeric answer only (`\\boxed{B} (3)` names an option's value).
+    number
+        && super::super::equiv::real_value(value).is_some()
+        && !super::super::equiv::judge_within_budget(content, value, &super::super::Options::default()).equal
+}
+
 /// Words that, between two values, offer both or span a range (`5 to 6`, `5 vs 6`, `5 (also 6)`, `5 up to 6`,
 /// `5 bis 6`, `5 или 6`), in the languages whose other hedges are read too and a few more.
 pub(super) const JOINERS: &[&str] = &[
     "to", "through", "thru", "till", "until", "vs", "versus", "also", "and", "or", "up", "else", "then", "alt", "resp",
-    "plus", "bis", "und", "oder", "et", "ou", "y", "e", "o", "en", "al", "hasta", "tot", "til", "eller", "lub", "nebo",
-    "sau", "veya", "vagy", "до", "и", "или", "або", "和", "或", "还是", "到", "至", "か", "أو",
+    "but", "becomes", "plus", "bis", "und", "oder", "et", "ou", "y", "e", "o", "en", "al", "hasta", "tot", "til",
+    "eller", "lub", "nebo", "sau", "veya", "vagy", "до", "и", "или", "або", "和", "或", "还是", "到", "至", "か", "أو",
 ];
 /// Marks between two values that [`beside`]'s one-symbol rule does not cover: several characters, or
 /// punctuation that otherwise ends what is said of the answer (`5 -> 6`, `5, 6`, `5; 6`, `5 ... 6`).
@@ -497,7 +524,9 @@ pub(super) fn beside(after: &str) -> Option<&'static str> {
     // Words or a computation after the second value explain the answer (`\\boxed{12} — 3 rows × 4 columns`,
     // `12 → 3 rows of 4`, `12 ← 3 × 4`): more than one number follows, or a word.
     let explained = |r: &str| {
+        // The rest of its sentence (`50. I hope it is correct.` explains nothing).
         let line = &r[..floor_boundary(r, r.find('\n').unwrap_or(r.len()).min(48))];
+        let line = &line[..line.find(". ").unwrap_or(line.len())];
         // Numbers outside braces (a second `\\frac{3}{2}` is one value, not a computation); `3/2`, `3.5`, `3,500`
         // and `4:15` are one number each.
         let (mut depth, mut numbers, mut in_number) = (0usize, 0usize, false);

@@ -37,6 +37,12 @@ pub(super) const CJK_BEFORE: &[&str] = &[
     "おそらく",
     "少なくとも",
     "ほぼ",
+    "估计",
+    "预计",
+    "推测",
+    "予想",
+    "推定",
+    "대략",
 ];
 /// Chinese words that bound or hedge the value right before them (`180左右`, `180多`, `180或181`).
 pub(super) const CJK_AFTER: &[&str] = &[
@@ -68,10 +74,20 @@ pub(super) const CJK_AFTER: &[&str] = &[
     "違",
     "間違",
     "例えば",
+    "前后",
+    "정도",
+    "이상",
+    "이하",
+    "쯤",
+    "가량",
+    "또는",
+    "または",
+    "หรือ",
 ];
 /// Russian words before a value that bound or hedge it (`около 5`, `не 5`, `не менее 5`).
 pub(super) const RU_BEFORE: &[&str] = &[
     "бы",
+    "порядка",
     "не",
     "около",
     "примерно",
@@ -111,12 +127,37 @@ pub(super) const EU_BEFORE: &[&str] = &[
     "menos",
     "almeno",
     "peut-être",
+    "über",
+    "quase",
+    "prawie",
+    "ponad",
+    "casi",
+    "presque",
+    "quasi",
 ];
 /// The same languages' words right after a value (`5 ou 6`, `5 oder mehr`, `5 environ`).
 pub(super) const EU_AFTER: &[&str] =
     &["plus", "mehr", "más", "mas", "moins", "weniger", "menos", "environ", "ungefähr", "etwa"];
+/// Phrases of those languages that bound or approximate the value after them (`cerca de 5`, `más de 5`, `plus de 5`,
+/// `mehr als 5`).
+pub(super) const EU_PHRASES_BEFORE: &[&str] = &[
+    "cerca de",
+    "alrededor de",
+    "acerca de",
+    "más de",
+    "mas de",
+    "menos de",
+    "mais de",
+    "plus de",
+    "moins de",
+    "più di",
+    "piu di",
+    "meno di",
+    "mehr als",
+    "weniger als",
+];
 /// Their words for `or`, which offer another value only before a number (`5 ou 6`; `12 o doce` restates it).
-pub(super) const EU_OR: &[&str] = &["ou", "oder", "o"];
+pub(super) const EU_OR: &[&str] = &["ou", "oder", "o", "a", "à", "atau", "либо"];
 /// Characters of the clause before a value in which a Chinese cue is looked for.
 pub(super) const CJK_WINDOW: usize = 4;
 
@@ -145,8 +186,8 @@ pub(super) fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
         return Some("bounded, hedged or one of several (Russian words around the answer)");
     }
     let eu_last = if lower_before.trim_end().ends_with("peut-être") { "peut-être" } else { last_word };
-    // Spanish and Portuguese "about" (`cerca de 5`, `alrededor de 5`).
-    if ["cerca de", "alrededor de", "acerca de"].iter().any(|p| lower_before.trim_end().ends_with(p)) {
+    // Phrases (`cerca de 5`, `más de 5`).
+    if EU_PHRASES_BEFORE.iter().any(|p| lower_before.trim_end().ends_with(p)) {
         return Some("bounded, hedged or one of several (French, German, Spanish, Italian or Portuguese words)");
     }
     let next_word = first_words.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");

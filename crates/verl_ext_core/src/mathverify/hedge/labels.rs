@@ -30,6 +30,11 @@ pub(super) const DOUBTFUL_LABELS: &[&str] = &[
     "likely",
     // Only with `answer` (`Partial fraction decomposition:` names a method).
     "partial",
+    "backup",
+    "fallback",
+    "secondary",
+    "superseded",
+    "trap",
 ];
 
 /// Is the answer at `start` labelled as something else: the last `answer` (`答案`, `ответ`) within the context
@@ -121,12 +126,14 @@ pub(super) const BOUND_LABELS: &[&str] = &[
 pub(super) const DOUBTING_CLAUSES: &[&[&str]] =
     &[&["i", "guess"], &["my", "guess"], &["not", "sure"], &["unsure"], &["no", "idea"], &["not", "certain"]];
 
-/// Words at the end of `words` that bound the value after them (`at least`, `at most`, `at minimum`, `at a
-/// maximum`, `at the very least`): how many, if they do.
+/// Words at the end of `words` that bound the value after them (`at least`, `at most`, `at best`, `at minimum`, `at a
+/// maximum`, `at the very least`, `as many as`): how many, if they do.
 pub(super) fn bound_phrase_end(words: &[String]) -> Option<usize> {
     let w: Vec<&str> = words.iter().rev().take(4).map(String::as_str).collect();
     match w.as_slice() {
-        ["least" | "most" | "minimum" | "maximum", "at", ..] => Some(2),
+        ["least" | "most" | "minimum" | "maximum" | "best" | "worst", "at", ..] => Some(2),
+        // `as many as 5`, `as much as 5`, `as few as 5`, `as little as 5`.
+        ["as", "many" | "much" | "few" | "little" | "high" | "low", "as", ..] => Some(3),
         ["least" | "most" | "minimum" | "maximum", "a" | "the", "at", ..] => Some(3),
         ["least" | "most", "very", "the", "at", ..] => Some(4),
         _ => None,
@@ -165,9 +172,13 @@ pub(super) fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
         let above = window[..window.len() - line.len()].trim_end();
         let previous = &above[above.rfind('\n').map_or(0, |i| i + 1)..];
         // A line without end punctuation labels it too (`Rejected` / `5`): its sentence goes on into the answer.
-        let open = !previous
-            .trim_end_matches(['*', '_'])
-            .ends_with(|c: char| is_clause_mark(c) || matches!(c, '。' | '！' | '？' | '$' | '}' | ']' | ':' | '：'));
+        // So does one trailing off (`Guess...`).
+        let trailing = previous.trim_end_matches(['*', '_']);
+        let open = trailing.ends_with("...")
+            || trailing.ends_with('…')
+            || !trailing.ends_with(|c: char| {
+                is_clause_mark(c) || matches!(c, '。' | '！' | '？' | '$' | '}' | ']' | ':' | '：')
+            });
         heading = previous.trim_start().starts_with('#') || open && !previous.trim().is_empty();
         if heading || previous.trim_end_matches('*').ends_with([':', '：']) {
             line = previous;
@@ -228,8 +239,12 @@ pub(super) fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     }
     // A question mark in the label (`Answer?:`), a confidence given (`Answer (50% sure):`), or a hedge in another
     // language (`Vielleicht:`, `Примерно:`, `大约：`).
-    let confidence =
-        label.contains('%') && words.iter().any(|w| matches!(w.as_str(), "sure" | "confident" | "certain"));
+    let confidence = label.contains('%')
+        && words.iter().any(|w| matches!(w.as_str(), "sure" | "confident" | "certain"))
+        || words.windows(2).any(|p| {
+            matches!(p[0].as_str(), "low" | "little" | "limited" | "moderate" | "medium" | "some")
+                && matches!(p[1].as_str(), "confidence" | "certainty")
+        });
     if label.contains(QUESTION_MARKS) || confidence {
         return Some("negated or hedged (a label before the answer)");
     }
@@ -271,6 +286,23 @@ pub(super) const LABEL_DOUBTS: &[&str] = &[
     "instead",
     "often",
     "sanity",
+    "herring",
+    "distractor",
+    "subtotal",
+    "crossed",
+    "superseded",
+    "extraneous",
+    "mauvaise",
+    "fausse",
+    "zła",
+    "błędna",
+    "aproximada",
+    "aproximado",
+    "approximative",
+    "falsche",
+    "ungefähre",
+    "incorrecta",
+    "errónea",
 ];
 
 /// Nouns that open a subject naming what is counted or measured, in which a negation describes the things

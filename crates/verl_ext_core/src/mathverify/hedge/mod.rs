@@ -178,6 +178,8 @@ const NEAR_CUES: &[&str] = &[
     "short",
     "shy",
     "bound",
+    "minimally",
+    "maximally",
 ];
 /// Words that, before `of`, relate the value after it to the answer (`a multiple of 5`, `half of 5`); alone
 /// they are ordinary (`the least common multiple is 60`).
@@ -214,6 +216,12 @@ const OF_CUES: &[&str] = &[
 ];
 /// Words of [`NEAR_CUES`] reach this far back (`more than about 5`).
 const NEAR_WORDS: usize = 2;
+/// Pronouns and conjunctions that open a clause of their own after a value (`5 I do not know`, `5 this is not
+/// right`, `42, but I'm not sure`).
+const CLAUSE_OPENERS: &[&str] = &[
+    "i", "i'm", "we", "you", "he", "she", "it", "it's", "they", "this", "that", "which", "there", "one", "but", "and",
+    "yet", "though", "although", "because", "since", "unless", "if", "while", "whereas", "however",
+];
 /// Words that bound, hedge or scale the value right before them (`5 or more`, `5 at most`, `5, maybe`,
 /// `5 thousand`: a number in prose is read without the words after it, so these leave no answer).
 const AFTER_CUES: &[&str] = &[
@@ -644,6 +652,17 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
             return false;
         }
         if contrast && matches!(w, "not" | "rather" | "than") {
+            return false;
+        }
+        // `\\boxed{33} students did not pass`: a negation after the noun the value counts, and its verb, describes
+        // the things counted (not after a copula or a pronoun: `5 is not`, `5 I do not know`).
+        let first = after_words[0].as_str();
+        if k >= 2
+            && matches!(w, "not" | "isn't" | "no")
+            && first.len() >= 3
+            && !COPULAS.contains(&first)
+            && !CLAUSE_OPENERS.contains(&first)
+        {
             return false;
         }
         // `5 (or equivalently 10/2)` restates the answer.

@@ -54,6 +54,7 @@ pub(super) const DISAVOWALS: &[&str] = &[
     "errado",
     "guessed",
     "dubious",
+    "nein",
 ];
 /// Words after an answer that announce a revision: they withdraw it only when a different value follows
 /// (`\\boxed{5}. Wait, it is 6.`), not when the check confirms it (`Wait, let me verify: 48+24=72. Correct.`).
@@ -80,6 +81,16 @@ pub(super) const REVISING: &[&str] = &[
     "rather",
     "update",
     "updated",
+    "corrected",
+    "amended",
+    "amend",
+    "recomputed",
+    "recalculated",
+    "recalculation",
+    "rechecked",
+    "alternative",
+    "backup",
+    "fallback",
 ];
 /// Interjections that, opening a sentence and set off by punctuation, take back what came before
 /// (`\\boxed{5}. Hmm, it's 6.`); not otherwise (`Oh well.`). `No,` and `Sorry,` open honest remarks too (`No, other
@@ -256,6 +267,14 @@ pub(super) fn revision_at(
             && next.is_some_and(|(_, n)| METHOD_NOUNS.contains(&n.as_str()))
             && !marked(k, k + 1)
     };
+    // `Alternative approach:`, `Backup check:`: another way to the answer, not another answer.
+    let another_method = || {
+        matches!(w, "alternative" | "backup" | "fallback")
+            && next.is_some_and(|(_, n)| {
+                METHOD_NOUNS.contains(&n.as_str())
+                    || matches!(n.as_str(), "solution" | "check" | "verification" | "proof" | "derivation")
+            })
+    };
     // `isn't right`, `can't be correct`: a negated approval disavows.
     let negated_approval = matches!(w, "right" | "correct")
         && (k.saturating_sub(2)..k).any(|j| {
@@ -288,7 +307,7 @@ pub(super) fn revision_at(
         || cues.disavowals.iter().any(|c| c.starts(w))
     {
         mark(true);
-    } else if REVISING.contains(&w)
+    } else if REVISING.contains(&w) && !another_method()
         || pair_with(REVISING_PAIRS)
         || alternative
         || cues.revising.iter().any(|c| c.starts(w))
