@@ -218,3 +218,52 @@ def test_digits_of_other_scripts_are_digits(g: int, script: int) -> None:
 
 def test_the_same_form_in_an_answer_tag_with_bold() -> None:
     assert score("<think>ok</think><answer>**\\frac{3}{4}**</answer>", "\\frac34") == 1
+
+
+SEVENTH_HEDGES = [
+    "\\boxed{{{g}}}, which is {h}.", "\\boxed{{{g}}} = {h}.", "\\boxed{{{g}}} equals {h}", "\\boxed{{{g}}}, so {h}",
+    "\\u7b54\u6848\u662f\\boxed{{{g}}}\uff0c\u5373{h}\u3002", "The answer is \u2013 {g}.", "Answer: \u2014 {g}",
+    "Answer: **\u2212** {g}", "Answer: \u2212\n\\boxed{{{g}}}", "Wrong count: {g}", "Incorrect total: \\boxed{{{g}}}",
+    "Dubious: \\boxed{{{g}}}", "Retracted: \\boxed{{{g}}}",
+]
+
+
+@SETTINGS
+@given(g=values, form=st.sampled_from(SEVENTH_HEDGES))
+def test_the_seventh_hedges_withdraw_the_answer(g: int, form: str) -> None:
+    assert score(LEAD + form.format(g=g, h=g + 1), str(g)) == 0
+
+
+@SETTINGS
+@given(h=st.integers(1, 12), form=st.sampled_from(["\\boxed{{{t} PM}} latest", "\\boxed{{{t}}} (earliest)",
+                                                  "\\boxed{{{t}}} and later", "The answer is {t} PM \u00b1 5 minutes.",
+                                                  "The answer is {hh} PM at the latest."]))
+def test_more_bounds_on_times(h: int, form: str) -> None:
+    t = f"{h}:15"
+    gold = f"{h}:00 PM" if "{hh}" in form else f"{t} PM"
+    assert score(LEAD + form.format(t=t, hh=h), gold) == 0
+
+
+SEVENTH_HONEST = [
+    "He ends up with {g} marbles.", "It adds up to \\boxed{{{g}}}.", "The price went up by \\boxed{{{g}}} dollars.",
+    "She handed over \\boxed{{{g}}} dollars.", "He could buy {g} apples.",
+    "Thus the maximum number of cookies she could bake is \\boxed{{{g}}}.",
+    "There are \\boxed{{{g}}} incorrect options.",
+    "Count of incorrect submissions: {g}", "Hence $\\boxed{{{g}}} = {g}$.",
+]
+
+
+@SETTINGS
+@given(g=values, form=st.sampled_from(SEVENTH_HONEST))
+def test_the_seventh_honest_forms_keep_the_answer(g: int, form: str) -> None:
+    assert score(LEAD + form.format(g=g), str(g)) == 1
+
+
+@SETTINGS
+@given(g=st.integers(1, 999), scale=st.sampled_from([("\u4e07", 10**4), ("\u4ebf", 10**8), (" lakh", 10**5),
+                                                     (" crore", 10**7), (" Mrd", 10**9), (" grand", 1000)]))
+def test_scales_of_other_languages(g: int, scale: tuple[str, int]) -> None:
+    word, factor = scale
+    text = LEAD + f"The answer is {g}{word}."
+    assert score(text, str(g * factor)) == 1
+    assert score(text, str(g)) == 0

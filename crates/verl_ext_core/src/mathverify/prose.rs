@@ -181,12 +181,16 @@ fn mixed_len(whole: &str, rest: &str) -> Option<(usize, String)> {
 fn multiplier_len(rest: &str) -> Option<(usize, &'static str)> {
     let trimmed = rest.trim_start_matches(' ');
     let skipped = rest.len() - trimmed.len();
-    if skipped == 0 {
-        return None;
-    }
     for &(word, _, factor) in MULTIPLIERS.iter().filter(|(_, op, _)| *op == '*') {
-        if let Some(after) = trimmed.strip_prefix(word) {
-            if !after.starts_with(|c: char| c.is_alphabetic()) {
+        // After a space, in any case (`5 Mrd`); a Chinese scale also against the number (`5万`).
+        let cjk = !word.is_ascii();
+        if skipped == 0 && !cjk {
+            continue;
+        }
+        if let Some(after) =
+            trimmed.get(..word.len()).filter(|p| p.eq_ignore_ascii_case(word)).map(|_| &trimmed[word.len()..])
+        {
+            if cjk || !after.starts_with(|c: char| c.is_alphabetic()) {
                 return Some((skipped + word.len(), factor));
             }
         }

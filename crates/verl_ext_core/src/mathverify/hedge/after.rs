@@ -326,9 +326,16 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
             && !t.ends_with("--")
     };
     let spaced_minus = {
-        let t = before.trim_end_matches([' ', '\t']).trim_end_matches('$');
+        // Through bold and a line break too (`Answer: **−** 7`, `Answer: −` above `\\boxed{7}`); any dash or minus
+        // look-alike (`is – 7`, `Answer: ⁻ 7`).
+        let t = before.trim_end_matches([' ', '\t', '\n', '*', '$']);
         let line = &t[t.rfind('\n').map_or(0, |i| i + 1)..];
-        let dash = line.chars().next_back().filter(|&c| MINUS_SIGNS.contains(&c) || matches!(c, '-' | '－'));
+        let dash = line
+            .trim_end_matches('*')
+            .chars()
+            .next_back()
+            .filter(|&c| MINUS_SIGNS.contains(&c) || matches!(c, '-' | '－' | '–' | '—' | '―' | '⁻'));
+        let line = line.trim_end_matches('*');
         let lead = dash.map_or("", |d| line[..line.len() - d.len_utf8()].trim_end());
         line.len() < before.len() && dash.is_some() && !line.ends_with("--") && signs(lead)
     };
@@ -351,7 +358,7 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
 /// cell's bar or a stating word make it a sign (`Answer: - 7`, `is - 7`); after a noun it separates (`Answer - 42`,
 /// `The result - 42 apples`).
 pub fn signs(lead: &str) -> bool {
-    let lead = lead.trim_end();
+    let lead = lead.trim_end().trim_end_matches(['*', '_']).trim_end();
     let stating = lead.rsplit(|c: char| !c.is_alphabetic()).next().is_some_and(|w| {
         matches!(w.to_lowercase().as_str(), "is" | "be" | "was" | "are" | "equals" | "gives" | "get" | "becomes")
     });

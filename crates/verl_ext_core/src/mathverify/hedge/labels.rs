@@ -225,9 +225,9 @@ pub(super) fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     let at_bound = words.windows(2).rev().take(2).any(|p| p[0] == "at" && matches!(p[1].as_str(), "least" | "most"));
     let counted = counted_label(&words);
     if at_bound
-        || words.iter().rev().take(3).any(|w| {
+        || words.iter().enumerate().rev().take(3).any(|(k, w)| {
             // A count of what is set aside or wrong is a count (`Count of incorrect submissions: 42`).
-            let described = counted && w == "not" || tally_label(&words);
+            let described = counted && w == "not" || tallied(&words, k);
             BOUND_LABELS.contains(&w.as_str()) && !described
         })
         || right_after && last_word.is_some_and(|w| matches!(w, "attempt" | "try" | "example"))
@@ -303,6 +303,13 @@ pub(super) const LABEL_DOUBTS: &[&str] = &[
     "ungefähre",
     "incorrecta",
     "errónea",
+    "erroneous",
+    "dubious",
+    "unconfirmed",
+    "retracted",
+    "hedged",
+    "wrong",
+    "incorrect",
 ];
 
 /// Nouns that open a subject naming what is counted or measured, in which a negation describes the things
@@ -334,6 +341,12 @@ pub(super) fn tally_label(words: &[String]) -> bool {
     words.iter().take(3).any(|w| TALLIES.contains(&w.as_str()))
 }
 
+/// Does the word at `k` of a label describe what a count before it counts (`Count of incorrect submissions`), rather
+/// than doubt the count (`Wrong count`, `Incorrect total`)?
+pub(super) fn tallied(words: &[String], k: usize) -> bool {
+    words.iter().take(3).position(|w| TALLIES.contains(&w.as_str())).is_some_and(|t| t < k)
+}
+
 /// Does a label name what is counted or measured (`Number of integers not divisible by 3`), not the answer?
 pub(super) fn counted_label(words: &[String]) -> bool {
     words.iter().take(3).any(|w| COUNTED_HEADS.contains(&w.as_str()))
@@ -346,9 +359,8 @@ pub(super) fn counted_label(words: &[String]) -> bool {
 pub(super) fn hedged_label(words: &[String]) -> Option<&'static str> {
     // What is counted is described in the label, and its relations with it (`Number of integers divisible by 3:`).
     let counted = counted_label(words);
-    let tally = tally_label(words);
     let negated = !counted && words.iter().any(|w| NEGATIONS.contains(&w.as_str()))
-        || !tally && words.iter().any(|w| LABEL_DOUBTS.contains(&w.as_str()));
+        || words.iter().enumerate().any(|(k, w)| LABEL_DOUBTS.contains(&w.as_str()) && !tallied(words, k));
     // `Probable answer:`, `Fake answer:`: the answer named as something else.
     let named =
         words.windows(2).any(|p| matches!(p[1].as_str(), "answer" | "solution" | "result") && doubtful_word(&p[0]));

@@ -24,8 +24,8 @@ pub use context::*;
 pub use expression::*;
 use foreign::*;
 pub use labels::*;
-use restated::restated_from;
 pub use restated::restatement_end;
+use restated::{restated_from, restated_otherwise};
 pub use revisions::*;
 pub use words::*;
 
@@ -216,6 +216,26 @@ const OF_CUES: &[&str] = &[
 ];
 /// Words of [`NEAR_CUES`] reach this far back (`more than about 5`).
 const NEAR_WORDS: usize = 2;
+/// Verbs whose particle (`up`, `over`, `down`, `out`) is no bound on the value after it (`ends up with 12`, `adds up to
+/// 12`, `handed over 12`, `the amount left over`).
+const PHRASAL_HEADS: &[&str] = &[
+    "left", "end", "ends", "ended", "ending", "add", "adds", "added", "adding", "sum", "sums", "summed", "pick",
+    "picks", "picked", "give", "gives", "gave", "given", "make", "makes", "made", "take", "takes", "took", "taken",
+    "use", "uses", "used", "hand", "hands", "handed", "turn", "turns", "turned", "carry", "carries", "carried", "pass",
+    "passes", "passed", "come", "comes", "came", "tally", "tallies", "tallied", "total", "totals", "totaled",
+    "totalled", "count", "counts", "counted", "fill", "fills", "filled", "pay", "pays", "paid", "split", "splits",
+    "set", "sets", "show", "shows", "showed", "shown", "work", "works", "worked", "figure", "figured", "went", "goes",
+    "go", "going", "gone", "wind", "winds", "wound", "sign", "signs", "signed", "stock", "stocked", "rack", "racked",
+    "rounded", "round", "hand", "give", "brought", "bring", "brings", "saved", "save", "saves", "mark", "marked",
+    "marks", "jumped", "shot", "rose", "ran", "runs", "run", "climbed", "moved", "moves", "goes",
+];
+
+/// Words after `could`/`might` that still doubt the value after them (`it could be`, `it might equal`).
+const MODAL_DOUBTS: &[&str] = &[
+    "be", "possibly", "perhaps", "also", "maybe", "probably", "well", "equal", "equals", "reach", "exceed", "total",
+    "become", "give", "yield", "result", "come", "end", "turn", "work", "mean", "have", "get", "make",
+];
+
 /// Pronouns and conjunctions that open a clause of their own after a value (`5 I do not know`, `5 this is not
 /// right`, `42, but I'm not sure`).
 const CLAUSE_OPENERS: &[&str] = &[
@@ -444,14 +464,27 @@ fn time_bound(s: &str, start: usize, end: usize) -> bool {
         return false;
     }
     let value: String = answer_value(&s[start..end]).chars().filter(|c| !c.is_whitespace()).collect();
-    if super::clock::clock(&value).is_none() {
+    // An hour read from prose without its `AM`/`PM` (`7` of `7 AM`): with the half of the day after it.
+    let rest = s[end..].trim_start_matches(' ');
+    let half =
+        ["am", "pm", "a.m.", "p.m."].iter().find(|h| rest.get(..h.len()).is_some_and(|r| r.eq_ignore_ascii_case(h)));
+    let timed =
+        super::clock::clock(&value).is_some() || half.is_some_and(|h| super::clock::clock(&(value + h)).is_some());
+    if !timed {
         return false;
     }
     let before = words_of(clause_before(s, start));
-    let after = words_of(clause_after(s, end));
-    let latest = after.first().is_some_and(|w| w == "at")
-        && after.iter().skip(1).take(2).any(|w| matches!(w.as_str(), "latest" | "earliest" | "soonest"));
-    latest || before.last().is_some_and(|w| TIME_BOUNDS.contains(&w.as_str()))
+    let mut after = words_of(clause_after(s, end));
+    if half.is_some() && after.first().is_some_and(|w| matches!(w.as_str(), "am" | "pm" | "a" | "p" | "m")) {
+        after.retain(|w| !matches!(w.as_str(), "am" | "pm" | "a" | "p" | "m"));
+    }
+    // `at the latest`, `latest`, `(earliest)`, `and later`, `or earlier`, `± 5 minutes`.
+    let bound_word =
+        |w: &String| matches!(w.as_str(), "latest" | "earliest" | "soonest" | "later" | "earlier" | "sooner");
+    let latest = after.iter().take(4).any(bound_word);
+    let spread = rest.trim_start_matches(|c: char| c.is_ascii_alphabetic() || matches!(c, '.' | ' ' | '}' | '$'));
+    let spread = ["±", "\\pm", "+/-", "+-"].iter().any(|p| spread.starts_with(p));
+    latest || spread || before.last().is_some_and(|w| TIME_BOUNDS.contains(&w.as_str()))
 }
 
 /// Does `hay` contain `needle` (lower-case ASCII) in any ASCII case? (`hay.to_ascii_lowercase().contains(needle)`
@@ -481,6 +514,9 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     // The same value said again (`\\boxed{\\frac14}, or 25%`, `1/4 or 0.25`) is read as part of the answer.
     let end = restatement_end(s, start, end).unwrap_or(end);
     let start = if boxed { start } else { restated_from(s, start, end).unwrap_or(start) };
+    if restated_otherwise(s, start, end) {
+        return Some("another value given as the answer after it (\\boxed{72}, which is 73)");
+    }
     if boxed && inside_expression(s, start, end) {
         return Some("a box inside a larger expression (\\boxed{5}+1)");
     }
@@ -543,6 +579,9 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
                 "non" => k + 2 < near.len(),
                 "no" => next.is_some_and(|n| NUMBER_WORDS.contains(&n)),
                 "likely" => prev.is_some_and(|p| matches!(p, "most" | "least" | "more" | "less")),
+                // `she could bake`, `he could buy`: what is possible, not a doubt (`it could be 12`, `it might equal
+                // 12` doubt the value).
+                "could" | "might" => next.is_some_and(|n| n.len() > 2 && !MODAL_DOUBTS.contains(&n)),
                 // `it's not hard to see that`, `in either case`, `either way`.
                 "not" => next.is_some_and(|n| matches!(n, "hard" | "difficult")),
                 "either" => next.is_some_and(|n| matches!(n, "case" | "way")),
@@ -557,8 +596,12 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     // `the amount left over is 3`, `the digits add up to 20`: the cue is not about the value.
     let named = near.last().is_some_and(|w| COPULAS.contains(&w.as_str()))
         || near.iter().rev().nth(1).is_some_and(|w| matches!(w.as_str(), "add" | "adds" | "sum" | "sums"));
-    // `the amount left over`: what remains, not a bound.
-    let left_over = |k: usize| near[k] == "over" && k > 0 && near[k - 1] == "left";
+    // `the amount left over`, `ends up with`, `adds up to`, `handed over`: a verb's particle, not a bound.
+    let left_over = |k: usize| {
+        matches!(near[k].as_str(), "over" | "up" | "down" | "out")
+            && k > 0
+            && PHRASAL_HEADS.contains(&near[k - 1].as_str())
+    };
     let last: Vec<&str> = if named {
         Vec::new()
     } else {
@@ -643,6 +686,10 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
             .find_map(|c| t.strip_prefix(c))
             .is_some_and(|r| r.trim_start_matches(['$', ' ', '\\', '(']).starts_with(|c: char| c.is_ascii_digit()))
     };
+    // `\\boxed{12} wrong answers`, `12 incorrect options`: an adjective of the things the value counts.
+    let adjective =
+        after_words.first().is_some_and(|w| matches!(w.as_str(), "wrong" | "incorrect" | "invalid" | "false"))
+            && after_words.get(1).is_some_and(|n| plural_noun(n));
     let cue = |k: usize| {
         let w = after_words[k].as_str();
         // `5 (the maximum)`, `5 (minimum)` name the extremum asked for; `5 maximum` bounds.
@@ -652,6 +699,9 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
             return false;
         }
         if contrast && matches!(w, "not" | "rather" | "than") {
+            return false;
+        }
+        if k == 0 && adjective {
             return false;
         }
         // `\\boxed{33} students did not pass`: a negation after the noun the value counts, and its verb, describes
@@ -681,7 +731,7 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         return Some("not committed (words after the answer)");
     }
     let first = after_words.first().map(String::as_str);
-    let rejected = first.is_some_and(|w| REJECTIONS.contains(&w))
+    let rejected = first.is_some_and(|w| REJECTIONS.contains(&w) && !adjective)
         || matches!(first, Some("is" | "was")) && after_words.get(1).is_some_and(|w| REJECTIONS.contains(&w.as_str()));
     if rejected || (0..after_words.len().min(AFTER_WORDS)).any(cue) {
         return Some("negated, bounded or hedged (words after the answer)");
@@ -943,8 +993,15 @@ mod tests {
             // `wrong`/`incorrect` naming a way of working (`a wrong approach would be to subtract`), not a value.
             let elsewhere = || {
                 matches!(w, "wrong" | "incorrect")
-                    && words.get(k + 1).is_some_and(|(_, n)| METHOD_NOUNS.contains(&n.as_str()))
+                    && words.get(k + 1).is_some_and(|(_, n)| METHOD_NOUNS.contains(&n.as_str()) || plural_noun(n))
                     && !marked(k, k + 1)
+            };
+            let another_method = || {
+                matches!(w, "alternative" | "backup" | "fallback")
+                    && words.get(k + 1).is_some_and(|(_, n)| {
+                        METHOD_NOUNS.contains(&n.as_str())
+                            || matches!(n.as_str(), "solution" | "check" | "verification" | "proof" | "derivation")
+                    })
             };
             // `isn't right`, `can't be correct`: a negated approval disavows.
             let negated_approval = matches!(w, "right" | "correct")
@@ -971,7 +1028,7 @@ mod tests {
                 || FOREIGN_DISAVOWALS.iter().any(|f| reference_starts_with_cue(w, f))
             {
                 mark(*at, true);
-            } else if REVISING.contains(&w)
+            } else if REVISING.contains(&w) && !another_method()
                 || pair_with(REVISING_PAIRS)
                 || alternative
                 || FOREIGN_REVISING.iter().any(|f| reference_starts_with_cue(w, f))

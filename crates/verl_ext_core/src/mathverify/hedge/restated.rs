@@ -4,17 +4,54 @@
 
 use super::*;
 
-/// Words that restate a value exactly after a comma or bracket (`, or 25%`, `(i.e. 1/4)`).
-const RESTATING_LEADS: &[&str] = &["or", "i.e.,", "i.e.", "ie", "that is,", "that is", "which is", "equivalently"];
+/// Words that restate a value exactly, after a comma or bracket or not (`, or 25%`, `(i.e. 1/4)`, `= 0.25`, `，即 0.25`).
+const RESTATING_LEADS: &[&str] = &[
+    "or",
+    "i.e.,",
+    "i.e.",
+    "ie",
+    "that is,",
+    "that is",
+    "which is",
+    "which equals",
+    "which simplifies to",
+    "which gives",
+    "equivalently",
+    "in other words",
+    "namely",
+    "aka",
+    "a.k.a.",
+    "so",
+    "=",
+    "equals",
+    "，即",
+    "即",
+    "то есть",
+    "c'est-à-dire",
+    "es decir",
+    "つまり",
+    "d.h.",
+    "das heißt",
+];
 /// Words and signs that give an approximation of it (`, approximately 37.70`, `(≈ 0.33)`).
 const APPROXIMATING_LEADS: &[&str] = &["approximately", "approx.", "about", "roughly", "around", "≈", "\\approx", "~"];
 /// Bytes read past the answer for a restatement.
 const WINDOW: usize = 80;
 
-/// Where a restatement of the answer at `s[start..end]` ends, when one follows it: an optional unit (`square
-/// units`), a comma or an opening bracket if any, a restating lead and a value equal to the answer (for an approximating
-/// lead, a decimal that rounds or truncates it), then a closing bracket if one opened.
-pub fn restatement_end(s: &str, start: usize, end: usize) -> Option<usize> {
+/// A value said again after the answer: where it ends, whether it is the answer's value (for an approximating
+/// lead, a decimal that rounds or truncates it), and whether it stands alone (its clause ends after it).
+struct Restatement {
+    end: usize,
+    same: bool,
+    alone: bool,
+    /// Offered as an alternative (`or`) rather than as the same value.
+    alternative: bool,
+}
+
+/// The value said again after the answer at `s[start..end]`, if any: an optional unit (`square units`), a comma
+/// or an opening bracket if any, a restating or approximating lead, a value, then a closing bracket if one
+/// opened.
+fn restatement(s: &str, start: usize, end: usize) -> Option<Restatement> {
     if end - start > super::super::limits::MAX_ANSWER_BYTES {
         return None;
     }
@@ -30,15 +67,16 @@ pub fn restatement_end(s: &str, start: usize, end: usize) -> Option<usize> {
     }
     let bracket = t.starts_with(['(', '[']);
     let t = t.strip_prefix([',', '(', '[']).map_or(t, str::trim_start);
-    let lower = t[..floor_boundary(t, t.len().min(16))].to_ascii_lowercase();
+    let lower = t[..floor_boundary(t, t.len().min(24))].to_lowercase();
     // A lead ending in a letter ends its word (`or 25%`, not `order`).
     let lead = |leads: &[&str]| {
         leads
             .iter()
             .find(|l| {
                 lower.starts_with(**l)
-                    && !(l.ends_with(|c: char| c.is_ascii_alphabetic())
-                        && t[l.len()..].starts_with(|c: char| c.is_ascii_alphabetic()))
+                    && t.is_char_boundary(l.len())
+                    && !(l.ends_with(|c: char| c.is_alphabetic())
+                        && t[l.len()..].starts_with(|c: char| c.is_alphabetic()))
             })
             .map(|l| l.len())
     };
@@ -46,6 +84,7 @@ pub fn restatement_end(s: &str, start: usize, end: usize) -> Option<usize> {
         Some(n) => (n, true),
         None => (lead(APPROXIMATING_LEADS)?, false),
     };
+    let alternative = lower.starts_with("or");
     let at = s.len() - t.len() + len;
     let from = at + (s[at..].len() - s[at..].trim_start_matches([' ', '$']).len());
     let answer = answer_value(&s[start..end]);
@@ -56,16 +95,37 @@ pub fn restatement_end(s: &str, start: usize, end: usize) -> Option<usize> {
             rounds(answer, text)
         }
     };
-    // The readings that start right there (an expression, the number it starts with): the first equal one.
-    let found = super::super::prose::scan(s, from, floor_boundary(s, (from + 40).min(s.len())))
+    // The readings that start right there (an expression, the number it starts with): the first equal one, else
+    // the longest.
+    let found: Vec<_> = super::super::prose::scan(s, from, floor_boundary(s, (from + 40).min(s.len())))
         .into_iter()
         .take_while(|f| f.start == from)
-        .find(|f| same(&f.text))?;
-    if !bracket {
-        return Some(found.end);
-    }
-    let closed = s[found.end..].trim_start_matches(['$', ' ']).strip_prefix([')', ']']);
-    closed.map(|rest| s.len() - rest.len())
+        .collect();
+    let equal = found.iter().position(|f| same(&f.text));
+    let value = found.get(equal.unwrap_or(0))?;
+    let rest = s[value.end..].trim_start_matches(['$', '*', ' ']);
+    let (end, rest) = if bracket {
+        let rest = rest.strip_prefix([')', ']'])?;
+        (s.len() - rest.len(), rest)
+    } else {
+        (value.end, rest)
+    };
+    // Alone: its clause ends after it, and it is no quantity in other units (`12, which is 1 dozen`, `90 minutes,
+    // which is 1.5 hours`).
+    let scaled = value.text.contains('*') || value.text.contains("\\text{");
+    let alone = !scaled && (rest.is_empty() || rest.starts_with(['.', ',', ';', ':', '!', '?', '\n', ')', '。', '，']));
+    Some(Restatement { end, same: equal.is_some(), alone, alternative })
+}
+
+/// Where a restatement of the answer at `s[start..end]` (the same value said again) ends, when one follows it.
+pub fn restatement_end(s: &str, start: usize, end: usize) -> Option<usize> {
+    restatement(s, start, end).filter(|r| r.same).map(|r| r.end)
+}
+
+/// Is the answer at `s[start..end]` followed by another value given as the same (`\\boxed{72}, which is 73.`,
+/// `\\boxed{5} = 6.`, `72 (i.e. 73)`)? Then it is no single answer. (`5 or 6` is read where alternatives are.)
+pub(super) fn restated_otherwise(s: &str, start: usize, end: usize) -> bool {
+    restatement(s, start, end).is_some_and(|r| !r.same && r.alone && !r.alternative)
 }
 
 /// Is `approximation` (a decimal with `d` places) the value of `answer` rounded or truncated to `d` places?

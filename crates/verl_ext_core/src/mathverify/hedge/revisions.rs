@@ -180,6 +180,15 @@ pub(super) const METHOD_NOUNS: &[&str] = &[
     "choices",
 ];
 
+/// Does `word` look like a plural noun (`answers`, `options`), not a function word ending in `s` (`this`, `was`)?
+pub(super) fn plural_noun(word: &str) -> bool {
+    word.len() > 3
+        && word.ends_with('s')
+        && !word.ends_with("ss")
+        && !["this", "thus", "does", "always", "perhaps", "unless", "yes", "its", "has", "was", "is", "as", "us"]
+            .contains(&word)
+}
+
 /// The revision words after an answer, as [`revisions_after`] reads them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Revisions {
@@ -262,9 +271,10 @@ pub(super) fn revision_at(
         })
     };
     // `wrong`/`incorrect` naming a way of working (`a wrong approach would be to subtract`), not a value.
+    // So does one before a plural noun (`12 wrong answers`): the things counted.
     let elsewhere = || {
         matches!(w, "wrong" | "incorrect")
-            && next.is_some_and(|(_, n)| METHOD_NOUNS.contains(&n.as_str()))
+            && next.is_some_and(|(_, n)| METHOD_NOUNS.contains(&n.as_str()) || plural_noun(n))
             && !marked(k, k + 1)
     };
     // `Alternative approach:`, `Backup check:`: another way to the answer, not another answer.
