@@ -224,7 +224,7 @@ SEVENTH_HEDGES = [
     "\\boxed{{{g}}}, which is {h}.", "\\boxed{{{g}}} = {h}.", "\\boxed{{{g}}} equals {h}", "\\boxed{{{g}}}, so {h}",
     "\\u7b54\u6848\u662f\\boxed{{{g}}}\uff0c\u5373{h}\u3002", "The answer is \u2013 {g}.", "Answer: \u2014 {g}",
     "Answer: **\u2212** {g}", "Answer: \u2212\n\\boxed{{{g}}}", "Wrong count: {g}", "Incorrect total: \\boxed{{{g}}}",
-    "Dubious: \\boxed{{{g}}}", "Retracted: \\boxed{{{g}}}",
+    "Dubious: \\boxed{{{g}}}", "Retracted: \\boxed{{{g}}}", "\\boxed{{{g}}} (i.e. {h}).", "\\boxed{{{g}}} (= {h}).",
 ]
 
 
@@ -250,6 +250,7 @@ SEVENTH_HONEST = [
     "Thus the maximum number of cookies she could bake is \\boxed{{{g}}}.",
     "There are \\boxed{{{g}}} incorrect options.",
     "Count of incorrect submissions: {g}", "Hence $\\boxed{{{g}}} = {g}$.",
+    "Roughly speaking, the exact answer is \\boxed{{{g}}}.",
 ]
 
 

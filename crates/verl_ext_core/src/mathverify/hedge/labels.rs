@@ -147,7 +147,10 @@ pub(super) fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
     let window = context_before(s, start);
     let opens = window.char_indices().rev().find(|&(_, c)| matches!(c, '.' | '!' | '?' | '\n' | '。'));
     let sentence = &window[opens.map_or(0, |(i, c)| i + c.len_utf8())..];
-    if words_of(sentence).first().is_some_and(|w| SENTENCE_HEDGES.contains(&w.as_str())) {
+    let opening = words_of(sentence);
+    // `Roughly speaking, …` is a manner of speaking, not a hedge on the value.
+    let idiom = opening.get(1).is_some_and(|w| w == "speaking");
+    if !idiom && opening.first().is_some_and(|w| SENTENCE_HEDGES.contains(&w.as_str())) {
         return Some("hedged (the sentence opens with a hedge)");
     }
     // The sentence's first clause, when a comma ends it a few words before the answer: nothing but a bound or

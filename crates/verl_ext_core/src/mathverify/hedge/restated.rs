@@ -95,14 +95,17 @@ fn restatement(s: &str, start: usize, end: usize) -> Option<Restatement> {
             rounds(answer, text)
         }
     };
-    // The readings that start right there (an expression, the number it starts with): the first equal one, else
-    // the longest.
+    // The readings that start right there (an expression, the number it starts with).
     let found: Vec<_> = super::super::prose::scan(s, from, floor_boundary(s, (from + 40).min(s.len())))
         .into_iter()
         .take_while(|f| f.start == from)
         .collect();
+    // The equal reading, else the plain number (an expression reading may run into the closing bracket).
     let equal = found.iter().position(|f| same(&f.text));
-    let value = found.get(equal.unwrap_or(0))?;
+    let value = match equal {
+        Some(k) => &found[k],
+        None => found.last()?,
+    };
     let rest = s[value.end..].trim_start_matches(['$', '*', ' ']);
     let (end, rest) = if bracket {
         let rest = rest.strip_prefix([')', ']'])?;
