@@ -94,7 +94,7 @@ fn ratio_len(rest: &str, text: &mut String) -> usize {
 }
 
 /// `AM`/`PM` (any case, with or without dots) after a time, before a non-letter: its length and `am`/`pm`.
-fn half_day_len(rest: &str) -> Option<(usize, &'static str)> {
+pub(super) fn half_day_len(rest: &str) -> Option<(usize, &'static str)> {
     let r = rest.strip_prefix(' ').unwrap_or(rest);
     let lower = r.get(..r.len().min(4))?.to_ascii_lowercase();
     let (half, n) =

@@ -466,8 +466,7 @@ fn time_bound(s: &str, start: usize, end: usize) -> bool {
     let value: String = answer_value(&s[start..end]).chars().filter(|c| !c.is_whitespace()).collect();
     // An hour read from prose without its `AM`/`PM` (`7` of `7 AM`): with the half of the day after it.
     let rest = s[end..].trim_start_matches(' ');
-    let half =
-        ["am", "pm", "a.m.", "p.m."].iter().find(|h| rest.get(..h.len()).is_some_and(|r| r.eq_ignore_ascii_case(h)));
+    let half = super::prose::half_day_len(rest).map(|(_, half)| half);
     let timed =
         super::clock::clock(&value).is_some() || half.is_some_and(|h| super::clock::clock(&(value + h)).is_some());
     if !timed {
