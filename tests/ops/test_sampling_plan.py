@@ -79,11 +79,19 @@ def test_reads_of_each_logit() -> None:
     assert worst.row_reads(top_k=K_MAX, top_p=True, min_p=True) == len(COUNT_DIGITS) + 1 / plan.splits
     assert worst.row_reads(top_p=True) == len(MASS_DIGITS) + 1 / plan.splits
     assert worst.row_reads(top_k=5, min_p=True) == len(COUNT_DIGITS) + 1 / plan.splits
-    # Still 5 reads: top-p over a top-k above K_MAX (too large to gather), and a min-p + top-p row of a call
-    # that may hold top-k rows (the count search, then the mass digits after the first).
+    # A min-p row without top-k takes min-p's cut in the first count pass and skips the others: 2 reads alone,
+    # 4 with top-p, as in a plan without top-k.
+    assert [p.cut for p in worst.passes] == [False, True] + [False] * (len(worst.passes) - 2)
+    assert worst.row_reads(min_p=True) == 2 + 1 / plan.splits
+    assert worst.row_reads(top_p=True, min_p=True) == 4 + 1 / plan.splits
+    assert launch_plan(64, LLM_VOCAB, top_k=True, min_p=True).row_reads(min_p=True) == 2 + 1 / plan.splits
+    assert not worst.cut and not any(p.cut for p in launch_plan(64, LLM_VOCAB, top_k=True, top_p=True).passes)
+    # Still 5 reads: top-p over a top-k above K_MAX (too large to gather: the count search, then the mass
+    # digits after the first, since top-p's target is a fraction of the top-k set's mass).
     assert worst.reads_per_logit == 5 + 1 / plan.splits
     assert worst.row_reads(top_k=K_MAX + 1, top_p=True) == worst.reads_per_logit
-    assert worst.row_reads(top_p=True, min_p=True) == worst.reads_per_logit
+    assert max(worst.row_reads(top_k=k, top_p=tp, min_p=mp) for k in (None, 5, K_MAX) for tp in (False, True)
+               for mp in (False, True)) <= 4 + 1 / plan.splits
     assert reads(top_k=True, top_p=True, top_k_bound=K_MAX + 1) == worst.reads_per_logit
     # Min-p with top-p and no top-k: the cut, then the mass digits after the first (summed in the statistics).
     cut = launch_plan(64, LLM_VOCAB, device_sms=H100_SMS, top_p=True, min_p=True)
@@ -176,9 +184,10 @@ def _check_passes(launched: list, plan: Any) -> None:
         assert (meta["SHIFT"], meta["WEIGHTED"], meta["MASS_FIRST"], meta["GATHER"], meta["CUT"]) == (
             p.shift, p.weighted, p.mass_first, p.gather, p.cut)
     assert sum(name == "_top_p_gathered_kernel" for name, *_ in launched) == int(plan.gather)
-    # The combines after the statistics and after the cut read the cut's state, and only those.
+    # The statistics' combine sends min-p rows to the cut when the plan has no top-k; the combine after the
+    # pass serving the cut (the first after the statistics) reads its state, and only that one.
     cut_selects = [meta["CUT"] for name, _, _, meta in launched if name == "_select_kernel"]
-    assert cut_selects == [plan.cut and (i < 2) for i in range(len(cut_selects))]
+    assert cut_selects == [(i == 0 and plan.cut) or (i == 1 and plan.passes[1].cut) for i in range(len(cut_selects))]
     # Min-p's bisection (in the statistics' combine, the first) is compiled in only where some row may have
     # min-p, and into no other combine (each value of a constexpr is another compiled kernel).
     min_p = [meta["MIN_P"] for name, _, _, meta in launched if name == "_select_kernel"]
@@ -197,12 +206,17 @@ def _check_passes(launched: list, plan: Any) -> None:
 
 PER_ROW_K = torch.tensor([0, 40, 1, 299, 0, 7], dtype=torch.int32)  # both top-p paths in one call
 PER_ROW_P = torch.tensor([0.0, 0.05, 1.0, 0.5, 0.0, 0.2])  # min-p off, on, keeping only the max
+# Rows 0 and 4 (no top-k) take min-p's cut beside the count search of the rows with top-k, row 4 keeping the max.
+PER_ROW_P_CUT = torch.tensor([0.05, 0.0, 0.02, 0.3, 1.0, 0.0])
 
 
 @pytest.mark.parametrize("kind", ["flat", "tied", "peaked", "adversarial"])
 @pytest.mark.parametrize("filters", [{}, {"top_k": 40}, {"top_p": 0.9}, {"top_k": 250, "top_p": 0.95, "min_p": 0.01},
                                      {"top_k": PER_ROW_K, "top_p": 0.9}, {"min_p": 0.05},
-                                     {"min_p": PER_ROW_P, "top_p": 0.8}], ids=lambda f: "+".join(f) or "none")
+                                     {"min_p": PER_ROW_P, "top_p": 0.8},
+                                     {"top_k": PER_ROW_K, "min_p": PER_ROW_P_CUT},
+                                     {"top_k": PER_ROW_K, "top_p": 0.7, "min_p": PER_ROW_P_CUT}],
+                         ids=lambda f: "+".join(f) or "none")
 def test_the_launcher_runs_the_plan(monkeypatch: pytest.MonkeyPatch, kind: str, filters: dict) -> None:
     launched = _record(monkeypatch)
     logits = _rows(kind, torch.Generator().manual_seed(1))

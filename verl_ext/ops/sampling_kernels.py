@@ -174,15 +174,19 @@ if triton is not None:
         (``WEIGHTED``) exp-masses in fixed point added by integer atomics into the row's ``wtot_ptr``. With
         ``GATHER``, rows flagged in ``fast_ptr`` also append each key above the bucket, packed with its index as
         ``key << 31 | index``, to their buffer of ``KMAX`` (positions from a per-row atomic counter; the buffer's
-        masses are summed in fixed point, so the order of arrival does not matter). ``CUT`` (min-p without top-k):
-        no digit, only the mass and the smallest key at or above the row's known key ``pre``. Rows that are not
-        on read nothing."""
+        masses are summed in fixed point, so the order of arrival does not matter). ``CUT``: the rows of min-p's
+        cut (``on`` 2: min-p without top-k) sum no digit, only the mass and the smallest key at or above their
+        known key ``pre``; without ``HIST`` they are the pass's only rows. Rows that are not on read nothing and
+        write nothing (a row of the cut keeps its partials through the count passes it skips)."""
         r = tl.arange(0, ROWS)
         rows = tl.program_id(0) * ROWS + r
         split = tl.program_id(1)
         on = rows < n_rows
-        if not STATS:
-            on = on & (tl.load(on_ptr + rows, mask=on, other=0) != 0)
+        cutr = rows < 0  # rows of min-p's cut
+        if not STATS:  # on: 1 in the search, 2 in min-p's cut (served by a CUT pass only)
+            v = tl.load(on_ptr + rows, mask=on, other=0)
+            cutr = on & (v == 2) & CUT
+            on = on & ((v == 1) | cutr)
         inv_t = tl.load(inv_t_ptr + rows, mask=on, other=1.0)
         base = x_ptr + rows.to(tl.int64)[:, None] * stride
         part = rows.to(tl.int64) * n_splits + split
@@ -224,19 +228,21 @@ if triton is not None:
                         & valid[:, :, None]
                     mass2 = mass2 * scale[:, None] + tl.sum(tl.where(hit2, w_s[:, :, None], 0.0), 1)
                 mx = new
-            if CUT:  # min-p's threshold is known: sum what it keeps, no search
+            if CUT or (HIST and not STATS):
                 u = _ukey(z)
-                above = valid & (u >= pre[:, None])
                 w = tl.exp(z - mx[:, None])
+                top = u >> (SHIFT + BITS)
+                above = valid & (top > pre[:, None])  # the search's rows: above their bucket
+                inside = valid & (top == pre[:, None])
+                if CUT:  # the cut's rows: at or above min-p's known key (no search)
+                    above = tl.where(cutr[:, None], valid & (u >= pre[:, None]), above)
+                    inside = inside & ~cutr[:, None]
+                acnt += tl.sum(above.to(tl.int32), 1)
             if HIST:
-                u = _ukey(z)
-                inside = valid
-                if not STATS:
-                    top = u >> (SHIFT + BITS)
-                    inside = valid & (top == pre[:, None])
-                    above = valid & (top > pre[:, None])
-                    w = tl.exp(z - mx[:, None])
-                    acnt += tl.sum(above.to(tl.int32), 1)
+                if STATS:
+                    u = _ukey(z)
+                    inside = valid
+                else:
                     if GATHER:  # fewer than k keys lie above the k-th key's bucket: all of them are kept
                         gat = above & fast[:, None]
                         n_add = tl.sum(gat.to(tl.int32), 1)
@@ -271,10 +277,10 @@ if triton is not None:
             if FINAL:
                 tl.store(cnt_ptr + (row_i.to(tl.int64) * n_splits + split) * NB + i % NB, hist, mask=row_i < n_rows)
         if HIST and not STATS:
-            tl.store(acnt_ptr + part, acnt, mask=live)
+            tl.store(acnt_ptr + part, acnt, mask=on)
         if CUT or (HIST and not STATS):
-            tl.store(amass_ptr + part, amass, mask=live)
-            tl.store(amin_ptr + part, amin, mask=live)
+            tl.store(amass_ptr + part, amass, mask=on)
+            tl.store(amin_ptr + part, amin, mask=on)
 
     @triton.jit
     def _select_kernel(n_rows, vocab, n_splits, inv_t_ptr, k_ptr, p_ptr, m_ptr,
@@ -288,9 +294,10 @@ if triton is not None:
         threshold of search ``SEARCH`` (1: largest key with at least ``k`` keys at or above it, or at most the
         min-p key; 2: largest key whose mass at or above it reaches ``top_p`` times search 1's kept mass). The
         statistics combine with ``GATHER`` flags the rows whose top-p finishes from their gathered top-k set
-        (valid, top-p on, ``0 < k <= KMAX``). ``CUT``: search 1 is min-p's cut (no top-k in the call); the
-        statistics combine gives each row its min-p key, the cut's combine the smallest key, and the mass, at
-        or above it. ``MIN_P`` (statistics combine): some row may have min-p (else no row's min-p key is computed)."""
+        (valid, top-p on, ``0 < k <= KMAX``). ``MIN_P`` (statistics combine): some row may have min-p (else no
+        row's min-p key is computed); its rows without top-k take min-p's cut (``on`` 2, ``pre`` their min-p key),
+        as do all of them with ``CUT`` (the plan has no top-k). ``CUT`` after the statistics: the pass served the
+        cut, whose combine gives its rows the smallest key, and the mass, at or above their min-p key."""
         r = tl.arange(0, ROWS)
         rows = tl.program_id(0) * ROWS + r
         live = rows < n_rows
@@ -316,18 +323,23 @@ if triton is not None:
                 key_m = tl.where(min_p > 0, tl.where(code == 4, _ukey(mx_raw), _min_p_key(mx, log_m)), key_m)
             pre = tl.zeros([ROWS], tl.int64)
             on = live & s1 & ((code == 0) | (code == 4))
-            if CUT:  # the cut reads what lies at or above this key; it serves min-p only (no top-k in the call)
-                pre = tl.where(key_m >= 0, key_m, pre)
+            cutr = on & (min_p > 0) & (((top_k <= 0) | (top_k >= vocab)) | CUT) & MIN_P
+            if CUT:  # no top-k in the call: search 1 serves min-p only
                 on = on & (min_p > 0)
+            # The cut reads what lies at or above the row's min-p key.
+            pre = tl.where(cutr, key_m, pre)
             tl.store(need_ptr + rows, need, mask=live)
             tl.store(key_ptr + rows, key_m, mask=live)
             tl.store(pre_ptr + rows, pre, mask=live)
-            tl.store(on_ptr + rows, on.to(tl.int8), mask=live)
+            tl.store(on_ptr + rows, tl.where(cutr, 2, on.to(tl.int8)).to(tl.int8), mask=live)
+            on = on & ~cutr  # the search's rows: the first count digit below picks their bucket
             if GATHER:
                 fast = on & s2 & (top_k > 0) & (top_k < vocab) & (top_k <= KMAX) & (code == 0)
                 tl.store(fast_ptr + rows, fast.to(tl.int8), mask=live)
-        else:
-            on = live & (tl.load(on_ptr + rows, mask=live, other=0) != 0)
+        else:  # on: 1 in the search, 2 in min-p's cut
+            v = tl.load(on_ptr + rows, mask=live, other=0)
+            on = live & (v == 1)
+            cutr = live & (v == 2)
             mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
             pre = tl.load(pre_ptr + rows, mask=live, other=0)
             need = tl.load(need_ptr + rows, mask=live, other=0.0)
@@ -335,12 +347,12 @@ if triton is not None:
         if CUT and not STATS:
             _, a_m, a_min = _above_over_splits(acnt_ptr, amass_ptr, amin_ptr, rows, live, n_splits, ROWS, SC, False)
             # The row's max is at or above its min-p key, so some key is; the canonical tau is the smallest.
-            tl.store(pre_ptr + rows, a_min, mask=on)
-            tl.store(key_ptr + rows, a_min, mask=on)
-            tl.store(kept_ptr + rows, a_m, mask=on)
+            tl.store(pre_ptr + rows, a_min, mask=cutr)
+            tl.store(key_ptr + rows, a_min, mask=cutr)
+            tl.store(kept_ptr + rows, a_m, mask=cutr)
             top_p = tl.load(p_ptr + rows, mask=live, other=1.0)
-            tl.store(need2_ptr + rows, top_p * a_m, mask=on)
-        elif SEARCH > 0:
+            tl.store(need2_ptr + rows, top_p * a_m, mask=cutr)
+        if SEARCH > 0 and BITS > 0:  # a pass with a digit (the cut alone has none)
             if SEARCH == 1 or FINAL:
                 tot = tl.load(tot_ptr + rows.to(tl.int64)[:, None] * NB + d[None, :], mask=live[:, None], other=0)
             else:  # a weighted pass sums masses only
@@ -494,13 +506,15 @@ if triton is not None:
         mx = tl.load(mx_ptr + rows, mask=live, other=0.0)
         ks = _split_mass(stat_ptr, part, live, mx)
         if HAS1:
-            on1 = live & (tl.load(on1_ptr + rows, mask=live, other=0) != 0)
+            v1 = tl.load(on1_ptr + rows, mask=live, other=0)
+            on1 = live & (v1 != 0)
             pre = tl.load(pre1_ptr + rows, mask=live, other=0)
             if CUT1:  # the cut summed each split's kept mass itself
                 ks = tl.where(on1, tl.load(am1_ptr + part, mask=on1, other=0.0), ks)
-            else:
+            else:  # the search's rows add their bucket's keys; the cut's (on 2) summed all they keep
                 d = tl.arange(0, NB1)
-                cnt = tl.load(cnt1_ptr + part[:, None] * NB1 + d[None, :], mask=on1[:, None], other=0)
+                count1 = live & (v1 == 1)
+                cnt = tl.load(cnt1_ptr + part[:, None] * NB1 + d[None, :], mask=count1[:, None], other=0)
                 ks = tl.where(on1, tl.load(am1_ptr + part, mask=on1, other=0.0) + _mass_from(pre, d, cnt, mx, BITS1),
                               ks)
         if HAS2:
@@ -741,7 +755,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
             start_search2()
             started2 = True
         nb, j = 1 << p.bits, max(p.search, 1) - 1
-        hist, final = p.search > 0 and not p.cut, p.final and p.search > 0
+        hist, final = p.search > 0 and p.bits > 0, p.final and p.search > 0
         # The statistics pass's [tile, 2^8] one-hot must fit in registers.
         tile = min(plan.mass_tile, plan.block) if p.mass_first else plan.block
         # Row totals, summed by atomics: counts, or a weighted digit's fixed-point masses.
@@ -757,7 +771,7 @@ def run(logits: torch.Tensor, inv_temperature: torch.Tensor, top_k: torch.Tensor
                     amin[j], mx, lse, bad, pre[j], on[j], need[j], key[j], kept[j], need[1], fast, ROWS=rows, NB=nb,
                     BITS=p.bits, SHIFT=p.shift, SC=sc, STATS=i == 0, SEARCH=p.search, WEIGHTED=p.weighted,
                     FINAL=final, **flags, RESCALE=False, GATHER=plan.gather and i == 0, KMAX=K_MAX,
-                    CUT=plan.cut and p.search < 2, MIN_P=plan.min_p and i == 0, num_warps=warps)
+                    CUT=plan.cut if i == 0 else p.cut, MIN_P=plan.min_p and i == 0, num_warps=warps)
         if p.gather:
             final_tot = tot
     if plan.gather:  # after search 2's passes, whose setup left these rows out

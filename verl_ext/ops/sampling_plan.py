@@ -12,7 +12,8 @@ whose rows are all done returns at once, reading nothing):
   above it are exact.
 * min-p without top-k (``cut``): min-p's threshold ``t_min`` (least ``t`` with ``t - max >= log(min_p)``) is known
   once the statistics are combined, so one pass sums each split's mass at or above it and finds the smallest key
-  there (the canonical ``tau1``): no digit search.
+  there (the canonical ``tau1``): no digit search. In a plan with top-k, the first count pass after the statistics
+  does this for the rows without top-k (each row's own parameters say which), and they skip the other count passes.
 * top-p over a top-k set of at most ``K_MAX`` tokens (``gather``): fewer than ``k`` keys lie above the bucket
   of the last count digit, and that pass gathers them (key and index) into a per-row buffer; the bucket itself
   is described exactly by the last digit's counts (one key per bucket). A combine finds top-p's threshold over
@@ -32,15 +33,15 @@ whose rows are all done returns at once, reading nothing):
 Full reads of each logit per row (plus the draw's ``1 / splits``): no filter 1; min-p alone 2; top-k, with or
 without min-p, 3; top-p alone 3; top-k (``k <= K_MAX``) with top-p, with or without min-p, 3; min-p with top-p
 4 (the cut, then the 2 mass digits after the first: the first digit's bucket holding ``t_min`` is only partly
-kept, so top-p's target is known only after the cut). Still 5 (3 count digits, then 2 mass digits, since top-p
-renormalises over a set known only after the count digits): top-p over a top-k above ``K_MAX`` (its kept set
-can be most of the vocabulary, too large to gather), and a min-p + top-p row of a plan that may meet top-k
-rows, which handles its min-p rows by the count search (3 reads for min-p alone).
+kept, so top-p's target is known only after the cut), in any plan. Still 5: top-p over a top-k above ``K_MAX``
+(3 count digits, then 2 mass digits). Its kept set can be most of the vocabulary, too large to gather, and top-p's
+target is ``top_p`` times that set's mass, known exactly only once the last count digit is in; the mass digits
+after it (24 key bits) cannot be fewer than 2 passes with per-bucket sums a program can hold.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # Digits of the 32-bit key. Search 1 counts with hardware histograms (cheap per bin), so its digits are wide;
 # the last digit is per key and its per-split counts are kept for the draw, hence 10 bits. Search 2 needs
@@ -86,8 +87,9 @@ class Pass:
     """One launch that reads the logits: which search it serves (0: statistics only), the digit's width and the
     number of key bits below it, whether it sums exp-mass per bucket, (statistics pass) whether it also sums
     the exp-mass of search 2's first digit, (last count digit) whether it gathers the keys above the
-    bucket of rows whose top-p finishes from their top-k set, and whether it is min-p's cut (search 1 without
-    top-k: the mass at or above a threshold already known, no digit)."""
+    bucket of rows whose top-p finishes from their top-k set, and whether it serves min-p's cut (the rows of
+    search 1 without top-k: the mass at or above a threshold already known; the only work of a pass without a
+    digit, ``bits`` 0, in a plan without top-k)."""
 
     search: int
     bits: int
@@ -100,7 +102,7 @@ class Pass:
     @property
     def final(self) -> bool:
         """The digit is the key's last: one bucket per key value."""
-        return self.shift == 0 and not self.cut
+        return self.shift == 0 and self.bits > 0
 
 
 @dataclass(frozen=True)
@@ -148,17 +150,18 @@ class SamplingPlan:
                 or (top_p and not self.top_p) or (min_p and not self.min_p):
             raise ValueError("the plan was made without a filter this row has")
         gathered = top_p and top_k is not None and top_k <= K_MAX and self.gather
+        cut = min_p and top_k is None  # min-p's threshold is known after the statistics: its cut pass only
         if top_p and not gathered and not any(p.search == 2 for p in self.passes):
             raise ValueError(f"the plan has no mass passes for top-p over a top-k of {top_k} (K_MAX = {K_MAX})")
         # The statistics pass (the first) reads every row; a search's other passes only its rows.
-        reads = 1 + sum(1 for p in self.passes[1:] if (p.search == 1 and (top_k is not None or min_p))
+        reads = 1 + sum(1 for p in self.passes[1:] if (p.search == 1 and (p.cut if cut else top_k is not None))
                         or (p.search == 2 and top_p and not gathered))
         return reads + (1 / self.splits if self.draw else 0.0)
 
     @property
     def cut(self) -> bool:
-        """Search 1 is min-p's cut (no row has top-k): one pass, no digits."""
-        return any(p.cut for p in self.passes)
+        """Search 1 is min-p's cut alone (no row has top-k): one pass, no digits."""
+        return any(p.cut and p.bits == 0 for p in self.passes)
 
     @property
     def top_p(self) -> bool:
@@ -234,8 +237,10 @@ def launch_plan(batch: int, vocab: int, *, top_k: bool = False, top_p: bool = Fa
     slice_len = _cdiv(_cdiv(vocab, splits), block) * block
     splits = _cdiv(vocab, slice_len)
     passes = [Pass(1 if top_k else 0, COUNT_DIGITS[0], 32 - COUNT_DIGITS[0], False, mass)]
-    if top_k:  # min-p rows of this plan take the count search too (its target is at most their key)
+    if top_k:  # min-p rows with top-k take the count search (its target is at most their key)
         passes += _digits(COUNT_DIGITS, 1, False, gather)[1:]
+        if min_p:  # those without top-k take the cut in the first count pass, and only there
+            passes[1] = replace(passes[1], cut=True)
     elif min_p:
         passes.append(Pass(1, 0, 0, False, cut=True))
     if mass:
