@@ -37,7 +37,8 @@ def score(output: str, reference: str) -> float:
 @given(g=values, before=st.sampled_from(["I computed {g} earlier.", "Candidates: {h}, {g}.", "So 2 * x = {g}."]),
        label=st.sampled_from(["Answer: ~{h}", "Answer: \u2248{h}", "**Answer:** \u2265{h}", "#### ~{h}", "Answer: TBD",
                               "Final answer: unknown", "The answer is \u2248{h}.", "So the answer is $\\approx {h}$.",
-                              "\u3010\u7b54\u6848\u3011\u7ea6{h}"]))
+                              "\u3010\u7b54\u6848\u3011\u7ea6{h}", "Final result: TBD", "The answer is \u2a85 {h}.",
+                              "The answer is $\\lessapprox {h}$.", "The answer is $\\gtrsim{h}$."]))
 def test_an_answer_label_without_a_value_read_leaves_no_answer(g: int, before: str, label: str) -> None:
     text = LEAD + before.format(g=g, h=g + 1) + "\n\n" + label.format(h=g + 1)
     assert score(text, str(g)) == 0

@@ -1,6 +1,8 @@
 //! Clock times (`3:45`, `1:00 PM`, `13:05:30`, `7 AM`, `noon`): compared as times of day, not as the ratios their colons
 //! would make them (`3:45` is not `1:15`, and `1:00` is no division by zero).
 
+use super::lexer::SPACING_COMMANDS;
+
 /// A time of day in seconds from midnight, with the half of the day written after it (`AM`/`PM`), if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Clock {
@@ -12,16 +14,14 @@ pub struct Clock {
 
 const HALF_DAY: u32 = 12 * 3600;
 
-/// Spacing commands that may sit between a time and its `AM`/`PM` (before `:` is read: `\:` is one).
-const SPACING: &[&str] = &["\\,", "\\;", "\\:", "\\!", "\\ ", "\\quad", "\\qquad", "~"];
-
 /// Read `text` (an answer with its `$`, braces, `\text{}` wrappers and spaces already removed) as a clock time:
 /// `H:MM` or `H:MM:SS`, one or two hour digits and two digits for minutes and seconds (below 60), then
 /// `am`/`pm` in any case, dotted or not; or an hour alone before `am`/`pm` (`7 AM`); or `noon`, `midnight`. The
 /// hour is at most 24, or 1 to 12 before `am`/`pm`.
 pub fn clock(text: &str) -> Option<Clock> {
     let mut t = text.to_owned();
-    for s in SPACING {
+    // Spacing between a time and its `AM`/`PM` goes first (`\:` is one, and `:` is read below).
+    for s in SPACING_COMMANDS.iter().chain(&["~"]) {
         if t.contains(s) {
             t = t.replace(s, "");
         }

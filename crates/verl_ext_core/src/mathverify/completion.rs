@@ -237,8 +237,9 @@ fn blank_tags(s: &str, lower: &str) -> String {
 const ANSWER_LABELS: &[&str] = &["answer", "final result", "result", "final", "solution", "答案", "ответ"];
 /// Longest heading read as an answer's label (`**Final Answer**`), bytes without its markup.
 pub(super) const MAX_LABEL_LINE: usize = 40;
-/// Lines that are an answer's heading alone (`**Final Answer**`, `## Answer`).
-const LABEL_LINES: &[&str] =
+/// Lines that are an answer's heading alone (`**Final Answer**`, `## Answer`), and the words of an answer's
+/// label before its colon (`Final answer:`).
+pub(super) const LABEL_LINES: &[&str] =
     &["answer", "the answer", "final answer", "the final answer", "final result", "答案", "ответ"];
 /// Chinese lead-ins that a value must follow (`答案是`, `答案为`).
 const CJK_LEADS: &[&str] = &["答案是", "答案为", "答案為", "结果是", "结果为"];

@@ -861,35 +861,36 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
 }
 
 /// Is there an answer label after `from`: a line (or the rest of `from`'s line) that starts with `Answer:`,
-/// `Final answer:`, `**Answer**:`, `【答案】`, `Ответ:` or `####`, or an `answer is` before a relation or
-/// approximation sign (`The answer is ≈43`)?
+/// `Final answer:`, `**Answer**:`, `Final result:`, `【答案】`, `Ответ:` or `####`, or an `answer is` before a
+/// relation or approximation sign (`The answer is ≈43`)?
 fn answer_label_after(text: &str, from: usize) -> bool {
     let lower = text[from..].to_ascii_lowercase();
-    let signed = super::completion::ANSWER_LEADS.iter().any(|lead| {
+    // A bound or approximation instead of a value: the relations `hedge` reads before a value, and `~ < > ±`.
+    let signed = completion::ANSWER_LEADS.iter().any(|lead| {
         lower.match_indices(lead).any(|(i, _)| {
             let rest = lower[i + lead.len()..].trim_start_matches([' ', '$', '*']);
-            rest.starts_with(['~', '≈', '∼', '<', '>', '≤', '≥', '≠', '±', '≲', '≳'])
-                || ["\\approx", "\\sim", "\\le", "\\ge", "\\lt", "\\gt", "\\ne", "\\pm"]
-                    .iter()
-                    .any(|c| rest.starts_with(c))
+            let command =
+                rest.strip_prefix('\\').map(|r| &r[..r.len() - r.trim_start_matches(char::is_alphabetic).len()]);
+            rest.starts_with(['~', '<', '>', '±'])
+                || rest.chars().next().is_some_and(hedge::bounding_symbol)
+                || command.is_some_and(|name| name == "pm" || hedge::bounding_command(name))
         })
     });
     if signed {
         return true;
     }
-    const LABELS: &[&str] = &["the final answer", "final answer", "the answer", "answer", "答案", "ответ"];
     let markup = |c: char| c.is_whitespace() || matches!(c, '#' | '*' | '_' | '>' | '【' | '.' | ',' | ';');
     text[from..].split('\n').any(|line| {
         // GSM8K's mark before a value, not a Markdown heading (`#### Step 2`).
         let gsm8k = line
             .trim_start_matches(|c: char| c.is_whitespace() || c == '>')
-            .strip_prefix("####")
+            .strip_prefix(GSM8K_MARK)
             .is_some_and(|r| !r.starts_with('#') && !r.trim_start().starts_with(char::is_alphabetic));
         let line = line.trim_start_matches(markup);
-        let head = &line[..super::hedge::floor_boundary(line, line.len().min(24))];
+        let head = &line[..hedge::floor_boundary(line, line.len().min(24))];
         let lower = head.to_lowercase();
         gsm8k
-            || LABELS.iter().any(|l| {
+            || completion::LABEL_LINES.iter().any(|l| {
                 lower
                     .strip_prefix(l)
                     .is_some_and(|r| r.trim_start_matches(['*', '_', ' ']).starts_with([':', '：', '】']))

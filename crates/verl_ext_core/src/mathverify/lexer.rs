@@ -33,6 +33,8 @@ pub enum Tok {
     End(String),
 }
 
+/// LaTeX's spacing commands (thin to double quad): space between the parts of a value or around it, no content.
+pub(super) const SPACING_COMMANDS: &[&str] = &["\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\!", "\\ "];
 /// Commands that only change presentation.
 const IGNORED: &[&str] = &[
     "left",

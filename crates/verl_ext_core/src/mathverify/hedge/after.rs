@@ -151,7 +151,7 @@ pub(super) const BOUND_ABBREVIATIONS: &[&str] = &["approx", "appr", "aprox", "ap
 /// full stop, through spaces, `$`, spacing commands and a text group (`$\\text{approx.}\\,\\boxed{5}$`)?
 pub(super) fn abbreviated_bound(before: &str) -> bool {
     let t = strip_markup_end(before).trim_end_matches(['}', ' ', '$', '~']);
-    let t = SPACING.iter().find_map(|c| t.strip_suffix(c)).unwrap_or(t).trim_end_matches(['}', ' ', '$', '~']);
+    let t = spacing().find_map(|c| t.strip_suffix(c)).unwrap_or(t).trim_end_matches(['}', ' ', '$', '~']);
     t.strip_suffix('.').is_some_and(|w| {
         let n = w.len() - w.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
         let word = &w[w.len() - n..];
@@ -420,7 +420,7 @@ pub(super) const TEXT_GROUPS: &[&str] = &[
     "\\underset{",
     "\\fbox{",
 ];
-/// Layout commands, beyond [`SPACING`], that may stand between two values on one line.
+/// Layout commands, beyond [`spacing`], that may stand between two values on one line.
 pub(super) const INLINE_LAYOUT: &[&str] = &[
     "\\hfill",
     "\\hfil",
@@ -468,8 +468,11 @@ pub(super) fn skip_inline_layout(text: &str) -> &str {
     loop {
         let next = t.trim_start_matches(|c: char| invisible(c) || matches!(c, '$' | '{' | '}' | '*' | '&' | '|'));
         let next = next.strip_prefix("\\(").or_else(|| next.strip_prefix("\\)")).unwrap_or(next);
-        let next =
-            SPACING.iter().chain(TEXT_GROUPS).chain(INLINE_LAYOUT).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
+        let next = spacing()
+            .chain(TEXT_GROUPS.iter().copied())
+            .chain(INLINE_LAYOUT.iter().copied())
+            .find_map(|c| next.strip_prefix(c))
+            .unwrap_or(next);
         // `\\kern1em`, `\\hskip 2pt`, `\\hspace{1em}`, `\\color{red}`: the command and its dimension or group.
         let dimensioned = skip_dimension(next);
         let next = if dimensioned.len() < next.len() {

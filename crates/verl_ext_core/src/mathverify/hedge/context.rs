@@ -2,6 +2,7 @@
 //! bounding symbols before a value.
 
 use super::*;
+use crate::mathverify::lexer::SPACING_COMMANDS;
 
 /// At most [`CONTEXT_BYTES`] of `s` before `at` (from a character boundary).
 pub(super) fn context_before(s: &str, at: usize) -> &str {
@@ -57,8 +58,10 @@ pub(super) fn is_clause_mark(c: char) -> bool {
     matches!(c, ',' | ';' | '.' | '!' | '?' | '\n' | ':')
 }
 
-/// LaTeX spacing commands, markup between a value and what bounds it.
-pub(super) const SPACING: &[&str] = &["\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\!", "\\ ", "\\mathrel"];
+/// LaTeX spacing commands and `\mathrel`: markup between a value and what bounds it.
+pub(super) fn spacing() -> impl Iterator<Item = &'static str> {
+    SPACING_COMMANDS.iter().copied().chain(["\\mathrel"])
+}
 
 /// Commands and groups that print nothing (`\\text{}`, `{}`, `\\mathstrut`).
 pub(super) const EMPTY_LAYOUT: &[&str] =
@@ -87,7 +90,7 @@ pub(super) fn skip_dimension(text: &str) -> &str {
 /// `text` without its trailing spacing commands and empty groups (`-\\,`, `-\\!`, `-{}`), spaces kept.
 pub(super) fn trim_spacing_commands_end(text: &str) -> &str {
     let mut t = text;
-    while let Some(next) = SPACING.iter().chain(EMPTY_LAYOUT).find_map(|c| t.strip_suffix(c)) {
+    while let Some(next) = spacing().chain(EMPTY_LAYOUT.iter().copied()).find_map(|c| t.strip_suffix(c)) {
         t = next;
     }
     t
@@ -98,7 +101,7 @@ pub(super) fn trim_spacing_end(text: &str) -> &str {
     let mut t = text;
     loop {
         let next = t.trim_end_matches(invisible);
-        let next = SPACING.iter().chain(EMPTY_LAYOUT).find_map(|c| next.strip_suffix(c)).unwrap_or(next);
+        let next = spacing().chain(EMPTY_LAYOUT.iter().copied()).find_map(|c| next.strip_suffix(c)).unwrap_or(next);
         // `\\hspace{1pt}`, `\\kern1pt`, `\\mkern2mu`: a command and its dimension.
         let tail = floor_boundary(next, next.len().saturating_sub(32));
         let next = DIMENSION_COMMANDS
@@ -123,7 +126,7 @@ pub(super) fn trim_spacing_end(text: &str) -> &str {
 /// `text` past spacing commands and empty groups (`\\,`, `\\!`, `{}`), spaces kept.
 pub(super) fn skip_spacing_commands(text: &str) -> &str {
     let mut t = text;
-    while let Some(next) = SPACING.iter().chain(EMPTY_LAYOUT).find_map(|c| t.strip_prefix(c)) {
+    while let Some(next) = spacing().chain(EMPTY_LAYOUT.iter().copied()).find_map(|c| t.strip_prefix(c)) {
         t = next;
     }
     t
@@ -134,7 +137,7 @@ pub fn skip_spacing(text: &str) -> &str {
     let mut t = text;
     loop {
         let next = t.trim_start_matches(invisible);
-        let next = SPACING.iter().chain(EMPTY_LAYOUT).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
+        let next = spacing().chain(EMPTY_LAYOUT.iter().copied()).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
         let next = skip_dimension(next);
         if next.len() == t.len() {
             return t;
@@ -203,7 +206,7 @@ pub(super) fn strip_markup_end(text: &str) -> &str {
         let next = next.strip_suffix("\\(").or_else(|| next.strip_suffix("\\[")).unwrap_or(next);
         let next = next.strip_suffix("\\left").unwrap_or(next);
         let next = next.strip_suffix("**").unwrap_or(next);
-        let next = SPACING.iter().find_map(|c| next.strip_suffix(c)).unwrap_or(next);
+        let next = spacing().find_map(|c| next.strip_suffix(c)).unwrap_or(next);
         let next = strip_layout_end(next);
         if next.len() == t.len() {
             return t;
@@ -264,7 +267,7 @@ pub(super) fn strip_markup_start(text: &str) -> &str {
         let next = t.trim_start().trim_start_matches(['$', '}', ')', ']']);
         let next = next.strip_prefix("\\)").or_else(|| next.strip_prefix("\\]")).unwrap_or(next);
         let next = next.strip_prefix("**").unwrap_or(next);
-        let next = SPACING.iter().chain(TEXT_GROUPS).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
+        let next = spacing().chain(TEXT_GROUPS.iter().copied()).find_map(|c| next.strip_prefix(c)).unwrap_or(next);
         if next.len() == t.len() {
             return t;
         }
@@ -305,7 +308,7 @@ pub(super) fn ends_with_relation(before: &str) -> bool {
 /// A Unicode relation that bounds or denies a value rather than stating it: the order, subset, precedence and
 /// similarity relations and their negations in the Mathematical Operators blocks (`≢ ≮ ≰ ≨ ⊂ ≺ ⪇ ⩽`), but not
 /// `=`, `≡` (`x ≡ 9 (mod 11)` states a residue), membership (`x ∈ [1, 2]` states a set) or the operators.
-pub(super) fn bounding_symbol(c: char) -> bool {
+pub(in crate::mathverify) fn bounding_symbol(c: char) -> bool {
     matches!(u32::from(c),
         0x223C..=0x223D | 0x2241..=0x2260 // ∼ ∽, ≁ … ≠ (similarity and approximation, their negations, ≠)
         | 0x22CD // ⋍
@@ -327,7 +330,7 @@ pub(super) fn trailing_command(text: &str) -> Option<(&str, &str)> {
 /// A relation command that bounds or denies (`\lneqq`, `\gneq`, `\nsim`, `\ncong`, `\nleqslant`, `\succeq`,
 /// `\preceq`, `\subset`, `\supseteq`, `\lesssim`): a negated relation (`\n…`) or one of the order, subset
 /// and precedence families, by the roots of their names (LaTeX and amssymb name them so).
-pub(super) fn bounding_command(name: &str) -> bool {
+pub(in crate::mathverify) fn bounding_command(name: &str) -> bool {
     const ROOTS: &[&str] =
         &["leq", "geq", "neq", "less", "gtr", "succ", "prec", "subset", "supset", "sim", "approx", "cong"];
     const WHOLE: &[&str] = &["le", "ge", "ne", "lt", "gt", "ll", "gg", "lll", "ggg", "lneq", "gneq", "nless", "ngtr"];
