@@ -12,6 +12,8 @@
   value; another value so written is (``, or 26%``, ``(approximately 0.34)``).
 - Honest forms near the rules: ``$\\boxed{42}$!``, ``__Final Answer:__``, a spaced minus after a stating word
   (``The answer is \u2212 7``), a count of wrong or rejected things (``Number of wrong answers: 42``), ``left over``.
+- A currency sign before or after an amount (``\\boxed{\u00a345}``, ``45 \u20ac``, ``\\pounds 45``) leaves the
+  amount, as ``\\$`` does; the cent and mill signs name a fraction of the unit and are no such sign.
 """
 
 from __future__ import annotations
@@ -269,3 +271,42 @@ def test_scales_of_other_languages(g: int, scale: tuple[str, int]) -> None:
     text = LEAD + f"The answer is {g}{word}."
     assert score(text, str(g * factor)) == 1
     assert score(text, str(g)) == 0
+
+
+# Currency signs as the lexer and prose read them: every Unicode currency symbol but the cent and mill signs.
+CURRENCY_SIGNS = ["\u00a3", "\u20ac", "\u00a5", "\u20b9", "\u20bd", "\u20ba", "\u20a6", "\u20a9", "\u0e3f", "\ufdfc",
+                  "\\pounds ", "\\euro ", "\\texteuro ", "\\textsterling ", "\\yen "]
+
+
+@SETTINGS
+@given(g=st.integers(1, 10**5), sign=st.sampled_from(CURRENCY_SIGNS), after=st.booleans(),
+       form=st.sampled_from(["\\boxed{{{v}}}", "The answer is {v}.", "Answer: ${v}$"]))
+def test_a_currency_sign_leaves_the_amount(g: int, sign: str, after: bool, form: str) -> None:
+    amount = f"{g}\\,{sign}" if after else f"{sign}{g}"
+    text = LEAD + form.format(v=amount)
+    assert score(text, str(g)) == 1
+    assert score(text, str(g + 1)) == 0
+    assert score(LEAD + f"\\boxed{{{g}}}", sign + str(g)) == 1  # a sign in the reference too
+
+
+@SETTINGS
+@given(g=st.integers(1, 10**5), sign=st.sampled_from(CURRENCY_SIGNS))
+def test_a_currency_sign_joins_no_numbers_and_hides_no_alternative(g: int, sign: str) -> None:
+    for text in (f"\\boxed{{{g}{sign}{g}}}", f"\\boxed{{{sign}{g} \\text{{ or }} {sign}{g + 1}}}",
+                 f"The answer is {sign}{g} or {sign}{g + 1}.", f"\\boxed{{{sign}}}"):
+        assert score(LEAD + text, str(g)) == 0
+        assert score(LEAD + text, f"{g}{g}") == 0
+
+
+@pytest.mark.parametrize("sign", ["\u00a2", "\uffe0", "\u20a5"])
+def test_a_cent_or_mill_sign_is_no_currency_sign(sign: str) -> None:
+    """``45\u00a2`` is 45 cents, not 45 of the unit: no credit for either reading in a box."""
+    assert score(LEAD + f"\\boxed{{45{sign}}}", "45") == 0
+    assert score(LEAD + f"\\boxed{{45{sign}}}", "0.45") == 0
+
+
+def test_a_flood_of_currency_signs_is_bounded() -> None:
+    start = time.perf_counter()
+    assert score(LEAD + "\\boxed{" + "\u20ac" * 200_000 + "45}", "45") == 0
+    assert score(LEAD + "The answer is " + "\u20ac " * 200_000 + "45.", "45") in (0, 1)
+    assert time.perf_counter() - start < 30

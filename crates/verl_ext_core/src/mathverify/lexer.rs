@@ -2,7 +2,7 @@
 //! `$`, `\text{}`-style wrappers (their content is kept), degree marks, currency signs and unit words.
 
 use super::limits::{MAX_DIGITS, MAX_TOKENS};
-use super::Failure;
+use super::{unicode, Failure};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Tok {
@@ -60,6 +60,17 @@ const IGNORED: &[&str] = &[
     "degree",
     "dollar",
     "mathdollar",
+    // Currency signs (`\pounds 45`, `\euro 45`, `45\,\texteuro`), as `\$` is.
+    "textdollar",
+    "pounds",
+    "textsterling",
+    "euro",
+    "texteuro",
+    "EUR",
+    "officialeuro",
+    "yen",
+    "textyen",
+    "textwon",
     "hfill",
     "cdotp",
     "middle",
@@ -629,6 +640,8 @@ impl Lexer {
                 '0'..='9' | '.' if c != '.' || self.peek(1).is_some_and(|d| d.is_ascii_digit()) => self.number()?,
                 c if c.is_alphabetic() => self.word()?,
                 '$' | '\'' | '"' | '`' => self.pos += 1,
+                // A currency sign (`£45`, `45 €`): the amount is the value, as with `\$`.
+                c if unicode::currency_sign(c) => self.pos += 1,
                 c if c.is_whitespace() || c == '~' => self.pos += 1,
                 '%' => {
                     self.pos += 1;

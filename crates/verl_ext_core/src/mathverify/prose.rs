@@ -3,6 +3,7 @@
 //! `=` or `**`, as a word would; `XDY2K` holds no number.
 
 use super::lexer::MULTIPLIERS;
+use super::unicode::currency_sign;
 
 /// A number or expression found in prose: its span and its text normalised for the lexer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,7 +15,6 @@ pub struct Found {
 
 /// Longest expression read in prose (characters).
 const MAX_EXPRESSION_CHARS: usize = 200;
-const CURRENCIES: &str = "$€£¥₹₽₪₩₫฿";
 const OPERATORS: &[char] = &['+', '-', '*', '×', '/', '^', '(', ')', '÷'];
 
 fn expr_char(c: char) -> bool {
@@ -309,7 +309,7 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
     // A currency sign, also LaTeX's escaped dollar (`\\$18`).
     let sign = t
         .strip_prefix("\\$")
-        .map_or_else(|| t.chars().next().filter(|c| CURRENCIES.contains(*c)).map_or(0, char::len_utf8), |_| 2);
+        .map_or_else(|| t.chars().next().filter(|c| currency_sign(*c)).map_or(0, char::len_utf8), |_| 2);
     t = &t[sign..];
     start += sign;
     let mut out = Vec::new();
@@ -403,7 +403,7 @@ pub fn scan_each(s: &str, from: usize, to: usize, mut f: impl FnMut(Vec<Found>))
         let c = s[i..].chars().next().unwrap_or(' ');
         let starts = c.is_ascii_digit()
             || matches!(c, '-' | '(' | '.')
-            || CURRENCIES.contains(c)
+            || currency_sign(c)
             || c == '\\' && s[i..].starts_with("\\$")
             || matches!(c, 'n' | 'N') && negative_len(&s[i..]) > 0;
         if starts && may_start(s, i) {

@@ -165,6 +165,17 @@ static FULLWIDTH: [u8; 94] = {
 pub const MINUS_SIGNS: &[char] =
     &['−', '\u{2010}', '\u{2011}', '\u{2012}', '\u{FE63}', '\u{2796}', '\u{02D7}', '\u{2043}'];
 
+/// A currency sign written before or after an amount (`$`, `£`, `€`, `¥`, `₹`, `₽`, `₺`, `₦`, `฿`, `﷼`): Unicode's
+/// currency symbols (general category Sc), except the cent and mill signs, which name a fraction of the unit
+/// (`45¢` is not 45).
+pub fn currency_sign(c: char) -> bool {
+    matches!(c,
+        '$' | '\u{00A3}'..='\u{00A5}' | '\u{058F}' | '\u{060B}' | '\u{07FE}' | '\u{07FF}' | '\u{09F2}' | '\u{09F3}'
+        | '\u{09FB}' | '\u{0AF1}' | '\u{0BF9}' | '\u{0E3F}' | '\u{17DB}' | '\u{20A0}'..='\u{20A4}'
+        | '\u{20A6}'..='\u{20C0}' | '\u{A838}' | '\u{FDFC}' | '\u{FE69}' | '\u{FF04}' | '\u{FFE1}' | '\u{FFE5}'
+        | '\u{FFE6}' | '\u{11FDD}'..='\u{11FE0}' | '\u{1E2FF}' | '\u{1ECB0}')
+}
+
 /// The value of a decimal digit of another script a model may write (`٤٢` is 42, `𝟒𝟐` is 42): Arabic-Indic and
 /// Extended Arabic-Indic, Devanagari, Bengali, Thai, and the five styles of mathematical digits.
 fn decimal_digit(c: char) -> Option<usize> {
