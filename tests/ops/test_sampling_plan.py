@@ -90,6 +90,10 @@ def test_reads_of_each_logit() -> None:
     # digits after the first, since top-p's target is a fraction of the top-k set's mass).
     assert worst.reads_per_logit == 5 + 1 / plan.splits
     assert worst.row_reads(top_k=K_MAX + 1, top_p=True) == worst.reads_per_logit
+    # A k the kernels read as off (<= 0 or >= vocab) is off here too: min-p's cut, and top-p's mass passes.
+    for off in (0, -1, LLM_VOCAB, LLM_VOCAB + 5):
+        assert worst.row_reads(top_k=off, min_p=True) == worst.row_reads(min_p=True) == 2 + 1 / plan.splits
+        assert worst.row_reads(top_k=off, top_p=True, min_p=True) == 4 + 1 / plan.splits
     assert max(worst.row_reads(top_k=k, top_p=tp, min_p=mp) for k in (None, 5, K_MAX) for tp in (False, True)
                for mp in (False, True)) <= 4 + 1 / plan.splits
     assert reads(top_k=True, top_p=True, top_k_bound=K_MAX + 1) == worst.reads_per_logit

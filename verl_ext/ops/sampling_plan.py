@@ -144,8 +144,11 @@ class SamplingPlan:
         return len(self.passes) + (1 / self.splits if self.draw else 0.0)
 
     def row_reads(self, *, top_k: int | None = None, top_p: bool = False, min_p: bool = False) -> float:
-        """Full reads of the logits by one row with these parameters (``top_k`` None: off) under this plan,
-        plus the draw's re-read. The plan must allow them (e.g. ``top_k`` needs a plan made with top-k)."""
+        """Full reads of the logits by one row with these parameters under this plan, plus the draw's re-read.
+        ``top_k`` None, ``<= 0`` or ``>= vocab`` is off, as the kernels read it. The plan must allow them (e.g. an
+        on ``top_k`` needs a plan made with top-k)."""
+        if top_k is not None and not 0 < top_k < self.vocab:
+            top_k = None
         if (top_k is not None and (self.cut or not any(p.search == 1 for p in self.passes))) \
                 or (top_p and not self.top_p) or (min_p and not self.min_p):
             raise ValueError("the plan was made without a filter this row has")
