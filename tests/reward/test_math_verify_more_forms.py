@@ -310,3 +310,44 @@ def test_a_flood_of_currency_signs_is_bounded() -> None:
     assert score(LEAD + "\\boxed{" + "\u20ac" * 200_000 + "45}", "45") == 0
     assert score(LEAD + "The answer is " + "\u20ac " * 200_000 + "45.", "45") in (0, 1)
     assert time.perf_counter() - start < 30
+
+
+# Units in a math alphabet as models write them (`\mathrm{~J}`, `\mathrm{~kg \cdot m/s^{2}}`): `~` and `\cdot`
+# separate units, a power belongs to its unit and a unit after `/` or `per` is divided by.
+SI_UNITS = ["\\mathrm{~J}", "\\mathrm{~N}", "\\mathrm{~W}", "\\mathrm{~V}", "\\mathrm{~Pa}", "\\mathrm{~m/s}",
+            "\\mathrm{~m/s^{2}}", "\\mathrm{~kg \\cdot m/s}", "\\mathrm{~m \\cdot s^{-1}}", "\\,\\mathrm{kJ}",
+            "\\,\\mathrm{A}", "~\\mathrm{cm}^{2}", "\\mathrm{~km/h}"]
+
+
+@SETTINGS
+@given(g=st.integers(1, 10**5), unit=st.sampled_from(SI_UNITS))
+def test_a_unit_in_a_math_font_leaves_the_value(g: int, unit: str) -> None:
+    text = LEAD + f"\\boxed{{{g} {unit}}}"
+    assert score(text, str(g)) == 1
+    assert score(text, str(g + 1)) == 0
+    assert score(text, f"{g} {unit}") == 1  # the same units in the reference
+
+
+@pytest.mark.parametrize(("prediction", "reference", "equal"), [
+    ("9.8 \\mathrm{~m \\cdot s^{-2}}", "9.8 \\mathrm{~m/s^{2}}", True),
+    ("9.8 m/s^2", "9.8 \\mathrm{~m/s^2}", True),  # bare symbols, read as units when the reference names them
+    ("5 N", "5 \\mathrm{~N}", True),
+    ("5 \\mathrm{~kg \\cdot m}", "5 \\mathrm{~m \\cdot kg}", True),
+    ("9.8 \\mathrm{~m/s}", "9.8 \\mathrm{~m/s^{2}}", False),
+    ("5 \\mathrm{~m \\cdot s}", "5 \\mathrm{~m/s}", False),
+    ("5 \\mathrm{~kJ}", "5 \\mathrm{~J}", False),
+    ("5 x", "5 \\mathrm{~N}", False),
+    ("5 m", "5 \\mathrm{~N}", False),
+])
+def test_units_are_compared_with_their_powers(prediction: str, reference: str, equal: bool) -> None:
+    assert score(LEAD + f"\\boxed{{{prediction}}}", reference) == int(equal)
+
+
+@pytest.mark.parametrize(("prediction", "symbol", "dropped"), [
+    ("2+3\\mathrm{i}", "2+3i", "5"), ("1-\\mathrm{i}", "1-i", "1"), ("3\\mathrm{e}", "3e", "3"),
+    ("2\\mathbf{i}+3\\mathbf{j}", "2i+3j", "2i+3"), ("4\\mathrm{x}", "4x", "4"),
+])
+def test_one_lowercase_letter_in_a_math_font_is_a_symbol(prediction: str, symbol: str, dropped: str) -> None:
+    """``\\mathrm{i}`` after a value is the imaginary unit, not a label dropped (``2+3\\mathrm{i}`` is not 5)."""
+    assert score(LEAD + f"\\boxed{{{prediction}}}", symbol) == 1
+    assert score(LEAD + f"\\boxed{{{prediction}}}", dropped) == 0

@@ -205,28 +205,71 @@ fn parsed(s: &str, reference: bool) -> Result<(Node, Vec<String>), Failure> {
     whole
 }
 
-/// A number times a one-letter unit, or its square or cube (`24 m`, `-24 m^2`, `\\frac12 s`): the number and the unit.
-fn measured(n: &Node) -> Option<(Node, String)> {
+/// A number times a one-letter unit, or its square or cube (`24 m`, `-24 m^2`, `\\frac12 s`): the number and the
+/// unit. With `named` (the other side names its units), also a product and quotient of units written bare,
+/// each a unit symbol with an integer power (`5 N`, `9.8 m/s^2`, `3 J \\cdot s`): the units as the lexer notes
+/// them (`s^-2` below a fraction bar).
+fn measured(n: &Node, named: bool) -> Option<(Node, Vec<String>)> {
     if let Node::Neg(inner) = n {
-        return measured(inner).map(|(number, unit)| (Node::Neg(Box::new(number)), unit));
+        return measured(inner, named).map(|(number, units)| (Node::Neg(Box::new(number)), units));
     }
-    let Node::Mul(factors) = n else { return None };
-    let (unit, number) = factors.split_last()?;
-    if number.is_empty() || number.iter().any(|f| !vars_of(f).is_empty() || !is_scalar(f)) {
+    let constant = |f: &Node| vars_of(f).is_empty() && is_scalar(f);
+    // Unit factors: `(symbol, power)`, none if a factor is anything else.
+    let unit_factors = |factors: &[Node], sign: i64| -> Option<Vec<(String, i64)>> {
+        factors
+            .iter()
+            .map(|f| {
+                let (v, k) = match f {
+                    Node::Var(v) => (v, 1),
+                    Node::Pow(base, exp) => match (&**base, integer(exp)) {
+                        (Node::Var(v), Some(k)) => (v, k),
+                        _ => return None,
+                    },
+                    _ => return None,
+                };
+                let unit = if named {
+                    canonical_unit(v)
+                } else {
+                    matches!(v.as_str(), "m" | "g" | "s" | "h" | "l").then(|| canonical_unit(v)).flatten()
+                }?;
+                Some((unit.to_owned(), sign * k))
+            })
+            .collect()
+    };
+    let (numerator, denominator) = match n {
+        Node::Div(a, b) if named => (&**a, Some(&**b)),
+        _ => (n, None),
+    };
+    let factors = match numerator {
+        Node::Mul(factors) => factors.as_slice(),
+        one => std::slice::from_ref(one),
+    };
+    let count = factors.iter().take_while(|f| constant(f)).count();
+    let (number, units) = factors.split_at(count);
+    let mut units = unit_factors(units, 1)?;
+    if let Some(below) = denominator {
+        let below = match below {
+            Node::Mul(factors) => factors.as_slice(),
+            one => std::slice::from_ref(one),
+        };
+        units.extend(unit_factors(below, -1)?);
+    }
+    // Without named units: one unit, alone or squared or cubed.
+    let plain = units.len() == 1 && matches!(units[0].1, 1..=3);
+    if number.is_empty() || units.is_empty() || !named && !plain {
         return None;
     }
     let number = if number.len() == 1 { number[0].clone() } else { Node::Mul(number.to_vec()) };
-    let (name, power) = match unit {
-        Node::Var(v) => (v, String::new()),
-        Node::Pow(base, exp) => match (&**base, &**exp) {
-            (Node::Var(v), Node::Num(k)) if *k == BigRational::from_integer(2.into()) => (v, "^2".to_owned()),
-            (Node::Var(v), Node::Num(k)) if *k == BigRational::from_integer(3.into()) => (v, "^3".to_owned()),
-            _ => return None,
-        },
-        _ => return None,
-    };
-    let unit = matches!(name.as_str(), "m" | "g" | "s" | "h" | "l").then(|| canonical_unit(name)).flatten()?;
-    Some((number, format!("{unit}{power}")))
+    Some((number, units.into_iter().map(|(u, k)| if k == 1 { u } else { format!("{u}^{k}") }).collect()))
+}
+
+/// An integer exponent (`2`, `-1`).
+fn integer(n: &Node) -> Option<i64> {
+    match n {
+        Node::Num(k) if k.is_integer() => k.to_integer().to_i64(),
+        Node::Neg(inner) => integer(inner).map(|k| -k),
+        _ => None,
+    }
 }
 
 /// A predicted chain of equalities that states something false (`5 = 6`, `x = 3+3 = 2`): two sides without
@@ -372,15 +415,19 @@ pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options
     };
     // `24 m^2` for the constant 24: a number and a one-letter unit, not a product with a variable; so is a
     // reference `24 m^2` against a number given with its unit (`24 \text{ m}^2`), never against a bare number.
+    // With units named on one side (`9.8 \\mathrm{~m/s^2}`), the other's bare unit symbols are units too (`9.8 m/s^2`).
     if vars_of(&reference).is_empty() && is_scalar(&reference) {
-        if let Some((number, unit)) = measured(&prediction) {
-            (prediction, units) = (number, vec![unit]);
+        if let Some(measure) = measured(&prediction, !reference_units.is_empty()) {
+            (prediction, units) = measure;
         }
     } else if !units.is_empty() && vars_of(&prediction).is_empty() && is_scalar(&prediction) {
-        if let Some((number, unit)) = measured(&reference) {
-            (reference, reference_units) = (number, vec![unit]);
+        if let Some(measure) = measured(&reference, true) {
+            (reference, reference_units) = measure;
         }
     }
+    // The same units in another order (`m \\cdot kg` is `kg \\cdot m`).
+    units.sort_unstable();
+    reference_units.sort_unstable();
     if !units.is_empty() && !reference_units.is_empty() && units != reference_units {
         return verdict(false, format!("different units ({} vs {})", units.join(" "), reference_units.join(" ")));
     }

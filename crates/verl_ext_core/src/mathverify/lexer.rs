@@ -425,6 +425,28 @@ pub(super) fn is_unit(word: &str) -> bool {
     UNITS.contains(&word) || UNITS.contains(&word.to_ascii_lowercase().as_str()) || canonical_unit(word).is_some()
 }
 
+/// A wrapper's content as words: `~`, spacing commands and a product's dot (`\\cdot`, `·`, `⋅`) are spaces.
+fn unit_spacing(inner: &str) -> String {
+    let mut t = inner.replace(['~', '·', '⋅'], " ").replace("\\cdot", " ");
+    for s in SPACING_COMMANDS {
+        if t.contains(s) {
+            t = t.replace(s, " ");
+        }
+    }
+    t
+}
+
+/// A unit word and the power written after it (`s^2`, `s^{2}`, `m^{-1}`: `("s", Some("2"))`).
+fn unit_and_power(word: &str) -> (&str, Option<&str>) {
+    match word.split_once('^') {
+        Some((unit, power)) => {
+            let power = power.strip_prefix('{').and_then(|p| p.strip_suffix('}')).unwrap_or(power).trim();
+            (unit, Some(power).filter(|p| !p.is_empty()))
+        }
+        None => (word, None),
+    }
+}
+
 /// `AM`/`PM` after a time's digits written as the units `am`/`pm` (capitals alone name points: `AM` is a segment).
 fn half_day_units(t: &str) -> String {
     let mut out = String::with_capacity(t.len());
@@ -862,6 +884,32 @@ impl Lexer {
         }
     }
 
+    /// Note the units of a wrapper's words (`kg m/s^2`, `km per hour`), each with its power; one after `/` or
+    /// `per` is divided by (`s^-2`, `h^-1`).
+    fn note_units(&mut self, spaced: &str) {
+        let mut below = false;
+        for w in spaced.replace('/', " / ").split_whitespace() {
+            if w == "/" || w == "per" {
+                below = true;
+                continue;
+            }
+            let (unit, power) = unit_and_power(w.trim_matches(['.', ',']));
+            let power = match power {
+                None if !below => {
+                    self.note_unit(unit); // `square`, `cubic` and the powers they give
+                    continue;
+                }
+                None => Some(1),
+                Some(p) => p.parse::<i64>().ok(),
+            };
+            if let (Some(name), Some(p)) = (canonical_unit(unit), power) {
+                let p = if below { -p } else { p };
+                self.units.push(if p == 1 { name.to_owned() } else { format!("{name}^{p}") });
+            }
+            below = false;
+        }
+    }
+
     /// Does an argument list follow (`(`, or a command: `\left(`, `\{`), after spaces?
     fn arguments_follow(&self) -> bool {
         let next = self.chars[self.pos..].iter().find(|c| !c.is_whitespace());
@@ -932,7 +980,7 @@ impl Lexer {
             return self.operator_name();
         }
         if WRAPPERS.contains(&name.as_str()) {
-            return self.wrapper();
+            return self.wrapper(name.starts_with("math") || matches!(name.as_str(), "boldsymbol" | "bm"));
         }
         if INVISIBLE.contains(&name.as_str()) {
             return self.skip_braced();
@@ -1035,7 +1083,11 @@ impl Lexer {
     }
 
     /// `\text{...}` and friends: a unit inside is dropped, other content is tokenised in place.
-    fn wrapper(&mut self) -> Result<(), Failure> {
+    /// A wrapper's braced argument: a unit or label after a value (dropped, units noted), words announcing the
+    /// value, or content read in place. `math_font`: a math alphabet (`\\mathrm`, `\\mathbf`), whose one
+    /// lowercase letter that is no unit is a symbol (`3\\mathrm{i}`, `2\\mathrm{e}`, `\\mathbf{j}`), not a label;
+    /// a capital after a value is a unit (`300\\,\\mathrm{K}`, `2\\,\\mathrm{A}`).
+    fn wrapper(&mut self, math_font: bool) -> Result<(), Failure> {
         while self.peek(0).is_some_and(char::is_whitespace) {
             self.pos += 1;
         }
@@ -1059,14 +1111,22 @@ impl Lexer {
         }
         let Some(end) = end else { return Err(Failure::Syntax("unbalanced braces in \\text".into())) };
         let inner: String = self.chars[self.pos + 1..end].iter().collect();
-        // `\text{ m/s}`, `\text{km per hour}`: every word a unit (or "per").
-        let words: Vec<&str> = inner.split(|c: char| c.is_whitespace() || c == '/').filter(|w| !w.is_empty()).collect();
+        // `\text{ m/s}`, `\text{km per hour}`, `\mathrm{~kg \cdot m/s^{2}}`: every word a unit (or "per"), with its
+        // power; `~` and spacing commands are spaces, and a product's dot joins two units.
+        let spaced = unit_spacing(&inner);
+        let words: Vec<&str> =
+            spaced.split(|c: char| c.is_whitespace() || c == '/').filter(|w| !w.is_empty()).collect();
         // A words-only `\text{}` ending an answer that has something before it is a unit or a label too
         // (`5\text{ dozen}`, `12 \text{ outfits}`).
         let last = self.chars[end + 1..].iter().all(|c| c.is_whitespace() || matches!(c, '$' | '.'));
         let percent = ["percent", "percentage", "pct"].contains(&inner.trim());
-        let label =
-            last && !percent && !self.out.is_empty() && inner.chars().all(|c| c.is_alphabetic() || c.is_whitespace());
+        let symbol =
+            math_font && inner.chars().count() == 1 && inner.chars().all(char::is_lowercase) && !is_unit(&inner);
+        let label = last
+            && !percent
+            && !symbol
+            && !self.out.is_empty()
+            && spaced.chars().all(|c| c.is_alphabetic() || c.is_whitespace());
         // A multiplier (`5\text{ thousand}` is 5000) or a qualifier (`5\text{ or more}`) changes the value: it is
         // read, never dropped as a label.
         let meaningful = words.iter().any(|w| {
@@ -1082,7 +1142,7 @@ impl Lexer {
         let units = !words.is_empty()
             && after_value
             && self.chars.get(end + 1) != Some(&'_')
-            && words.iter().all(|w| *w == "per" || is_unit(w.trim_matches(['.', ','])));
+            && words.iter().all(|w| *w == "per" || is_unit(unit_and_power(w.trim_matches(['.', ','])).0));
         // `\\text{The answer is } 5`, `\\text{exactly } 12`: words before the value that only announce it.
         let announcing = self.out.is_empty()
             && !words.is_empty()
@@ -1091,9 +1151,7 @@ impl Lexer {
                 .all(|w| ANNOUNCING.contains(&w.trim_matches([':', '.', ',']).to_ascii_lowercase().as_str()));
         if announcing || !meaningful && (label || units) {
             if units {
-                for w in &words {
-                    self.note_unit(w.trim_matches(['.', ',']));
-                }
+                self.note_units(&spaced);
             }
             self.pos = end + 1;
             return self.skip_unit_power();
@@ -1110,6 +1168,24 @@ mod tests {
 
     fn toks(s: &str) -> Vec<Tok> {
         lex(s).unwrap()
+    }
+
+    #[test]
+    fn units_in_a_math_font_with_their_powers() {
+        let units = |s: &str| lex_with_units(s).unwrap();
+        let five = vec![Tok::Num("5".into())];
+        assert_eq!(units("5 \\mathrm{~J}"), (five.clone(), vec!["J".to_owned()]));
+        assert_eq!(
+            units("5 \\mathrm{~kg \\cdot m/s^{2}}"),
+            (five.clone(), vec!["kg".into(), "m".into(), "s^-2".into()])
+        );
+        let mut per_hour = units("5\\,\\text{km per hour}").1;
+        per_hour.sort();
+        assert_eq!(per_hour, vec!["h^-1".to_owned(), "km".into()]);
+        assert_eq!(units("5 \\mathrm{~m \\cdot s^{-1}}").1, units("5 \\mathrm{~m/s}").1);
+        // One lowercase letter in a math alphabet is a symbol (`3\\mathrm{i}`), unless it is a unit.
+        assert_eq!(units("3\\mathrm{i}").0, vec![Tok::Num("3".into()), Tok::Ident("i".into())]);
+        assert_eq!(units("3\\mathrm{m}"), (vec![Tok::Num("3".into())], vec!["m".to_owned()]));
     }
 
     #[test]
