@@ -13,7 +13,7 @@
 - Honest forms near the rules: ``$\\boxed{42}$!``, ``__Final Answer:__``, a spaced minus after a stating word
   (``The answer is \u2212 7``), a count of wrong or rejected things (``Number of wrong answers: 42``), ``left over``.
 - A currency sign before or after an amount (``\\boxed{\u00a345}``, ``45 \u20ac``, ``\\pounds 45``) leaves the
-  amount, as ``\\$`` does; the cent and mill signs name a fraction of the unit and are no such sign.
+  amount, as ``\\$`` does; the cent sign names its unit (``45\u00a2`` is 45 cents), the mill sign is not read.
 """
 
 from __future__ import annotations
@@ -40,7 +40,9 @@ def score(output: str, reference: str) -> float:
        label=st.sampled_from(["Answer: ~{h}", "Answer: \u2248{h}", "**Answer:** \u2265{h}", "#### ~{h}", "Answer: TBD",
                               "Final answer: unknown", "The answer is \u2248{h}.", "So the answer is $\\approx {h}$.",
                               "\u3010\u7b54\u6848\u3011\u7ea6{h}", "Final result: TBD", "The answer is \u2a85 {h}.",
-                              "The answer is $\\lessapprox {h}$.", "The answer is $\\gtrsim{h}$."]))
+                              "The answer is $\\lessapprox {h}$.", "The answer is $\\gtrsim{h}$.", "The answer is ???",
+                              "The answer is [insert answer]", "The answer is ...", "So the answer is TBD.",
+                              "Result: TBD", "Result: ~{h}", "Final result: \\pm {h}"]))
 def test_an_answer_label_without_a_value_read_leaves_no_answer(g: int, before: str, label: str) -> None:
     text = LEAD + before.format(g=g, h=g + 1) + "\n\n" + label.format(h=g + 1)
     assert score(text, str(g)) == 0
@@ -298,11 +300,18 @@ def test_a_currency_sign_joins_no_numbers_and_hides_no_alternative(g: int, sign:
         assert score(LEAD + text, f"{g}{g}") == 0
 
 
-@pytest.mark.parametrize("sign", ["\u00a2", "\uffe0", "\u20a5"])
-def test_a_cent_or_mill_sign_is_no_currency_sign(sign: str) -> None:
-    """``45\u00a2`` is 45 cents, not 45 of the unit: no credit for either reading in a box."""
-    assert score(LEAD + f"\\boxed{{45{sign}}}", "45") == 0
-    assert score(LEAD + f"\\boxed{{45{sign}}}", "0.45") == 0
+@pytest.mark.parametrize("cent", ["\u00a2", "\uffe0", "\\textcent ", "\\cent "])
+def test_the_cent_sign_names_the_unit(cent: str) -> None:
+    """``45\u00a2`` is 45 cents: 45 where the reference names no unit, never 45 dollars nor 0.45."""
+    for text in (f"\\boxed{{45{cent}}}", f"The answer is 45{cent}."):
+        assert score(LEAD + text, "45") == 1
+        assert score(LEAD + text, "45 \\text{ cents}") == 1
+        assert score(LEAD + text, "45 \\text{ dollars}") == 0
+        assert score(LEAD + text, "0.45") == 0
+
+
+def test_the_mill_sign_is_no_currency_sign() -> None:
+    assert score(LEAD + "\\boxed{45\u20a5}", "45") == 0
 
 
 def test_a_flood_of_currency_signs_is_bounded() -> None:
@@ -351,3 +360,37 @@ def test_one_lowercase_letter_in_a_math_font_is_a_symbol(prediction: str, symbol
     """``\\mathrm{i}`` after a value is the imaginary unit, not a label dropped (``2+3\\mathrm{i}`` is not 5)."""
     assert score(LEAD + f"\\boxed{{{prediction}}}", symbol) == 1
     assert score(LEAD + f"\\boxed{{{prediction}}}", dropped) == 0
+
+
+# A third red team on the forms above (currency, units, one letter in a group, labels after the answer).
+@SETTINGS
+@given(g=st.integers(1, 10**4), sign=st.sampled_from([*CURRENCY_SIGNS, "\\$"]),
+       form=st.sampled_from(["The answer is: {s}{g}-{s}{h}", "Final answer: {s}{g} to {s}{h}", "#### {s}{g} ({s}{h})",
+                             "The answer is \\boxed{{{s}{g}}} ({s}{h})", "The final answer is {s}{g} vs {s}{h}.",
+                             "The answer is \u2248 {s}{g}.", "Final answer: \u2248 {s}{g}",
+                             "The answer is $\\approx {s}{g}$."]))
+def test_a_currency_sign_hides_no_second_value_and_no_bound(g: int, sign: str, form: str) -> None:
+    assert score(LEAD + form.format(s=sign, g=g, h=g + 1), str(g)) == 0
+
+
+@pytest.mark.parametrize(("text", "reference", "credited"), [
+    ("The answer is \\boxed{2+5\\text{i}}.", "7", False), ("The answer is \\boxed{2+5\\text{i}}.", "2+5i", True),
+    ("The answer is \\boxed{5\\text{e}}.", "5", False), ("The answer is 5{\\rm i}.", "5", False),
+    ("The answer is 5\\,\\operatorname{i}.", "5", False), ("The answer is 5\\,\\text{s}.", "5", True),
+    ("The answer is 7\\,\\mathrm{kN}.", "7\\mathrm{~N}", False), ("The answer is 7\\,\\mathrm{kN}.", "7", True),
+    ("The answer is 12\\mathrm{~cm}.", "12", True), ("The answer is 7\\text{ minutes}.", "7\\text{ hours}", False),
+    ("\\boxed{7\\text{ newtons}}", "7\\mathrm{~kN}", False), ("\\boxed{7\\text{ newtons}}", "7\\mathrm{~N}", True),
+    ("\\boxed{9.8\\text{ joules}}", "9.8\\text{ V}", False),
+    ("\\boxed{9.8\\,\\mathrm{m}/\\mathrm{s}}", "9.8", True),
+    ("\\boxed{9.8\\,\\mathrm{m}/\\mathrm{s}}", "9.8\\text{ m/s}", True),
+    ("\\boxed{9.8\\,\\mathrm{m}/\\mathrm{s}^{2}}", "9.8\\text{ m/s}", False),
+    ("\\boxed{7\\mathrm{~m/s}}", "7\\text{ m/s/s}", False), ("\\boxed{7\\mathrm{~m/s^2}}", "7\\text{ m/s/s}", True),
+    ("\\boxed{9.8\\,\\mathrm{kJ\\,mol^{-1}}}", "9.8", True),
+    ("\\boxed{9.8\\,\\mathrm{km\\,h^{-1}}}", "9.8\\text{ km/h}", True),
+    ("\\boxed{9.8 m/s^2}", "9.8\\text{ m/s}^2", True), ("\\boxed{7\\,\\mathrm{mA}}", "7\\,\\mathrm{A}", False),
+    ("The answer is \\boxed{\\$5/\\text{hour}}", "5", True),
+    ("\u6240\u4ee5\u7b54\u6848\u662f \\boxed{1250\u5143}", "1250", True),
+    ("\\boxed{1250 \\text{ yuan}}", "1250", True),
+])
+def test_units_currency_and_letters_after_a_value(text: str, reference: str, credited: bool) -> None:
+    assert score(LEAD + text, reference) == int(credited)

@@ -240,7 +240,7 @@ pub(super) const MAX_LABEL_LINE: usize = 40;
 /// Lines that are an answer's heading alone (`**Final Answer**`, `## Answer`), and the words of an answer's
 /// label before its colon (`Final answer:`).
 pub(super) const LABEL_LINES: &[&str] =
-    &["answer", "the answer", "final answer", "the final answer", "final result", "答案", "ответ"];
+    &["answer", "the answer", "final answer", "the final answer", "final result", "result", "答案", "ответ"];
 /// Chinese lead-ins that a value must follow (`答案是`, `答案为`).
 const CJK_LEADS: &[&str] = &["答案是", "答案为", "答案為", "结果是", "结果为"];
 pub(super) const ANSWER_LEADS: &[&str] =

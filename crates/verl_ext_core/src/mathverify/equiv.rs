@@ -263,6 +263,27 @@ fn measured(n: &Node, named: bool) -> Option<(Node, Vec<String>)> {
     Some((number, units.into_iter().map(|(u, k)| if k == 1 { u } else { format!("{u}^{k}") }).collect()))
 }
 
+/// Units as one product: each unit once with the sum of its powers (`s^-1 s^-1` is `s^-2`), none with power 0,
+/// sorted. A power that is no integer keeps the unit apart, as written.
+fn unit_product(units: &[String]) -> Vec<String> {
+    let mut powers: std::collections::BTreeMap<&str, i64> = std::collections::BTreeMap::new();
+    let mut other = Vec::new();
+    for u in units {
+        match u.split_once('^').map_or(Some((u.as_str(), 1)), |(n, p)| p.parse().ok().map(|p| (n, p))) {
+            Some((name, p)) => *powers.entry(name).or_insert(0) += p,
+            None => other.push(u.clone()),
+        }
+    }
+    let mut out: Vec<String> = powers
+        .into_iter()
+        .filter(|&(_, p)| p != 0)
+        .map(|(name, p)| if p == 1 { name.to_owned() } else { format!("{name}^{p}") })
+        .collect();
+    out.extend(other);
+    out.sort_unstable();
+    out
+}
+
 /// An integer exponent (`2`, `-1`).
 fn integer(n: &Node) -> Option<i64> {
     match n {
@@ -425,9 +446,8 @@ pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options
             (reference, reference_units) = measure;
         }
     }
-    // The same units in another order (`m \\cdot kg` is `kg \\cdot m`).
-    units.sort_unstable();
-    reference_units.sort_unstable();
+    // The same units in another order or grouping (`m \\cdot kg` is `kg \\cdot m`, `m/s/s` is `m/s^2`).
+    let (units, reference_units) = (unit_product(&units), unit_product(&reference_units));
     if !units.is_empty() && !reference_units.is_empty() && units != reference_units {
         return verdict(false, format!("different units ({} vs {})", units.join(" "), reference_units.join(" ")));
     }

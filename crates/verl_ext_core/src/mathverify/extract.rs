@@ -872,6 +872,7 @@ fn answer_label_after(text: &str, from: usize) -> bool {
             let command =
                 rest.strip_prefix('\\').map(|r| &r[..r.len() - r.trim_start_matches(char::is_alphabetic).len()]);
             rest.starts_with(['~', '<', '>', '±'])
+                || PLACEHOLDERS.iter().any(|p| rest.starts_with(p))
                 || rest.chars().next().is_some_and(hedge::bounding_symbol)
                 || command.is_some_and(|name| name == "pm" || hedge::bounding_command(name))
         })
@@ -897,6 +898,31 @@ fn answer_label_after(text: &str, from: usize) -> bool {
             })
     })
 }
+
+/// What stands for an answer not given (`The answer is ???`, `[insert answer]`, `...`, `TBD`), lowercase.
+const PLACEHOLDERS: &[&str] = &[
+    "?",
+    "？",
+    "[",
+    "...",
+    "…",
+    "—",
+    "–",
+    "__",
+    "\\text{?}",
+    "\\ldots",
+    "\\dots",
+    "tbd",
+    "to be determined",
+    "unknown",
+    "n/a",
+    "(see",
+    "see above",
+    "see below",
+    "not determined",
+    "undetermined",
+    "pending",
+];
 
 /// Does the answer at `start` lie in a display opened before it that the text never closes (`\\[ … = 1.5
 /// \\times 14 = 21` and the text ends): a computation cut off, not an answer?

@@ -58,9 +58,17 @@ const IGNORED: &[&str] = &[
     "nolimits",
     "circ",
     "degree",
+    "hfill",
+    "cdotp",
+    "middle",
+    // `\angle APC = 74^\circ`: the points name the angle.
+    "angle",
+    "measuredangle",
+];
+/// Currency signs as commands (`\pounds 45`, `\euro 45`, `45\,\texteuro`): dropped, as `\$` and the signs are.
+pub(super) const CURRENCY_COMMANDS: &[&str] = &[
     "dollar",
     "mathdollar",
-    // Currency signs (`\pounds 45`, `\euro 45`, `45\,\texteuro`), as `\$` is.
     "textdollar",
     "pounds",
     "textsterling",
@@ -71,13 +79,39 @@ const IGNORED: &[&str] = &[
     "yen",
     "textyen",
     "textwon",
-    "hfill",
-    "cdotp",
-    "middle",
-    // `\angle APC = 74^\circ`: the points name the angle.
-    "angle",
-    "measuredangle",
 ];
+
+/// `t` past a currency sign at its start (`£45`, `\$45`, `\pounds 45`) and the spaces after it, if one is there.
+pub(super) fn after_currency(t: &str) -> &str {
+    if let Some(c) = t.chars().next().filter(|&c| unicode::currency_sign(c)) {
+        return t[c.len_utf8()..].trim_start_matches(' ');
+    }
+    let Some(r) = t.strip_prefix('\\') else { return t };
+    if let Some(r) = r.strip_prefix('$') {
+        return r.trim_start_matches(' ');
+    }
+    let n = r.bytes().take(16).take_while(u8::is_ascii_alphabetic).count();
+    if CURRENCY_COMMANDS.contains(&&r[..n]) {
+        return r[n..].trim_start_matches(' ');
+    }
+    t
+}
+
+/// `t` before a currency sign at its end (`≈ £`, `≈ \$`, `≈ \pounds`) and the spaces before it, if one is there.
+pub(super) fn before_currency(t: &str) -> &str {
+    let t = t.trim_end_matches(' ');
+    if let Some(c) = t.chars().next_back().filter(|&c| unicode::currency_sign(c)) {
+        let head = &t[..t.len() - c.len_utf8()];
+        // `\$` is the escaped sign, `$` alone a math delimiter (stripped as markup where it is read).
+        return if c == '$' { head.strip_suffix('\\').unwrap_or(t) } else { head };
+    }
+    let n = t.len() - t.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
+    match t[..t.len() - n].strip_suffix('\\') {
+        Some(head) if n > 0 && CURRENCY_COMMANDS.contains(&&t[t.len() - n..]) => head,
+        _ => t,
+    }
+}
+
 /// Commands whose braced argument is not shown: dropped with it (`5\\phantom{0}` is 5, not 5·0).
 const INVISIBLE: &[&str] = &["phantom", "hphantom", "vphantom", "label", "tag", "hspace", "vspace"];
 /// Commands whose braced argument is kept as plain content.
@@ -368,7 +402,7 @@ pub(super) fn canonical_unit(word: &str) -> Option<&'static str> {
         "in" | "inch" | "inches" => "in",
         "ft" | "foot" | "feet" => "ft",
         "yd" | "yard" | "yards" => "yd",
-        "mile" | "miles" => "mi",
+        "mi" | "mile" | "miles" => "mi",
         "mph" => "mph",
         "kmh" => "kmh",
         "kg" | "kilogram" | "kilograms" => "kg",
@@ -387,6 +421,12 @@ pub(super) fn canonical_unit(word: &str) -> Option<&'static str> {
         "dollar" | "dollars" | "usd" => "usd",
         "cent" | "cents" => "cent",
         "euro" | "euros" => "eur",
+        "yuan" | "元" | "圆" | "rmb" => "cny",
+        "円" => "jpy",
+        "rupee" | "rupees" => "inr",
+        "zł" | "zloty" | "zlotys" => "pln",
+        "kč" => "czk",
+        "kr" => "kr",
         "liter" | "liters" | "litre" | "litres" | "l" => "l",
         "ml" => "ml",
         "ms" | "millisecond" | "milliseconds" => "ms",
@@ -401,6 +441,21 @@ pub(super) fn canonical_unit(word: &str) -> Option<&'static str> {
         "ev" => "eV",
         "cal" => "cal",
         "kcal" => "kcal",
+        "newton" | "newtons" => "N",
+        "kilonewton" | "kilonewtons" => "kN",
+        "joule" | "joules" => "J",
+        "kilojoule" | "kilojoules" => "kJ",
+        "watt" | "watts" => "W",
+        "kilowatt" | "kilowatts" => "kW",
+        "volt" | "volts" => "V",
+        "pascal" | "pascals" => "Pa",
+        "kilopascal" | "kilopascals" => "kPa",
+        "hertz" => "Hz",
+        "ampere" | "amperes" | "amp" | "amps" => "A",
+        "milliampere" | "milliamperes" => "mA",
+        "coulomb" | "coulombs" => "C",
+        "ohm" | "ohms" => "ohm",
+        "kelvin" | "kelvins" => "K",
         // A time's half of the day: `3:45 PM` is not `3:45 AM`.
         "am" => "am",
         "pm" => "pm",
@@ -420,9 +475,80 @@ fn physical_unit(word: &str) -> Option<&'static str> {
     .find(|u| *u == word)
 }
 
+/// A unit's symbol in a wrapper after a value (`5\\,\\mathrm{A}`, `2\\text{ T}`): the units of
+/// [`canonical_unit`] and the one-capital SI symbols, which alone name points and choices.
+fn wrapped_unit(word: &str) -> Option<&'static str> {
+    canonical_unit(word).or(match word {
+        "A" => Some("A"),
+        "C" => Some("C"),
+        "T" => Some("T"),
+        "F" => Some("F"),
+        "H" => Some("H"),
+        "S" => Some("S"),
+        "L" => Some("l"),
+        "Ω" | "\\Omega" => Some("ohm"),
+        _ => None,
+    })
+}
+
+/// A unit and its power as noted (`s`, `s^-2`); a power of 1 is not written.
+fn with_power(name: &str, power: i64) -> String {
+    if power == 1 {
+        name.to_owned()
+    } else {
+        format!("{name}^{power}")
+    }
+}
+
 /// Is `word` a unit (`cm`, `hours`, `dollars`), dropped after a number?
 pub(super) fn is_unit(word: &str) -> bool {
     UNITS.contains(&word) || UNITS.contains(&word.to_ascii_lowercase().as_str()) || canonical_unit(word).is_some()
+}
+
+/// Is a wrapper's content units alone (`~kN`, ` m/s^{2}`, `kg \\cdot m`, `km per hour`), as a wrapper after a value
+/// reads them?
+pub(super) fn unit_group(inner: &str) -> bool {
+    let spaced = unit_spacing(inner);
+    let mut words = spaced.split(|c: char| c.is_whitespace() || c == '/').filter(|w| !w.is_empty()).peekable();
+    words.peek().is_some()
+        && words.all(|w| {
+            let unit = unit_and_power(w.trim_matches(['.', ','])).0;
+            w == "per" || is_unit(unit) || wrapped_unit(unit).is_some()
+        })
+}
+
+/// Longest unit group read after a value, bytes (`\\mathrm{~kg \\cdot m^{2} \\cdot s^{-2}}` is 30).
+const MAX_UNIT_GROUP: usize = 64;
+
+/// The text commands whose group may hold a unit after a value (`\\mathrm{~cm}`, `\\text{ kg}`).
+pub(super) const UNIT_GROUPS: &[&str] = &["mathrm", "text", "textrm", "rm", "mbox", "operatorname"];
+
+/// A unit group right after a value (`\\,\\mathrm{kN}`, `~\\text{cm}^2`, `\\mathrm{~m/s}`): its length and its text
+/// without the spacing before it. `None` unless the group holds units alone ([`unit_group`]).
+pub(super) fn unit_group_after(rest: &str) -> Option<(usize, &str)> {
+    let mut t = rest;
+    while let Some(r) = SPACING_COMMANDS.iter().chain(&["~", " "]).find_map(|c| t.strip_prefix(c)) {
+        t = r;
+    }
+    let r = t.strip_prefix('\\')?;
+    let n = r.bytes().take(16).take_while(u8::is_ascii_alphabetic).count();
+    let body = r[n..].strip_prefix('{').filter(|_| UNIT_GROUPS.contains(&&r[..n]))?;
+    // A unit group is short: the scan for its end is bounded (a number per group would be quadratic).
+    let close = body
+        .bytes()
+        .take(MAX_UNIT_GROUP)
+        .position(|b| b == b'{' || b == b'}')
+        .filter(|&i| body.as_bytes()[i] == b'}')?;
+    if !unit_group(&body[..close]) {
+        return None;
+    }
+    let mut end = rest.len() - body.len() + close + 1;
+    // Its power (`\\mathrm{cm}^2`, `^{3}`).
+    let after = &rest[end..];
+    if let Some(p) = ["^{2}", "^{3}", "^2", "^3"].iter().find(|p| after.starts_with(**p)) {
+        end += p.len();
+    }
+    Some((end, &rest[rest.len() - t.len()..end]))
 }
 
 /// A wrapper's content as words: `~`, spacing commands and a product's dot (`\\cdot`, `·`, `⋅`) are spaces.
@@ -445,6 +571,23 @@ fn unit_and_power(word: &str) -> (&str, Option<&str>) {
         }
         None => (word, None),
     }
+}
+
+/// `\\,` between two letters is a space (`\\mathrm{kJ\\,mol^{-1}}` is two units, `kJ mol`); elsewhere it is
+/// removed below (`1\\,000` is 1000).
+fn thin_spaces_between_letters(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    let mut rest = t;
+    while let Some(i) = rest.find("\\,") {
+        let (head, tail) = (&rest[..i], &rest[i + 2..]);
+        out.push_str(head);
+        let letters =
+            head.ends_with(|c: char| c.is_ascii_alphabetic()) && tail.starts_with(|c: char| c.is_ascii_alphabetic());
+        out.push_str(if letters { " " } else { "\\," });
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `AM`/`PM` after a time's digits written as the units `am`/`pm` (capitals alone name points: `AM` is a segment).
@@ -482,6 +625,9 @@ fn normalise(s: &str) -> String {
     }
     if t.contains("AM") || t.contains("PM") {
         t = half_day_units(&t);
+    }
+    if t.contains("\\,") {
+        t = thin_spaces_between_letters(&t);
     }
     for (from, to) in [
         // `32,\! 349`: a thousands separator with negative space.
@@ -622,6 +768,8 @@ struct Lexer {
     units: Vec<String>,
     /// The power a `square`/`cubic` before the next unit gives it.
     unit_power: Option<u32>,
+    /// Tokens read when a wrapper's units were last noted: a `/` or `\\cdot` right after joins the next ones.
+    units_end: Option<usize>,
 }
 
 /// Tokenise an answer.
@@ -633,8 +781,15 @@ pub fn lex(src: &str) -> Result<Vec<Tok>, Failure> {
 /// value, but `5\text{ cm}` and `5\text{ m}` differ when both sides name one.
 pub fn lex_with_units(src: &str) -> Result<(Vec<Tok>, Vec<String>), Failure> {
     let text = normalise(&super::unicode::fold(src));
-    let mut lx =
-        Lexer { chars: text.chars().collect(), pos: 0, out: Vec::new(), depth: 0, units: Vec::new(), unit_power: None };
+    let mut lx = Lexer {
+        chars: text.chars().collect(),
+        pos: 0,
+        out: Vec::new(),
+        depth: 0,
+        units: Vec::new(),
+        unit_power: None,
+        units_end: None,
+    };
     lx.run()?;
     let mut units = lx.units;
     units.sort();
@@ -664,6 +819,11 @@ impl Lexer {
                 '$' | '\'' | '"' | '`' => self.pos += 1,
                 // A currency sign (`£45`, `45 €`): the amount is the value, as with `\$`.
                 c if unicode::currency_sign(c) => self.pos += 1,
+                // The cent sign names the unit (`45¢` is 45 cents).
+                '¢' | '￠' => {
+                    self.pos += 1;
+                    self.units.push("cent".to_owned());
+                }
                 c if c.is_whitespace() || c == '~' => self.pos += 1,
                 '%' => {
                     self.pos += 1;
@@ -824,6 +984,13 @@ impl Lexer {
             primes.push('\'');
         }
         if word.chars().count() == 1 {
+            // `1250元`: a one-character unit of another script after a value.
+            if let Some(name) = canonical_unit(&word).filter(|_| !word.is_ascii() && primes.is_empty()) {
+                if matches!(self.out.last(), Some(Tok::Num(_))) {
+                    self.units.push(name.to_owned());
+                    return Ok(());
+                }
+            }
             return self.push(Tok::Ident(word + &primes));
         }
         let lower = word.to_ascii_lowercase();
@@ -884,30 +1051,31 @@ impl Lexer {
         }
     }
 
-    /// Note the units of a wrapper's words (`kg m/s^2`, `km per hour`), each with its power; one after `/` or
-    /// `per` is divided by (`s^-2`, `h^-1`).
+    /// Note the units of a wrapper's words (`kg m/s^2`, `km per hour`, `square meters`) as one product, each
+    /// unit once with its power (`m/s/s` is `m s^-2`); one after `/` or `per` is divided by (`s^-2`, `h^-1`).
     fn note_units(&mut self, spaced: &str) {
-        let mut below = false;
+        let mut product: Vec<(&'static str, i64)> = Vec::new();
+        let (mut below, mut raised) = (false, 1);
         for w in spaced.replace('/', " / ").split_whitespace() {
-            if w == "/" || w == "per" {
-                below = true;
-                continue;
-            }
-            let (unit, power) = unit_and_power(w.trim_matches(['.', ',']));
-            let power = match power {
-                None if !below => {
-                    self.note_unit(unit); // `square`, `cubic` and the powers they give
-                    continue;
+            match w.to_ascii_lowercase().as_str() {
+                "/" | "per" => below = true,
+                "square" | "sq" => raised = 2,
+                "cubic" => raised = 3,
+                _ => {
+                    let (unit, power) = unit_and_power(w.trim_matches(['.', ',']));
+                    let power = power.map_or(Some(1), |p| p.parse::<i64>().ok());
+                    if let (Some(name), Some(p)) = (wrapped_unit(unit), power) {
+                        let p = p * raised * if below { -1 } else { 1 };
+                        match product.iter_mut().find(|(n, _)| *n == name) {
+                            Some(entry) => entry.1 += p,
+                            None => product.push((name, p)),
+                        }
+                    }
+                    (below, raised) = (false, 1);
                 }
-                None => Some(1),
-                Some(p) => p.parse::<i64>().ok(),
-            };
-            if let (Some(name), Some(p)) = (canonical_unit(unit), power) {
-                let p = if below { -p } else { p };
-                self.units.push(if p == 1 { name.to_owned() } else { format!("{name}^{p}") });
             }
-            below = false;
         }
+        self.units.extend(product.into_iter().filter(|&(_, p)| p != 0).map(|(name, p)| with_power(name, p)));
     }
 
     /// Does an argument list follow (`(`, or a command: `\left(`, `\{`), after spaces?
@@ -934,8 +1102,12 @@ impl Lexer {
                 _ => String::new(),
             };
             if let Some(last) = self.units.last_mut().filter(|_| !power.trim().is_empty()) {
-                last.push('^');
-                last.push_str(power.trim());
+                // `\\text{ m/s}^2`: the power raises the unit's own (`s^-1` to `s^-2`).
+                let (name, own) = last.split_once('^').map_or((last.as_str(), Some(1)), |(n, p)| (n, p.parse().ok()));
+                *last = match (own, power.trim().parse::<i64>()) {
+                    (Some(own), Ok(p)) => with_power(name, own * p),
+                    _ => format!("{last}^{}", power.trim()),
+                };
             }
         }
         Ok(())
@@ -966,7 +1138,7 @@ impl Lexer {
             self.pos += 1;
         }
         let name: String = self.chars[start..self.pos].iter().collect();
-        if IGNORED.contains(&name.as_str()) {
+        if IGNORED.contains(&name.as_str()) || CURRENCY_COMMANDS.contains(&name.as_str()) {
             return Ok(());
         }
         // `\quadx_2`: spacing glued to the next letters.
@@ -980,7 +1152,7 @@ impl Lexer {
             return self.operator_name();
         }
         if WRAPPERS.contains(&name.as_str()) {
-            return self.wrapper(name.starts_with("math") || matches!(name.as_str(), "boldsymbol" | "bm"));
+            return self.wrapper();
         }
         if INVISIBLE.contains(&name.as_str()) {
             return self.skip_braced();
@@ -996,6 +1168,10 @@ impl Lexer {
             // A degree mark (`30^\\circ`, `30°`): dropped from the value, kept as the unit.
             "degreemark" => {
                 self.units.push("deg".to_owned());
+                Ok(())
+            }
+            "textcent" | "cent" => {
+                self.units.push("cent".to_owned());
                 Ok(())
             }
             "le" => self.push(Tok::Le),
@@ -1084,10 +1260,10 @@ impl Lexer {
 
     /// `\text{...}` and friends: a unit inside is dropped, other content is tokenised in place.
     /// A wrapper's braced argument: a unit or label after a value (dropped, units noted), words announcing the
-    /// value, or content read in place. `math_font`: a math alphabet (`\\mathrm`, `\\mathbf`), whose one
-    /// lowercase letter that is no unit is a symbol (`3\\mathrm{i}`, `2\\mathrm{e}`, `\\mathbf{j}`), not a label;
-    /// a capital after a value is a unit (`300\\,\\mathrm{K}`, `2\\,\\mathrm{A}`).
-    fn wrapper(&mut self, math_font: bool) -> Result<(), Failure> {
+    /// value, or content read in place. One lowercase letter that is no unit, with no space before it, is a
+    /// symbol (`3\\mathrm{i}`, `2+5\\text{i}`, `2\\mathrm{e}`, `\\mathbf{j}`), not a label; a capital after a
+    /// value is a unit (`300\\,\\mathrm{K}`, `2\\,\\mathrm{A}`).
+    fn wrapper(&mut self) -> Result<(), Failure> {
         while self.peek(0).is_some_and(char::is_whitespace) {
             self.pos += 1;
         }
@@ -1120,8 +1296,7 @@ impl Lexer {
         // (`5\text{ dozen}`, `12 \text{ outfits}`).
         let last = self.chars[end + 1..].iter().all(|c| c.is_whitespace() || matches!(c, '$' | '.'));
         let percent = ["percent", "percentage", "pct"].contains(&inner.trim());
-        let symbol =
-            math_font && inner.chars().count() == 1 && inner.chars().all(char::is_lowercase) && !is_unit(&inner);
+        let symbol = inner.chars().count() == 1 && inner.chars().all(char::is_lowercase) && !is_unit(&inner);
         let label = last
             && !percent
             && !symbol
@@ -1139,10 +1314,21 @@ impl Lexer {
         // A unit follows a value (`5\\,\\mathrm{N}`); a subscript makes it a name (`\\mathrm{N}_{1}`), and with
         // nothing before it, it is the value (`\\frac{\\mathrm{N}_1}{\\mathrm{N}}`).
         let after_value = matches!(self.out.last(), Some(Tok::Num(_) | Tok::Ident(_) | Tok::Sym(')' | '}' | ']')));
+        // `\\mathrm{m}/\\mathrm{s}`, `\\mathrm{N} \\cdot \\mathrm{m}`: a unit joined to the units just read; `5/\\text{hour}`:
+        // a value per unit.
+        let n = self.out.len();
+        let joined = match self.out.last() {
+            Some(Tok::Sym('*')) => self.units_end == Some(n - 1),
+            Some(Tok::Sym('/')) => self.units_end == Some(n - 1) || n == 2 && matches!(self.out[0], Tok::Num(_)),
+            _ => false,
+        };
         let units = !words.is_empty()
-            && after_value
+            && (after_value || joined)
             && self.chars.get(end + 1) != Some(&'_')
-            && words.iter().all(|w| *w == "per" || is_unit(unit_and_power(w.trim_matches(['.', ','])).0));
+            && words.iter().all(|w| {
+                let unit = unit_and_power(w.trim_matches(['.', ','])).0;
+                *w == "per" || is_unit(unit) || wrapped_unit(unit).is_some()
+            });
         // `\\text{The answer is } 5`, `\\text{exactly } 12`: words before the value that only announce it.
         let announcing = self.out.is_empty()
             && !words.is_empty()
@@ -1151,7 +1337,9 @@ impl Lexer {
                 .all(|w| ANNOUNCING.contains(&w.trim_matches([':', '.', ',']).to_ascii_lowercase().as_str()));
         if announcing || !meaningful && (label || units) {
             if units {
-                self.note_units(&spaced);
+                let below = joined && self.out.pop() == Some(Tok::Sym('/'));
+                self.note_units(&if below { format!("/ {spaced}") } else { spaced });
+                self.units_end = Some(self.out.len());
             }
             self.pos = end + 1;
             return self.skip_unit_power();

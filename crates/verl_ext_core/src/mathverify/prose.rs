@@ -370,6 +370,7 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
         };
         // `1 km` is not `1 m`: a unit word right after the number goes with it, to be compared with the
         // reference's (the span stays the number's, so the words after it are read as before).
+        let mut group_len = 0;
         if pct == 0 && extra == 0 && pi == 0 {
             // An hour and its half of the day (`7 AM`) is a time.
             if let Some((_, half)) = half_day_len(&t[len..]).filter(|_| !text.contains(['.', '/'])) {
@@ -378,9 +379,22 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
             } else if let Some(unit) = unit_after(&t[len..]) {
                 text.push(' ');
                 text.push_str(&unit);
+            } else if let Some(cent) = ["¢", "￠", "\\textcent", "\\cent"]
+                .into_iter()
+                .find(|c| t[len..].starts_with(c) && !t[len + c.len()..].starts_with(|c: char| c.is_ascii_alphabetic()))
+            {
+                // `45¢` is 45 cents.
+                text.push_str(cent);
+                group_len = cent.len();
+            } else if let Some((n, group)) = super::lexer::unit_group_after(&t[len..]) {
+                // `7\\,\\mathrm{kN}`, `12\\mathrm{~cm}`: a LaTeX unit group, read with the number and part of its
+                // span (its `~` is no range).
+                text.push(' ');
+                text.push_str(group);
+                group_len = n;
             }
         }
-        let end = start + len + pct + extra + pi;
+        let end = start + len + pct + extra + pi + group_len;
         if out.first().is_none_or(|e| e.end != end) {
             out.push(Found { start, end, text });
         }

@@ -2,6 +2,7 @@
 //! or doubted words (`5 or so`, `5?`), a value that goes on (`5,000`, `5\\pi`) or has company (`5, 6`).
 
 use super::*;
+use crate::mathverify::lexer::after_currency;
 
 /// Words that name a number after an operator word (`5 times two`, `5 over ten`).
 pub(super) const NUMBER_NAMES: &[&str] = &[
@@ -309,7 +310,13 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
     {
         return Some("a side of an equation (\\boxed{5} = 6)");
     }
-    if command.is_some_and(|c| FACTOR_COMMANDS.contains(&c)) {
+    // A unit group is no factor (`12\\mathrm{~cm}`, `5\\,\\text{kg}`); one letter in a text group is
+    // (`5{\\rm i}`, `5\\operatorname{i}`).
+    let unit = crate::mathverify::lexer::unit_group_after(&s[end..]).is_some();
+    if !unit && letter_group_after(after) {
+        return Some("a value written on past the answer (5k, 5e3, 5!)");
+    }
+    if !unit && command.is_some_and(|c| FACTOR_COMMANDS.contains(&c)) {
         return Some("a factor after the answer (\\boxed{5}\\pi)");
     }
     // An operator command after it (`2-1\\div 3`, `12 \\times 3`): the answer is an operand.
@@ -354,6 +361,26 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
     beside(context_after(s, end))
 }
 
+/// Does a group holding one letter follow (`{\\rm i}`, `\\operatorname{i}`, `\\text{e}`, through spacing)?
+fn letter_group_after(after: &str) -> bool {
+    let t = spacing().chain(["~"]).fold(after.trim_start(), |t, c| t.strip_prefix(c).unwrap_or(t)).trim_start();
+    let (t, braced) = t.strip_prefix('{').map_or((t, false), |r| (r, true));
+    let Some(r) = t.strip_prefix('\\') else { return false };
+    let n = r.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(r.len());
+    let switch = braced && matches!(&r[..n], "rm" | "bf" | "it" | "sf" | "tt" | "mathrm" | "mathbf");
+    let group = matches!(&r[..n], "text" | "textrm" | "textbf" | "textit" | "operatorname" | "mathrm" | "mathbf");
+    let body = &r[n..];
+    let body = if switch {
+        body.trim_start()
+    } else if group {
+        body.strip_prefix('{').unwrap_or("")
+    } else {
+        ""
+    };
+    let mut letters = body.chars();
+    matches!((letters.next(), letters.next()), (Some(c), Some('}')) if c.is_ascii_lowercase())
+}
+
 /// Does a dash after `lead` (the text before it on its line) sign the value after it? A colon, a bracket, `=`, a
 /// cell's bar or a stating word make it a sign (`Answer: - 7`, `is - 7`); after a noun it separates (`Answer - 42`,
 /// `The result - 42 apples`).
@@ -371,7 +398,7 @@ pub(super) fn bracketed_other(after: &str, value: &str) -> bool {
     let Some(inner) = after.trim_start_matches(['$', ' ']).strip_prefix('(') else { return false };
     let Some(close) = inner.find(')').filter(|&i| i <= 24) else { return false };
     let content = inner[..close].trim().trim_end_matches('?').trim_end();
-    let digits = content.strip_prefix('-').unwrap_or(content);
+    let digits = after_currency(content.strip_prefix('-').unwrap_or(content));
     let number = !digits.is_empty()
         && digits.starts_with(|c: char| c.is_ascii_digit())
         && digits.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b',' | b'/'));
@@ -497,6 +524,8 @@ pub(super) fn skip_inline_layout(text: &str) -> &str {
 pub(super) fn beside(after: &str) -> Option<&'static str> {
     let digit = |t: &str| {
         let t = t.trim_start_matches(['-', '+', '−']).trim_start_matches([' ', '{']);
+        // `5 - \$6`, `£5 to £6`: a currency sign belongs to the amount after it.
+        let t = after_currency(t).trim_start_matches(['-', '+', '−', ' ', '{']);
         t.starts_with(|c: char| c.is_ascii_digit() || ('０'..='９').contains(&c))
             || VALUE_COMMANDS
                 .iter()

@@ -202,7 +202,9 @@ pub(super) fn answer_value(span: &str) -> &str {
 pub(super) fn strip_markup_end(text: &str) -> &str {
     let mut t = text;
     loop {
-        let next = t.trim_end().trim_end_matches(['$', '{', '(', '[']);
+        // `≈ \\$43`, `≈ £43`: a currency sign belongs to the amount (read before `$` is taken for a delimiter).
+        let next = crate::mathverify::lexer::before_currency(t.trim_end());
+        let next = next.trim_end().trim_end_matches(['$', '{', '(', '[']);
         let next = next.strip_suffix("\\(").or_else(|| next.strip_suffix("\\[")).unwrap_or(next);
         let next = next.strip_suffix("\\left").unwrap_or(next);
         let next = next.strip_suffix("**").unwrap_or(next);

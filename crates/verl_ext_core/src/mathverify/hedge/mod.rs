@@ -418,6 +418,11 @@ const RELATIONS: &[&str] = &[
     "\\gtrapprox",
     "\\lessapprox",
     "\\simeq",
+    // `±43`: two values, not one.
+    "\\pm",
+    "\\mp",
+    "±",
+    "∓",
     "\\succ",
     "\\prec",
     "\\gg",
@@ -651,7 +656,14 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         || questioned(past)
         || doubt.starts_with(DOUBT_MARKS)
         || doubt.strip_prefix("\\pm").is_some_and(|r| !r.starts_with(|c: char| c.is_ascii_alphabetic()))
-        || RELATIONS.iter().any(|r| trimmed.starts_with(r))
+        || RELATIONS.iter().any(|r| {
+            // A command must end there (`\\pmod` is not `\\pm`, `\\left` not `\\le`).
+            trimmed.strip_prefix(r).is_some_and(|rest| {
+                !(r.starts_with('\\')
+                    && r.ends_with(|c: char| c.is_ascii_alphabetic())
+                    && rest.starts_with(|c: char| c.is_ascii_alphabetic()))
+            })
+        })
             // The clause ends at a decimal point, so the approximation is read past it.
             && !approximated(past)
     {
