@@ -394,3 +394,27 @@ def test_a_currency_sign_hides_no_second_value_and_no_bound(g: int, sign: str, f
 ])
 def test_units_currency_and_letters_after_a_value(text: str, reference: str, credited: bool) -> None:
     assert score(LEAD + text, reference) == int(credited)
+
+
+# A fourth red team on them: SI prefixes, currency codes, spaced letters, units inside sums, labels pointing back.
+@pytest.mark.parametrize(("text", "reference", "credited"), [
+    ("The wavelength is $\\boxed{7\\,\\mathrm{nm}}$.", "7\\,\\mathrm{m}", False),
+    ("The wavelength is $\\boxed{7\\,\\mathrm{nm}}$.", "7\\,\\mathrm{nm}", True),
+    ("The power is $7\\,\\mathrm{MW}$.", "7\\,\\mathrm{W}", False), ("\\boxed{7\\,\\mu\\mathrm{F}}", "7", False),
+    ("\\boxed{7\\,\\mathrm{uF}}", "7\\,\\mathrm{\u03bcF}", True), ("**Answer:** 7\\;mV", "7\\,\\mathrm{V}", False),
+    ("**Answer:** 7{\\rm kN}", "7\\,\\mathrm{N}", False), ("**Answer:** 7\\ \\mathbf{mm}", "7\\,\\mathrm{cm}", False),
+    ("Therefore the energy is 7 electronvolts.", "7\\mathrm{~keV}", False),
+    ("The answer is about Rs. 42.", "42", False), ("The answer is at least USD 42.", "42", False),
+    ("The answer is USD 42/USD 43.", "42", False), ("The answer is Rs 42 (Rs 43).", "42", False),
+    ("The total cost is -CHF 42.", "42", False), ("The answer is \u2212\u20ac 42.", "42", False),
+    ("The answer is 42 dollars to 43 dollars.", "42", False), ("The answer is 42 cm or 43 cm.", "42", False),
+    ("**Answer:** US$42.50", "42.5", True), ("**Answer:** HK$42", "42", True), ("\\boxed{42 EUR}", "42", True),
+    ("\\boxed{Rs. 42.00}", "42", True), ("\\boxed{42 pesos}", "42", True), ("The area is 86 cm^2.", "86", True),
+    ("$\\boxed{2+3\\text{ i}}$", "5", False), ("$\\boxed{2+3\\text{ i}}$", "2+3i", True),
+    ("$\\boxed{3}\\,\\text{ i}$", "3", False), ("$\\boxed{2+3\\mathrm{X}}$", "5", False),
+    ("$\\boxed{2\\mathrm{m}+1}$", "3", False),
+    ("So the total is 42.\n\nThe answer is: [insert answer]", "42", False),
+    ("So the total is 42.\n\nAnswer: see above.", "42", True),
+])
+def test_prefixes_codes_spaced_letters_and_labels(text: str, reference: str, credited: bool) -> None:
+    assert score(LEAD + text, reference) == int(credited)

@@ -868,7 +868,7 @@ fn answer_label_after(text: &str, from: usize) -> bool {
     // A bound or approximation instead of a value: the relations `hedge` reads before a value, and `~ < > ±`.
     let signed = completion::ANSWER_LEADS.iter().any(|lead| {
         lower.match_indices(lead).any(|(i, _)| {
-            let rest = lower[i + lead.len()..].trim_start_matches([' ', '$', '*']);
+            let rest = lower[i + lead.len()..].trim_start_matches([' ', '$', '*', ':']);
             let command =
                 rest.strip_prefix('\\').map(|r| &r[..r.len() - r.trim_start_matches(char::is_alphabetic).len()]);
             rest.starts_with(['~', '<', '>', '±'])
@@ -892,12 +892,19 @@ fn answer_label_after(text: &str, from: usize) -> bool {
         let lower = head.to_lowercase();
         gsm8k
             || completion::LABEL_LINES.iter().any(|l| {
-                lower
-                    .strip_prefix(l)
-                    .is_some_and(|r| r.trim_start_matches(['*', '_', ' ']).starts_with([':', '：', '】']))
+                lower.strip_prefix(l).is_some_and(|r| {
+                    let r = r.trim_start_matches(['*', '_', ' ']);
+                    // `Answer: see above` points back to the value: it is the answer.
+                    let rest = r.get(r.chars().next().map_or(0, char::len_utf8)..).unwrap_or("").trim_start();
+                    r.starts_with([':', '：', '】']) && !POINTING_BACK.iter().any(|p| rest.starts_with(p))
+                })
             })
     })
 }
+
+/// What, after an answer's label, points back to the value given before it (`Answer: see above`).
+const POINTING_BACK: &[&str] =
+    &["see above", "(see above)", "as above", "above", "as computed above", "as shown above"];
 
 /// What stands for an answer not given (`The answer is ???`, `[insert answer]`, `...`, `TBD`), lowercase.
 const PLACEHOLDERS: &[&str] = &[
@@ -916,8 +923,6 @@ const PLACEHOLDERS: &[&str] = &[
     "to be determined",
     "unknown",
     "n/a",
-    "(see",
-    "see above",
     "see below",
     "not determined",
     "undetermined",

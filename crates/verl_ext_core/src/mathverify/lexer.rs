@@ -1,6 +1,8 @@
 //! LaTeX / plain-math text to tokens. Presentation is dropped here: `\left`/`\right`, spacing commands,
 //! `$`, `\text{}`-style wrappers (their content is kept), degree marks, currency signs and unit words.
 
+use std::sync::LazyLock;
+
 use super::limits::{MAX_DIGITS, MAX_TOKENS};
 use super::{unicode, Failure};
 
@@ -81,8 +83,24 @@ pub(super) const CURRENCY_COMMANDS: &[&str] = &[
     "textwon",
 ];
 
+/// Currency codes and abbreviations written before an amount (`USD 42`, `Rs. 42`, `US$42`, `HK$42`).
+const CURRENCY_CODES: &[&str] = &[
+    "US$", "HK$", "NZ$", "A$", "C$", "R$", "S$", "Rs.", "Rs", "USD", "EUR", "GBP", "CHF", "INR", "CNY", "JPY", "RMB",
+    "AUD", "CAD", "HKD",
+];
+
+/// `t` past a currency code at its start (not inside a word), if one is there.
+fn after_code(t: &str) -> Option<&str> {
+    CURRENCY_CODES.iter().find_map(|c| {
+        t.strip_prefix(c).filter(|r| c.ends_with(['$', '.']) || !r.starts_with(|ch: char| ch.is_ascii_alphabetic()))
+    })
+}
+
 /// `t` past a currency sign at its start (`£45`, `\$45`, `\pounds 45`) and the spaces after it, if one is there.
 pub(super) fn after_currency(t: &str) -> &str {
+    if let Some(r) = after_code(t) {
+        return r.trim_start_matches(' ');
+    }
     if let Some(c) = t.chars().next().filter(|&c| unicode::currency_sign(c)) {
         return t[c.len_utf8()..].trim_start_matches(' ');
     }
@@ -97,18 +115,25 @@ pub(super) fn after_currency(t: &str) -> &str {
     t
 }
 
-/// `t` before a currency sign at its end (`≈ £`, `≈ \$`, `≈ \pounds`) and the spaces before it, if one is there.
-pub(super) fn before_currency(t: &str) -> &str {
-    let t = t.trim_end_matches(' ');
+/// `text` before a currency sign or code at its end (`≈ £`, `≈ \$`, `≈ \pounds`, `at least Rs. `), the spaces after
+/// it dropped, if one is there; else `text` as it is.
+pub(super) fn before_currency(text: &str) -> &str {
+    let t = text.trim_end_matches(' ');
+    let code = CURRENCY_CODES
+        .iter()
+        .find_map(|c| t.strip_suffix(c).filter(|h| !h.ends_with(|ch: char| ch.is_ascii_alphabetic())));
+    if let Some(head) = code {
+        return head;
+    }
     if let Some(c) = t.chars().next_back().filter(|&c| unicode::currency_sign(c)) {
         let head = &t[..t.len() - c.len_utf8()];
-        // `\$` is the escaped sign, `$` alone a math delimiter (stripped as markup where it is read).
-        return if c == '$' { head.strip_suffix('\\').unwrap_or(t) } else { head };
+        // `\\$` is the escaped sign, `$` alone a math delimiter (stripped as markup where it is read).
+        return if c == '$' { head.strip_suffix('\\').unwrap_or(text) } else { head };
     }
     let n = t.len() - t.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
     match t[..t.len() - n].strip_suffix('\\') {
         Some(head) if n > 0 && CURRENCY_COMMANDS.contains(&&t[t.len() - n..]) => head,
-        _ => t,
+        _ => text,
     }
 }
 
@@ -420,10 +445,13 @@ pub(super) fn canonical_unit(word: &str) -> Option<&'static str> {
         "degree" | "degrees" | "deg" => "deg",
         "dollar" | "dollars" | "usd" => "usd",
         "cent" | "cents" => "cent",
-        "euro" | "euros" => "eur",
-        "yuan" | "元" | "圆" | "rmb" => "cny",
-        "円" => "jpy",
-        "rupee" | "rupees" => "inr",
+        "euro" | "euros" | "eur" => "eur",
+        "gbp" => "gbp",
+        "chf" => "chf",
+        "peso" | "pesos" => "peso",
+        "yuan" | "元" | "圆" | "rmb" | "cny" => "cny",
+        "円" | "jpy" => "jpy",
+        "rupee" | "rupees" | "inr" => "inr",
         "zł" | "zloty" | "zlotys" => "pln",
         "kč" => "czk",
         "kr" => "kr",
@@ -455,12 +483,20 @@ pub(super) fn canonical_unit(word: &str) -> Option<&'static str> {
         "milliampere" | "milliamperes" => "mA",
         "coulomb" | "coulombs" => "C",
         "ohm" | "ohms" => "ohm",
+        "electronvolt" | "electronvolts" => "eV",
+        "nanometer" | "nanometers" | "nanometre" | "nanometres" => "nm",
+        "micrometer" | "micrometers" | "micrometre" | "micrometres" | "micron" | "microns" => "μm",
+        "megawatt" | "megawatts" => "MW",
+        "milligram" | "milligrams" => "mg",
         "kelvin" | "kelvins" => "K",
         // A time's half of the day: `3:45 PM` is not `3:45 AM`.
         "am" => "am",
         "pm" => "pm",
-        // Case matters for these (`N` newton, `W` watt, `kW`, `Pa`, …).
-        _ => return physical_unit(word),
+        // Case matters for these (`N` newton, `W` watt, `kW`, `Pa`, …); all-capital prefixed symbols (`MW`, `MN`)
+        // name points and choices outside a group after a value (see `wrapped_unit`).
+        _ => {
+            return physical_unit(word).or_else(|| prefixed_unit(word).filter(|u| !u.chars().all(|c| c.is_uppercase())))
+        }
     })
 }
 
@@ -475,10 +511,33 @@ fn physical_unit(word: &str) -> Option<&'static str> {
     .find(|u| *u == word)
 }
 
+/// SI prefixes read before a unit's symbol (`nm`, `MW`, `μF`, `keV`); deci-, centi- and hecto- only before the
+/// units they are used with (`cm`, `dl`, `hPa`, `dB`), since `cs`, `ds`, `hs` are words more often.
+const SI_PREFIXES: &[&str] = &["P", "T", "G", "M", "k", "m", "μ", "n", "p"];
+const SI_BASES: &[&str] = &[
+    "m", "g", "s", "A", "K", "mol", "N", "J", "W", "V", "Pa", "Hz", "C", "Ω", "ohm", "F", "T", "H", "S", "Wb", "eV",
+    "L", "l", "B", "b", "bar", "Gy", "Sv", "Bq",
+];
+static PREFIXED_UNITS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let mut out: Vec<String> =
+        SI_PREFIXES.iter().flat_map(|p| SI_BASES.iter().map(move |b| format!("{p}{b}"))).collect();
+    for (p, bases) in [("c", &["m", "l", "L", "g"][..]), ("d", &["m", "l", "L", "g", "B"]), ("h", &["Pa", "l", "L"])] {
+        out.extend(bases.iter().map(|b| format!("{p}{b}")));
+    }
+    out
+});
+
+/// An SI prefix and unit symbol (`nm`, `MW`, `μF`, `um`, `keV`, `mmol`), canonical with `μ` for micro.
+fn prefixed_unit(word: &str) -> Option<&'static str> {
+    let micro = word.strip_prefix(['u', 'µ']).map(|rest| format!("μ{rest}"));
+    let word = micro.as_deref().unwrap_or(word);
+    PREFIXED_UNITS.iter().find(|u| u.as_str() == word).map(String::as_str)
+}
+
 /// A unit's symbol in a wrapper after a value (`5\\,\\mathrm{A}`, `2\\text{ T}`): the units of
 /// [`canonical_unit`] and the one-capital SI symbols, which alone name points and choices.
 fn wrapped_unit(word: &str) -> Option<&'static str> {
-    canonical_unit(word).or(match word {
+    canonical_unit(word).or_else(|| prefixed_unit(word)).or(match word {
         "A" => Some("A"),
         "C" => Some("C"),
         "T" => Some("T"),
@@ -521,39 +580,62 @@ pub(super) fn unit_group(inner: &str) -> bool {
 const MAX_UNIT_GROUP: usize = 64;
 
 /// The text commands whose group may hold a unit after a value (`\\mathrm{~cm}`, `\\text{ kg}`).
-pub(super) const UNIT_GROUPS: &[&str] = &["mathrm", "text", "textrm", "rm", "mbox", "operatorname"];
+pub(super) const UNIT_GROUPS: &[&str] =
+    &["mathrm", "text", "textrm", "mbox", "operatorname", "mathbf", "mathit", "mathsf", "textbf", "textit", "textsf"];
 
 /// A unit group right after a value (`\\,\\mathrm{kN}`, `~\\text{cm}^2`, `\\mathrm{~m/s}`): its length and its text
 /// without the spacing before it. `None` unless the group holds units alone ([`unit_group`]).
-pub(super) fn unit_group_after(rest: &str) -> Option<(usize, &str)> {
+pub(super) fn unit_group_after(rest: &str) -> Option<(usize, String)> {
     let mut t = rest;
+    let mut spaced = false;
     while let Some(r) = SPACING_COMMANDS.iter().chain(&["~", " "]).find_map(|c| t.strip_prefix(c)) {
+        spaced |= !r.is_empty() && !t.starts_with(' ');
         t = r;
     }
-    let r = t.strip_prefix('\\')?;
-    let n = r.bytes().take(16).take_while(u8::is_ascii_alphabetic).count();
-    let body = r[n..].strip_prefix('{').filter(|_| UNIT_GROUPS.contains(&&r[..n]))?;
+    // The group's content: `\\mathrm{…}`, `{\\rm …}`, or (after a spacing command) a unit word (`7\\;mV`).
+    let (body, close) = if let Some(r) = t.strip_prefix("{\\") {
+        let n = r.bytes().take(8).take_while(u8::is_ascii_alphabetic).count();
+        let body = r[n..].strip_prefix(' ').filter(|_| matches!(&r[..n], "rm" | "bf" | "it" | "sf" | "mathrm"))?;
+        (body, b'}')
+    } else if let Some(r) = t.strip_prefix('\\') {
+        let n = r.bytes().take(16).take_while(u8::is_ascii_alphabetic).count();
+        (r[n..].strip_prefix('{').filter(|_| UNIT_GROUPS.contains(&&r[..n]))?, b'}')
+    } else if spaced {
+        (t, b' ')
+    } else {
+        return None;
+    };
     // A unit group is short: the scan for its end is bounded (a number per group would be quadratic).
-    let close = body
-        .bytes()
-        .take(MAX_UNIT_GROUP)
-        .position(|b| b == b'{' || b == b'}')
-        .filter(|&i| body.as_bytes()[i] == b'}')?;
-    if !unit_group(&body[..close]) {
+    let len = if close == b' ' {
+        let n = body.bytes().take(MAX_UNIT_GROUP).take_while(|b| b.is_ascii_alphabetic()).count();
+        (n > 0 && !body[n..].starts_with(|c: char| c.is_alphanumeric())).then_some(n)?
+    } else {
+        body.bytes()
+            .take(MAX_UNIT_GROUP)
+            .position(|b| b == b'{' || b == b'}')
+            .filter(|&i| body.as_bytes()[i] == b'}')?
+    };
+    if !unit_group(&body[..len]) {
         return None;
     }
-    let mut end = rest.len() - body.len() + close + 1;
+    let mut end = rest.len() - body.len() + len + usize::from(close == b'}');
     // Its power (`\\mathrm{cm}^2`, `^{3}`).
-    let after = &rest[end..];
-    if let Some(p) = ["^{2}", "^{3}", "^2", "^3"].iter().find(|p| after.starts_with(**p)) {
+    let mut power = "";
+    if let Some(p) = ["^{2}", "^{3}", "^2", "^3"].into_iter().find(|p| rest[end..].starts_with(*p)) {
         end += p.len();
+        power = p;
     }
-    Some((end, &rest[rest.len() - t.len()..end]))
+    Some((end, format!("\\text{{{}}}{power}", &body[..len])))
 }
 
-/// A wrapper's content as words: `~`, spacing commands and a product's dot (`\\cdot`, `·`, `⋅`) are spaces.
+/// A wrapper's content as words: `~`, spacing commands and a product's dot (`\\cdot`, `·`, `⋅`) are spaces, and
+/// micro is the prefix `u`.
 fn unit_spacing(inner: &str) -> String {
     let mut t = inner.replace(['~', '·', '⋅'], " ").replace("\\cdot", " ");
+    // Micro (`\\mu F`, `μF`, `µF`) as the prefix `u` joined to its unit.
+    if t.contains("\\mu") || t.contains(['μ', 'µ']) {
+        t = t.replace("\\mu ", "u").replace("\\mu", "u").replace(['μ', 'µ'], "u");
+    }
     for s in SPACING_COMMANDS {
         if t.contains(s) {
             t = t.replace(s, " ");
@@ -983,6 +1065,16 @@ impl Lexer {
             self.pos += 1;
             primes.push('\'');
         }
+        // `USD 42`, `Rs. 42`, `US$42`: a currency code before the amount.
+        let rest: String = self.chars[self.pos..self.chars.len().min(self.pos + 8)].iter().collect();
+        let code = format!("{word}{}", if rest.starts_with(['$', '.']) { &rest[..1] } else { "" });
+        if primes.is_empty()
+            && CURRENCY_CODES.contains(&code.as_str())
+            && rest[code.len() - word.len()..].trim_start().starts_with(|c: char| c.is_ascii_digit() || c == '\\')
+        {
+            self.pos += code.chars().count() - word.chars().count();
+            return Ok(());
+        }
         if word.chars().count() == 1 {
             // `1250元`: a one-character unit of another script after a value.
             if let Some(name) = canonical_unit(&word).filter(|_| !word.is_ascii() && primes.is_empty()) {
@@ -1174,6 +1266,11 @@ impl Lexer {
                 self.units.push("cent".to_owned());
                 Ok(())
             }
+            // `7\\,\\Omega`: ohms after a value.
+            "Omega" if matches!(self.out.last(), Some(Tok::Num(_))) => {
+                self.units.push("ohm".to_owned());
+                self.skip_unit_power()
+            }
             "le" => self.push(Tok::Le),
             "ge" => self.push(Tok::Ge),
             "ne" => self.push(Tok::Ne),
@@ -1296,7 +1393,11 @@ impl Lexer {
         // (`5\text{ dozen}`, `12 \text{ outfits}`).
         let last = self.chars[end + 1..].iter().all(|c| c.is_whitespace() || matches!(c, '$' | '.'));
         let percent = ["percent", "percentage", "pct"].contains(&inner.trim());
-        let symbol = inner.chars().count() == 1 && inner.chars().all(char::is_lowercase) && !is_unit(&inner);
+        let letter = inner.trim_matches([' ', '~']);
+        let symbol = letter.chars().count() == 1
+            && letter.chars().all(char::is_alphabetic)
+            && !is_unit(letter)
+            && wrapped_unit(letter).is_none();
         let label = last
             && !percent
             && !symbol
@@ -1322,8 +1423,11 @@ impl Lexer {
             Some(Tok::Sym('/')) => self.units_end == Some(n - 1) || n == 2 && matches!(self.out[0], Tok::Num(_)),
             _ => false,
         };
+        // Units end a quantity: not before a term added to it (`2\\mathrm{m}+1` is no 2 m).
+        let follows = self.chars[end + 1..].iter().find(|c| !c.is_whitespace());
         let units = !words.is_empty()
             && (after_value || joined)
+            && !follows.is_some_and(|c| matches!(c, '+' | '-' | '−') || c.is_ascii_digit())
             && self.chars.get(end + 1) != Some(&'_')
             && words.iter().all(|w| {
                 let unit = unit_and_power(w.trim_matches(['.', ','])).0;

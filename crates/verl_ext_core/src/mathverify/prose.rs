@@ -307,9 +307,7 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
     let mut t = &s[i..];
     let mut start = i;
     // A currency sign, also LaTeX's escaped dollar (`\\$18`).
-    let sign = t
-        .strip_prefix("\\$")
-        .map_or_else(|| t.chars().next().filter(|c| currency_sign(*c)).map_or(0, char::len_utf8), |_| 2);
+    let sign = t.len() - super::lexer::after_currency(t).len();
     t = &t[sign..];
     start += sign;
     let mut out = Vec::new();
@@ -390,7 +388,7 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
                 // `7\\,\\mathrm{kN}`, `12\\mathrm{~cm}`: a LaTeX unit group, read with the number and part of its
                 // span (its `~` is no range).
                 text.push(' ');
-                text.push_str(group);
+                text.push_str(&group);
                 group_len = n;
             }
         }
@@ -418,7 +416,7 @@ pub fn scan_each(s: &str, from: usize, to: usize, mut f: impl FnMut(Vec<Found>))
         let starts = c.is_ascii_digit()
             || matches!(c, '-' | '(' | '.')
             || currency_sign(c)
-            || c == '\\' && s[i..].starts_with("\\$")
+            || (c == '\\' || c.is_ascii_uppercase()) && super::lexer::after_currency(&s[i..]).len() < s.len() - i
             || matches!(c, 'n' | 'N') && negative_len(&s[i..]) > 0;
         if starts && may_start(s, i) {
             let (found, plain) = at(s, i, i >= plain_until);

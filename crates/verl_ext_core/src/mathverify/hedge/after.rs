@@ -2,7 +2,7 @@
 //! or doubted words (`5 or so`, `5?`), a value that goes on (`5,000`, `5\\pi`) or has company (`5, 6`).
 
 use super::*;
-use crate::mathverify::lexer::after_currency;
+use crate::mathverify::lexer::{after_currency, before_currency};
 
 /// Words that name a number after an operator word (`5 times two`, `5 over ten`).
 pub(super) const NUMBER_NAMES: &[&str] = &[
@@ -326,7 +326,8 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
     // A sign written against the value, or through spacing commands (`−\\boxed{5}`, `$-$5`, `-\\,\\boxed{5}`,
     // `±\\boxed{5}`). A minus after a space is a sign too where something precedes it on its line (`Answer: - 7`,
     // `is - 7`); at a line's start it is a list's dash.
-    let before = s[..start].trim_end_matches(['$', '*']);
+    // `-Rs. 42`, `−€ 42`: the sign is before the amount's currency.
+    let before = before_currency(s[..start].trim_end_matches(['$', '*']));
     let thin = trim_spacing_commands_end(before).trim_end_matches(['$', '*']);
     let sign = |t: &str| {
         t.ends_with(|c: char| MINUS_SIGNS.contains(&c) || matches!(c, '–' | '-' | '－' | '±' | '∓'))
@@ -361,6 +362,20 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
     beside(context_after(s, end))
 }
 
+/// `t` past a unit word at its start (`dollars`, `cm`; not `in`, a preposition more often) and the layout after it.
+fn past_unit_word(t: &str) -> &str {
+    let n = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
+    let word = &t[..n];
+    if n > 0 && !word.eq_ignore_ascii_case("in") && crate::mathverify::lexer::canonical_unit(word).is_some() {
+        // With its power (`cm^2`, `m²`).
+        let r = &t[n..];
+        let r = ["^{2}", "^{3}", "^2", "^3", "²", "³"].iter().find_map(|p| r.strip_prefix(p)).unwrap_or(r);
+        skip_inline_layout(r)
+    } else {
+        t
+    }
+}
+
 /// Does a group holding one letter follow (`{\\rm i}`, `\\operatorname{i}`, `\\text{e}`, through spacing)?
 fn letter_group_after(after: &str) -> bool {
     let t = spacing().chain(["~"]).fold(after.trim_start(), |t, c| t.strip_prefix(c).unwrap_or(t)).trim_start();
@@ -368,17 +383,32 @@ fn letter_group_after(after: &str) -> bool {
     let Some(r) = t.strip_prefix('\\') else { return false };
     let n = r.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(r.len());
     let switch = braced && matches!(&r[..n], "rm" | "bf" | "it" | "sf" | "tt" | "mathrm" | "mathbf");
-    let group = matches!(&r[..n], "text" | "textrm" | "textbf" | "textit" | "operatorname" | "mathrm" | "mathbf");
+    let group = matches!(
+        &r[..n],
+        "text"
+            | "textrm"
+            | "textbf"
+            | "textit"
+            | "operatorname"
+            | "mathrm"
+            | "mathbf"
+            | "mathit"
+            | "mathsf"
+            | "boldsymbol"
+    );
     let body = &r[n..];
     let body = if switch {
-        body.trim_start()
+        body
     } else if group {
         body.strip_prefix('{').unwrap_or("")
     } else {
         ""
     };
+    let body = body.trim_start_matches([' ', '~']);
+    // One letter, then only spaces to the group's end.
     let mut letters = body.chars();
-    matches!((letters.next(), letters.next()), (Some(c), Some('}')) if c.is_ascii_lowercase())
+    letters.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && letters.as_str().trim_start_matches([' ', '~']).starts_with('}')
 }
 
 /// Does a dash after `lead` (the text before it on its line) sign the value after it? A colon, a bracket, `=`, a
@@ -531,7 +561,8 @@ pub(super) fn beside(after: &str) -> Option<&'static str> {
                 .iter()
                 .any(|c| t.strip_prefix(c).is_some_and(|r| !r.starts_with(|ch: char| ch.is_ascii_alphabetic())))
     };
-    let mut t = skip_inline_layout(after);
+    // `42 dollars to 43 dollars`, `42 cm or 43 cm`: the value's unit word is part of it.
+    let mut t = past_unit_word(skip_inline_layout(after));
     if digit(t) {
         return Some("one of several values (another written beside it)");
     }
@@ -584,7 +615,8 @@ pub(super) fn beside(after: &str) -> Option<&'static str> {
         }
         numbers > 1 || words_of(line).iter().any(|w| w.chars().count() >= 2)
     };
-    if operand.is_some_and(|r| digit(skip_inline_layout(r)) && !explained(r)) {
+    // (A currency code before the second value is part of it: `USD 42/USD 43`.)
+    if operand.is_some_and(|r| digit(skip_inline_layout(r)) && !explained(after_currency(skip_inline_layout(r)))) {
         return Some("one of several values, or part of a larger expression (joined to it)");
     }
     // Up to two joining words (`up to`, `(also 6)`, `(alt. 6)`), each followed by layout.

@@ -527,6 +527,8 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     if let Some(why) = continued(s, start, end) {
         return Some(why);
     }
+    // A currency sign or code before the answer is part of it (`at least Rs. 42`, `about USD 42`).
+    let start = crate::mathverify::lexer::before_currency(&s[..start]).len();
     let before = clause_before(s, start);
     // A relation before the answer binds it across a line break (`x \geq` then `\boxed{5}` on the next line).
     if ends_with_relation(before) || ends_with_relation(context_before(s, start)) {
