@@ -429,3 +429,28 @@ def test_a_megabyte_of_the_new_forms_is_read_in_bounded_time(unit: str) -> None:
     for output in (text, "\\boxed{" + text[:100_000] + "}"):
         assert score(output, "5") in (0, 1)
     assert time.perf_counter() - start < 30
+
+
+# The alphabet of the forms above with letters of other scripts: no reading may fail inside the verifier (a Rust
+# panic is caught and scored 0 with the reason "internal error"; a fuzz of it found two byte offsets taken in the
+# wrong string: a restatement's window and a heading's label).
+FORM_TOKENS = ["\\mathrm{", "\\text{", "{\\rm ", "}", "{", "~", "\\,", "\\;", "\\cdot", "/", "^{", "-1", "2", "42", " ",
+               "kg", "nm", "MW", "\\mu", "\u03bc", "uF", "\u00a3", "\u20ac", "\\$", "$", "USD", "Rs.", "US$", "\u00a2",
+               "\\pounds", "\u5143", "per", "\\Omega", "i", "X", "The answer is ", "Answer: ", "Result: ", "???",
+               "see above", "\\boxed{", "\u00b1", "\u2248", "at least ", ",", ".", "\n", "+", "=", "\u00e9", "\u0142",
+               "K\u010d", "to ", "or ", "i.e. ", "approximately "]
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(parts=st.lists(st.sampled_from(FORM_TOKENS), min_size=1, max_size=60),
+       gold=st.sampled_from(["42", "-42", "7\\,\\mathrm{N}", "42 \\text{ cm}", "\\$42", "2+3i"]))
+def test_no_reading_of_the_new_forms_fails_inside(parts: list[str], gold: str) -> None:
+    assert verify("".join(parts), gold)["reason"] != "internal error"
+
+
+@pytest.mark.parametrize("text", [
+    "\\cdot.i\u2248\\,see above" + " \u00e9" * 60, "2or \\pm\u2248\\text{" + "\u20ac" * 40,
+    "\\boxed{5}, or \u2248" + "\u00e9" * 100, ",\u00e9", "Lower bound, at most\n\\boxed{5}",
+])
+def test_byte_offsets_stay_in_their_string(text: str) -> None:
+    assert verify(text, "5")["reason"] != "internal error"

@@ -187,10 +187,11 @@ pub(super) fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
             line = previous;
         }
     }
-    let label = match line.rfind([':', '：']) {
-        Some(i) => &line[..i],
+    // The label and where it ends in its line (its colon, or the line's end).
+    let (label, colon) = match line.rfind([':', '：']) {
+        Some(i) => (&line[..i], i),
         // A heading, or the last clause of a line that runs on into the answer (`… at most 10, so` / `\\boxed{5}`).
-        None if heading => &line[line.rfind([',', ';']).map_or(0, |i| i + 1)..],
+        None if heading => (&line[line.rfind([',', ';']).map_or(0, |i| i + 1)..], line.len()),
         None => return None,
     };
     // A label is read in the answer's own sentence: a sentence end after its colon (`Lower bound: 4. … the answer
@@ -212,7 +213,6 @@ pub(super) fn hedged_sentence(s: &str, start: usize) -> Option<&'static str> {
             .map(|(i, c)| i + c.len_utf8())
             .next_back()
     };
-    let colon = label.len();
     let colon_end = colon + line[colon..].chars().next().map_or(0, char::len_utf8);
     if ends(&line[colon_end..]).is_some() {
         return None;

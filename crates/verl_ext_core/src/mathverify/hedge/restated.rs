@@ -85,7 +85,8 @@ fn restatement(s: &str, start: usize, end: usize) -> Option<Restatement> {
         None => (lead(APPROXIMATING_LEADS)?, false),
     };
     let alternative = lower.starts_with("or");
-    let at = s.len() - t.len() + len;
+    // `t` is a suffix of the window, which ends before `s` may: its offset in `s` is from the window's start.
+    let at = end + (window.len() - t.len()) + len;
     let from = at + (s[at..].len() - s[at..].trim_start_matches([' ', '$']).len());
     let answer = answer_value(&s[start..end]);
     let same = |text: &str| {
