@@ -383,10 +383,11 @@ pub fn tail_loop(s: &str) -> Option<(usize, usize)> {
     None
 }
 
-/// The text without a repetition loop that repeats no number and no answer statement (a closing remark
-/// such as `[Note: double-check the calculations…]` over and over after the answer): the answer before it
-/// stands. `Err` when the loop repeats a number or an answer (`The answer is 5.` over and over): a
-/// degenerate output, no answer.
+/// The text with a repetition loop that repeats no number and no answer statement (a closing remark such as
+/// `[Note: double-check the calculations…]` over and over after the answer) written once: the answer before
+/// it is read as if the passage were said once, so a loop never cancels what one copy says of the answer (`Wait,
+/// it is six.` or `not` over and over revises or negates it, as once). `Err` when the loop repeats a number or
+/// an answer (`The answer is 5.` over and over): a degenerate output, no answer.
 pub fn without_idle_loop(s: &str) -> Result<&str, &'static str> {
     let Some((start, period)) = tail_loop(s) else { return Ok(s) };
     let t = s.trim_end();
@@ -396,11 +397,9 @@ pub fn without_idle_loop(s: &str) -> Result<&str, &'static str> {
     if passage.iter().any(u8::is_ascii_digit) || states(b"boxed") || states(b"answer") {
         return Err("a repetition loop at the end");
     }
-    let mut cut = start;
-    while !s.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    Ok(&s[..cut])
+    // The copies end where the last one does: keep the loop's start up to the end of its first whole copy.
+    let cut = start + (t.len() - start) % period + period;
+    Ok(&s[..floor_boundary(s, cut.min(t.len()))])
 }
 
 /// The start of the last occurrence of `needle` in `hay`.
@@ -542,7 +541,9 @@ mod tests {
         assert!(tail_loop(&middle).is_none());
         // A loop of remarks after the answer is cut off; a loop that repeats an answer is no answer.
         let remarks = "So \\boxed{7}. ".to_owned() + &"[Note: please double-check the reasoning.] ".repeat(10);
-        assert_eq!(without_idle_loop(&remarks), Ok("So \\boxed{7}."));
+        assert_eq!(without_idle_loop(&remarks), Ok("So \\boxed{7}. [Note: please double-check the reasoning.]"));
+        let revised = "So \\boxed{7}.".to_owned() + &" Wait, it is six.".repeat(20);
+        assert_eq!(without_idle_loop(&revised), Ok("So \\boxed{7}. Wait, it is six."));
         assert!(without_idle_loop(&looped).is_err());
         assert_eq!(without_idle_loop("plain \\boxed{7}"), Ok("plain \\boxed{7}"));
     }

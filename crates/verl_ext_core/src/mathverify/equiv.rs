@@ -29,7 +29,7 @@ use super::budget;
 use super::clock;
 use super::exact::{self, Surd};
 use super::hp;
-use super::lexer::{canonical_unit, lex, lex_with_units, WRAPPERS};
+use super::lexer::{canonical_unit, lex, lex_with_units, with_power, WRAPPERS};
 use super::limits::{MAX_ANSWER_BYTES, SAMPLE_POINTS};
 use super::numeric::{self, C};
 use super::parser::{int, parse, size, substitute, Constant, Func, Node, Op, Rel};
@@ -260,7 +260,7 @@ fn measured(n: &Node, named: bool) -> Option<(Node, Vec<String>)> {
         return None;
     }
     let number = if number.len() == 1 { number[0].clone() } else { Node::Mul(number.to_vec()) };
-    Some((number, units.into_iter().map(|(u, k)| if k == 1 { u } else { format!("{u}^{k}") }).collect()))
+    Some((number, units.into_iter().map(|(u, k)| with_power(&u, k)).collect()))
 }
 
 /// Units as one product: each unit once with the sum of its powers (`s^-1 s^-1` is `s^-2`), none with power 0,
@@ -274,11 +274,8 @@ fn unit_product(units: &[String]) -> Vec<String> {
             None => other.push(u.clone()),
         }
     }
-    let mut out: Vec<String> = powers
-        .into_iter()
-        .filter(|&(_, p)| p != 0)
-        .map(|(name, p)| if p == 1 { name.to_owned() } else { format!("{name}^{p}") })
-        .collect();
+    let mut out: Vec<String> =
+        powers.into_iter().filter(|&(_, p)| p != 0).map(|(name, p)| with_power(name, p)).collect();
     out.extend(other);
     out.sort_unstable();
     out

@@ -812,6 +812,12 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
                     .flatten();
                 restated.and_then(|(a, b)| hedge::around(text, a, b, false))
             })
+            // The last of several values ending its sentence (`So the cost is 5, 6.`, `<answer>5 | 6</answer>`).
+            .or_else(|| {
+                (chosen.source != Source::Boxed
+                    && hedge::listed_after_value(text, span.start, chosen.start, chosen.end))
+                .then_some("one of several values (5, 6)")
+            })
             .or_else(|| revised(text, &everywhere, past))
             .or_else(|| restated_differently(text, &everywhere, past))
             .or_else(|| valued_after_tag(text, chosen))

@@ -1,6 +1,7 @@
 //! LaTeX / plain-math text to tokens. Presentation is dropped here: `\left`/`\right`, spacing commands,
 //! `$`, `\text{}`-style wrappers (their content is kept), degree marks, currency signs and unit words.
 
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use super::limits::{MAX_DIGITS, MAX_TOKENS};
@@ -518,8 +519,8 @@ const SI_BASES: &[&str] = &[
     "m", "g", "s", "A", "K", "mol", "N", "J", "W", "V", "Pa", "Hz", "C", "Ω", "ohm", "F", "T", "H", "S", "Wb", "eV",
     "L", "l", "B", "b", "bar", "Gy", "Sv", "Bq",
 ];
-static PREFIXED_UNITS: LazyLock<Vec<String>> = LazyLock::new(|| {
-    let mut out: Vec<String> =
+static PREFIXED_UNITS: LazyLock<HashSet<String>> = LazyLock::new(|| {
+    let mut out: HashSet<String> =
         SI_PREFIXES.iter().flat_map(|p| SI_BASES.iter().map(move |b| format!("{p}{b}"))).collect();
     for (p, bases) in [("c", &["m", "l", "L", "g"][..]), ("d", &["m", "l", "L", "g", "B"]), ("h", &["Pa", "l", "L"])] {
         out.extend(bases.iter().map(|b| format!("{p}{b}")));
@@ -531,7 +532,7 @@ static PREFIXED_UNITS: LazyLock<Vec<String>> = LazyLock::new(|| {
 fn prefixed_unit(word: &str) -> Option<&'static str> {
     let micro = word.strip_prefix(['u', 'µ']).map(|rest| format!("μ{rest}"));
     let word = micro.as_deref().unwrap_or(word);
-    PREFIXED_UNITS.iter().find(|u| u.as_str() == word).map(String::as_str)
+    PREFIXED_UNITS.get(word).map(String::as_str)
 }
 
 /// A unit's symbol in a wrapper after a value (`5\\,\\mathrm{A}`, `2\\text{ T}`): the units of
@@ -551,7 +552,7 @@ fn wrapped_unit(word: &str) -> Option<&'static str> {
 }
 
 /// A unit and its power as noted (`s`, `s^-2`); a power of 1 is not written.
-fn with_power(name: &str, power: i64) -> String {
+pub(super) fn with_power(name: &str, power: i64) -> String {
     if power == 1 {
         name.to_owned()
     } else {
@@ -574,6 +575,14 @@ pub(super) fn unit_group(inner: &str) -> bool {
             let unit = unit_and_power(w.trim_matches(['.', ','])).0;
             w == "per" || is_unit(unit) || wrapped_unit(unit).is_some()
         })
+}
+
+/// A square or cube written after a unit (`^2`, `^{3}`, `²`): its length and the power.
+pub(super) fn square_or_cube(rest: &str) -> Option<(usize, i64)> {
+    [("^{2}", 2), ("^2", 2), ("\u{b2}", 2), ("^{3}", 3), ("^3", 3), ("\u{b3}", 3)]
+        .into_iter()
+        .find(|(p, _)| rest.starts_with(p))
+        .map(|(p, k)| (p.len(), k))
 }
 
 /// Longest unit group read after a value, bytes (`\\mathrm{~kg \\cdot m^{2} \\cdot s^{-2}}` is 30).
@@ -620,10 +629,10 @@ pub(super) fn unit_group_after(rest: &str) -> Option<(usize, String)> {
     }
     let mut end = rest.len() - body.len() + len + usize::from(close == b'}');
     // Its power (`\\mathrm{cm}^2`, `^{3}`).
-    let mut power = "";
-    if let Some(p) = ["^{2}", "^{3}", "^2", "^3"].into_iter().find(|p| rest[end..].starts_with(*p)) {
-        end += p.len();
-        power = p;
+    let mut power = String::new();
+    if let Some((n, k)) = square_or_cube(&rest[end..]) {
+        end += n;
+        power = format!("^{k}");
     }
     Some((end, format!("\\text{{{}}}{power}", &body[..len])))
 }
@@ -1108,7 +1117,8 @@ impl Lexer {
             }
             return Ok(());
         }
-        if is_unit(&word) {
+        // Not after a term of a sum (`2-3cm` is no -1 cm).
+        if is_unit(&word) && !self.ends_a_sum() {
             self.note_unit(&word);
             return self.skip_unit_power();
         }
@@ -1168,6 +1178,31 @@ impl Lexer {
             }
         }
         self.units.extend(product.into_iter().filter(|&(_, p)| p != 0).map(|(name, p)| with_power(name, p)));
+    }
+
+    /// Is the value just read the last term of a sum or difference (`2+3`, `x-1`, `(1+2)(3)+4`), within the
+    /// relation side and bracket it is in? A sign before a first term is no sum (`-3`, `= -3`).
+    fn ends_a_sum(&self) -> bool {
+        let mut depth = 0usize;
+        for (i, t) in self.out.iter().enumerate().rev() {
+            match t {
+                Tok::Sym(')' | ']' | '}') | Tok::SetClose => depth += 1,
+                Tok::Sym('(' | '[' | '{') | Tok::SetOpen if depth == 0 => return false,
+                Tok::Sym('(' | '[' | '{') | Tok::SetOpen => depth -= 1,
+                _ if depth > 0 => {}
+                Tok::Sym('+' | '-') | Tok::Pm => {
+                    return i > 0
+                        && matches!(
+                            self.out[i - 1],
+                            Tok::Num(_) | Tok::Ident(_) | Tok::Sym(')' | ']' | '}') | Tok::SetClose | Tok::Percent
+                        )
+                }
+                Tok::Sym('=' | '<' | '>' | ',' | ';') | Tok::Le | Tok::Ge | Tok::Ne | Tok::Approx => return false,
+                Tok::RowSep | Tok::ColSep => return false,
+                _ => {}
+            }
+        }
+        false
     }
 
     /// Does an argument list follow (`(`, or a command: `\left(`, `\{`), after spaces?
@@ -1398,9 +1433,12 @@ impl Lexer {
             && letter.chars().all(char::is_alphabetic)
             && !is_unit(letter)
             && wrapped_unit(letter).is_none();
+        // Units after a term of a sum are read in place (`2+3\\mathbf{m}` is no 5 m), neither units nor a label.
+        let summed = self.ends_a_sum() && unit_group(&inner);
         let label = last
             && !percent
             && !symbol
+            && !summed
             && !self.out.is_empty()
             && spaced.chars().all(|c| c.is_alphabetic() || c.is_whitespace());
         // A multiplier (`5\text{ thousand}` is 5000) or a qualifier (`5\text{ or more}`) changes the value: it is
@@ -1426,13 +1464,10 @@ impl Lexer {
         // Units end a quantity: not before a term added to it (`2\\mathrm{m}+1` is no 2 m).
         let follows = self.chars[end + 1..].iter().find(|c| !c.is_whitespace());
         let units = !words.is_empty()
-            && (after_value || joined)
+            && (after_value && !summed || joined)
             && !follows.is_some_and(|c| matches!(c, '+' | '-' | '−') || c.is_ascii_digit())
             && self.chars.get(end + 1) != Some(&'_')
-            && words.iter().all(|w| {
-                let unit = unit_and_power(w.trim_matches(['.', ','])).0;
-                *w == "per" || is_unit(unit) || wrapped_unit(unit).is_some()
-            });
+            && unit_group(&inner);
         // `\\text{The answer is } 5`, `\\text{exactly } 12`: words before the value that only announce it.
         let announcing = self.out.is_empty()
             && !words.is_empty()

@@ -115,11 +115,8 @@ fn unit_after(rest: &str) -> Option<String> {
         return None;
     }
     let after = &r[word_len..];
-    let (power, after) = ["^{2}", "^2", "\u{b2}"]
-        .iter()
-        .find_map(|p| after.strip_prefix(p).map(|a| ("^2", a)))
-        .or_else(|| ["^{3}", "^3", "\u{b3}"].iter().find_map(|p| after.strip_prefix(p).map(|a| ("^3", a))))
-        .unwrap_or(("", after));
+    let (power, after) =
+        super::lexer::square_or_cube(after).map_or((String::new(), after), |(n, k)| (format!("^{k}"), &after[n..]));
     let compound =
         after.starts_with('/') || after.trim_start().get(..4).is_some_and(|w| w.eq_ignore_ascii_case("per "));
     let ends = !after.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '_' | '^' | '{'));

@@ -350,26 +350,32 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
     if sign(thin) || spaced_minus {
         return Some("a sign before the answer");
     }
-    // `5, 6` or `5 and 6`: more than one value where one is asked for.
-    let rest = after.trim_start();
-    let next = rest.strip_prefix(',').or_else(|| rest.strip_prefix("and ")).or_else(|| rest.strip_prefix("or "));
-    if next.is_some_and(|r| {
-        let r = r.trim_start().trim_start_matches(['$', '\\', '(']);
-        r.starts_with(|c: char| c.is_ascii_digit())
-    }) {
+    if listed_next(after) {
         return Some("one of several values");
     }
     beside(context_after(s, end))
 }
 
+/// Does another value follow the text `after` a value as an item of a list (`, 6`, `and 6`, `or 6`, `, and 6`)?
+/// More than one value where one is asked for.
+pub(super) fn listed_next(after: &str) -> bool {
+    let rest = after.trim_start();
+    let (comma, rest) = rest.strip_prefix(',').map_or((false, rest), |r| (true, r.trim_start()));
+    let next = ["and ", "or "].iter().find_map(|w| rest.strip_prefix(w)).or(comma.then_some(rest));
+    next.is_some_and(|r| {
+        let r = r.trim_start().trim_start_matches(['$', '\\', '(']);
+        r.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
 /// `t` past a unit word at its start (`dollars`, `cm`; not `in`, a preposition more often) and the layout after it.
-fn past_unit_word(t: &str) -> &str {
+pub(super) fn past_unit_word(t: &str) -> &str {
     let n = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
     let word = &t[..n];
     if n > 0 && !word.eq_ignore_ascii_case("in") && crate::mathverify::lexer::canonical_unit(word).is_some() {
         // With its power (`cm^2`, `m²`).
         let r = &t[n..];
-        let r = ["^{2}", "^{3}", "^2", "^3", "²", "³"].iter().find_map(|p| r.strip_prefix(p)).unwrap_or(r);
+        let r = crate::mathverify::lexer::square_or_cube(r).map_or(r, |(n, _)| &r[n..]);
         skip_inline_layout(r)
     } else {
         t
@@ -441,13 +447,62 @@ pub(super) fn bracketed_other(after: &str, value: &str) -> bool {
 /// Words that, between two values, offer both or span a range (`5 to 6`, `5 vs 6`, `5 (also 6)`, `5 up to 6`,
 /// `5 bis 6`, `5 или 6`), in the languages whose other hedges are read too and a few more.
 pub(super) const JOINERS: &[&str] = &[
-    "to", "through", "thru", "till", "until", "vs", "versus", "also", "and", "or", "up", "else", "then", "alt", "resp",
-    "but", "becomes", "plus", "bis", "und", "oder", "et", "ou", "y", "e", "o", "en", "al", "hasta", "tot", "til",
-    "eller", "lub", "nebo", "sau", "veya", "vagy", "до", "и", "или", "або", "和", "或", "还是", "到", "至", "か", "أو",
+    "to",
+    "through",
+    "thru",
+    "till",
+    "until",
+    "vs",
+    "versus",
+    "also",
+    "and",
+    "or",
+    "up",
+    "else",
+    "then",
+    "alt",
+    "resp",
+    "but",
+    "becomes",
+    "plus",
+    "bis",
+    "und",
+    "oder",
+    "et",
+    "ou",
+    "y",
+    "e",
+    "o",
+    "en",
+    "al",
+    "hasta",
+    "tot",
+    "til",
+    "eller",
+    "lub",
+    "nebo",
+    "sau",
+    "veya",
+    "vagy",
+    "до",
+    "и",
+    "или",
+    "або",
+    "和",
+    "或",
+    "还是",
+    "到",
+    "至",
+    "か",
+    "أو",
+    "otherwise",
+    "instead",
+    "alias",
+    "i",
 ];
 /// Marks between two values that [`beside`]'s one-symbol rule does not cover: several characters, or
 /// punctuation that otherwise ends what is said of the answer (`5 -> 6`, `5, 6`, `5; 6`, `5 ... 6`).
-pub(super) const JOINING_MARKS: &[&str] = &["->", "=>", "...", ",", ";"];
+pub(super) const JOINING_MARKS: &[&str] = &["->", "=>", "...", ",", ";", "::"];
 /// Characters that, after an answer, end or bracket what is said of it rather than join another value to it
 /// (`5. 6 people`, `5 (6 ways)`, `5: 6`); `=` has its own rule (`\\boxed{5} = 6`, and a chain `2+3 = 5`).
 pub(super) const NOT_JOINING: &str = ".,;:!?)]([\"'“”‘’¿¡=";

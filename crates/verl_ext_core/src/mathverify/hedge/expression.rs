@@ -300,6 +300,73 @@ pub fn in_list(s: &str, start: usize) -> bool {
     false
 }
 
+/// Months, whose day is followed by a comma and the year (`March 5, 2023`).
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+];
+
+/// Is the value at `s[start..end]` the last of several values that end its sentence (`So the cost is 5, 6.`,
+/// `is \\$5, \\$6`, `1, 2, and 6`, `5 | 6`, `5 → 6`)? The value before it on its line, read as the answer, would be
+/// one of several (the same rules: [`listed_next`], [`beside`]), so this one is too. Not a date's year
+/// (`March 5, 2023`), nor a value the sentence goes on about (`In 2023, 6 people came to the fair`).
+pub fn listed_after_value(s: &str, from: usize, start: usize, end: usize) -> bool {
+    // Nothing after it in its sentence but its unit.
+    let unit = |w: &String| crate::mathverify::lexer::canonical_unit(w).is_some();
+    if !words_of(clause_after(s, end)).iter().all(unit) {
+        return false;
+    }
+    // Its line, within the span the answer is read from (an answer tag's content: the reasoning before the tag is
+    // not beside it).
+    let window = context_before(s, start);
+    let window = &window[window.len().saturating_sub(start.saturating_sub(from))..];
+    let line = &window[window.rfind('\n').map_or(0, |i| i + 1)..];
+    let Some(last) = line.rfind(|c: char| c.is_ascii_digit()) else { return false };
+    let head = line[..last].trim_end_matches(|c: char| c.is_ascii_digit());
+    if words_of(head).last().is_some_and(|w| MONTHS.contains(&w.as_str())) {
+        return false;
+    }
+    // The value before is the last term of a computation whose result this one is (`12 + 8 → 20`).
+    let operand = head.trim_end_matches([' ', '$', '\\']);
+    if operand.ends_with(['+', '-', '*', '/', '×', '÷', '·', '−'])
+        || ["\\times", "\\cdot", "\\div"].iter().any(|c| operand.ends_with(c))
+    {
+        return false;
+    }
+    // Only a few bytes between them: a joining mark or word (`5 vs. 6`, `5, and 6`), not a sentence.
+    if line.len() - last > 24 {
+        return false;
+    }
+    let after = &s[start - line.len() + last + 1..];
+    let after = after.trim_start_matches(['$', '}']);
+    let after = after.strip_prefix("\\%").or_else(|| after.strip_prefix('%')).unwrap_or(after);
+    // A value with its unit word is a quantity the sentence is about (`After 3 days, 6 remain`).
+    let counted = past_unit_word(after.trim_start()).len() < after.trim_start().len();
+    !counted && (listed_next(after) || beside(after).is_some_and(|why| why.starts_with("one of several")))
+}
+
 /// The largest char boundary <= `i`.
 pub(in crate::mathverify) fn floor_boundary(s: &str, mut i: usize) -> usize {
     while !s.is_char_boundary(i) {

@@ -1,0 +1,96 @@
+"""A tenth red team's classes, each with the honest forms beside it (hostile twins score 0, honest ones 1).
+
+- A repetition loop at the end is read as its passage written once: repeating a revision, a negation or a
+  question after the answer no longer cancels it (one ``Wait, it is six.`` revised the answer; twenty cut it off).
+- The last of several values ending a sentence (``So the total cost is 5, 6.``, ``1, 2, and 6``) is no answer, as
+  ``5, 6`` read from its first is not; a date's year and a value the sentence goes on about are.
+- Two values joined in an answer tag or bare text by any mark or word that joins them after a box (``5 | 6``,
+  ``5 \u2192 6``, ``5 vs. 6``, ``5 oder 6``, ``5 otherwise 6``) are no answer, as in a box; not a computation's result
+  (``12 + 8 \u2192 20``) nor a value after a tag (``</think> <answer> 4``).
+- A unit group after a term of a sum is no unit (``2+3\\mathbf{m}`` is no 5 m), as one before a term is not.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verl_ext.reward import verify
+
+SETTINGS = settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+values = st.integers(2, 10**6)
+LEAD = "We add the two counts and simplify.\n\n"
+
+
+def score(output: str, reference: str) -> float:
+    return float(verify(output, reference)["score"])
+
+
+HEDGES_AFTER = [" Wait, it is {h}.", " Wait, let me reconsider.\n", " not", "?", " I'm not sure.", " (approximately)",
+                " or more", " \\neq", " thousand", " \\pi", "^", " wait", "!"]
+
+
+@SETTINGS
+@given(g=values, hedge=st.sampled_from(HEDGES_AFTER), times=st.sampled_from([1, 300, 1000]),
+       form=st.sampled_from(["The answer is \\boxed{{{g}}}.", "\\boxed{{{g}}}", "{g}"]))
+def test_a_hedge_repeated_into_a_loop_hedges_as_once(g: int, hedge: str, times: int, form: str) -> None:
+    answer = form.format(g=g)
+    once = score(LEAD + answer + hedge.format(h=g + 1), str(g))
+    assert score(LEAD + answer + hedge.format(h=g + 1) * times, str(g)) == once
+
+
+@pytest.mark.parametrize("hedge", HEDGES_AFTER)
+def test_a_hedge_after_a_box_withdraws_it_once_or_looped(hedge: str) -> None:
+    for times in (1, 300):
+        assert score(LEAD + "\\boxed{42}" + hedge.format(h=43) * times, "42") == 0
+
+
+@pytest.mark.parametrize("remark", ["[Note: please double-check the reasoning.] ", "\n\nI hope it is correct.",
+                                    " Good.", "\n\n---\n\n"])
+def test_an_idle_remark_repeated_after_the_answer_keeps_it(remark: str) -> None:
+    assert score(LEAD + "So the answer is \\boxed{42}." + remark * 30, "42") == 1
+
+
+@SETTINGS
+@given(g=values, form=st.sampled_from(["So the total cost is {h}, {g}.", "The values are {k}, {h}, and {g}.",
+                                       "So the total is {h} and {g}.", "We get {h}, or {g}.",
+                                       "So the total cost is \\${h}, \\${g}.", "So it is {h}, {g} dollars.",
+                                       "It is {h}%, {g}%.", "The answer is {h}, {g}."]))
+def test_the_last_of_several_values_ending_a_sentence_is_no_answer(g: int, form: str) -> None:
+    text = LEAD + form.format(g=g, h=g + 1, k=g + 2)
+    assert score(text, str(g)) == 0
+    assert score(text, str(g + 1)) == 0
+
+
+@SETTINGS
+@given(g=values, joint=st.sampled_from([" | ", " \u2192 ", " \u2014 ", " vs. ", " versus ", " otherwise ", " else ",
+                                        " i.e. ", " ... ", " & ", "\u3001", " oder ", " \u21d4 ", " :: ", " bis ",
+                                        " and ", ", "]),
+       form=st.sampled_from(["<answer>{v}</answer>", "{v}", "#### {v}", "The answer is {v}."]))
+def test_two_values_joined_in_a_tag_or_bare_text_are_no_answer(g: int, joint: str, form: str) -> None:
+    text = form.format(v=f"{g + 1}{joint}{g}")
+    assert score(text, str(g)) == 0
+    assert score(text, str(g + 1)) == 0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("The total is 12 + 8 \u2192 20.", "20"), ("<think>It is 39 mph.</think> <answer> 4 mph </answer>", "4"),
+    ("The answer is 1/2, i.e. 0.5.", "0.5"), ("Total earnings = 150 + 90 + 210 = 450.", "450"),
+    ("The date is March 5, 2023.", "2023"), ("In 2023, 6 people came to the fair.", "6"),
+    ("After 3 days, 6.", "6"), ("He has 3 apples and 6 pears.", "6"), ("So x = 2 and y = 6.", "6"),
+    ("Adding 2 and 4 we get 6.", "6"), ("Sum 2, 4. Total 6.", "6"), ("The roots are 2, \\boxed{6}", "6"),
+])
+def test_a_value_after_other_numbers_in_honest_prose_is_the_answer(text: str, reference: str) -> None:
+    assert score(LEAD + text, reference) == 1
+
+
+@pytest.mark.parametrize(("text", "reference", "credited"), [
+    ("$2+3\\mathbf{m}$", "5", False), ("$2+3\\,\\mathrm{m}$", "5", False), ("$2 - 3\\,\\text{cm}$", "-1", False),
+    ("$-3\\,\\mathrm{m}$", "-3", True), ("$x = -3\\,\\mathrm{m}$", "-3", True),
+    ("$12+3=15\\,\\mathrm{cm}$", "15", True), ("$2-3cm$", "-1", False),
+    ("$1.5\\times 10^{-3}\\,\\mathrm{m}$", "0.0015", True), ("$(2+3)\\,\\mathrm{m}$", "5", True),
+    ("$e^{-2}\\,\\mathrm{s}$", "e^{-2}", True),
+])
+def test_a_unit_after_a_term_of_a_sum_is_no_unit(text: str, reference: str, credited: bool) -> None:
+    assert score(LEAD + "So the result is " + text + ".", reference) == int(credited)
