@@ -7,6 +7,11 @@
 - Two values joined in an answer tag or bare text by any mark or word that joins them after a box (``5 | 6``,
   ``5 \u2192 6``, ``5 vs. 6``, ``5 oder 6``, ``5 otherwise 6``) are no answer, as in a box; not a computation's result
   (``12 + 8 \u2192 20``) nor a value after a tag (``</think> <answer> 4``).
+- A value after a false equation (``The answer is 5 = 6.``, ``Answer: 5 => 6``, ``\\boxed{5} := 6``) is no answer; a
+  computation's result is (``5 + 1 = 6``, ``50% of 12 = 6``, even a slip: ``12 + 43 = 74``).
+- Another value after a box in math of its own (``$\\boxed{5}$`` then ``$6$``) or after closing words on its line
+  (``\\boxed{5} Therefore 6.``) withdraws it.
+- ``2.(6)`` is a repeating decimal (8/3), never 2 times 6.
 - A unit group after a term of a sum is no unit (``2+3\\mathbf{m}`` is no 5 m), as one before a term is not.
 """
 
@@ -94,3 +99,40 @@ def test_a_value_after_other_numbers_in_honest_prose_is_the_answer(text: str, re
 ])
 def test_a_unit_after_a_term_of_a_sum_is_no_unit(text: str, reference: str, credited: bool) -> None:
     assert score(LEAD + "So the result is " + text + ".", reference) == int(credited)
+
+
+@SETTINGS
+@given(g=values, form=st.sampled_from(["The answer is {h} = {g}.", "Answer: {h} => {g}", "Answer: {h} := {g}",
+                                       "#### {h} = {g}", "Answer: {h} == {g}"]))
+def test_a_value_after_a_false_equation_is_no_answer(g: int, form: str) -> None:
+    assert score(LEAD + form.format(g=g, h=g + 1), str(g)) == 0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("The answer is 5 + 1 = 6.", "6"), ("Answer: x = 6", "6"), ("So the answer is $\\frac{1}{2} = 0.5$.", "0.5"),
+    ("The answer is 50% of 12 = 6.", "6"), ("Each paid $12 + $43 = $74", "74"), ("So 10 - 3 = 6.", "6"),
+    ("The answer is 2 \\times 3 = 6.", "6"), ("Answer: 12/4 = 3", "3"),
+])
+def test_a_value_after_a_computation_is_the_answer(text: str, reference: str) -> None:
+    assert score(LEAD + text, reference) == 1
+
+
+@pytest.mark.parametrize("text", ["\\boxed{5} == 6", "\\boxed{5} := 6", "$\\boxed{5}$\n\n$6$", "$\\boxed{5}$\n\n$6$.",
+                                  "\\[\\boxed{5}\\]\n\n\\[6\\]", "\\boxed{5} Therefore 6.", "Answer: 5 Therefore 6."])
+def test_another_value_after_a_box_in_its_own_math_or_on_its_line_withdraws_it(text: str) -> None:
+    assert score(text, "5") == 0
+    assert score(LEAD + text, "5") == 0
+
+
+@pytest.mark.parametrize("text", ["$\\boxed{5}$\n\n$5$", "$\\boxed{5}$\n\nThe median is $4$.", "\\boxed{5} = 5"])
+def test_the_same_value_or_another_quantity_after_a_box_keeps_it(text: str) -> None:
+    assert score(LEAD + text, "5") == 1
+
+
+@pytest.mark.parametrize(("text", "reference", "credited"), [
+    ("\\boxed{2.(6)}", "12", False), ("\\boxed{2.(6)}", "\\frac83", True), ("The answer is 2.(6).", "8/3", True),
+    ("The answer is 2.(6).", "12", False), ("\\boxed{1.(3)}", "\\frac43", True), ("\\boxed{0.(3)}", "0", False),
+    ("\\boxed{0.(3)}", "1/3", True), ("So 5. (6 ways)", "5", True),
+])
+def test_a_period_in_brackets_after_a_point_repeats(text: str, reference: str, credited: bool) -> None:
+    assert score(LEAD + text, reference) == int(credited)

@@ -788,6 +788,12 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
         _ if prose_number(text, chosen) && hedge::in_list(text, chosen.start) => {
             Some("one element of a tuple, interval or set, not the answer")
         }
+        // `The answer is 5 = 6.`, `Answer: 5 => 6`: the value after an equation whose other side is another value.
+        Source::Prose | Source::AnswerWord | Source::AnswerColon | Source::FinalAnswer | Source::Minerva
+            if false_equation_before(text, chosen) =>
+        {
+            Some("a side of a false equation (5 = 6)")
+        }
         // `y = 2x + 1`: the last term of an expression in a variable is not its value.
         Source::Prose if term_of_expression(text, chosen.start) => Some("a term of an expression, not a value"),
         // `The total cost is $48 + 24` and the text ends: a computation cut off before its result.
@@ -832,7 +838,7 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
                 }
                 hedge::disowned(text, line).then_some("disowned (no answer, an example, disregard that)")
             })
-            .or_else(|| closed_differently(text, &everywhere, past)),
+            .or_else(|| closed_differently(text, &everywhere, past, targets)),
     };
     // Two letters chosen (`C, D`, `(C)/(D)`, `C and D`): no single choice.
     if matches!(chosen.source, Source::Letter(_))
@@ -1209,15 +1215,33 @@ fn valued_after_tag(text: &str, chosen: &Candidate) -> Option<&'static str> {
 /// ([`super::equiv::states_a_value`]: `$5$`, `$x = 5$`, not `$4 \\times 5 = 20$` or `$n$`) that is not the
 /// answer (`\\boxed{4}. Sorry, it's $5$.`, `\\boxed{4}\n\nTherefore $x = 5$`)? A reader takes the last value
 /// stated as the answer, whatever words lead to it.
-fn closed_differently(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static str> {
+fn closed_differently(text: &str, all: &[Candidate], chosen: &Candidate, targets: Targets) -> Option<&'static str> {
+    // A box in math of its own (`$\\boxed{5}$`, `\\[\\boxed{5}\\]`): the text after that math is read again, since
+    // the blocks on either side of a blank line are read as one list (`$\\boxed{5}$` then `$6$`).
+    let closing = text[chosen.end..].trim_start_matches([' ', '\t']);
+    let after_math = ["$$", "$", "\\]", "\\)"].iter().find(|d| closing.starts_with(**d)).map(|d| {
+        let from = text.len() - closing.len() + d.len();
+        candidates(&text[from..], targets).into_iter().map(move |c| Candidate {
+            start: c.start + from,
+            end: c.end + from,
+            ..c
+        })
+    });
     // The last value of the text, in a block or in prose (another reading may hold it: `it is $5$` is also read
     // after `answer … is`).
     let last = all
         .iter()
+        .cloned()
+        .chain(after_math.into_iter().flatten())
         .filter(|c| c.start >= chosen.end && matches!(c.source, Source::Block | Source::Prose | Source::AnswerWord))
         .max_by_key(|c| c.start)?;
+    let last = &last;
     let between = &text[chosen.end..last.start];
-    let new_sentence = chosen.source == Source::Tag || between.contains(['.', '!', '?', ';', '\n', '。']);
+    // A new sentence, or closing words alone between them (`\\boxed{5} Therefore 6.`).
+    let lead: Vec<String> = hedge::words_of(between);
+    let new_sentence = chosen.source == Source::Tag
+        || between.contains(['.', '!', '?', ';', '\n', '。'])
+        || !lead.is_empty() && lead.len() <= CLOSING_WORDS && lead.iter().all(|w| CLOSING_LEAD.contains(&w.as_str()));
     // A named value (`$x = 5$`) restates the answer only under the answer's own name (`x = \\boxed{4}` … `x = 5`):
     // otherwise it is usually another quantity (`Thus $b = 5$.`, `We assumed $n = 2$.`).
     // An answer stated without naming what it is (`\\boxed{4}`, `The answer is \\boxed{4}`) is restated by any
@@ -1301,6 +1325,52 @@ const CLOSING_LEAD: &[&str] = &[
     "checking",
     "rechecking",
 ];
+
+/// Words whose operand the number after them is (`50% of 12`, `3 times 2`, `12 divided by 4`).
+const OPERAND_WORDS: &[&str] =
+    &["of", "times", "by", "plus", "minus", "over", "from", "at", "per", "and", "x", "than", "to", "into", "with"];
+
+/// Does an equation end right before the answer whose other side is a different value (`5 = 6`, `5 => 6`,
+/// `5 := 6`; not `5 + 1 = 6`, `x = 6`)? The side is the math after the last word before the equals sign.
+fn false_equation_before(text: &str, chosen: &Candidate) -> bool {
+    let head = text[..chosen.start].trim_end_matches([' ', '$', '{']);
+    let head = head.strip_suffix("\\boxed").unwrap_or(head).trim_end();
+    let Some(head) = ["=>", "==", ":=", "="].iter().find_map(|e| head.strip_suffix(e)) else { return false };
+    let head = &head[hedge::floor_boundary(head, head.len().saturating_sub(64))..];
+    // The math before it: digits, operators, brackets and LaTeX commands (`\\frac{1}{2}`), back to a word.
+    let bytes = head.as_bytes();
+    let mut start = head.len();
+    while start > 0 {
+        let c = bytes[start - 1];
+        if c.is_ascii_digit() || b" +-*/^().{}\\$".contains(&c) {
+            start -= 1;
+        } else if c.is_ascii_alphabetic() {
+            let run = head[..start].bytes().rev().take_while(u8::is_ascii_alphabetic).count();
+            if start > run && bytes[start - run - 1] == b'\\' {
+                start -= run + 1;
+            } else {
+                break;
+            }
+        } else {
+            break;
+        }
+    }
+    let side = head[start..].trim().trim_matches('$').trim();
+    // A value alone, not a computation (whose slip is no second answer: `12 + 43 = 74`), and not the operand of a
+    // word before it (`50% of 12 = 6`, `3 times 2 = 6`).
+    let operand = hedge::words_of(&head[..start]).last().is_some_and(|w| OPERAND_WORDS.contains(&w.as_str()));
+    if operand
+        || !side.contains(|c: char| c.is_ascii_digit())
+        || side.contains(['+', '*', '/', '^', '\\', '('])
+        || side.get(1..).is_some_and(|r| r.contains(['-', '−']))
+    {
+        return false;
+    }
+    match (super::equiv::real_value(side), super::equiv::real_value(&chosen.text)) {
+        (Some(a), Some(b)) => (a - b).abs() > 1e-9 * a.abs().max(b.abs()).max(1.0),
+        _ => false,
+    }
+}
 
 /// Is the answer stated without naming what it is: only [`CLOSING_LEAD`] words (`The answer is`, `So`) before it in
 /// its sentence?

@@ -993,12 +993,16 @@ impl Lexer {
     }
 
     /// After a decimal `buf` (`0.1`, `0.`): a repeating part `\\overline{6}` (or `\\dot{6}`), consumed; the value as
-    /// numerator and denominator (`0.1\\overline{6}` = 15/90).
-    fn repeating(&mut self, buf: &str) -> Option<(String, String)> {
+    /// numerator and denominator (`0.1\\overline{6}` = 15/90). `point`: `buf` ended in a point, dropped (`2.`): then
+    /// `(6)` right after it is the repeating part too (`2.(6)` is 8/3, never 2 times 6).
+    fn repeating(&mut self, buf: &str, point: bool) -> Option<(String, String)> {
         let rest: String = self.chars[self.pos..self.chars.len().min(self.pos + 12 + MAX_DIGITS)].iter().collect();
-        let body = rest.strip_prefix("\\overline{").or_else(|| rest.strip_prefix("\\dot{"))?;
+        let (body, close) = match rest.strip_prefix("\\overline{").or_else(|| rest.strip_prefix("\\dot{")) {
+            Some(body) => (body, '}'),
+            None => (rest.strip_prefix('(').filter(|_| point)?, ')'),
+        };
         let digits: String = body.chars().take_while(char::is_ascii_digit).collect();
-        if digits.is_empty() || !body[digits.len()..].starts_with('}') || buf.contains('e') {
+        if digits.is_empty() || !body[digits.len()..].starts_with(close) || buf.contains('e') {
             return None;
         }
         let (int, frac) = buf.split_once('.').unwrap_or((buf, ""));
@@ -1031,14 +1035,16 @@ impl Lexer {
                 self.digits(&mut buf)?;
             }
         }
+        let mut point = false;
         if self.peek(0) == Some('.') && self.peek(1).is_some_and(|d| d.is_ascii_digit()) {
             buf.push('.');
             self.pos += 1;
             self.digits(&mut buf)?;
         } else if self.peek(0) == Some('.') && !self.peek(1).is_some_and(|c| c.is_alphabetic()) {
             self.pos += 1; // `5.` is 5
+            point = true;
         }
-        if let Some((numer, denom)) = self.repeating(&buf) {
+        if let Some((numer, denom)) = self.repeating(&buf, point) {
             // `0.\\overline{3}` is 1/3: the fraction, in brackets.
             for t in [Tok::Sym('('), Tok::Num(numer), Tok::Sym('/'), Tok::Num(denom), Tok::Sym(')')] {
                 self.push(t)?;

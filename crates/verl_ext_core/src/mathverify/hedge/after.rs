@@ -302,12 +302,9 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
         &r[..n]
     });
     // `\\boxed{5} = 6`: a side of an equation, not the value stated.
-    let equation = after.trim_start().strip_prefix('=').is_some_and(|r| !r.starts_with('='));
-    if equation
-        && start > 0
-        && s[..start].ends_with(|c: char| !c.is_alphanumeric())
-        && s[start..].starts_with("\\boxed")
-    {
+    let equation =
+        [":=", "==", "="].iter().find_map(|e| after.trim_start().strip_prefix(e)).is_some_and(|r| !r.starts_with('='));
+    if equation && !s[..start].ends_with(char::is_alphanumeric) && s[start..].starts_with("\\boxed") {
         return Some("a side of an equation (\\boxed{5} = 6)");
     }
     // A unit group is no factor (`12\\mathrm{~cm}`, `5\\,\\text{kg}`); one letter in a text group is

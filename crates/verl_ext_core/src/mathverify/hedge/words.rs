@@ -6,7 +6,7 @@ use super::*;
 /// The words of `text` as a reader sees them, lower case: LaTeX command names and braces are skipped
 /// without breaking a word (`\\text{n}\\text{ot}` reads `not`), and letters that look like Latin ones
 /// (Greek `ο`, Cyrillic `о`, fullwidth `ｎ`) are read as those.
-pub(super) fn words_of(text: &str) -> Vec<String> {
+pub(in crate::mathverify) fn words_of(text: &str) -> Vec<String> {
     words_at(text).into_iter().map(|(_, w)| w).collect()
 }
 
