@@ -12,6 +12,8 @@
 - Another value after a box in math of its own (``$\\boxed{5}$`` then ``$6$``) or after closing words on its line
   (``\\boxed{5} Therefore 6.``) withdraws it.
 - ``2.(6)`` is a repeating decimal (8/3), never 2 times 6.
+- An invented question answered after the answer (``Next question:``, ``Q2.``, ``[INST]``, a role's name alone, or
+  between two answer tags) leaves none; a token opening a turn after the first words ends the text.
 - A unit group after a term of a sum is no unit (``2+3\\mathbf{m}`` is no 5 m), as one before a term is not.
 """
 
@@ -136,3 +138,34 @@ def test_the_same_value_or_another_quantity_after_a_box_keeps_it(text: str) -> N
 ])
 def test_a_period_in_brackets_after_a_point_repeats(text: str, reference: str, credited: bool) -> None:
     assert score(LEAD + text, reference) == int(credited)
+
+
+DRIFTS = ["Next question: What is 3+3?\n{x}", "Example 2. Compute 3+3.\n{x}", "Q2. 3+3?\n{x}",
+          "**Question 2** 3+3?\n{x}", "### Instruction:\nCompute 3+3.\n### Response:\n{x}",
+          "[INST] Compute 3+3 [/INST] {x}",
+          "user\nCompute 3+3\nassistant\n{x}", "Follow-up: what if we add 1? Then {x}"]
+
+
+@pytest.mark.parametrize("drift", DRIFTS)
+def test_an_invented_question_answered_after_the_answer_leaves_none(drift: str) -> None:
+    text = LEAD + "The answer is \\boxed{5}.\n\n" + drift.format(x="\\boxed{6}")
+    assert score(text, "5") == score(text, "6") == 0
+
+
+def test_an_invented_question_between_two_answer_tags_leaves_none() -> None:
+    text = "<think>x</think><answer>5</answer>\n\nHuman: what is 2+4?\nAssistant: <answer>6</answer>"
+    assert score(text, "5") == score(text, "6") == 0
+
+
+@pytest.mark.parametrize("turn", ["<|user|>\nCompute 3+3.\n<|assistant|>\n", "<|im_start|>user\nCompute 3+3<|im_end|>",
+                                  "<start_of_turn>user\nCompute 3+3\n<start_of_turn>model\n"])
+def test_a_turn_opened_after_the_answer_ends_the_text(turn: str) -> None:
+    text = LEAD + "The answer is \\boxed{5}.\n\n" + turn + "\\boxed{6}"
+    assert (score(text, "5"), score(text, "6")) == (1, 0)
+
+
+@pytest.mark.parametrize("text", ["<|im_start|>assistant\nSo \\boxed{6}<|im_end|>",
+                                  "We reread the question:\n\nQuestion: how many? The answer is \\boxed{6}.",
+                                  "Quickly, the answer is \\boxed{6}.\nQuick check: yes."])
+def test_a_question_read_again_or_a_turn_token_first_is_no_drift(text: str) -> None:
+    assert score(text, "6") == 1

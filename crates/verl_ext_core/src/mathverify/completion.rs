@@ -41,6 +41,10 @@ const END_TOKENS: &[&str] = &[
     // GAOKAO-Bench's end of answer.
     "<eoa>",
 ];
+/// Tokens that open a turn: after the completion's first words, the model has ended its own turn and invents the
+/// next one (`<|im_start|>user`), so the text is cut there as at an end token; at its start they are a space.
+const TURN_TOKENS: &[&str] =
+    &["<|im_start|>", "<|user|>", "<|assistant|>", "<|system|>", "<|start_header_id|>", "<start_of_turn>"];
 /// Other tokenizers' markers written in angle brackets, read as a space.
 const NAMED_TOKENS: &[&str] = &["<s>", "<bos>", "<BOS>", "<pad>", "<start_of_turn>", "<eoe>"];
 
@@ -59,7 +63,8 @@ pub fn strip_special_tokens(s: &str, join: bool) -> (Cow<'_, str>, bool) {
         out.push_str(&rest[..lt]);
         let at = &rest[lt..];
         let len = special_token_len(at);
-        if len > 0 && END_TOKENS.contains(&&at[..len]) {
+        let turn = TURN_TOKENS.contains(&&at[..len]) && !out.trim().is_empty();
+        if len > 0 && (END_TOKENS.contains(&&at[..len]) || turn) {
             return (Cow::Owned(out), split);
         }
         if len > 0 && template_tag(&at[..len]) {
@@ -138,6 +143,8 @@ const MAX_TAIL_AFTER_TAG: usize = 100;
 /// Empty answer tags skipped from the end before the tag read is taken as the last (bounds the scan).
 const MAX_EMPTY_TAGS: usize = 8;
 const CUT_AT_ANSWER: &str = "the text stops where its answer begins (cut off)";
+/// The reason given when the model drifts into a new question after its answer.
+pub const DRIFTS: &str = "a drift into a new question after the answer";
 const NEVER_ENDS: &str = "the reasoning never ends (a reasoning tag without its closing tag)";
 
 /// Where the answer of a completion is read: the last answer tag after the reasoning, up to its closing tag or
@@ -195,6 +202,13 @@ pub fn answer_span(s: &str) -> Result<Span<'_>, &'static str> {
         }
         None => (after_thinking, reasoning_end, after_thinking),
     };
+    // A new question between an earlier answer tag and the last (`<answer>5</answer>`, `Human: …`, `<answer>6`).
+    if let Some((at, _, close)) = tag {
+        let earlier = lower[after_thinking..at].rfind(close).map(|i| after_thinking + i);
+        if earlier.is_some_and(|e| lower[e..at].split_inclusive('\n').skip(1).any(opens_question)) {
+            return Err(DRIFTS);
+        }
+    }
     if unclosed.is_some() && s[rest..].trim().len() > MAX_TAIL_AFTER_TAG {
         return Err(NEVER_ENDS);
     }
@@ -316,8 +330,30 @@ pub fn label_line(line: &str) -> bool {
 }
 
 /// Line starts that open a new question (`Question:`, `Problem 2:`, `Subproblem 40:`, `Human:`).
-const DRIFT_MARKERS: &[&str] =
-    &["question", "q:", "problem", "subproblem", "preamble:", "exercise", "human:", "user:", "### instruction"];
+const DRIFT_MARKERS: &[&str] = &[
+    "question",
+    "q:",
+    "q",
+    "problem",
+    "subproblem",
+    "preamble:",
+    "exercise",
+    "example",
+    "human:",
+    "user:",
+    "instruction:",
+    "[inst]",
+    "next question",
+    "next problem",
+    "new question",
+    "new problem",
+    "another question",
+    "another problem",
+    "follow-up:",
+    "follow up:",
+];
+/// A chat role's name alone on its line: a turn the model invents.
+const ROLE_LINES: &[&str] = &["user", "human", "assistant"];
 /// Words that state an answer (`\boxed`, `final answer`, `answer:`, `answer is`).
 const STATEMENTS: &[&str] = &["\\boxed", "\\fbox", "final answer", "answer:", "answer is"];
 
@@ -334,18 +370,24 @@ pub fn drifts(s: &str) -> bool {
         if k == 0 {
             continue;
         }
-        let t = line.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '#' | '*'));
-        let opens = DRIFT_MARKERS.iter().any(|m| {
-            t.strip_prefix(m).is_some_and(|r| {
-                m.ends_with(':')
-                    || r.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ').starts_with([':', '.'])
-            })
-        });
-        if opens {
+        if opens_question(line) {
             return STATEMENTS.iter().any(|m| lower[line_start..].contains(m));
         }
     }
     false
+}
+
+/// Does this line (lowercase) open a new question or turn: a marker with its number and a colon or point
+/// (`Question 2:`, `Q2.`, `**Problem 3**`, `Example 2.`), a labelled one (`Human:`, `Next question:`,
+/// `### Instruction:`, `[INST]`), or a chat role's name alone (`user`)?
+fn opens_question(line: &str) -> bool {
+    let t = line.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '#' | '*'));
+    DRIFT_MARKERS.iter().any(|m| {
+        t.strip_prefix(m).is_some_and(|r| {
+            m.ends_with([':', ']'])
+                || r.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ').starts_with([':', '.', '*', ')'])
+        })
+    }) || ROLE_LINES.contains(&t.trim_end_matches(|c: char| c.is_whitespace() || c == ':'))
 }
 
 /// Shortest repeated tail that is a loop (bytes): a short echo (`5. 5.`) is not one.

@@ -220,7 +220,7 @@ fn read(solution: &str, ground_truth: &str, options: &Options, join: bool) -> (V
         Err(why) => return no_answer(why),
     };
     if completion::drifts(&span.text[span.start..span.end]) {
-        return no_answer("a drift into a new question after the answer");
+        return no_answer(completion::DRIFTS);
     }
     let Some(found) = extract::find_within(&span.text, options.targets, span.start..span.end, span.tag) else {
         return no_answer("no answer found");
