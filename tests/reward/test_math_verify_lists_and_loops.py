@@ -14,6 +14,8 @@
 - ``2.(6)`` is a repeating decimal (8/3), never 2 times 6.
 - An invented question answered after the answer (``Next question:``, ``Q2.``, ``[INST]``, a role's name alone, or
   between two answer tags) leaves none; a token opening a turn after the first words ends the text.
+- One sentence with an escaped dollar (``She pays \\$12.``) or a command is read by its number when it does not
+  parse whole; a check after a paragraph break that arrives at the answer again confirms it, as inline.
 - A unit group after a term of a sum is no unit (``2+3\\mathbf{m}`` is no 5 m), as one before a term is not.
 """
 
@@ -169,3 +171,17 @@ def test_a_turn_opened_after_the_answer_ends_the_text(turn: str) -> None:
                                   "Quickly, the answer is \\boxed{6}.\nQuick check: yes."])
 def test_a_question_read_again_or_a_turn_token_first_is_no_drift(text: str) -> None:
     assert score(text, "6") == 1
+
+
+@pytest.mark.parametrize("text", ["She pays \\$12.", "Janet earns \\$12 per day.", "So she pays \\$12 in total.",
+                                  "So 3 \u00d7 4 = 12.", "So 3 \\times 4 = 12."])
+def test_one_sentence_with_an_escaped_dollar_or_a_command_reads_its_number(text: str) -> None:
+    assert score(text, "12") == 1
+
+
+@pytest.mark.parametrize("check", ["Actually, let me recompute: 8 \\times 9 = 72.",
+                                   "Wait, I should double check: 70+2 = 72.",
+                                   "Hmm, wait. Let me re-read the problem. It asks for the total, which is 72."])
+def test_a_check_after_a_paragraph_break_that_arrives_at_the_answer_keeps_it(check: str) -> None:
+    assert score(LEAD + "So the answer is \\boxed{72}.\n\n" + check, "72") == 1
+    assert score(LEAD + "So the answer is \\boxed{72}.\n\n" + check.replace("72", "73"), "72") == 0

@@ -628,7 +628,9 @@ pub fn candidates(text: &str, targets: Targets) -> Vec<Candidate> {
         letters::candidates(text, targets.choices, &mut out);
     }
     out.sort_by_key(|c| (c.source.priority(), std::cmp::Reverse(c.end), c.start, c.source));
-    out.dedup_by(|a, b| a.text == b.text);
+    // The same reading twice at one place; the same value at another place is kept (a check after a box that
+    // arrives at its value again confirms it).
+    out.dedup_by(|a, b| a.text == b.text && a.start == b.start);
     out
 }
 
@@ -656,7 +658,12 @@ fn bare_answer(whole: &str, targets: Targets) -> Option<String> {
     if label {
         return None;
     }
-    let latex = whole.contains('\\') && !prose_like(whole) && !whole.contains("\n\n");
+    // An escaped dollar or percent sign is prose's too (`She pays \\$12.`): no LaTeX without another command.
+    let commands = whole.match_indices('\\').any(|(i, _)| !whole[i + 1..].starts_with(['$', '%']));
+    // A sentence (`So 3 \\times 2 = 6.`) is read whole only when it parses: else its prose numbers are read.
+    let mut first = whole.chars();
+    let sentence = first.next().is_some_and(char::is_uppercase) && first.next().is_some_and(char::is_lowercase);
+    let latex = commands && !prose_like(whole) && !whole.contains("\n\n") && (!sentence || parses(whole));
     match number {
         Some(n) if targets.expr => Some(n.text),
         _ if targets.latex && (latex || words(whole, 2).nth(1).is_none() && parses(whole)) => Some(whole.to_owned()),
