@@ -16,6 +16,8 @@
   between two answer tags) leaves none; a token opening a turn after the first words ends the text.
 - One sentence with an escaped dollar (``She pays \\$12.``) or a command is read by its number when it does not
   parse whole; a check after a paragraph break that arrives at the answer again confirms it, as inline.
+- A scale or an operation written after the value changes it (``\\boxed{2.5}\\text{M}``, ``2.5K``, ``2.5 k``,
+  ``2.5 mln``, ``2.5 per mille``, ``2.5 mod 3``, ``\\boxed{2.5}\u00b710^3``); a unit or a modulus does not.
 - A unit group after a term of a sum is no unit (``2+3\\mathbf{m}`` is no 5 m), as one before a term is not.
 """
 
@@ -185,3 +187,23 @@ def test_one_sentence_with_an_escaped_dollar_or_a_command_reads_its_number(text:
 def test_a_check_after_a_paragraph_break_that_arrives_at_the_answer_keeps_it(check: str) -> None:
     assert score(LEAD + "So the answer is \\boxed{72}.\n\n" + check, "72") == 1
     assert score(LEAD + "So the answer is \\boxed{72}.\n\n" + check.replace("72", "73"), "72") == 0
+
+
+SCALED = ["\\boxed{2.5}\\text{M}", "\\boxed{2.5}\\;\\text{million}", "\\boxed{2.5}\\text{ and a half}",
+          "\\boxed{2.5}\\textsuperscript{2}", "The answer is \\boxed{2.5}\u00b710^3.", "The answer is $2.5$\u00b710^3.",
+          "The answer is 2.5K.", "The answer is 2.5 k.", "The answer is \\$2.5K.", "The answer is 2.5MM.",
+          "The answer is 2.5 thousands.", "The answer is 2.5 mln.", "The answer is 2.5 per mille.",
+          "The answer is 2.5 basis points.", "The answer is 2.5 mod 3.", "The answer is 2.5 less 3."]
+
+
+@pytest.mark.parametrize("text", SCALED)
+def test_a_scale_or_operation_written_after_the_value_changes_it(text: str) -> None:
+    assert score(LEAD + text, "2.5") == 0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("The answer is 2.5 mm.", "2.5"), ("So the answer is 300 K.", "300"), ("It takes 5 min.", "5"),
+    ("The answer is 2.5 times.", "2.5"), ("\\boxed{12} \\text{ cm}", "12"), ("\\boxed{5} (mod 7)", "5"),
+])
+def test_a_unit_or_a_modulus_after_the_value_keeps_it(text: str, reference: str) -> None:
+    assert score(LEAD + text, reference) == 1

@@ -316,6 +316,13 @@ pub const MULTIPLIERS: &[(&str, char, &str)] = &[
     ("cubed", '^', "3"),
 ];
 
+/// Does this word after a value scale it (`thousand`, `k`, `thousands`, `mln`, `M`, `dozen`)? Then it is neither a
+/// unit nor a label.
+pub(super) fn scales_value(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    multiplier(&lower).is_some() || SCALES.contains(&lower.as_str()) || SCALE_ABBREVIATIONS.contains(&word)
+}
+
 fn multiplier(word: &str) -> Option<[Tok; 2]> {
     // `12\text{k}` (thousands, as prices and counts are abbreviated).
     let word = if word == "k" { "thousand" } else { word };
@@ -358,6 +365,9 @@ const SCALES: &[&str] = &[
     "mille",
     "gazillion",
     "zillion",
+    "mil",
+    "mln",
+    "bln",
 ];
 /// Abbreviations of scales, case as written (`5\text{M}` is five million, not a label; `m` stays metres).
 const SCALE_ABBREVIATIONS: &[&str] = &["M", "B", "bn", "Bn", "mn", "Mn", "MM", "K"];
@@ -573,7 +583,7 @@ pub(super) fn unit_group(inner: &str) -> bool {
     words.peek().is_some()
         && words.all(|w| {
             let unit = unit_and_power(w.trim_matches(['.', ','])).0;
-            w == "per" || is_unit(unit) || wrapped_unit(unit).is_some()
+            w == "per" || !SCALE_ABBREVIATIONS.contains(&unit) && (is_unit(unit) || wrapped_unit(unit).is_some())
         })
 }
 

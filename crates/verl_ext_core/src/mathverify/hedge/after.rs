@@ -51,11 +51,18 @@ pub(super) fn operated_after(after: &str) -> bool {
             || matches!(w, "second" | "third" | "fourth" | "fifth" | "power")
     };
     match word(0) {
-        "times" | "over" | "plus" | "minus" | "point" | "x" => number(1),
+        "times" | "over" | "plus" | "minus" | "point" | "x" | "less" => number(1),
+        // Not a congruence's modulus in brackets (`5 (mod 7)`).
+        "mod" | "modulo" => number(1) && !after.trim_start().starts_with('('),
+        "basis" => word(1) == "points",
+        // `k` in lower case (a capital after a space is kelvin: `300 K`).
+        "k" => after.trim_start().starts_with('k'),
+        "mil" | "mln" | "bln" | "thousands" | "hundreds" | "millions" | "billions" | "dozens" => true,
         "divided" | "multiplied" | "raised" => matches!(word(1), "by" | "to") && (number(2) || word(2) == "the"),
         "choose" => number(1),
         "percent" | "%" | "per" => {
             matches!(word(1), "of" | "cent") && (number(2) || word(1) == "cent" && word(2) == "of")
+                || word(0) == "per" && word(1) == "mille"
         }
         "to" => word(1) == "the" && (number(2) || ordinal(2)),
         "and" => {
@@ -264,7 +271,7 @@ pub(super) const FACTOR_COMMANDS: &[&str] = &[
 
 /// Letters that, written right against an answer, scale or change it (`5k`, `5M`, `5bn`, `5i`, `5x`, `5!`).
 pub(super) const ATTACHED_WORDS: &[&str] =
-    &["k", "M", "B", "bn", "mn", "mil", "i", "j", "x", "y", "z", "n", "t", "e", "E", "lakh", "crore"];
+    &["k", "K", "M", "MM", "B", "bn", "mn", "mil", "i", "j", "x", "y", "z", "n", "t", "e", "E", "lakh", "crore"];
 
 /// Does the value at `s[start..end]` go on past its end (a digit group `5,000`, an exponent `5e3`, a factor
 /// `5\\pi` or `5k` written against it, a factorial), or come after a sign the reader applies to it (`−5`), or
@@ -310,14 +317,24 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
     // A unit group is no factor (`12\\mathrm{~cm}`, `5\\,\\text{kg}`); one letter in a text group is
     // (`5{\\rm i}`, `5\\operatorname{i}`).
     let unit = crate::mathverify::lexer::unit_group_after(&s[end..]).is_some();
-    if !unit && letter_group_after(after) {
+    if !unit && (letter_group_after(after) || scale_group_after(after)) {
         return Some("a value written on past the answer (5k, 5e3, 5!)");
+    }
+    // A product's sign and a number after it (`\\boxed{2.5}·10^3`, `$2.5$ × 10^3`): the answer is a factor.
+    if after
+        .trim_start()
+        .strip_prefix(['·', '×', '⋅', '÷', '*'])
+        .is_some_and(|r| r.trim_start().trim_start_matches(['$', '{']).starts_with(|c: char| c.is_ascii_digit()))
+    {
+        return Some("part of a larger expression (an operator after it)");
     }
     if !unit && command.is_some_and(|c| FACTOR_COMMANDS.contains(&c)) {
         return Some("a factor after the answer (\\boxed{5}\\pi)");
     }
     // An operator command after it (`2-1\\div 3`, `12 \\times 3`): the answer is an operand.
-    if command.is_some_and(|c| matches!(c, "div" | "times" | "cdot" | "pm" | "mp" | "frac" | "dfrac" | "tfrac")) {
+    if command.is_some_and(|c| {
+        matches!(c, "div" | "times" | "cdot" | "pm" | "mp" | "frac" | "dfrac" | "tfrac" | "textsuperscript")
+    }) {
         return Some("part of a larger expression (an operator after it)");
     }
     // A sign written against the value, or through spacing commands (`−\\boxed{5}`, `$-$5`, `-\\,\\boxed{5}`,
@@ -377,6 +394,22 @@ pub(super) fn past_unit_word(t: &str) -> &str {
     } else {
         t
     }
+}
+
+/// Does a text group that scales the value follow (`\\text{M}`, `\\;\\text{million}`, `\\text{ and a half}`, through
+/// spacing)?
+fn scale_group_after(after: &str) -> bool {
+    let t = spacing().chain(["~"]).fold(after.trim_start(), |t, c| t.strip_prefix(c).unwrap_or(t)).trim_start();
+    let Some(body) = ["\\text{", "\\textrm{", "\\mathrm{", "\\mbox{", "\\textbf{", "\\operatorname{"]
+        .iter()
+        .find_map(|g| t.strip_prefix(g))
+    else {
+        return false;
+    };
+    let body = &body[..floor_boundary(body, body.len().min(40))];
+    let Some(close) = body.find('}') else { return false };
+    let inner = body[..close].trim_matches([' ', '~']);
+    inner.split_whitespace().next().is_some_and(crate::mathverify::lexer::scales_value) || operated_after(inner)
 }
 
 /// Does a group holding one letter follow (`{\\rm i}`, `\\operatorname{i}`, `\\text{e}`, through spacing)?
