@@ -18,6 +18,8 @@
   parse whole; a check after a paragraph break that arrives at the answer again confirms it, as inline.
 - A scale or an operation written after the value changes it (``\\boxed{2.5}\\text{M}``, ``2.5K``, ``2.5 k``,
   ``2.5 mln``, ``2.5 per mille``, ``2.5 mod 3``, ``\\boxed{2.5}\u00b710^3``); a unit or a modulus does not.
+- Another value in square brackets after the answer (``\\boxed{5} [6]``) or after a quoted answer
+  (``"answer": "5" > 6``, ``["5", "6"]``) withdraws it, as in round brackets.
 - A unit group after a term of a sum is no unit (``2+3\\mathbf{m}`` is no 5 m), as one before a term is not.
 """
 
@@ -207,3 +209,15 @@ def test_a_scale_or_operation_written_after_the_value_changes_it(text: str) -> N
 ])
 def test_a_unit_or_a_modulus_after_the_value_keeps_it(text: str, reference: str) -> None:
     assert score(LEAD + text, reference) == 1
+
+
+@pytest.mark.parametrize("text", ["\\boxed{5} [6]", "The answer is 5 [6].", "\"answer\": \"5\" > 6",
+                                  "{\"answer\": [\"5\", \"6\"]}", "\"answer\": \"5\" 6", "\"answer\": \"5\" **6**"])
+def test_another_value_in_square_brackets_or_after_a_quoted_answer_withdraws_it(text: str) -> None:
+    assert score(LEAD + text, "5") == 0
+
+
+@pytest.mark.parametrize("text", ["\\boxed{5} [5]", "{\"answer\": \"5\"}", "The answer is \"5\".",
+                                  "{\"answer\": \"5\", \"unit\": \"cm\"}"])
+def test_the_same_value_in_brackets_or_a_quoted_answer_alone_keeps_it(text: str) -> None:
+    assert score(LEAD + text, "5") == 1

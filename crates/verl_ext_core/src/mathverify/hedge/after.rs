@@ -277,6 +277,9 @@ pub(super) const ATTACHED_WORDS: &[&str] =
 /// `5\\pi` or `5k` written against it, a factorial), or come after a sign the reader applies to it (`−5`), or
 /// is it one of several (`5, 6`, `5 and 6`)? Then it is not the value stated.
 pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static str> {
+    // A value in quotes (`"answer": "5" > 6`): what follows the closing quote follows the value.
+    let quote = s[end..].chars().next().filter(|&c| matches!(c, '"' | '”') && s[..start].ends_with(['"', '“']));
+    let end = end + quote.map_or(0, char::len_utf8);
     let after = s[end..].trim_start_matches(['$', '}']);
     let tight = &s[end..];
     // Written against the value, before any space: a word of ATTACHED_WORDS, then no further letter.
@@ -377,7 +380,7 @@ pub(super) fn listed_next(after: &str) -> bool {
     let (comma, rest) = rest.strip_prefix(',').map_or((false, rest), |r| (true, r.trim_start()));
     let next = ["and ", "or "].iter().find_map(|w| rest.strip_prefix(w)).or(comma.then_some(rest));
     next.is_some_and(|r| {
-        let r = r.trim_start().trim_start_matches(['$', '\\', '(']);
+        let r = r.trim_start().trim_start_matches(['$', '\\', '(', '"']);
         r.starts_with(|c: char| c.is_ascii_digit())
     })
 }
@@ -458,11 +461,16 @@ pub fn signs(lead: &str) -> bool {
     lead.ends_with([':', '：', '】', '=', '|', '(', '[']) || stating
 }
 
-/// Does `after` open with a bracket holding nothing but another number (`42 (43)`, `42 (43?)`, `\\boxed{42} (-43)`)?
+/// Does `after` open with a bracket holding nothing but another number (`42 (43)`, `42 [43]`, `42 (43?)`,
+/// `\\boxed{42} (-43)`)?
 /// A bracket restating the value (`12 (12.0)`) or explaining it (`120 (5!)`, `12 (twelve)`) does not count.
 pub(super) fn bracketed_other(after: &str, value: &str) -> bool {
-    let Some(inner) = after.trim_start_matches(['$', ' ']).strip_prefix('(') else { return false };
-    let Some(close) = inner.find(')').filter(|&i| i <= 24) else { return false };
+    let t = after.trim_start_matches(['$', ' ']);
+    let Some((inner, closer)) = t.strip_prefix('(').map(|r| (r, ')')).or_else(|| t.strip_prefix('[').map(|r| (r, ']')))
+    else {
+        return false;
+    };
+    let Some(close) = inner.find(closer).filter(|&i| i <= 24) else { return false };
     let content = inner[..close].trim().trim_end_matches('?').trim_end();
     let digits = after_currency(content.strip_prefix('-').unwrap_or(content));
     let number = !digits.is_empty()
