@@ -25,6 +25,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -221,3 +223,31 @@ def test_another_value_in_square_brackets_or_after_a_quoted_answer_withdraws_it(
                                   "{\"answer\": \"5\", \"unit\": \"cm\"}"])
 def test_the_same_value_in_brackets_or_a_quoted_answer_alone_keeps_it(text: str) -> None:
     assert score(LEAD + text, "5") == 1
+
+
+LIST_TOKENS = ["5", "6", "42", ", ", " and ", " or ", ", and ", " | ", " \u2192 ", " vs. ", " otherwise ", " i.e. ",
+               " :: ", " = ", " => ", " := ", "\\boxed{", "}", "$", "\\[", "\\]", "\n", "\n\n", "The answer is ",
+               "Answer: ", "#### ", "<answer>", "</answer>", "</think>", "Wait, it is six.", " not", "?",
+               "Next question:", "Q2.", "user\n", "<|im_start|>", "<|user|>", "[INST]", "\\text{M}", " k", "K",
+               " mln", " mod ", "\u00b7", "2.(6)", "(", ")", "[", "]", "\"", "\u201d", "{\"answer\": ",
+               "\\mathbf{m}", "+", "-", "cm", "March ", "\u00e9", "\u4e2d", "\U0001f600", "\u0301", "\\$", "%",
+               "Therefore ", ". "]
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(parts=st.lists(st.sampled_from(LIST_TOKENS), min_size=1, max_size=40), loop=st.integers(0, 200),
+       gold=st.sampled_from(["42", "5", "6", "8/3", "5,6"]))
+def test_no_reading_of_lists_loops_or_drifts_fails_inside(parts: list[str], loop: int, gold: str) -> None:
+    text = "".join(parts) + "".join(parts[-2:]) * loop
+    assert verify(text, gold)["reason"] != "internal error"
+
+
+@pytest.mark.parametrize("unit", ["5, ", "5 | ", "5 = ", "5 => ", "\\boxed{5}\n\n", "$\\boxed{5}$\n\n",
+                                  "Next question:\n", "\\text{M}", "2.(6)", "\"5\" ", "Wait, it is six. ",
+                                  "\\boxed{5} [6] "])
+def test_a_megabyte_of_lists_loops_and_drifts_is_read_in_bounded_time(unit: str) -> None:
+    text = unit * (1_000_000 // len(unit))
+    start = time.perf_counter()
+    for output in (text, "The answer is \\boxed{5}." + text, "<answer>" + text[:100_000] + "</answer>"):
+        assert score(output, "5") in (0, 1)
+    assert time.perf_counter() - start < 30
