@@ -139,6 +139,14 @@ def test_the_same_value_or_another_quantity_after_a_box_keeps_it(text: str) -> N
     assert score(LEAD + text, "5") == 1
 
 
+@pytest.mark.parametrize(("text", "credited"), [
+    ("The probability is $\\frac{1}{4}$, or 25%.", True), ("The probability is $\\frac{1}{4}$, or 0.25.", True),
+    ("The probability is $\\frac{1}{4}$, or 26%.", False), ("The probability is $\\frac{1}{4}$, or 0.3.", False),
+])
+def test_a_math_block_said_again_in_prose_is_one_value(text: str, credited: bool) -> None:
+    assert score(LEAD + text, "\\frac14") == int(credited)
+
+
 @pytest.mark.parametrize(("text", "reference", "credited"), [
     ("\\boxed{2.(6)}", "12", False), ("\\boxed{2.(6)}", "\\frac83", True), ("The answer is 2.(6).", "8/3", True),
     ("The answer is 2.(6).", "12", False), ("\\boxed{1.(3)}", "\\frac43", True), ("\\boxed{0.(3)}", "0", False),
@@ -244,8 +252,9 @@ def test_no_reading_of_lists_loops_or_drifts_fails_inside(parts: list[str], loop
 
 @pytest.mark.parametrize("unit", ["5, ", "5 | ", "5 = ", "5 => ", "\\boxed{5}\n\n", "$\\boxed{5}$\n\n",
                                   "Next question:\n", "\\text{M}", "2.(6)", "\"5\" ", "Wait, it is six. ",
-                                  "\\boxed{5} [6] "])
+                                  "\\boxed{5} [6] ", "<|user|>", "<|im_start|>\n", "<start_of_turn>"])
 def test_a_megabyte_of_lists_loops_and_drifts_is_read_in_bounded_time(unit: str) -> None:
+    # (A run of turn tokens with no words before them was read in quadratic time: 4.7 s for a megabyte.)
     text = unit * (1_000_000 // len(unit))
     start = time.perf_counter()
     for output in (text, "The answer is \\boxed{5}." + text, "<answer>" + text[:100_000] + "</answer>"):

@@ -59,11 +59,15 @@ pub fn strip_special_tokens(s: &str, join: bool) -> (Cow<'_, str>, bool) {
     let mut split = false;
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
+    let (mut words, mut checked) = (false, 0);
     while let Some(lt) = rest.find('<') {
         out.push_str(&rest[..lt]);
         let at = &rest[lt..];
         let len = special_token_len(at);
-        let turn = TURN_TOKENS.contains(&&at[..len]) && !out.trim().is_empty();
+        // Words before it: only what was written since the last token is looked at, so the scan stays linear.
+        words |= !out[checked..].trim().is_empty();
+        checked = out.len();
+        let turn = words && TURN_TOKENS.contains(&&at[..len]);
         if len > 0 && (END_TOKENS.contains(&&at[..len]) || turn) {
             return (Cow::Owned(out), split);
         }

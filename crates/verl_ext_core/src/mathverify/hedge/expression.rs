@@ -335,7 +335,8 @@ const MONTHS: &[&str] = &[
 pub fn listed_after_value(s: &str, from: usize, start: usize, end: usize) -> bool {
     // Nothing after it in its sentence but its unit.
     let unit = |w: &String| crate::mathverify::lexer::canonical_unit(w).is_some();
-    if !words_of(clause_after(s, end)).iter().all(unit) {
+    // Nor the same value said again (`$\\frac{1}{4}$, or 25%`).
+    if !words_of(clause_after(s, end)).iter().all(unit) || restated_from(s, start, end).is_some() {
         return false;
     }
     // Its line, within the span the answer is read from (an answer tag's content: the reasoning before the tag is

@@ -159,14 +159,29 @@ pub(super) fn restated_from(s: &str, start: usize, end: usize) -> Option<usize> 
         let from = s[from..at].rfind(['\n', ';', '!', '?']).map_or(from, |i| from + i + 1);
         // Its readings (an expression, the number it starts with), the longest first.
         let found = super::super::prose::scan(s, from, at);
-        let Some(last) = found.iter().filter(|f| f.end <= at).map(|f| f.start).max() else { break };
+        let last = found.iter().filter(|f| f.end <= at).map(|f| f.start).max();
         let earlier = found
             .iter()
-            .filter(|f| f.start == last && f.end <= at)
-            .find(|f| restatement_end(s, f.start, f.end).is_some_and(|e| e >= until));
-        let Some(earlier) = earlier else { break };
-        first = Some(earlier.start);
-        (at, until) = (earlier.start, earlier.end);
+            .filter(|f| Some(f.start) == last && f.end <= at)
+            .find(|f| restatement_end(s, f.start, f.end).is_some_and(|e| e >= until))
+            .map(|f| (f.start, f.end))
+            // Or a math block before it (`$\\frac{1}{4}$, or 25%`).
+            .or_else(|| {
+                block_before(s, from, at).filter(|&(a, b)| restatement_end(s, a, b).is_some_and(|e| e >= until))
+            });
+        let Some((earlier_start, earlier_end)) = earlier else { break };
+        first = Some(earlier_start);
+        (at, until) = (earlier_start, earlier_end);
     }
     first
+}
+
+/// The content of the `$…$` block that ends last in `s[from..at]` with no digit after it (`$\\frac{1}{4}$, or 25%`).
+fn block_before(s: &str, from: usize, at: usize) -> Option<(usize, usize)> {
+    let head = &s[from..at];
+    let close = head.rfind('$')?;
+    let open = head[..close].rfind('$')?;
+    let inner = head[open + 1..close].trim();
+    (!inner.is_empty() && !head[close..].contains(|c: char| c.is_ascii_digit()))
+        .then(|| (from + open + 1, from + close))
 }
