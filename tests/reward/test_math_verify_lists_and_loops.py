@@ -20,6 +20,10 @@
   ``2.5 mln``, ``2.5 per mille``, ``2.5 mod 3``, ``\\boxed{2.5}\u00b710^3``); a unit or a modulus does not.
 - Another value in square brackets after the answer (``\\boxed{5} [6]``) or after a quoted answer
   (``"answer": "5" > 6``, ``["5", "6"]``) withdraws it, as in round brackets.
+- Red team 11: values written alike in a list (``5 apples, 6 apples``, quotes, bold, a gloss) are no answer; more
+  false-equation marks (``==>``, ``=:``, ``-->``, ``~=``); a scale past the marks closing the value's math or bold
+  (``$\\boxed{5}$K``); repeating parts in square brackets and ``\\bar``; more invented turns (``Input:``,
+  ``Prompt:``, ``Question 2`` alone); turn tokens read in linear time.
 - A unit group after a term of a sum is no unit (``2+3\\mathbf{m}`` is no 5 m), as one before a term is not.
 """
 
@@ -260,3 +264,60 @@ def test_a_megabyte_of_lists_loops_and_drifts_is_read_in_bounded_time(unit: str)
     for output in (text, "The answer is \\boxed{5}." + text, "<answer>" + text[:100_000] + "</answer>"):
         assert score(output, "5") in (0, 1)
     assert time.perf_counter() - start < 30
+
+
+# Red team 11: lists whose values are written alike (a noun, quotes, bold, a gloss), more false-equation marks,
+# scales after closing marks, repeating decimals in brackets, more invented turns.
+WRITTEN_ALIKE = ["Answer: {h} apples, {g} apples", "The answer is {h} (x); {g} (y).", "\\boxed{{{h}}} (x) {g} (y)",
+                 "The total is {h} apples and {g} apples.", "<answer>{h} USD, {g} USD</answer>", "#### {h} cm; {g} cm",
+                 "The total is \u201c{h}\u201d, \u201c{g}\u201d.", "<answer>**{h}**, **{g}**</answer>",
+                 "Answer: {h} dollars and {g} dollars"]
+
+
+@SETTINGS
+@given(g=values, form=st.sampled_from(WRITTEN_ALIKE))
+def test_values_written_alike_in_a_list_are_no_answer(g: int, form: str) -> None:
+    text = LEAD + form.format(g=g, h=g + 1)
+    assert score(text, str(g)) == score(text, str(g + 1)) == 0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("After 3 days, 6 remain.", "6"), ("After 3 days, 6.", "6"), ("Answer: 5 apples, and she ate them.", "5"),
+    ("The answer is 5 people, 3 of whom are women.", "5"), ("He bought 3 apples and 6 pears.", "6"),
+    ("The answer is 5 (five).", "5"), ("The total is \u201c6\u201d.", "6"),
+    ("The answer is 12 apples; the rest are pears.", "12"),
+])
+def test_a_value_with_its_noun_or_gloss_alone_is_the_answer(text: str, reference: str) -> None:
+    assert score(LEAD + text, reference) == 1
+
+
+@pytest.mark.parametrize(("text", "reference", "credited"), [
+    ("The answer is 3 ==> 5.", "5", False), ("Answer: 3 =: 5", "5", False), ("#### 3 ::= 5", "5", False),
+    ("<answer>3 --> 5</answer>", "5", False), ("The answer is 3 =? 5.", "5", False),
+    ("The answer is 3 ~= 5.", "5", False),
+    ("$\\boxed{5}$K", "5", False), ("**5**K", "5", False), ("\\[\\boxed{5}\\]K", "5", False),
+    ("The answer is 5 \u2a09 10^3.", "5", False), ("The answer is 5\u842c.", "50000", True),
+    ("It costs 5 lac rupees.", "500000", True), ("The answer is 5 Tsd.", "5000", True),
+    ("The answer is 5 milliard.", "5000000000", True), ("It weighs 3\u5343\u514b.", "3", True),
+    ("The answer is 0.[3].", "0", False), ("The answer is 0.[3].", "1/3", True), ("\\boxed{0.[3]}", "1/3", True),
+    ("$0.\\bar{3}$", "1/3", True), ("The answer is 2.(6).", "8/3", True), ("It is 5.(6 ways)", "5", True),
+])
+def test_marks_scales_and_repeating_parts_after_a_value(text: str, reference: str, credited: bool) -> None:
+    assert score(LEAD + text, reference) == int(credited)
+
+
+@pytest.mark.parametrize("drift", ["### Input:\nnext\n### Response:\n{x}", "Input: next\nOutput: {x}",
+                                   "Prompt: next\nCompletion: {x}", "Question 2\n{x}",
+                                   "GPT4 Correct User: next<|end_of_turn|>GPT4 Correct Assistant: {x}"])
+def test_more_invented_turns_after_the_answer_leave_none(drift: str) -> None:
+    text = LEAD + "The answer is \\boxed{7}.\n\n" + drift.format(x="\\boxed{5}")
+    assert score(text, "7") == score(text, "5") == 0
+
+
+@pytest.mark.parametrize("text", ["5\u201dK", "5\\%\u4e2d\u6587 or 6", "5\u201d\n\u00e9 or {\"answer\": \u00b7%",
+                                  "5%\u00e9, +\\text{M}\u201dTherefore", "$\\boxed{12}$\u3002Check: 12.\u3002\u7b54"])
+def test_byte_offsets_of_the_list_readers_stay_on_characters(text: str) -> None:
+    # A fuzz of the new readers found a noun's length taken in another string than its own and a bracket's
+    # width assumed one byte; each panic was caught and scored "internal error".
+    assert verify(text, "5")["reason"] != "internal error"
+    assert verify(LEAD + "The answer is " + text, "5")["reason"] != "internal error"

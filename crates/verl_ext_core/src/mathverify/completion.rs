@@ -355,6 +355,10 @@ const DRIFT_MARKERS: &[&str] = &[
     "another problem",
     "follow-up:",
     "follow up:",
+    "input:",
+    "prompt:",
+    "gpt4 correct user:",
+    "<human>:",
 ];
 /// A chat role's name alone on its line: a turn the model invents.
 const ROLE_LINES: &[&str] = &["user", "human", "assistant"];
@@ -388,8 +392,11 @@ fn opens_question(line: &str) -> bool {
     let t = line.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '#' | '*'));
     DRIFT_MARKERS.iter().any(|m| {
         t.strip_prefix(m).is_some_and(|r| {
+            let numbered = r.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
             m.ends_with([':', ']'])
-                || r.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ').starts_with([':', '.', '*', ')'])
+                || numbered.starts_with([':', '.', '*', ')'])
+                // `Question 2` alone on its line.
+                || r.starts_with(' ') && r.trim_start().starts_with(|c: char| c.is_ascii_digit()) && numbered.trim().is_empty()
         })
     }) || ROLE_LINES.contains(&t.trim_end_matches(|c: char| c.is_whitespace() || c == ':'))
 }

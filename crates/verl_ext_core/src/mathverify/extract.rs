@@ -1342,7 +1342,8 @@ const OPERAND_WORDS: &[&str] =
 fn false_equation_before(text: &str, chosen: &Candidate) -> bool {
     let head = text[..chosen.start].trim_end_matches([' ', '$', '{']);
     let head = head.strip_suffix("\\boxed").unwrap_or(head).trim_end();
-    let Some(head) = ["=>", "==", ":=", "="].iter().find_map(|e| head.strip_suffix(e)) else { return false };
+    let marks = ["===>", "==>", "=>", "-->", "->", "::=", "=::", "=:", ":=", "==", "=?", "=!", "~=", "="];
+    let Some(head) = marks.iter().find_map(|e| head.strip_suffix(e)) else { return false };
     let head = &head[hedge::floor_boundary(head, head.len().saturating_sub(64))..];
     // The math before it: digits, operators, brackets and LaTeX commands (`\\frac{1}{2}`), back to a word.
     let bytes = head.as_bytes();

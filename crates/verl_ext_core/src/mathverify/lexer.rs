@@ -311,7 +311,15 @@ pub const MULTIPLIERS: &[(&str, char, &str)] = &[
     ("mrd", '*', "1000000000"),
     ("tausend", '*', "1000"),
     ("万", '*', "10000"),
+    ("萬", '*', "10000"),
     ("亿", '*', "100000000"),
+    ("億", '*', "100000000"),
+    ("tsd", '*', "1000"),
+    ("milliard", '*', "1000000000"),
+    ("milliards", '*', "1000000000"),
+    ("lac", '*', "100000"),
+    ("lacs", '*', "100000"),
+    ("myriad", '*', "10000"),
     ("squared", '^', "2"),
     ("cubed", '^', "3"),
 ];
@@ -1007,8 +1015,10 @@ impl Lexer {
     /// `(6)` right after it is the repeating part too (`2.(6)` is 8/3, never 2 times 6).
     fn repeating(&mut self, buf: &str, point: bool) -> Option<(String, String)> {
         let rest: String = self.chars[self.pos..self.chars.len().min(self.pos + 12 + MAX_DIGITS)].iter().collect();
-        let (body, close) = match rest.strip_prefix("\\overline{").or_else(|| rest.strip_prefix("\\dot{")) {
+        let braced = ["\\overline{", "\\dot{", "\\bar{"].iter().find_map(|c| rest.strip_prefix(c));
+        let (body, close) = match braced {
             Some(body) => (body, '}'),
+            None if point && rest.starts_with('[') => (&rest[1..], ']'),
             None => (rest.strip_prefix('(').filter(|_| point)?, ')'),
         };
         let digits: String = body.chars().take_while(char::is_ascii_digit).collect();

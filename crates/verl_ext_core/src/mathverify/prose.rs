@@ -237,6 +237,20 @@ fn number(t: &str) -> Option<(usize, String)> {
             len += 1 + frac;
         }
     }
+    // A repeating part in brackets right after a point (`2.(6)`, `0.[3]`): part of the number, as the lexer reads it.
+    if let Some(r) = body[len..].strip_prefix('.').filter(|_| !text.contains('.')) {
+        let close = match r.as_bytes().first() {
+            Some(b'(') => Some(')'),
+            Some(b'[') => Some(']'),
+            _ => None,
+        };
+        // (The bracket is one byte: `r[1..]` is a char boundary only then.)
+        let period = close.map_or(0, |_| digits_len(&r[1..]));
+        if close.is_some_and(|c| period > 0 && r[1 + period..].starts_with(c)) {
+            text.push_str(&body[len..len + 3 + period]);
+            len += 3 + period;
+        }
+    }
     Some((neg + len, text))
 }
 

@@ -281,7 +281,8 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
     let quote = s[end..].chars().next().filter(|&c| matches!(c, '"' | '”') && s[..start].ends_with(['"', '“']));
     let end = end + quote.map_or(0, char::len_utf8);
     let after = s[end..].trim_start_matches(['$', '}']);
-    let tight = &s[end..];
+    // Against the value or past the marks that close its math or emphasis (`$\\boxed{5}$K`, `**5**K`).
+    let tight = ["$", "\\]", "\\)", "**", "*"].iter().find_map(|c| s[end..].strip_prefix(c)).unwrap_or(&s[end..]);
     // Written against the value, before any space: a word of ATTACHED_WORDS, then no further letter.
     let attached = ATTACHED_WORDS.iter().any(|w| match tight.strip_prefix(w) {
         // `e`/`E` only as an exponent (`5e3`, `5E-2`).
@@ -290,7 +291,8 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
         }
         _ => false,
     });
-    if attached || tight.starts_with('!') && !tight.starts_with("!=") {
+    // (`$\\boxed{5}$!` is punctuation after the math, not a factorial.)
+    if attached || s[end..].starts_with('!') && !s[end..].starts_with("!=") {
         return Some("a value written on past the answer (5k, 5e3, 5!)");
     }
     let digit_group = after.strip_prefix([',', '\'', '_', '’']).is_some_and(|r| {
@@ -326,7 +328,7 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
     // A product's sign and a number after it (`\\boxed{2.5}·10^3`, `$2.5$ × 10^3`): the answer is a factor.
     if after
         .trim_start()
-        .strip_prefix(['·', '×', '⋅', '÷', '*'])
+        .strip_prefix(['·', '×', '⋅', '÷', '*', '⨉', '✕', '∙'])
         .is_some_and(|r| r.trim_start().trim_start_matches(['$', '{']).starts_with(|c: char| c.is_ascii_digit()))
     {
         return Some("part of a larger expression (an operator after it)");
@@ -367,22 +369,66 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
     if sign(thin) || spaced_minus {
         return Some("a sign before the answer");
     }
-    if listed_next(after) {
+    if several_after(after) {
         return Some("one of several values");
     }
     beside(context_after(s, end))
 }
 
+/// `t` past the marks that close a value as written (`”`, `"`, `**`, `$`, `}`, `%`) and a gloss in brackets
+/// without digits (`(five)`).
+fn past_closers(t: &str) -> &str {
+    let t = t.trim_start_matches(['$', '}', '"', '”', '’', '」', '*', '%']);
+    let t = t.strip_prefix("\\%").unwrap_or(t);
+    let gloss = t.trim_start().strip_prefix('(').and_then(|r| {
+        let close = r.find(')').filter(|&i| i <= 16 && !r[..i].contains(|c: char| c.is_ascii_digit()))?;
+        Some(&r[close + 1..])
+    });
+    gloss.unwrap_or(t)
+}
+
+/// The word right after a value, past its closing marks (`apples` in `5 apples, 6 apples`); not a word that joins
+/// values ([`JOINERS`]: `and`, `vs`).
+pub(super) fn noun_after(t: &str) -> Option<&str> {
+    noun_and_rest(t).map(|(noun, _)| noun)
+}
+
+/// [`noun_after`] and the text after the noun.
+fn noun_and_rest(t: &str) -> Option<(&str, &str)> {
+    let t = past_closers(t).trim_start();
+    let n = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
+    (n > 0 && n <= 20 && !JOINERS.contains(&t[..n].to_lowercase().as_str())).then(|| t.split_at(n))
+}
+
+/// Does another value follow the text `after` a value as an item of a list, each written alike: `, 6`, `and 6`,
+/// `; 6`, past closing marks and glosses (`“5”, “6”`, `**5**, **6**`, `5 (five); 6 (six)`), and past a word the
+/// next value repeats (`5 apples, 6 apples`, `5 USD, 6 USD`)?
+pub(super) fn several_after(after: &str) -> bool {
+    let t = past_closers(after);
+    let Some((noun, rest)) = noun_and_rest(t) else {
+        return listed_next(t) || beside(t).is_some_and(|why| why.starts_with("one of several"));
+    };
+    if !listed_next(rest) {
+        return false;
+    }
+    let r = rest.trim_start();
+    let r = r.strip_prefix([',', ';']).unwrap_or(r).trim_start();
+    let r = ["and ", "or "].iter().find_map(|w| r.strip_prefix(w)).unwrap_or(r).trim_start();
+    let r = r.trim_start_matches(OPENING_MARKS);
+    let digits = r.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(r.len());
+    noun_after(&r[digits..]).is_some_and(|n| n.eq_ignore_ascii_case(noun))
+}
+
+/// Marks that open a value as written (`$`, `\\$`, `(`, quotes, bold).
+const OPENING_MARKS: &[char] = &['$', '\\', '(', '"', '“', '「', '*'];
+
 /// Does another value follow the text `after` a value as an item of a list (`, 6`, `and 6`, `or 6`, `, and 6`)?
 /// More than one value where one is asked for.
 pub(super) fn listed_next(after: &str) -> bool {
     let rest = after.trim_start();
-    let (comma, rest) = rest.strip_prefix(',').map_or((false, rest), |r| (true, r.trim_start()));
+    let (comma, rest) = rest.strip_prefix([',', ';']).map_or((false, rest), |r| (true, r.trim_start()));
     let next = ["and ", "or "].iter().find_map(|w| rest.strip_prefix(w)).or(comma.then_some(rest));
-    next.is_some_and(|r| {
-        let r = r.trim_start().trim_start_matches(['$', '\\', '(', '"']);
-        r.starts_with(|c: char| c.is_ascii_digit())
-    })
+    next.is_some_and(|r| r.trim_start().trim_start_matches(OPENING_MARKS).starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// `t` past a unit word at its start (`dollars`, `cm`; not `in`, a preposition more often) and the layout after it.
@@ -540,7 +586,7 @@ pub(super) const JOINERS: &[&str] = &[
 ];
 /// Marks between two values that [`beside`]'s one-symbol rule does not cover: several characters, or
 /// punctuation that otherwise ends what is said of the answer (`5 -> 6`, `5, 6`, `5; 6`, `5 ... 6`).
-pub(super) const JOINING_MARKS: &[&str] = &["->", "=>", "...", ",", ";", "::"];
+pub(super) const JOINING_MARKS: &[&str] = &["-->", "->", "==>", "=>", "...", ",", ";", "::"];
 /// Characters that, after an answer, end or bracket what is said of it rather than join another value to it
 /// (`5. 6 people`, `5 (6 ways)`, `5: 6`); `=` has its own rule (`\\boxed{5} = 6`, and a chain `2+3 = 5`).
 pub(super) const NOT_JOINING: &str = ".,;:!?)]([\"'“”‘’¿¡=";

@@ -333,10 +333,8 @@ const MONTHS: &[&str] = &[
 /// one of several (the same rules: [`listed_next`], [`beside`]), so this one is too. Not a date's year
 /// (`March 5, 2023`), nor a value the sentence goes on about (`In 2023, 6 people came to the fair`).
 pub fn listed_after_value(s: &str, from: usize, start: usize, end: usize) -> bool {
-    // Nothing after it in its sentence but its unit.
-    let unit = |w: &String| crate::mathverify::lexer::canonical_unit(w).is_some();
-    // Nor the same value said again (`$\\frac{1}{4}$, or 25%`).
-    if !words_of(clause_after(s, end)).iter().all(unit) || restated_from(s, start, end).is_some() {
+    // Not the same value said again (`$\\frac{1}{4}$, or 25%`).
+    if restated_from(s, start, end).is_some() {
         return false;
     }
     // Its line, within the span the answer is read from (an answer tag's content: the reasoning before the tag is
@@ -350,7 +348,7 @@ pub fn listed_after_value(s: &str, from: usize, start: usize, end: usize) -> boo
         return false;
     }
     // The value before is the last term of a computation whose result this one is (`12 + 8 → 20`).
-    let operand = head.trim_end_matches([' ', '$', '\\']);
+    let operand = head.trim_end_matches([' ', '$', '\\']).trim_end_matches("**").trim_end_matches("__");
     if operand.ends_with(['+', '-', '*', '/', '×', '÷', '·', '−'])
         || ["\\times", "\\cdot", "\\div"].iter().any(|c| operand.ends_with(c))
     {
@@ -361,11 +359,16 @@ pub fn listed_after_value(s: &str, from: usize, start: usize, end: usize) -> boo
         return false;
     }
     let after = &s[start - line.len() + last + 1..];
-    let after = after.trim_start_matches(['$', '}']);
-    let after = after.strip_prefix("\\%").or_else(|| after.strip_prefix('%')).unwrap_or(after);
-    // A value with its unit word is a quantity the sentence is about (`After 3 days, 6 remain`).
-    let counted = past_unit_word(after.trim_start()).len() < after.trim_start().len();
-    !counted && (listed_next(after) || beside(after).is_some_and(|why| why.starts_with("one of several")))
+    // Nothing after it in its sentence but its unit, or the word the value before it has (`5 apples and 6
+    // apples.`): else the sentence goes on about it.
+    let tail = words_of(clause_after(s, end));
+    let noun = noun_after(after);
+    let unit = |w: &String| crate::mathverify::lexer::canonical_unit(w).is_some();
+    let repeated = tail.len() == 1 && noun.is_some_and(|n| n.eq_ignore_ascii_case(&tail[0]));
+    if !(tail.iter().all(unit) && noun.is_none() || repeated) {
+        return false;
+    }
+    several_after(after)
 }
 
 /// The largest char boundary <= `i`.
