@@ -321,3 +321,25 @@ def test_byte_offsets_of_the_list_readers_stay_on_characters(text: str) -> None:
     # width assumed one byte; each panic was caught and scored "internal error".
     assert verify(text, "5")["reason"] != "internal error"
     assert verify(LEAD + "The answer is " + text, "5")["reason"] != "internal error"
+
+
+# Red team 12: a bracket after a space remarks on a prose expression (never a factor, never leaving its first
+# number); a reference written as a bare comma list is read both as MATH's list and as a decimal comma.
+@pytest.mark.parametrize(("text", "reference", "credited"), [
+    ("The answer is 3/4 (simplified).", "0.75", True), ("The answer is 3/4 (simplified).", "3", False),
+    ("#### 3/4 (in lowest terms)", "3/4", True), ("The answer is 5^2 (simplified).", "5", False),
+    ("The answer is 5^2 (simplified).", "25", True), ("The answer is 7/4 (1.75).", "7/4", True),
+    ("The answer is 7/4 (1.8).", "7/4", False), ("The answer is 42 / 43 (depends).", "42", False),
+    ("So 2 (3 + 4) = 14.", "14", True),
+])
+def test_a_bracket_after_a_prose_expression_is_a_remark(text: str, reference: str, credited: bool) -> None:
+    assert score(LEAD + text, reference) == int(credited)
+
+
+@pytest.mark.parametrize(("text", "reference", "credited"), [
+    ("$\\boxed{2,3}$", "2,3", True), ("\\boxed{-2, 1}", "-2,1", True), ("\\boxed{10, 20}", "10,20", True),
+    ("\\boxed{(1, 2)}", "1,2", True), ("\\boxed{1, 3}", "1,2", False), ("1.22", "1,22", True),
+    ("\\boxed{1000}", "1,000", True), ("\\boxed{1000.99}", "1000,99", True),
+])
+def test_a_reference_written_as_a_bare_comma_list(text: str, reference: str, credited: bool) -> None:
+    assert score(text, reference) == int(credited)

@@ -167,6 +167,21 @@ pub struct Verification {
     pub reason: String,
 }
 
+/// Is `s` a bare list of integers joined by commas without spaces, its first of at most three digits, not all
+/// groups of three after it (`-2,1`, `1,5`, `10,20`; not `1,000` or `1000,99`)?
+fn comma_list(s: &str) -> bool {
+    let mut parts = s.trim().split(',');
+    let integer = |p: &str| {
+        let d = p.strip_prefix('-').unwrap_or(p);
+        !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+    };
+    if !parts.next().is_some_and(|p| integer(p) && p.trim_start_matches('-').len() <= 3) {
+        return false;
+    }
+    let rest: Vec<&str> = parts.collect();
+    !rest.is_empty() && rest.iter().all(|p| integer(p)) && !rest.iter().all(|p| p.len() == 3)
+}
+
 /// Find the answer of `solution` and of `ground_truth` alike ([`extract`]: boxes, `Final Answer`, `answer:`,
 /// math blocks, numbers in prose, or a bare answer) and compare them.
 pub fn verify(solution: &str, ground_truth: &str) -> Verification {
@@ -240,7 +255,15 @@ fn read(solution: &str, ground_truth: &str, options: &Options, join: bool) -> (V
         Some(letter) if equiv::reference_choice(&reference).is_some() => format!("({letter}) {answer}"),
         _ => answer,
     };
-    let verdict = math_equal_with(&answer, &reference, options);
+    let mut verdict = math_equal_with(&answer, &reference, options);
+    // A reference that is a bare list without spaces (`-2,1`, `10,20`) is written as MATH writes lists and as
+    // Math-Verify's tests write a decimal comma (`1,22` is 1.22): either reading is the reference.
+    if !verdict.equal && comma_list(ground_truth) {
+        let listed = math_equal_with(&answer, ground_truth.trim(), options);
+        if listed.equal {
+            verdict = listed;
+        }
+    }
     let verification = Verification {
         score: if verdict.equal { 1.0 } else { 0.0 },
         prediction: Some(answer),

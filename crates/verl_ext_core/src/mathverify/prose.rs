@@ -277,6 +277,13 @@ fn expression(t: &str, bold: bool) -> Result<usize, usize> {
         bold || t[..i].ends_with(' ') != after.starts_with(' ') || after.trim_start().is_empty()
     });
     let run = markup.unwrap_or(run);
+    // A bracket after a space and a complete expression opens a remark on it, not a factor (`3/4 (simplified)`,
+    // `7/4 (1.75)`; `2 * (3 + 4)` is one expression).
+    let remark = t[skip..run]
+        .match_indices(" (")
+        .map(|(i, _)| skip + i)
+        .find(|&i| t[..i].trim_end().ends_with(|c: char| c.is_ascii_digit() || c == ')'));
+    let run = remark.unwrap_or(run);
     // Not a sentence's full stop or a closing `**` (bold).
     let body = t[..run].trim_end_matches([' ', '.', '*']);
     let has_operator = body[skip..].trim_start_matches(|c: char| c.is_ascii_digit()).contains(OPERATORS);
