@@ -343,3 +343,21 @@ def test_a_bracket_after_a_prose_expression_is_a_remark(text: str, reference: st
 ])
 def test_a_reference_written_as_a_bare_comma_list(text: str, reference: str, credited: bool) -> None:
     assert score(text, reference) == int(credited)
+
+
+@pytest.mark.parametrize(("text", "reference", "credited"), [
+    ("\\boxed{2023}", "March 15, 2023", False), ("\\boxed{4}", "1 hour 4 minutes", False),
+    ("\\boxed{60}", "Alice: 40, Bob: 60", False), ("\\boxed{5}", "5 apples", True),
+    ("\\boxed{18}", "Janet sells 16 - 3 - 4 = 9 duck eggs a day. She makes 9 * 2 = 18 dollars.", True),
+])
+def test_a_short_reference_in_words_with_several_numbers_is_not_its_last_number(
+        text: str, reference: str, credited: bool) -> None:
+    assert score(text, reference) == int(credited)
+
+
+@pytest.mark.parametrize(("tail", "credited"), [
+    ("User: Are you sure?\nAssistant: No, it is 43.", False), ("User: Thanks!", True),
+    ("Human: ok\nAssistant: Glad to help.", True),
+])
+def test_a_number_in_a_turn_invented_after_the_answer_is_another_answer(tail: str, credited: bool) -> None:
+    assert score(LEAD + "So \\boxed{42}\n\n" + tail, "42") == int(credited)

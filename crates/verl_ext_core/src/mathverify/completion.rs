@@ -379,7 +379,11 @@ pub fn drifts(s: &str) -> bool {
             continue;
         }
         if opens_question(line) {
-            return STATEMENTS.iter().any(|m| lower[line_start..].contains(m));
+            // In a turn the model invents for a user (`User: Are you sure?` then `No, it is 43.`), any number is
+            // another answer.
+            let rest = &lower[line_start..];
+            return STATEMENTS.iter().any(|m| rest.contains(m))
+                || opens_turn(line) && rest.contains(|c: char| c.is_ascii_digit());
         }
     }
     false
@@ -400,6 +404,16 @@ fn opens_question(line: &str) -> bool {
         })
     }) || ROLE_LINES.contains(&t.trim_end_matches(|c: char| c.is_whitespace() || c == ':'))
 }
+
+/// Does this line (lowercase) open a chat turn (`User:`, `Human:`, `[INST]`, `Input:`, a role's name alone)?
+fn opens_turn(line: &str) -> bool {
+    let t = line.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '#' | '*'));
+    TURN_MARKERS.iter().any(|m| t.starts_with(m))
+        || ROLE_LINES.contains(&t.trim_end_matches(|c: char| c.is_whitespace() || c == ':'))
+}
+
+/// The [`DRIFT_MARKERS`] that open a chat turn.
+const TURN_MARKERS: &[&str] = &["human:", "user:", "[inst]", "input:", "prompt:", "gpt4 correct user:", "<human>:"];
 
 /// Shortest repeated tail that is a loop (bytes): a short echo (`5. 5.`) is not one.
 pub const MIN_LOOP_BYTES: usize = 240;
