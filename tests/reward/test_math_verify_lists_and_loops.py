@@ -207,7 +207,7 @@ def test_a_check_after_a_paragraph_break_that_arrives_at_the_answer_keeps_it(che
 
 SCALED = ["\\boxed{2.5}\\text{M}", "\\boxed{2.5}\\;\\text{million}", "\\boxed{2.5}\\text{ and a half}",
           "\\boxed{2.5}\\textsuperscript{2}", "The answer is \\boxed{2.5}\u00b710^3.", "The answer is $2.5$\u00b710^3.",
-          "The answer is 2.5K.", "The answer is 2.5 k.", "The answer is \\$2.5K.", "The answer is 2.5MM.",
+          "The answer is 2.5 k.", "The answer is \\$2.5K.", "The answer is 2.5MM.",
           "The answer is 2.5 thousands.", "The answer is 2.5 mln.", "The answer is 2.5 per mille.",
           "The answer is 2.5 basis points.", "The answer is 2.5 mod 3.", "The answer is 2.5 less 3."]
 
@@ -295,7 +295,8 @@ def test_a_value_with_its_noun_or_gloss_alone_is_the_answer(text: str, reference
     ("The answer is 3 ==> 5.", "5", False), ("Answer: 3 =: 5", "5", False), ("#### 3 ::= 5", "5", False),
     ("<answer>3 --> 5</answer>", "5", False), ("The answer is 3 =? 5.", "5", False),
     ("The answer is 3 ~= 5.", "5", False),
-    ("$\\boxed{5}$K", "5", False), ("**5**K", "5", False), ("\\[\\boxed{5}\\]K", "5", False),
+    ("$\\boxed{5}$M", "5", False), ("**5**M", "5", False), ("\\[\\boxed{5}\\]M", "5", False),
+    ("The temperature is 300K.", "300", True), ("$\\boxed{300}\\text{ K}$.", "300", True),
     ("The answer is 5 \u2a09 10^3.", "5", False), ("The answer is 5\u842c.", "50000", True),
     ("It costs 5 lac rupees.", "500000", True), ("The answer is 5 Tsd.", "5000", True),
     ("The answer is 5 milliard.", "5000000000", True), ("It weighs 3\u5343\u514b.", "3", True),
@@ -345,14 +346,14 @@ def test_a_reference_written_as_a_bare_comma_list(text: str, reference: str, cre
     assert score(text, reference) == int(credited)
 
 
-@pytest.mark.parametrize(("text", "reference", "credited"), [
-    ("\\boxed{2023}", "March 15, 2023", False), ("\\boxed{4}", "1 hour 4 minutes", False),
-    ("\\boxed{60}", "Alice: 40, Bob: 60", False), ("\\boxed{5}", "5 apples", True),
-    ("\\boxed{18}", "Janet sells 16 - 3 - 4 = 9 duck eggs a day. She makes 9 * 2 = 18 dollars.", True),
+@pytest.mark.parametrize(("text", "reference"), [
+    ("The total is 1,250 + 1,250 = 2,500.", "2500"), ("So the answer is 3,000 - 1,200 = 1,800.", "1800"),
+    ("He earns 2 * \\$1,500 = \\$3,000.", "3000"), ("Cost per day is 35 \u00b7 4 = 140.", "140"),
+    ("So \u221a16 = 4.", "4"), ("The remainder is 17 mod 5 = 2.", "2"),
 ])
-def test_a_short_reference_in_words_with_several_numbers_is_not_its_last_number(
-        text: str, reference: str, credited: bool) -> None:
-    assert score(text, reference) == int(credited)
+def test_a_computation_cut_short_by_a_mark_is_no_false_equation(text: str, reference: str) -> None:
+    # A fresh review found the false-equation rule taking `250` in `1,250 + 1,250 = 2,500` as the other side.
+    assert score(LEAD + text, reference) == 1
 
 
 @pytest.mark.parametrize(("tail", "credited"), [

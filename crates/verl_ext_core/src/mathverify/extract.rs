@@ -1334,11 +1334,14 @@ const CLOSING_LEAD: &[&str] = &[
 ];
 
 /// Words whose operand the number after them is (`50% of 12`, `3 times 2`, `12 divided by 4`).
-const OPERAND_WORDS: &[&str] =
-    &["of", "times", "by", "plus", "minus", "over", "from", "at", "per", "and", "x", "than", "to", "into", "with"];
+const OPERAND_WORDS: &[&str] = &[
+    "of", "times", "by", "plus", "minus", "over", "from", "at", "per", "and", "x", "than", "to", "into", "with", "mod",
+    "modulo",
+];
 
 /// Does an equation end right before the answer whose other side is a different value (`5 = 6`, `5 => 6`,
-/// `5 := 6`; not `5 + 1 = 6`, `x = 6`)? The side is the math after the last word before the equals sign.
+/// `5 := 6`; not `5 + 1 = 6`, `x = 6`)? The side is the math between the equals sign and a word, a label's colon
+/// or the text's start; a side cut short by anything else is no side.
 fn false_equation_before(text: &str, chosen: &Candidate) -> bool {
     let head = text[..chosen.start].trim_end_matches([' ', '$', '{']);
     let head = head.strip_suffix("\\boxed").unwrap_or(head).trim_end();
@@ -1364,10 +1367,18 @@ fn false_equation_before(text: &str, chosen: &Candidate) -> bool {
         }
     }
     let side = head[start..].trim().trim_matches('$').trim();
+    // The whole side: a word, a label's colon or the text's start before it, not a mark the scan does not read
+    // (`1,250 + 1,250 = 2,500`, `35 · 4 = 140`, `√16 = 4` have a longer side).
+    let bounded = head[..start]
+        .trim_end()
+        .chars()
+        .next_back()
+        .is_none_or(|c| c.is_alphabetic() || matches!(c, ':' | '：' | '#' | '*' | '>'));
     // A value alone, not a computation (whose slip is no second answer: `12 + 43 = 74`), and not the operand of a
-    // word before it (`50% of 12 = 6`, `3 times 2 = 6`).
+    // word before it (`50% of 12 = 6`, `3 times 2 = 6`, `17 mod 5 = 2`).
     let operand = hedge::words_of(&head[..start]).last().is_some_and(|w| OPERAND_WORDS.contains(&w.as_str()));
-    if operand
+    if !bounded
+        || operand
         || !side.contains(|c: char| c.is_ascii_digit())
         || side.contains(['+', '*', '/', '^', '\\', '('])
         || side.get(1..).is_some_and(|r| r.contains(['-', '−']))

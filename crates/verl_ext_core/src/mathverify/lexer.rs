@@ -325,10 +325,11 @@ pub const MULTIPLIERS: &[(&str, char, &str)] = &[
 ];
 
 /// Does this word after a value scale it (`thousand`, `k`, `thousands`, `mln`, `M`, `dozen`)? Then it is neither a
-/// unit nor a label.
+/// unit nor a label. Not `K`: kelvin is written alike (`300 K`, `300\\text{ K}`).
 pub(super) fn scales_value(word: &str) -> bool {
     let lower = word.to_lowercase();
-    multiplier(&lower).is_some() || SCALES.contains(&lower.as_str()) || SCALE_ABBREVIATIONS.contains(&word)
+    word != "K"
+        && (multiplier(&lower).is_some() || SCALES.contains(&lower.as_str()) || SCALE_ABBREVIATIONS.contains(&word))
 }
 
 fn multiplier(word: &str) -> Option<[Tok; 2]> {
@@ -558,6 +559,7 @@ fn prefixed_unit(word: &str) -> Option<&'static str> {
 fn wrapped_unit(word: &str) -> Option<&'static str> {
     canonical_unit(word).or_else(|| prefixed_unit(word)).or(match word {
         "A" => Some("A"),
+        "K" => Some("K"),
         "C" => Some("C"),
         "T" => Some("T"),
         "F" => Some("F"),
@@ -591,7 +593,9 @@ pub(super) fn unit_group(inner: &str) -> bool {
     words.peek().is_some()
         && words.all(|w| {
             let unit = unit_and_power(w.trim_matches(['.', ','])).0;
-            w == "per" || !SCALE_ABBREVIATIONS.contains(&unit) && (is_unit(unit) || wrapped_unit(unit).is_some())
+            w == "per"
+                || !(unit != "K" && SCALE_ABBREVIATIONS.contains(&unit))
+                    && (is_unit(unit) || wrapped_unit(unit).is_some())
         })
 }
 

@@ -167,18 +167,6 @@ pub struct Verification {
     pub reason: String,
 }
 
-/// Is `s` a short answer (no sentence, no computation) holding a word and numbers at two places at least
-/// (`March 15, 2023`, `1 hour 4 minutes`)? A worked solution given as the reference is read by its last number.
-fn worded_numbers(s: &str) -> bool {
-    if s.trim().len() > 48 || s.contains(['=', '\n']) {
-        return false;
-    }
-    let found = prose::scan(s, 0, s.len());
-    let mut starts = found.iter().map(|f| f.start).collect::<Vec<_>>();
-    starts.dedup();
-    starts.len() >= 2 && hedge::words_of(s).iter().any(|w| w.chars().count() >= 2)
-}
-
 /// Is `s` a bare list of integers joined by commas without spaces, its first of at most three digits, not all
 /// groups of three after it (`-2,1`, `1,5`, `10,20`; not `1,000` or `1000,99`)?
 fn comma_list(s: &str) -> bool {
@@ -262,13 +250,7 @@ fn read(solution: &str, ground_truth: &str, options: &Options, join: bool) -> (V
         let reason = "no reference answer found".into();
         return (Verification { score: 0.0, prediction: Some(answer), reason }, split);
     };
-    // A reference in words with several numbers (`March 15, 2023`, `1 hour 4 minutes`, `Alice: 40, Bob: 60`) is
-    // not its last number: it is compared whole.
-    let reference = if reference.source == Source::Prose && worded_numbers(ground_truth) {
-        ground_truth.trim().to_owned()
-    } else {
-        reference.text
-    };
+    let reference = reference.text;
     // `(B) 3` answers a multiple-choice reference with its label.
     let answer = match found.label {
         Some(letter) if equiv::reference_choice(&reference).is_some() => format!("({letter}) {answer}"),

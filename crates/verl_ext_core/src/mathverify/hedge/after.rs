@@ -57,7 +57,7 @@ pub(super) fn operated_after(after: &str) -> bool {
         "basis" => word(1) == "points",
         // `k` in lower case (a capital after a space is kelvin: `300 K`).
         "k" => after.trim_start().starts_with('k'),
-        "mil" | "mln" | "bln" | "thousands" | "hundreds" | "millions" | "billions" | "dozens" => true,
+        w if w != "k" && crate::mathverify::lexer::scales_value(w) => true,
         "divided" | "multiplied" | "raised" => matches!(word(1), "by" | "to") && (number(2) || word(2) == "the"),
         "choose" => number(1),
         "percent" | "%" | "per" => {
@@ -271,7 +271,7 @@ pub(super) const FACTOR_COMMANDS: &[&str] = &[
 
 /// Letters that, written right against an answer, scale or change it (`5k`, `5M`, `5bn`, `5i`, `5x`, `5!`).
 pub(super) const ATTACHED_WORDS: &[&str] =
-    &["k", "K", "M", "MM", "B", "bn", "mn", "mil", "i", "j", "x", "y", "z", "n", "t", "e", "E", "lakh", "crore"];
+    &["k", "M", "MM", "B", "bn", "mn", "mil", "i", "j", "x", "y", "z", "n", "t", "e", "E", "lakh", "crore"];
 
 /// Does the value at `s[start..end]` go on past its end (a digit group `5,000`, an exponent `5e3`, a factor
 /// `5\\pi` or `5k` written against it, a factorial), or come after a sign the reader applies to it (`−5`), or
@@ -291,8 +291,11 @@ pub(super) fn continued(s: &str, start: usize, end: usize) -> Option<&'static st
         }
         _ => false,
     });
+    // A capital `K` is kelvin after a number (`300K`), thousands after an amount of money (`$2.5K`).
+    let money = crate::mathverify::lexer::before_currency(&s[..start]).len() < start;
+    let thousands = money && tight.strip_prefix('K').is_some_and(|r| !r.starts_with(char::is_alphabetic));
     // (`$\\boxed{5}$!` is punctuation after the math, not a factorial.)
-    if attached || s[end..].starts_with('!') && !s[end..].starts_with("!=") {
+    if attached || thousands || s[end..].starts_with('!') && !s[end..].starts_with("!=") {
         return Some("a value written on past the answer (5k, 5e3, 5!)");
     }
     let digit_group = after.strip_prefix([',', '\'', '_', '’']).is_some_and(|r| {
