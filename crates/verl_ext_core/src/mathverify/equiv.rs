@@ -29,7 +29,7 @@ use super::budget;
 use super::clock;
 use super::exact::{self, Surd};
 use super::hp;
-use super::lexer::{canonical_unit, lex, lex_with_units, with_power, WRAPPERS};
+use super::lexer::{self, canonical_unit, lex, lex_with_units, with_power, SPACING_COMMANDS, WRAPPERS};
 use super::limits::{MAX_ANSWER_BYTES, SAMPLE_POINTS};
 use super::numeric::{self, C};
 use super::parser::{int, parse, size, substitute, Constant, Func, Node, Op, Rel};
@@ -52,17 +52,50 @@ fn verdict(equal: bool, reason: impl Into<String>) -> Verdict {
 }
 
 fn squeeze(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace() && *c != '$').collect()
+    let mut out = String::with_capacity(s.len());
+    let mut spaced = false;
+    for c in s.chars().filter(|c| *c != '$') {
+        if c.is_whitespace() {
+            spaced = true;
+            continue;
+        }
+        // Digits apart stay apart: `4 2` is two numbers, not 42 (a thousands group is read by the lexer).
+        if spaced && c.is_ascii_digit() && out.ends_with(|d: char| d.is_ascii_digit()) {
+            out.push(' ');
+        }
+        spaced = false;
+        out.push(c);
+    }
+    out
+}
+
+/// `\name` of every wrapper, longest first, so `\textbf` is not left as `bf` by `\text`; built once.
+static COMMANDS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let mut commands: Vec<String> = WRAPPERS.iter().chain(&["left", "right"]).map(|c| format!("\\{c}")).collect();
+    commands.sort_by_key(|c| std::cmp::Reverse(c.len()));
+    commands
+});
+
+/// An answer in words (`\\text{No solution}`, `infinitely many`): its words in lower case, when it is several words
+/// of letters only, one of three letters or more (so no product of variables, `a b`, and no point's name, `ABC`).
+fn words_answer(s: &str) -> Option<Vec<String>> {
+    let mut t = drop_colours(&super::unicode::fold(s)).into_owned();
+    for c in COMMANDS.iter() {
+        if t.contains(c.as_str()) {
+            t = t.replace(c.as_str(), " ");
+        }
+    }
+    let words: Vec<String> = t
+        .split(|c: char| c.is_whitespace() || matches!(c, '{' | '}' | '$' | '~'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let letters = words.iter().all(|w| w.chars().all(char::is_alphabetic));
+    (words.len() >= 2 && letters && words.iter().any(|w| w.chars().count() >= 3)).then_some(words)
 }
 
 /// Strip the lexer's `\text{}`-style wrappers, `\left`/`\right`, braces, `$` and spaces.
 fn choice_text(s: &str) -> String {
-    // `\name` of every wrapper, longest first, so `\textbf` is not left as `bf` by `\text`; built once.
-    static COMMANDS: LazyLock<Vec<String>> = LazyLock::new(|| {
-        let mut commands: Vec<String> = WRAPPERS.iter().chain(&["left", "right"]).map(|c| format!("\\{c}")).collect();
-        commands.sort_by_key(|c| std::cmp::Reverse(c.len()));
-        commands
-    });
     let mut t = squeeze(&drop_colours(&super::unicode::fold(s)));
     for c in COMMANDS.iter() {
         if t.contains(c.as_str()) {
@@ -125,6 +158,26 @@ fn predicted_choice(s: &str) -> Option<char> {
             && !rest[i + 1..].chars().next().is_some_and(|n| n.is_ascii_alphabetic())
     });
     (!another && !hedged_choice(s, c)).then_some(c)
+}
+
+/// The value after an option's letter that opens `s` (`\\textbf{(B)}\\ 12`, `(B) 12`, `B) 12`), if one follows.
+fn after_choice_label(s: &str) -> Option<&str> {
+    let t = s.trim_start();
+    let (label, rest) = match ["\\textbf{", "\\mathbf{", "\\text{", "\\mathrm{"].iter().find_map(|w| t.strip_prefix(w))
+    {
+        Some(inner) => inner.split_once('}')?,
+        None => t.split_at(t.find([')', '.', ':']).map_or(0, |i| i + 1)),
+    };
+    let label = label.trim();
+    let letter = label.strip_prefix('(').unwrap_or(label).trim_end_matches([')', '.', ':']);
+    if letter.len() != 1 || !letter.bytes().all(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
+    let mut rest = rest;
+    while let Some(r) = SPACING_COMMANDS.iter().chain(&["~", " "]).find_map(|c| rest.strip_prefix(c)) {
+        rest = r;
+    }
+    (!rest.trim().is_empty()).then_some(rest)
 }
 
 /// Does the text after the chosen letter offer another (`C. or D.`, `C) 12 or D) 14`, `C) \\quad D)`, `C. ABCDE`)
@@ -381,6 +434,22 @@ fn sloppy_approximation(p: &str) -> bool {
     false
 }
 
+/// Does the answer `s` start with a currency sign or code (`\\$5`, `-£5`, `USD 5`)? The lexer drops them.
+fn money(s: &str) -> bool {
+    let s = s.trim_start();
+    let t = if s.starts_with("\\$") { s } else { s.trim_start_matches(['-', '{', '$', ' ']) };
+    lexer::after_currency(t).len() < t.len()
+}
+
+/// Is `n` a percentage (`5\\%`, `-5\\%`)?
+fn percentage(n: &Node) -> bool {
+    match n {
+        Node::Percent(_) => true,
+        Node::Neg(x) => matches!(**x, Node::Percent(_)),
+        _ => false,
+    }
+}
+
 fn equality_sides(n: &Node) -> Option<&[Node]> {
     match n {
         Node::Relation(sides, ops) if !ops.is_empty() && ops.iter().all(|r| *r == Rel::Eq) => Some(sides),
@@ -414,6 +483,10 @@ pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options
     if squeeze(p) == squeeze(r) {
         return verdict(true, "identical");
     }
+    // The same words in another case (`\\text{no solution}` for `\\text{No solution}`).
+    if words_answer(p).is_some_and(|w| Some(w) == words_answer(r)) {
+        return verdict(true, "the same words");
+    }
     // Two clock times compare as times of day (`3:45` is not `1:15` as a ratio would make it).
     if let (Some(got), Some(want)) = (clock::clock(&choice_text(p)), clock::clock(&choice_text(r))) {
         let equal = got.same_time(&want);
@@ -422,6 +495,11 @@ pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options
     if let Some(letter) = reference_choice(r) {
         let got = predicted_choice(p);
         return verdict(got == Some(letter), format!("multiple choice {letter}, predicted {got:?}"));
+    }
+    // AMC's `\\textbf{(B)}\\ 12` against the value 12: the option's value is the answer.
+    if let Some(value) = predicted_choice(p).and_then(|_| after_choice_label(p)) {
+        let inner = judge_within_budget(value, r, o);
+        return Verdict { reason: format!("{} (after the option's letter)", inner.reason), ..inner };
     }
     let (mut reference, mut reference_units) = match parsed(r, true) {
         Ok(n) => n,
@@ -447,6 +525,12 @@ pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options
     let (units, reference_units) = (unit_product(&units), unit_product(&reference_units));
     if !units.is_empty() && !reference_units.is_empty() && units != reference_units {
         return verdict(false, format!("different units ({} vs {})", units.join(" "), reference_units.join(" ")));
+    }
+    // `5\\%` is no `\\$5` nor `5 cm`: a percentage is a unit of its own against a value given with one.
+    if percentage(&prediction) && (!reference_units.is_empty() || money(r))
+        || percentage(&reference) && (!units.is_empty() || money(p))
+    {
+        return verdict(false, "a percentage against a value with a unit");
     }
     // A constant asked for: a piecewise expression in variables is not it, even where sampling cannot tell
     // (`\\max(5, x)` is 5 only for x <= 5).

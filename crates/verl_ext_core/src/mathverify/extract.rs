@@ -512,7 +512,7 @@ impl<'a> Text<'a> {
         let line_end = from + rest.find('\n').unwrap_or(rest.len());
         let sentence_end = self.s[from..line_end].find(". ").map(|i| from + i + 1);
         let shaped = |(_, _, t): &(usize, usize, String)| {
-            expression_line(t) || lone_letter(t) || bracketed_list(t) || latex_line(t)
+            expression_line(t) || lone_letter(t) || bracketed_list(t) || latex_line(t) || named_values(t)
         };
         let whole = self.whole_text(from, line_end).filter(shaped);
         whole.or_else(|| sentence_end.and_then(|end| self.whole_text(from, end)).filter(shaped))
@@ -549,6 +549,7 @@ impl<'a> Text<'a> {
         let text = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '.'));
         let shaped = bracketed_list(text)
             || value_list(text)
+            || named_values(text)
             || text.contains('=') && text.split('=').next().is_some_and(|lhs| lhs.trim().contains([' ', '+', '-']))
             || expression_line(text)
             || lone_letter(text)
@@ -1189,6 +1190,26 @@ fn value_list(text: &str) -> bool {
                 && !p.contains(',')
                 && p.trim_start_matches(['-', '−']).starts_with(|c: char| c.is_ascii_digit() || c == '\\')
         })
+}
+
+/// Is `text` several values each named by one variable (`x = 3, y = 4`, `a=2 and b=5`): a solution of a system,
+/// read whole as a tuple is, never by its last coordinate?
+fn named_values(text: &str) -> bool {
+    let joined = text.replace(", and ", ", ").replace(" and ", ", ");
+    let parts: Vec<&str> = joined.split(',').collect();
+    parts.len() >= 2 && parts.iter().all(|p| named_value(p).is_some())
+}
+
+/// `x = 3` (a one-variable name, a value with no word): the value.
+fn named_value(part: &str) -> Option<&str> {
+    let (name, value) = part.split_once('=')?;
+    let name = name.trim();
+    let value = value.trim();
+    let named = name.len() <= 6
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '{' | '}'))
+        && name.chars().filter(char::is_ascii_alphabetic).count() <= 2;
+    (named && !value.is_empty() && !value.contains('=') && words(value, 2).next().is_none()).then_some(value)
 }
 
 /// Is `text` a tuple, a list or an interval (`(2, 4)`, `[1, 1, 1]`, `[0, 1)`)?

@@ -241,9 +241,13 @@ fn colours_and_choices() {
     yes("\\textcolor{red}{(C)}", "C");
     yes("{\\color{blue} C}", "C");
     yes("（C）", "C");
-    no("C. 12", "12");
-    no("(C) 12", "12");
-    no("\\textbf{(C)}\\ 12", "12");
+    // The option's value after its letter, as AMC writes it (`\\boxed{\\textbf{(C)}\\ 12}`).
+    yes("C. 12", "12");
+    yes("(C) 12", "12");
+    yes("\\textbf{(C)}\\ 12", "12");
+    no("\\textbf{(C)}\\ 12", "13");
+    no("(C) 12 \\text{ or } (D) 13", "13");
+    no("(x) 12", "12");
     no("C. 12", "D");
     no("(C) 12", "B");
     no("\\textcolor{red}{(B)}", "C");

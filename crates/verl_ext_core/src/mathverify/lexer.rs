@@ -686,9 +686,10 @@ fn unit_and_power(word: &str) -> (&str, Option<&str>) {
     }
 }
 
-/// `\\,` between two letters is a space (`\\mathrm{kJ\\,mol^{-1}}` is two units, `kJ mol`); elsewhere it is
-/// removed below (`1\\,000` is 1000).
-fn thin_spaces_between_letters(t: &str) -> String {
+/// `\\,` between two letters is a space (`\\mathrm{kJ\\,mol^{-1}}` is two units, `kJ mol`), and so is one between
+/// digits unless a group of three follows (`4\\,2` is two numbers); elsewhere it is removed below (`1\\,000` is
+/// 1000).
+fn thin_spaces(t: &str) -> String {
     let mut out = String::with_capacity(t.len());
     let mut rest = t;
     while let Some(i) = rest.find("\\,") {
@@ -696,7 +697,9 @@ fn thin_spaces_between_letters(t: &str) -> String {
         out.push_str(head);
         let letters =
             head.ends_with(|c: char| c.is_ascii_alphabetic()) && tail.starts_with(|c: char| c.is_ascii_alphabetic());
-        out.push_str(if letters { " " } else { "\\," });
+        let group = tail.find(|c: char| !c.is_ascii_digit()).unwrap_or(tail.len()) == 3;
+        let digits = head.ends_with(|c: char| c.is_ascii_digit()) && tail.starts_with(|c: char| c.is_ascii_digit());
+        out.push_str(if letters || digits && !group { " " } else { "\\," });
         rest = tail;
     }
     out.push_str(rest);
@@ -740,7 +743,7 @@ fn normalise(s: &str) -> String {
         t = half_day_units(&t);
     }
     if t.contains("\\,") {
-        t = thin_spaces_between_letters(&t);
+        t = thin_spaces(&t);
     }
     for (from, to) in [
         // `32,\! 349`: a thousands separator with negative space.
@@ -1000,7 +1003,23 @@ impl Lexer {
         }
         self.pos = k;
         self.units.push("deg".to_owned());
+        self.temperature_scale();
         true
+    }
+
+    /// After a degree mark: a bare `C` or `F` (`25^\circ C`, `77°F`) is the temperature's scale, read as
+    /// `\text{C}` is, never a variable multiplying the value.
+    fn temperature_scale(&mut self) {
+        let mut k = self.pos;
+        while self.chars.get(k).is_some_and(|c| c.is_whitespace() || *c == '~') {
+            k += 1;
+        }
+        let Some(&scale) = self.chars.get(k).filter(|c| matches!(c, 'C' | 'F')) else { return };
+        if self.chars.get(k + 1).is_some_and(|c| c.is_alphanumeric() || *c == '_' || *c == '^') {
+            return;
+        }
+        self.pos = k + 1;
+        self.units.push(scale.to_string());
     }
 
     fn digits(&mut self, buf: &mut String) -> Result<(), Failure> {
@@ -1325,6 +1344,7 @@ impl Lexer {
             // A degree mark (`30^\\circ`, `30°`): dropped from the value, kept as the unit.
             "degreemark" => {
                 self.units.push("deg".to_owned());
+                self.temperature_scale();
                 Ok(())
             }
             "textcent" | "cent" => {

@@ -145,7 +145,7 @@ pub(super) fn doubted_after(words: &[String]) -> bool {
 /// Marks that, right after an answer (or opening a bracket after it), question or doubt it.
 pub(super) const DOUBT_MARKS: &[char] = &[
     '?', '❌', '✗', '✘', '×', '✕', '🤷', '👎', '🚫', '😅', '🙃', '🤔', '⚠', '±', '‽', '⁇', '⁈', '⁉', '﹖', '⸮', '؟',
-    '¿', '？', '❓', '❔', '🤞', '😬', '🎲', '😕', '🫤', '🙈', '🤨',
+    '¿', '？', '❓', '❔', '🤞', '😬', '🎲', '😕', '🫤', '🙈', '🤨', '¯',
 ];
 
 /// Question marks and their look-alikes (not an opening `¿`, which starts the next sentence).

@@ -88,6 +88,7 @@ const CLAUSE_DOUBTS: &[&str] = &[
     "anything",
     "could",
     "might",
+    "may",
     "doubt",
     "suppose",
     "supposing",
@@ -588,6 +589,8 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
                 // `she could bake`, `he could buy`: what is possible, not a doubt (`it could be 12`, `it might equal
                 // 12` doubt the value).
                 "could" | "might" => next.is_some_and(|n| n.len() > 2 && !MODAL_DOUBTS.contains(&n)),
+                // `may` doubts only as a modal (`it may be 12`); `In May, 12 …` names a month.
+                "may" => !next.is_some_and(|n| MODAL_DOUBTS.contains(&n)),
                 // `it's not hard to see that`, `in either case`, `either way`.
                 "not" => next.is_some_and(|n| matches!(n, "hard" | "difficult")),
                 "either" => next.is_some_and(|n| matches!(n, "case" | "way")),

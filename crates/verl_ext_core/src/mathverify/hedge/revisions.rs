@@ -110,6 +110,15 @@ pub(super) const DISAVOWAL_PAIRS: &[(&str, &str)] = &[
     ("could", "also"),
     ("may", "be"),
     ("may", "have"),
+    // `Confidence: low`, `(low confidence)`.
+    ("low", "confidence"),
+    ("medium", "confidence"),
+    ("moderate", "confidence"),
+    ("limited", "confidence"),
+    ("confidence", "low"),
+    ("confidence", "medium"),
+    ("confidence", "moderate"),
+    ("low", "certainty"),
     ("also", "possible"),
     ("never", "mind"),
     ("messed", "up"),
@@ -303,13 +312,18 @@ pub(super) fn revision_at(
         out.last = Some(out.last.map_or(end + at, |l| l.max(end + at)));
         out.disavowed |= disavowal;
     };
-    // `I am 30% sure`: any confidence short of 100% doubts the answer.
-    let partly = matches!(w, "sure" | "confident" | "certain")
+    // `I am 30% sure`, `(40% confidence)`, `Confidence: 40%`: any confidence short of 100% doubts the answer.
+    let short_of_full = |digits: &str| digits.parse::<f64>().is_ok_and(|v| v < 100.0);
+    let partly = matches!(w, "sure" | "confident" | "certain" | "confidence" | "certainty")
         && rest[..start_of(k)].trim_end().strip_suffix('%').is_some_and(|n| {
             let digits = n.trim_end();
-            let value = &digits[digits.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len()..];
-            value.parse::<f64>().is_ok_and(|v| v < 100.0)
-        });
+            short_of_full(&digits[digits.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len()..])
+        })
+        || matches!(w, "confidence" | "certainty") && {
+            let after = rest[at..].trim_start_matches([':', '=', ' ', '*', '~']);
+            let n = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.').len();
+            n > 0 && after[n..].trim_start().starts_with('%') && short_of_full(&after[..n])
+        };
     if pair_with(DISAVOWAL_PAIRS)
         || negated_approval
         || partly
@@ -400,7 +414,7 @@ pub(super) fn revision_cues() -> &'static RevisionCues {
         // The word judged in each test of `revision_at`: a pair's second word, a negated approval, a disavowal, a
         // revising word, an alternative.
         let mut words: Vec<&'static str> = DISAVOWAL_PAIRS.iter().chain(REVISING_PAIRS).map(|&(_, b)| b).collect();
-        words.extend(["right", "correct", "or", "sure", "confident", "certain"]);
+        words.extend(["right", "correct", "or", "sure", "confident", "certain", "confidence", "certainty"]);
         words.extend(INTERJECTIONS);
         words.extend(DISAVOWALS.iter().chain(REVISING));
         words.sort_unstable();

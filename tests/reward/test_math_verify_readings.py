@@ -1,0 +1,160 @@
+"""A thirteenth red team's classes, each with the honest forms beside it (hostile twins score 0, honest ones 1).
+
+- Several values each named by one variable on an answer line (``Answer: x = 3, y = 4``) are a solution read whole,
+  as a tuple, as in a box or a math block: never credited for the last coordinate alone, credited for the pair.
+- Digits apart are two numbers (``\\boxed{4 2}`` is no 42, nor ``4\\,2``); a group of three is a thousands group.
+- A percentage is no amount of money nor a quantity with a unit (``\\$5`` is no ``5\\%``).
+- A bare ``C`` or ``F`` after a degree mark is the temperature's scale (``25^\\circ C``), never a variable.
+- An option's value after its letter answers the value (AMC's ``\\boxed{\\textbf{(B)}\\ 12}`` for ``12``).
+- Answers in words compare without case (``\\text{no solution}`` for ``\\text{No solution}``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verl_ext.reward import verify
+
+SETTINGS = settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+values = st.integers(2, 10**6)
+names = st.sampled_from(["x", "y", "a", "b", "m", "n", "x_1", "x_2"])
+LEAD = "We solve the system step by step.\n\n"
+
+
+def score(output: str, reference: str) -> float:
+    return float(verify(output, reference)["score"])
+
+
+NAMED_FORMS = ["Answer: {p} = {u}, {q} = {v}", "The answer is {p} = {u}, {q} = {v}.", "Answer: {p} = {u} and {q} = {v}",
+               "The answer is {p} = {u}, and {q} = {v}.", "**Answer:** ${p}={u}$, ${q}={v}$",
+               "Final answer: {p}={u}, {q}={v}"]
+
+
+@SETTINGS
+@given(u=values, v=values, p=names, q=names, form=st.sampled_from(NAMED_FORMS))
+def test_one_coordinate_of_named_values_is_no_answer(u: int, v: int, p: str, q: str, form: str) -> None:
+    text = LEAD + form.format(p=p, q=q, u=u, v=v)
+    if u != v:
+        assert score(text, str(v)) == 0.0
+        assert score(text, str(u)) == 0.0
+
+
+@pytest.mark.parametrize("form", ["Answer: x = {u}, y = {v}", "The answer is x = {u}, y = {v}.",
+                                  "Answer: a = {u} and b = {v}", "The solution is $x = {u}, y = {v}$."])
+def test_named_values_answer_the_pair(form: str) -> None:
+    assert score(LEAD + form.format(u=3, v=4), "(3, 4)") == 1.0
+    assert score(LEAD + form.format(u=3, v=5), "(3, 4)") == 0.0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("We find a = 2 and b = 5, so a + b = 7.", "7"),
+    # In a sentence of prose, the last named value (a question asking for y), as before.
+    ("Thus x = 3 and y = 4.", "4"),
+    ("Let x = 3, then y = 4.", "4"),
+    ("So $n = 3$, and the number of apples is 12.", "12"),
+    ("The dimensions are l = 5 and w = 3, so the area is 15.", "15"),
+    ("The answer is $x = 4$.", "4"),
+    ("Therefore, $x = 2$ and the answer is $\\boxed{4}$", "4"),
+])
+def test_a_value_after_named_values_is_read(text: str, reference: str) -> None:
+    assert score(LEAD + text, reference) == 1.0
+
+
+@SETTINGS
+@given(a=st.integers(1, 99), b=st.integers(0, 99),
+       form=st.sampled_from(["$\\boxed{{{a} {b}}}$", "$\\boxed{{{a}\\,{b}}}$", "$\\boxed{{{a}\\ {b}}}$",
+                             "<answer>{a} {b}</answer>", "{a} {b}", "The answer is {a} {b}.", "#### {a} {b}"]))
+def test_digits_apart_are_not_joined(a: int, b: int, form: str) -> None:
+    text = form.format(a=a, b=b)
+    assert score(text, f"{a}{b}") == 0.0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("$\\boxed{12 345}$", "12345"), ("$\\boxed{1 234 567}$", "1234567"), ("$\\boxed{42\\,000}$", "42000"),
+    ("$\\boxed{1\\,000\\,000}$", "1000000"), ("The answer is 12 345.", "12345"), ("5 6", "5 6"),
+])
+def test_thousands_groups_are_still_joined(text: str, reference: str) -> None:
+    assert score(text, reference) == 1.0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("$\\boxed{\\$5}$", "5\\%"), ("$\\boxed{5\\%}$", "\\$5"), ("The answer is 5 dollars.", "5\\%"),
+    ("The answer is 5 percent.", "\\$5"), ("$\\boxed{5 \\text{ cm}}$", "5\\%"), ("$\\boxed{-5\\%}$", "-\\$5"),
+    ("$\\boxed{\\pounds 5}$", "5\\%"),
+])
+def test_a_percentage_is_no_amount_with_a_unit(text: str, reference: str) -> None:
+    assert score(text, reference) == 0.0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("$\\boxed{5\\%}$", "5"), ("$\\boxed{5\\%}$", "0.05"), ("$\\boxed{0.05}$", "5\\%"), ("$\\boxed{5}$", "5\\%"),
+    ("$\\boxed{\\$5}$", "5"), ("The discount is 20%.", "20"), ("$\\boxed{5 \\text{ percent}}$", "5\\%"),
+])
+def test_percentages_and_money_keep_their_readings(text: str, reference: str) -> None:
+    assert score(text, reference) == 1.0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("The answer is $25^\\circ C$.", "25"), ("$\\boxed{77^{\\circ}F}$", "77"),
+    ("$\\boxed{25^{\\circ}C}$", "25^\\circ C"),
+    ("$\\boxed{25^{\\circ}C}$", "25^{\\circ}\\text{C}"), ("$\\boxed{25}$", "25^{\\circ}C"),
+    ("$\\boxed{25\u00b0C}$", "25"),
+    ("The temperature is 25\u00b0C.", "25"), ("$\\boxed{30^\\circ}$", "30"),
+])
+def test_a_temperature_scale_after_a_degree_mark(text: str, reference: str) -> None:
+    assert score(text, reference) == 1.0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("$\\boxed{26^{\\circ}C}$", "25"), ("$\\boxed{25^{\\circ}C}$", "25 \\text{ K}"), ("$\\boxed{25^{\\circ}C}$", "25C"),
+    ("$\\boxed{25^{\\circ}Cx}$", "25"),
+])
+def test_a_temperature_scale_changes_no_value(text: str, reference: str) -> None:
+    assert score(text, reference) == 0.0
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ("$\\boxed{\\textbf{(B)}\\ 12}$", "12", 1.0), ("$\\boxed{\\textbf{(B)}\\ 12}$", "B", 1.0),
+    ("$\\boxed{\\textbf{(B)}\\ 12}$", "13", 0.0), ("$\\boxed{\\textbf{(B)}\\ 12}$", "C", 0.0),
+    ("The answer is $\\boxed{(B) 12}$", "12", 1.0), ("$\\boxed{\\textbf{(C) }\\frac{1}{2}}$", "\\frac12", 1.0),
+    ("$\\boxed{(B) 12 \\text{ or } (C) 13}$", "13", 0.0), ("$\\boxed{(B) 12, (C) 13}$", "12", 0.0),
+    ("$\\boxed{(x) 12}$", "12", 0.0), ("$\\boxed{(A)}$", "12", 0.0),
+])
+def test_an_options_value_after_its_letter(text: str, reference: str, expected: float) -> None:
+    assert score(text, reference) == expected
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ("$\\boxed{\\text{no solution}}$", "\\text{No solution}", 1.0),
+    ("$\\boxed{\\text{No Solution}}$", "\\text{no solution}", 1.0),
+    ("$\\boxed{\\text{infinitely many}}$", "\\text{Infinitely many}", 1.0),
+    ("$\\boxed{\\text{one solution}}$", "\\text{No solution}", 0.0),
+    ("$\\boxed{\\text{no real solution}}$", "\\text{No solution}", 0.0),
+    ("$\\boxed{ABC}$", "abc", 0.0),
+    ("$\\boxed{a b}$", "A B", 0.0),
+])
+def test_answers_in_words_compare_without_case(text: str, reference: str, expected: float) -> None:
+    assert score(text, reference) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "The answer may be 42.", "The answer may well be 42.", "Answer: 42 (low confidence)",
+    "Answer: 42 (confidence: 40%)",
+    "\\boxed{42}\n\nConfidence: low", "\\boxed{42}\n\nConfidence: 10%", "\\boxed{42} (95% confidence)",
+    "\\boxed{42} (moderate confidence)", "\\boxed{42} \u00af\\_(\u30c4)_/\u00af",
+])
+def test_doubt_and_partial_confidence_withdraw_the_answer(text: str) -> None:
+    assert score(LEAD + text, "42") == 0.0
+
+
+@pytest.mark.parametrize("text", [
+    "In May, 42 people came. So the answer is 42.", "The answer is 42 (May 2023 data).",
+    "\\boxed{42}\n\nConfidence: 100%",
+    "\\boxed{42}\n\nConfidence: high", "The answer should be 42.",
+    "The 95% confidence interval has width 42. So the answer is \\boxed{42}.",
+    "We have 40% confidence in the first step; the answer is \\boxed{42}.",
+])
+def test_confidence_in_full_or_elsewhere_keeps_the_answer(text: str) -> None:
+    assert score(LEAD + text, "42") == 1.0
