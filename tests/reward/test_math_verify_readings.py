@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -158,3 +160,68 @@ def test_doubt_and_partial_confidence_withdraw_the_answer(text: str) -> None:
 ])
 def test_confidence_in_full_or_elsewhere_keeps_the_answer(text: str) -> None:
     assert score(LEAD + text, "42") == 1.0
+
+
+CASES_AFTER = ["If inclusive: {b}.", "If exclusive, then \\boxed{{{b}}}.", "Otherwise {b}.", "In case n is odd, {b}.",
+               "(Under the alternative interpretation: {b}.)", "Alternative interpretation: {b}",
+               "Other interpretation \u2192 {b}", "({b} in the alternate reading)", "Though {b} is also possible.",
+               "Also {b} is a possible answer.", "{b} works too.", "[^1]: {b} under the other convention.",
+               "Assuming the endpoints count: $\\boxed{{{b}}}$", "; if odd, it is ${b}$."]
+
+
+@SETTINGS
+@given(a=values, delta=st.integers(1, 9), form=st.sampled_from(CASES_AFTER),
+       lead=st.sampled_from(["\\boxed{{{a}}}", "The answer is {a}.", "Answer: {a}", "$\\boxed{{{a}}}$.", "#### {a}\n"]),
+       gap=st.sampled_from([" ", "\n", "\n\n"]))
+def test_another_value_for_another_case_after_the_answer_withdraws_it(a: int, delta: int, form: str, lead: str,
+                                                                       gap: str) -> None:
+    text = LEAD + lead.format(a=a) + gap + form.format(b=a + delta)
+    assert score(text, str(a)) == 0.0
+    assert score(text, str(a + delta)) == 0.0
+
+
+@SETTINGS
+@given(a=values, delta=st.integers(1, 9), cases=st.sampled_from([
+    ("If inclusive: ", ". If exclusive: "), ("For even n: ", "\nFor odd n: "), ("When n is even, ", ". When n is odd, "),
+    ("Assuming order matters: ", "\nAssuming it does not: "), ("If $n$ is even, ", "; if $n$ is odd, ")]))
+def test_two_answers_for_two_cases_are_no_answer(a: int, delta: int, cases: tuple[str, str]) -> None:
+    first, second = cases
+    text = LEAD + f"{first}\\boxed{{{a}}}{second}\\boxed{{{a + delta}}}."
+    assert score(text, str(a)) == 0.0
+    assert score(text, str(a + delta)) == 0.0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("The answer is \\boxed{42}. If we check: 6 \\times 7 = 42.", "42"),
+    ("\\boxed{42}. Note that if x = 0 the expression is undefined.", "42"),
+    ("\\boxed{42}\n\nIf x = 0, the expression is undefined, so we excluded it.", "42"),
+    ("So the answer is \\boxed{5}. If we had included the endpoints, we would still get 5.", "5"),
+    ("The answer is 12. This is the largest possible value, since 13 would exceed the limit.", "12"),
+    ("If Tom has 3 apples, then Jane has 5 apples. Together they have \\boxed{8}.", "8"),
+    ("If each of the 4 friends gets 2 cookies, then they need \\boxed{8} cookies.", "8"),
+    ("When x = 2, y = 3. When x = 3, y = 5. So the answer is \\boxed{5}.", "5"),
+    ("If $n = 1$, the sum is $1$. If $n = 2$, the sum is $3$. So for $n = 10$, the sum is $\\boxed{55}$.", "55"),
+    ("If we substitute x = 3, then \\boxed{9}.", "9"),
+    ("The answer is \\boxed{7}. (Other methods give the same result: 3 + 4 = 7.)", "7"),
+    ("\\boxed{7}\n\nAlternatively, 3 + 4 = 7 confirms it.", "7"),
+    ("Therefore the final answer is $\\boxed{24}$. If you have any questions, feel free to ask!", "24"),
+    ("\\boxed{10}. Both 10 and -10 are possible, but length must be positive.", "10"),
+    ("The answer is \\boxed{4}. Other readings of the problem are not consistent with 3 sides.", "4"),
+    ("The answer is \\boxed{3.5}. If rounded, it is still 3.5.", "3.5"),
+])
+def test_conditions_that_offer_no_other_value_keep_the_answer(text: str, reference: str) -> None:
+    assert score(LEAD + text, reference) == 1.0
+
+
+def test_conditions_are_read_to_the_end_in_linear_time() -> None:
+    filler = "If n is odd, the parity flips. " * 40_000
+    assert score(LEAD + "\\boxed{42}. " + filler, "42") == 1.0
+    assert score(LEAD + "\\boxed{42}. " + filler + "If inclusive: 43.", "42") == 0.0
+    same = LEAD + "\\boxed{42}. " + "If so, 42. " * 100 + "If inclusive: 43."
+    assert score(same, "42") == 0.0
+    many = LEAD + "If inclusive: \\boxed{1}. " * 40_000 + "If exclusive: \\boxed{2}."
+    assert score(many, "2") == 0.0
+    start = time.perf_counter()
+    for text in (filler, "If x = 1, 2. " * 80_000, "(other reading " * 60_000):
+        verify("\\boxed{42}. " + text, "42")
+    assert time.perf_counter() - start < 30

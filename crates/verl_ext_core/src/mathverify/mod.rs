@@ -15,6 +15,7 @@ pub mod blocks;
 pub mod budget;
 pub mod clock;
 pub mod completion;
+pub mod conditions;
 pub mod entities;
 mod entities_table;
 pub mod equiv;

@@ -1,0 +1,241 @@
+//! Answers under conditions: another value offered for another case or another reading of the question, after the
+//! answer (`\\boxed{42}. If inclusive: 43.`, `(43 in the alternate reading)`, `though 43 is possible`) or as one of
+//! two answers each under its own condition (`If exclusive: \\boxed{42}. If inclusive: \\boxed{43}.`). Whichever case
+//! the reference holds, such a text offers both: a reward that credits it teaches the policy to hedge.
+
+use super::extract::{candidates, parses, Candidate, Source};
+use super::hedge::{self, floor_boundary, words_of};
+use super::Targets;
+
+/// How much of a consequence is read for its values (bytes).
+const CONSEQUENCE: usize = 400;
+/// Clauses with a condition and a digit or command in their consequence read after the answer, at most: past that
+/// many, the text offers too many cases to say which it answers.
+const MAX_CASES: usize = 64;
+/// Clauses with a condition and a box or an answer's words read before the answer, at most.
+const MAX_EARLIER: usize = 16;
+/// Values compared in one clause, at most.
+const MAX_VALUES: usize = 4;
+
+/// Words that open a clause stating a condition (`If inclusive, 43`, `Otherwise 43`, `Assuming n is odd: 43`).
+const CONDITIONS: &[&str] =
+    &["if", "when", "whenever", "unless", "otherwise", "else", "assuming", "supposing", "provided", "alternatively"];
+/// Of [`CONDITIONS`], the words whose clause is all consequence (`otherwise 43`); after the others a condition comes
+/// first, and the value after its comma, colon or `then` is the consequence (`if x = 0, y = 5`: 5, not 0).
+const OPENERS_WITHOUT_CONDITION: &[&str] = &["otherwise", "else", "alternatively"];
+/// `other`, `alternate`, … before one of [`READINGS`]: another reading of the question (`43 under the other
+/// convention`, `Alternative interpretation: 43`).
+const OTHER: &[&str] = &["other", "another", "alternate", "alternative", "different", "second"];
+const READINGS: &[&str] = &[
+    "interpretation",
+    "interpretations",
+    "reading",
+    "readings",
+    "convention",
+    "conventions",
+    "definition",
+    "definitions",
+    "assumption",
+    "assumptions",
+];
+/// Words that accept another value (`43 is also possible`, `though 43 works`), with one of [`ALSO`].
+const ACCEPTING: &[&str] = &["possible", "valid", "acceptable", "works", "work", "admissible"];
+const ALSO: &[&str] = &["also", "though", "although", "too", "equally", "alternatively"];
+/// Words that refuse the other reading or value (`not consistent`, `would be wrong`).
+const REFUSING: &[&str] = &["not", "no", "never", "neither", "nor", "inconsistent", "wrong", "incorrect", "invalid"];
+
+/// The clauses of `text[from..to]` (between sentence marks, semicolons, line breaks, brackets and dashes), as byte
+/// ranges of `text`; a full stop between digits is a decimal point.
+fn clauses(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = from;
+    let bytes = text.as_bytes();
+    for (i, c) in text[from..to].char_indices() {
+        let at = from + i;
+        let mark = match c {
+            '.' => !bytes.get(at + 1).is_some_and(u8::is_ascii_digit),
+            '!' | '?' | ';' | '\n' | '(' | ')' | '—' | '。' | '；' => true,
+            _ => false,
+        };
+        if mark {
+            if text[start..at].trim().len() > 1 {
+                out.push((start, at));
+            }
+            start = at + c.len_utf8();
+        }
+    }
+    if text[start..to].trim().len() > 1 {
+        out.push((start, to));
+    }
+    out
+}
+
+/// Where the consequence of the clause `text[start..end]` starts, when the clause offers a value for another case or
+/// reading: after a condition's comma, colon, arrow or `then`; the whole clause for another reading or an accepted
+/// alternative.
+fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
+    let clause = &text[start..end];
+    let words = words_of(clause);
+    let first = words.first()?.as_str();
+    let in_case = words.len() > 1 && first == "in" && words[1] == "case";
+    if OPENERS_WITHOUT_CONDITION.contains(&first) {
+        return Some(start);
+    }
+    if CONDITIONS.contains(&first) || in_case {
+        let lower = clause.to_ascii_lowercase();
+        let cut = [",", ":", "→", "=>", " then "].iter().filter_map(|m| lower.find(m).map(|i| i + m.len())).min()?;
+        return Some(start + cut);
+    }
+    let reading = words.windows(2).any(|w| OTHER.contains(&w[0].as_str()) && READINGS.contains(&w[1].as_str()));
+    let accepted =
+        words.iter().any(|w| ACCEPTING.contains(&w.as_str())) && words.iter().any(|w| ALSO.contains(&w.as_str()));
+    // `Other readings are not consistent with 3 sides`: a reading refused offers nothing.
+    let refused = words.iter().any(|w| REFUSING.contains(&w.as_str()) || w.ends_with("n't"));
+    ((reading || accepted) && !refused).then_some(start)
+}
+
+/// Does `text[from..to]` hold a value other than `answer` (`boxes_only`: in a box or after an answer's words)?
+fn other_value(text: &str, from: usize, to: usize, answer: &str, boxes_only: bool, targets: Targets) -> bool {
+    candidates(&text[from..to], targets)
+        .into_iter()
+        .filter(|c| !matches!(c.source, Source::Letter(_)))
+        .filter(|c| {
+            !boxes_only
+                || matches!(c.source, Source::Boxed | Source::AnswerColon | Source::AnswerWord | Source::FinalAnswer)
+        })
+        .take(MAX_VALUES)
+        .any(|c| parses(&c.text) && super::equiv::states_a_value(&c.text) && !super::math_equal(&c.text, answer).equal)
+}
+
+/// Is `chosen` offered beside another value for another case or reading: a clause after it with a condition or
+/// another reading and a different value in its consequence, or a condition opening its own clause while an answer
+/// before it, under a condition of its own, holds a different value? Linear in the text: each clause's words are
+/// read once, and values only in a bounded part of at most [`MAX_CASES`] consequences.
+pub fn conditioned_differently(text: &str, chosen: &Candidate, targets: Targets) -> Option<&'static str> {
+    if matches!(chosen.source, Source::Whole | Source::Letter(_)) {
+        return None;
+    }
+    let mut cases = 0;
+    for (start, end) in clauses(text, chosen.end, text.len()) {
+        let Some(from) = consequence(text, start, end) else { continue };
+        let to = floor_boundary(text, end.min(from + CONSEQUENCE));
+        if !text[from..to].contains(|c: char| c.is_ascii_digit() || c == '\\') {
+            continue;
+        }
+        cases += 1;
+        if cases > MAX_CASES {
+            return Some("too many cases offered after it");
+        }
+        if other_value(text, from, to, &chosen.text, false, targets) {
+            return Some("another value for another case or reading");
+        }
+    }
+    // The answer's own clause opens with a condition (`If inclusive: \\boxed{43}`, `For odd n: \\boxed{43}`).
+    let mut before = clauses(text, 0, chosen.start);
+    let (own_start, _) = *before.last()?;
+    // A box before the answer in its clause ends a clause of its own (`\\boxed{42} If inclusive, \\boxed{43}`).
+    let own_start = after_last_box(text, own_start, chosen.start);
+    let own = words_of(&text[own_start..chosen.start]);
+    let labelled_case = own.first().is_some_and(|w| w == "for")
+        && own.len() <= 5
+        && text[own_start..chosen.start].trim_end().trim_end_matches(['$', '*', ' ']).ends_with(':');
+    // The condition over the answer: opening its clause, or among the last words before it (`Answer: 2 If
+    // exclusive, then \\boxed{3}`), where what comes before it in the clause is read as an earlier clause.
+    let condition = if labelled_case { Some(own_start) } else { last_condition(text, own_start, chosen.start) };
+    let condition = condition?;
+    if let Some(last) = before.last_mut() {
+        last.1 = condition;
+    }
+    // An answer before it with another value: under a condition of its own, or with no revision between them (a
+    // check that says `Wait, if we include the endpoint, then \\boxed{42}` corrects the answer, it offers no case).
+    let last_revision = hedge::revisions_after(&text[..chosen.start], 0).last;
+    let revised = |from: usize| last_revision.is_some_and(|at| at > from);
+    before
+        .iter()
+        .rev()
+        .filter(|&&(start, end)| {
+            let clause = &text[start..end];
+            clause.contains("\\boxed") || clause.contains("####") || clause.to_ascii_lowercase().contains("answer")
+        })
+        .take(MAX_EARLIER)
+        .any(|&(start, end)| {
+            let words = words_of(&text[start..end]);
+            let case = words.first().is_some_and(|w| CONDITIONS.contains(&w.as_str()) || w == "for");
+            let to = floor_boundary(text, end.min(start + CONSEQUENCE));
+            (case || !revised(start)) && other_value(text, start, to, &chosen.text, true, targets)
+        })
+        .then_some("one of two answers for two cases")
+}
+
+/// Where the last word of [`CONDITIONS`] among the last few words of `text[from..to]` starts.
+fn last_condition(text: &str, from: usize, to: usize) -> Option<usize> {
+    const LAST_WORDS: usize = 8;
+    let slice = &text[from..to];
+    let mut words = Vec::new();
+    let mut start = None;
+    for (i, c) in slice.char_indices().chain(std::iter::once((slice.len(), ' '))) {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                words.push((s, &slice[s..i]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    let last = words.len().saturating_sub(LAST_WORDS);
+    words[last..]
+        .iter()
+        .rev()
+        .find(|(_, w)| CONDITIONS.iter().any(|c| w.eq_ignore_ascii_case(c)))
+        .map(|&(at, _)| from + at)
+}
+
+/// Where the text after the last box in `text[from..to]` starts (`from` when there is none).
+fn after_last_box(text: &str, from: usize, to: usize) -> usize {
+    let Some(at) = text[from..to].rfind("\\boxed") else { return from };
+    let mut depth = 0usize;
+    for (i, c) in text[from + at..to].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 1 => return from + at + i + 1,
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    from
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clauses_split_at_marks_not_decimal_points() {
+        let t = "It is 3.5 here. If odd, 4; (other reading: 5)";
+        let parts: Vec<&str> = clauses(t, 0, t.len()).into_iter().map(|(a, b)| t[a..b].trim()).collect();
+        assert_eq!(parts, ["It is 3.5 here", "If odd, 4", "other reading: 5"]);
+    }
+
+    #[test]
+    fn consequences_follow_the_condition() {
+        fn at(t: &str) -> Option<&str> {
+            consequence(t, 0, t.len()).map(|i| &t[i..])
+        }
+        assert_eq!(at("If x = 0, y = 5"), Some(" y = 5"));
+        assert_eq!(at("if inclusive then 43"), Some("43"));
+        assert_eq!(at("Otherwise 43"), Some("Otherwise 43"));
+        assert_eq!(at("Note that if x = 0 it is undefined"), None);
+        assert_eq!(at("43 is also possible"), Some("43 is also possible"));
+        assert_eq!(at("43 is not possible either, though"), None);
+        assert_eq!(at("the largest possible value"), None);
+    }
+
+    #[test]
+    fn the_last_condition_among_the_last_words() {
+        let t = "Answer: 2 If exclusive, then ";
+        assert_eq!(last_condition(t, 0, t.len()), Some(10));
+        assert_eq!(last_condition("So they have ", 0, 13), None);
+        assert_eq!(after_last_box("\\boxed{4{2}} if", 0, 15), 12);
+    }
+}
