@@ -182,7 +182,8 @@ def test_another_value_for_another_case_after_the_answer_withdraws_it(a: int, de
 
 @SETTINGS
 @given(a=values, delta=st.integers(1, 9), cases=st.sampled_from([
-    ("If inclusive: ", ". If exclusive: "), ("For even n: ", "\nFor odd n: "), ("When n is even, ", ". When n is odd, "),
+    ("If inclusive: ", ". If exclusive: "), ("For even n: ", "\nFor odd n: "),
+    ("When n is even, ", ". When n is odd, "),
     ("Assuming order matters: ", "\nAssuming it does not: "), ("If $n$ is even, ", "; if $n$ is odd, ")]))
 def test_two_answers_for_two_cases_are_no_answer(a: int, delta: int, cases: tuple[str, str]) -> None:
     first, second = cases
