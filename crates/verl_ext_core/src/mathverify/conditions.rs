@@ -18,11 +18,27 @@ const MAX_EARLIER: usize = 16;
 const MAX_VALUES: usize = 4;
 
 /// Words that open a clause stating a condition (`If inclusive, 43`, `Otherwise 43`, `Assuming n is odd: 43`).
-const CONDITIONS: &[&str] =
-    &["if", "when", "whenever", "unless", "otherwise", "else", "assuming", "supposing", "provided", "alternatively"];
+const CONDITIONS: &[&str] = &[
+    "if",
+    "when",
+    "whenever",
+    "unless",
+    "otherwise",
+    "else",
+    "assuming",
+    "supposing",
+    "provided",
+    "alternatively",
+    "depending",
+    "sinon",
+    "sonst",
+    "andernfalls",
+    "altrimenti",
+];
 /// Of [`CONDITIONS`], the words whose clause is all consequence (`otherwise 43`); after the others a condition comes
 /// first, and the value after its comma, colon or `then` is the consequence (`if x = 0, y = 5`: 5, not 0).
-const OPENERS_WITHOUT_CONDITION: &[&str] = &["otherwise", "else", "alternatively"];
+const OPENERS_WITHOUT_CONDITION: &[&str] =
+    &["otherwise", "else", "alternatively", "sinon", "sonst", "andernfalls", "altrimenti"];
 /// `other`, `alternate`, … before one of [`READINGS`]: another reading of the question (`43 under the other
 /// convention`, `Alternative interpretation: 43`).
 const OTHER: &[&str] = &["other", "another", "alternate", "alternative", "different", "second"];
@@ -84,7 +100,15 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
     if CONDITIONS.contains(&first) || in_case {
         let lower = clause.to_ascii_lowercase();
         let cut = [",", ":", "→", "=>", " then "].iter().filter_map(|m| lower.find(m).map(|i| i + m.len())).min()?;
-        return Some(start + cut);
+        // `(when x = 1, y = 3)`: where a value is attained, a point, not a case.
+        let point =
+            matches!(first, "when" | "whenever") && clause[..cut].contains(|c: char| c.is_ascii_digit() || c == '=');
+        // `If order mattered, it would be 12, but it doesn't`: a case refused after a `but`.
+        let refused = words
+            .iter()
+            .skip_while(|w| !matches!(w.as_str(), "but" | "however" | "which"))
+            .any(|w| REFUSING.contains(&w.as_str()) || w.ends_with("n't"));
+        return (!point && !refused).then_some(start + cut);
     }
     let reading = words.windows(2).any(|w| OTHER.contains(&w[0].as_str()) && READINGS.contains(&w[1].as_str()));
     let accepted =

@@ -29,7 +29,7 @@ use super::budget;
 use super::clock;
 use super::exact::{self, Surd};
 use super::hp;
-use super::lexer::{self, canonical_unit, lex, lex_with_units, with_power, SPACING_COMMANDS, WRAPPERS};
+use super::lexer::{self, canonical_unit, lex, lex_with_units, with_power, WRAPPERS};
 use super::limits::{MAX_ANSWER_BYTES, SAMPLE_POINTS};
 use super::numeric::{self, C};
 use super::parser::{int, parse, size, substitute, Constant, Func, Node, Op, Rel};
@@ -158,26 +158,6 @@ fn predicted_choice(s: &str) -> Option<char> {
             && !rest[i + 1..].chars().next().is_some_and(|n| n.is_ascii_alphabetic())
     });
     (!another && !hedged_choice(s, c)).then_some(c)
-}
-
-/// The value after an option's letter that opens `s` (`\\textbf{(B)}\\ 12`, `(B) 12`, `B) 12`), if one follows.
-fn after_choice_label(s: &str) -> Option<&str> {
-    let t = s.trim_start();
-    let (label, rest) = match ["\\textbf{", "\\mathbf{", "\\text{", "\\mathrm{"].iter().find_map(|w| t.strip_prefix(w))
-    {
-        Some(inner) => inner.split_once('}')?,
-        None => t.split_at(t.find([')', '.', ':']).map_or(0, |i| i + 1)),
-    };
-    let label = label.trim();
-    let letter = label.strip_prefix('(').unwrap_or(label).trim_end_matches([')', '.', ':']);
-    if letter.len() != 1 || !letter.bytes().all(|b| b.is_ascii_uppercase()) {
-        return None;
-    }
-    let mut rest = rest;
-    while let Some(r) = SPACING_COMMANDS.iter().chain(&["~", " "]).find_map(|c| rest.strip_prefix(c)) {
-        rest = r;
-    }
-    (!rest.trim().is_empty()).then_some(rest)
 }
 
 /// Does the text after the chosen letter offer another (`C. or D.`, `C) 12 or D) 14`, `C) \\quad D)`, `C. ABCDE`)
@@ -495,11 +475,6 @@ pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options
     if let Some(letter) = reference_choice(r) {
         let got = predicted_choice(p);
         return verdict(got == Some(letter), format!("multiple choice {letter}, predicted {got:?}"));
-    }
-    // AMC's `\\textbf{(B)}\\ 12` against the value 12: the option's value is the answer.
-    if let Some(value) = predicted_choice(p).and_then(|_| after_choice_label(p)) {
-        let inner = judge_within_budget(value, r, o);
-        return Verdict { reason: format!("{} (after the option's letter)", inner.reason), ..inner };
     }
     let (mut reference, mut reference_units) = match parsed(r, true) {
         Ok(n) => n,

@@ -847,7 +847,8 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
                 hedge::disowned(text, line).then_some("disowned (no answer, an example, disregard that)")
             })
             .or_else(|| closed_differently(text, &everywhere, past, targets))
-            .or_else(|| super::conditions::conditioned_differently(text, past, targets)),
+            .or_else(|| super::conditions::conditioned_differently(text, past, targets))
+            .or_else(|| super::records::several_in_record(text, chosen)),
     };
     // Two letters chosen (`C, D`, `(C)/(D)`, `C and D`): no single choice.
     if matches!(chosen.source, Source::Letter(_))

@@ -241,13 +241,11 @@ fn colours_and_choices() {
     yes("\\textcolor{red}{(C)}", "C");
     yes("{\\color{blue} C}", "C");
     yes("（C）", "C");
-    // The option's value after its letter, as AMC writes it (`\\boxed{\\textbf{(C)}\\ 12}`).
-    yes("C. 12", "12");
-    yes("(C) 12", "12");
-    yes("\\textbf{(C)}\\ 12", "12");
-    no("\\textbf{(C)}\\ 12", "13");
-    no("(C) 12 \\text{ or } (D) 13", "13");
-    no("(x) 12", "12");
+    // A letter and a value in one box answer a letter only: read as the value too, `(B) 14` would be credited for
+    // `B` and for `14` whichever option 14 is (a hedge across datasets that give letters or values).
+    no("C. 12", "12");
+    no("(C) 12", "12");
+    no("\\textbf{(C)}\\ 12", "12");
     no("C. 12", "D");
     no("(C) 12", "B");
     no("\\textcolor{red}{(B)}", "C");

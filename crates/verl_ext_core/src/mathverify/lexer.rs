@@ -692,14 +692,22 @@ fn unit_and_power(word: &str) -> (&str, Option<&str>) {
 fn thin_spaces(t: &str) -> String {
     let mut out = String::with_capacity(t.len());
     let mut rest = t;
-    while let Some(i) = rest.find("\\,") {
+    // `\\ ` (a control space) between digits reads as `\\,` does (`1\\ 024` is 1024); elsewhere it stays.
+    while let Some(i) = rest.find("\\,").into_iter().chain(rest.find("\\ ")).min() {
+        let thin = rest[i..].starts_with("\\,");
         let (head, tail) = (&rest[..i], &rest[i + 2..]);
         out.push_str(head);
         let letters =
             head.ends_with(|c: char| c.is_ascii_alphabetic()) && tail.starts_with(|c: char| c.is_ascii_alphabetic());
         let group = tail.find(|c: char| !c.is_ascii_digit()).unwrap_or(tail.len()) == 3;
         let digits = head.ends_with(|c: char| c.is_ascii_digit()) && tail.starts_with(|c: char| c.is_ascii_digit());
-        out.push_str(if letters || digits && !group { " " } else { "\\," });
+        out.push_str(match (thin, digits) {
+            (_, true) if group => "\\,",
+            (_, true) => " ",
+            (true, false) if letters => " ",
+            (true, false) => "\\,",
+            (false, false) => "\\ ",
+        });
         rest = tail;
     }
     out.push_str(rest);
@@ -742,7 +750,7 @@ fn normalise(s: &str) -> String {
     if t.contains("AM") || t.contains("PM") {
         t = half_day_units(&t);
     }
-    if t.contains("\\,") {
+    if t.contains("\\,") || t.contains("\\ ") {
         t = thin_spaces(&t);
     }
     for (from, to) in [

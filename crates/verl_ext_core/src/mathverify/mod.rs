@@ -30,6 +30,7 @@ pub mod markup;
 pub mod numeric;
 pub mod parser;
 pub mod prose;
+pub mod records;
 pub mod sets;
 pub mod unicode;
 
