@@ -263,3 +263,21 @@ def test_records_are_read_whole_in_linear_time() -> None:
                  '"answer": 42}' * 80_000, '{"a":' * 200_000 + ' 42'):
         verify(text, "42")
     assert time.perf_counter() - start < 30
+
+
+def letter_score(output: str, reference: str) -> float:
+    return float(verify(output, reference, extraction=("latex", "expr", "string"))["score"])
+
+
+@pytest.mark.parametrize("text", ["The correct options are C and D.", "Both C and D are correct.", "Choice: C, D",
+                                  "The answer is C / D.", "So the options are **C** and **D**."])
+def test_a_letter_joined_to_one_before_it_is_no_choice(text: str) -> None:
+    assert letter_score(LEAD + text, "C") == 0.0
+    assert letter_score(LEAD + text, "D") == 0.0
+
+
+@pytest.mark.parametrize("text", ["Options A and B fail, so the answer is D.",
+                                  "Since A and B are wrong, the answer is **D**.",
+                                  "Both A and B are wrong. The answer is D.", "The answer is D."])
+def test_letters_ruled_out_before_the_choice_keep_it(text: str) -> None:
+    assert letter_score(LEAD + text, "D") == 1.0

@@ -853,7 +853,8 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
     // Two letters chosen (`C, D`, `(C)/(D)`, `C and D`): no single choice.
     if matches!(chosen.source, Source::Letter(_))
         && withdrawn.is_none()
-        && another_letter_follows(text, chosen.end, targets.choices)
+        && (another_letter_follows(text, chosen.end, targets.choices)
+            || another_letter_before(text, chosen.start, targets.choices))
     {
         let (text, source) = (chosen.text.clone(), chosen.source);
         return Some(Found { text, source, withdrawn: Some("two choices"), label: None });
@@ -1100,6 +1101,18 @@ fn another_letter_follows(text: &str, end: usize, choices: u32) -> bool {
         let l = l.trim_matches(['(', ')', '*', '.', ' ']);
         l.len() == 1 && standalone(l)
     })
+}
+
+/// Is the letter at `start` joined to another choice letter before it (`C and D`, `C, D`, `(C) or (D)`)?
+fn another_letter_before(text: &str, start: usize, choices: u32) -> bool {
+    let head = text[..start].trim_end_matches([' ', '(', '*', '[']);
+    let Some(head) = [" and", " or", ",", "/", "&", ";"].iter().find_map(|j| head.strip_suffix(j)) else {
+        return false;
+    };
+    let head = head.trim_end_matches([' ', ')', '*', ']']);
+    let mut last = head.chars().rev();
+    let letter = last.next().is_some_and(|c| c.is_ascii_uppercase() && choices & (1 << (c as u32 - 'A' as u32)) != 0);
+    letter && last.next().is_none_or(|c| !c.is_ascii_alphanumeric())
 }
 
 /// Statements after the answer compared with it at most.
