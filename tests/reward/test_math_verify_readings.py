@@ -213,8 +213,29 @@ def test_two_answers_for_two_cases_are_no_answer(a: int, delta: int, cases: tupl
     ("The answer is \\boxed{3.5}. If rounded, it is still 3.5.", "3.5"),
     ("So the answer is $\\boxed{6}$. (If order mattered, it would be 12, but it doesn't.)", "6"),
     ("The answer is \\boxed{4} (when x = 1, y = 3).", "4"),
+    # A fresh review's verification remarks, offers and asides after the answer (each was withdrawn by a draft).
+    ("So $x = \\boxed{3}$. If $x = 3$, then $2(3) + 1 = 7$, which matches the equation.", "3"),
+    ("The answer is \\boxed{12}.\n\nIf each box holds 12 apples, then 5 boxes hold 60 apples, matching the total.",
+     "12"),
+    ("The number of ways is $\\boxed{60}$.\n\nIf order did not matter, we would divide by $3! = 6$ to get 10, "
+     "but order matters here.", "60"),
+    ("Final answer: $\\boxed{7}$\n\nAssuming the pattern continues, the next terms would be 9, 11, 13, ...", "7"),
+    ("The area is $\\boxed{24}$.\n\nAssuming the triangle is right-angled at C, the legs are 6 and 8, giving "
+     "$\\frac{1}{2}\\cdot 6\\cdot 8 = 24$.", "24"),
+    ("**Answer: 42**\n\nIf you'd like, I can also show how to compute 6 \u00d7 7 step by step.", "42"),
+    ("So we need $\\boxed{5}$ buses. If we used 4 buses, only 4 \u00d7 40 = 160 students would fit.", "5"),
+    ("Thus $(x, y) = \\boxed{(6, 4)}$.\n\nIf we substitute back: $6 + 4 = 10$ and $6 - 4 = 2$. \u2713", "(6, 4)"),
+    ("Hence, $\\boxed{11}$.\n\nIf we list them: 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31 \u2014 that is 11 primes.",
+     "11"),
+    ("The answer is \\boxed{9}.\n\n(If we count the empty set, it would be 10; but the problem asks for nonempty "
+     "subsets.)", "9"),
+    ("So the time is $\\boxed{3:45}$ PM. If he had left 15 minutes later, he would arrive at 4:00.", "3:45"),
+    ("The fraction may be written as $\\boxed{\\frac{3}{4}}$.", "\\frac{3}{4}"),
+    ("The interval is $\\boxed{(2.1, 3.5)}$. This is the 95% confidence interval for the mean.", "(2.1, 3.5)"),
+    ("$\\boxed{3.141\\,59}$", "3.14159"), ("$\\boxed{12\\,345.678\\,9}$", "12345.6789"),
+    ('{"answer": 42, "confidence": 0.95}', "42"), ('{"problem_id": 17, "answer": 42}', "42"),
 ])
-def test_conditions_that_offer_no_other_value_keep_the_answer(text: str, reference: str) -> None:
+def test_remarks_that_offer_no_other_value_keep_the_answer(text: str, reference: str) -> None:
     assert score(LEAD + text, reference) == 1.0
 
 

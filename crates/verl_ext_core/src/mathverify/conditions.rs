@@ -57,6 +57,16 @@ const READINGS: &[&str] = &[
 /// Words that accept another value (`43 is also possible`, `though 43 works`), with one of [`ALSO`].
 const ACCEPTING: &[&str] = &["possible", "valid", "acceptable", "works", "work", "admissible"];
 const ALSO: &[&str] = &["also", "though", "although", "too", "equally", "alternatively"];
+/// Words after `if` that offer more rather than state a case (`If you'd like`, `if needed`).
+const OFFERS: &[&str] = &["you", "you'd", "youd", "needed", "desired", "necessary", "interested", "required", "anyone"];
+/// Words a consequence that only states a value is made of (`it would be 43`, `then the answer is 43`).
+const FILLER: &[&str] = &[
+    "then", "it", "it's", "its", "is", "would", "will", "be", "becomes", "become", "the", "a", "an", "answer", "we",
+    "get", "gets", "gives", "give", "obtain", "yields", "count", "total", "result", "value", "number", "that", "this",
+    "there", "are", "was", "were", "has", "have", "instead", "equals", "equal", "to", "so", "also", "final", "of",
+];
+/// Words besides [`FILLER`] a consequence may hold and still only state a value (a unit or a noun: `43 days`).
+const MAX_OTHER_WORDS: usize = 1;
 /// Words that refuse the other reading or value (`not consistent`, `would be wrong`).
 const REFUSING: &[&str] = &["not", "no", "never", "neither", "nor", "inconsistent", "wrong", "incorrect", "invalid"];
 
@@ -70,7 +80,9 @@ fn clauses(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
         let at = from + i;
         let mark = match c {
             '.' => !bytes.get(at + 1).is_some_and(u8::is_ascii_digit),
-            '!' | '?' | ';' | '\n' | '(' | ')' | '—' | '。' | '；' => true,
+            // Not a factorial (`3! = 6`).
+            '!' => !text[..at].ends_with(|p: char| p.is_ascii_digit() || matches!(p, ')' | '}' | '!')),
+            '?' | ';' | '\n' | '(' | ')' | '—' | '。' | '；' => true,
             _ => false,
         };
         if mark {
@@ -86,6 +98,29 @@ fn clauses(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// How many numbers `s` writes (`1,043` and `2.5` are one each).
+fn numbers_in(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut count = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        count += 1;
+        while i < b.len() {
+            let joined = matches!(b[i], b'.' | b',') && b.get(i + 1).is_some_and(u8::is_ascii_digit);
+            if b[i].is_ascii_digit() || joined {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+    count
+}
+
 /// Where the consequence of the clause `text[start..end]` starts, when the clause offers a value for another case or
 /// reading: after a condition's comma, colon, arrow or `then`; the whole clause for another reading or an accepted
 /// alternative.
@@ -94,21 +129,28 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
     let words = words_of(clause);
     let first = words.first()?.as_str();
     let in_case = words.len() > 1 && first == "in" && words[1] == "case";
-    if OPENERS_WITHOUT_CONDITION.contains(&first) {
-        return Some(start);
-    }
     if CONDITIONS.contains(&first) || in_case {
-        let lower = clause.to_ascii_lowercase();
-        let cut = [",", ":", "→", "=>", " then "].iter().filter_map(|m| lower.find(m).map(|i| i + m.len())).min()?;
-        // `(when x = 1, y = 3)`: where a value is attained, a point, not a case.
-        let point =
-            matches!(first, "when" | "whenever") && clause[..cut].contains(|c: char| c.is_ascii_digit() || c == '=');
-        // `If order mattered, it would be 12, but it doesn't`: a case refused after a `but`.
-        let refused = words
-            .iter()
-            .skip_while(|w| !matches!(w.as_str(), "but" | "however" | "which"))
-            .any(|w| REFUSING.contains(&w.as_str()) || w.ends_with("n't"));
-        return (!point && !refused).then_some(start + cut);
+        let cut = if OPENERS_WITHOUT_CONDITION.contains(&first) {
+            clause.to_ascii_lowercase().find(first).map_or(0, |i| i + first.len())
+        } else {
+            let lower = clause.to_ascii_lowercase();
+            [",", ":", "→", "=>", " then "].iter().filter_map(|m| lower.find(m).map(|i| i + m.len())).min()?
+        };
+        let condition = &clause[..cut];
+        // An instance or a check (`If x = 3, then 2(3) + 1 = 7`, `If we used 4 buses, …`, `when x = 1, y = 3`) or an
+        // offer (`If you'd like, I can show 6 × 7`): no case of the question.
+        let instance = condition.contains(|c: char| c.is_ascii_digit() || c == '=');
+        let offer = words.get(1).is_some_and(|w| OFFERS.contains(&w.as_str()));
+        // Turned back in the clause (`If order mattered, it would be 12, but it doesn't`).
+        let rest = words_of(&clause[cut..]);
+        let turned = rest.iter().any(|w| matches!(w.as_str(), "but" | "however" | "though"));
+        // The consequence states a value and little else (`43`, `it would be 43`, `then \\boxed{43}`, `the count is
+        // 43 days`), not a computation about other things (`5 boxes hold 60 apples, matching the total`).
+        let wordy = rest.iter().filter(|w| w.chars().any(char::is_alphabetic) && !FILLER.contains(&w.as_str())).count();
+        // A computation or a list (`6 + 4 = 10 and 6 - 4 = 2`, `2, 3, 5, 7, 11`) checks or lists; it offers no value.
+        let consequence = &clause[cut..];
+        let worked = consequence.contains(['=', '✓', '✔']) || numbers_in(consequence) > 1;
+        return (!instance && !offer && !turned && !worked && wordy <= MAX_OTHER_WORDS).then_some(start + cut);
     }
     let reading = words.windows(2).any(|w| OTHER.contains(&w[0].as_str()) && READINGS.contains(&w[1].as_str()));
     let accepted =
@@ -140,8 +182,16 @@ pub fn conditioned_differently(text: &str, chosen: &Candidate, targets: Targets)
         return None;
     }
     let mut cases = 0;
-    for (start, end) in clauses(text, chosen.end, text.len()) {
+    let after = clauses(text, chosen.end, text.len());
+    for (k, &(start, end)) in after.iter().enumerate() {
         let Some(from) = consequence(text, start, end) else { continue };
+        // `(If we count the empty set, it would be 10; but the problem asks for nonempty subsets.)`
+        let turned_back = after.get(k + 1).is_some_and(|&(s, e)| {
+            words_of(&text[s..e]).first().is_some_and(|w| matches!(w.as_str(), "but" | "however"))
+        });
+        if turned_back {
+            continue;
+        }
         let to = floor_boundary(text, end.min(from + CONSEQUENCE));
         if !text[from..to].contains(|c: char| c.is_ascii_digit() || c == '\\') {
             continue;
@@ -246,9 +296,15 @@ mod tests {
         fn at(t: &str) -> Option<&str> {
             consequence(t, 0, t.len()).map(|i| &t[i..])
         }
-        assert_eq!(at("If x = 0, y = 5"), Some(" y = 5"));
+        assert_eq!(at("If x = 0, y = 5"), None);
+        assert_eq!(at("If inclusive, it would be 43 days"), Some(" it would be 43 days"));
+        assert_eq!(at("If we substitute back: 6 + 4 = 10"), None);
+        assert_eq!(at("If we list them: 2, 3, 5"), None);
+        assert_eq!(at("If you'd like, I can show 6 times 7"), None);
+        assert_eq!(at("Assuming the pattern continues, the next terms would be 9"), None);
+        assert!(numbers_in("1,043 and 2.5") == 2 && numbers_in("none") == 0);
         assert_eq!(at("if inclusive then 43"), Some("43"));
-        assert_eq!(at("Otherwise 43"), Some("Otherwise 43"));
+        assert_eq!(at("Otherwise 43"), Some(" 43"));
         assert_eq!(at("Note that if x = 0 it is undefined"), None);
         assert_eq!(at("43 is also possible"), Some("43 is also possible"));
         assert_eq!(at("43 is not possible either, though"), None);

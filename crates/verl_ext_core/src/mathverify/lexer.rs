@@ -699,7 +699,11 @@ fn thin_spaces(t: &str) -> String {
         out.push_str(head);
         let letters =
             head.ends_with(|c: char| c.is_ascii_alphabetic()) && tail.starts_with(|c: char| c.is_ascii_alphabetic());
-        let group = tail.find(|c: char| !c.is_ascii_digit()).unwrap_or(tail.len()) == 3;
+        let next = tail.find(|c: char| !c.is_ascii_digit()).unwrap_or(tail.len());
+        // After a decimal point, groups of three count from the point and the last may be shorter (`3.141\\,59`).
+        let run = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let fraction = run == 3 && head[..head.len() - run].ends_with('.') && (1..=3).contains(&next);
+        let group = next == 3 || fraction;
         let digits = head.ends_with(|c: char| c.is_ascii_digit()) && tail.starts_with(|c: char| c.is_ascii_digit());
         out.push_str(match (thin, digits) {
             (_, true) if group => "\\,",

@@ -1,14 +1,16 @@
 //! Answers in a structured record (`{"answer": 42, "alt": 43}`, `{"answer_exclusive": 42, "answer": 43}`): a record
-//! that holds another number besides the answer offers both, whichever field is read.
+//! that holds another number in a field named as an answer offers both, whichever field is read; other fields
+//! (`"confidence": 0.9`, `"steps": 3`, `"id": 17`) are about the answer, not answers.
 
 use super::extract::Candidate;
 
-/// Fields read in one record, at most: a record with more around an answer is too large to read.
-const MAX_FIELDS: usize = 64;
+/// Parts of a field's name that make its value an answer (`answer_inclusive`, `alt`, `final_value`).
+const ANSWER_KEYS: &[&str] =
+    &["answer", "alt", "result", "final", "value", "solution", "other", "second", "option", "guess", "candidate"];
 
-/// The values of the `"key": value` fields of `record` (a JSON object's inside), as byte ranges of `record`; a
-/// quoted value without its quotes.
-fn field_values(record: &str) -> Vec<(usize, usize)> {
+/// The `"key": value` fields of `record` (a JSON object's inside): each key without its quotes and its value, as
+/// byte ranges of `record`; a quoted value without its quotes.
+fn fields(record: &str) -> Vec<((usize, usize), (usize, usize))> {
     let b = record.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -25,12 +27,13 @@ fn field_values(record: &str) -> Vec<(usize, usize)> {
             (b.len(), b.len())
         }
     };
-    while i < b.len() && out.len() <= MAX_FIELDS {
+    while i < b.len() {
         if b[i] != b'"' {
             i += 1;
             continue;
         }
-        let (_, key_end) = string_end(i);
+        let (key_close, key_end) = string_end(i);
+        let key = (i + 1, key_close);
         let mut j = key_end;
         while j < b.len() && b[j].is_ascii_whitespace() {
             j += 1;
@@ -50,7 +53,7 @@ fn field_values(record: &str) -> Vec<(usize, usize)> {
             let end = j + record[j..].find([',', '\n']).unwrap_or(record.len() - j);
             (j, end, end)
         };
-        out.push((start, end));
+        out.push((key, (start, end)));
         i = next.max(i + 1);
     }
     out
@@ -79,14 +82,15 @@ pub fn several_in_record(text: &str, chosen: &Candidate) -> Option<&'static str>
         return None;
     }
     let base = open + 1;
-    let fields = field_values(record);
-    if fields.len() > MAX_FIELDS {
-        return Some("a record too large to read");
-    }
-    fields
+    let answer_key = |k: &str| {
+        let k = k.to_ascii_lowercase();
+        ANSWER_KEYS.iter().any(|a| k.contains(a))
+    };
+    fields(record)
         .into_iter()
-        .filter(|&(s, e)| !(base + s <= chosen.start && chosen.start < base + e.max(s + 1)))
-        .map(|(s, e)| record[s..e].trim())
+        .filter(|&(_, (s, e))| !(base + s <= chosen.start && chosen.start < base + e.max(s + 1)))
+        .filter(|&((ks, ke), _)| answer_key(&record[ks..ke]))
+        .map(|(_, (s, e))| record[s..e].trim())
         .filter(|v| number(v))
         .any(|v| !super::math_equal(v, &chosen.text).equal)
         .then_some("one of several values in a record")
@@ -99,10 +103,10 @@ mod tests {
     #[test]
     fn fields_of_a_record() {
         let r = r#""answer": "42", "alt": 43, "note": "a \"quoted\" word""#;
-        let values: Vec<&str> = field_values(r).into_iter().map(|(s, e)| &r[s..e]).collect();
-        assert_eq!(values, ["42", "43", r#"a \"quoted\" word"#]);
+        let values: Vec<(&str, &str)> = fields(r).into_iter().map(|((a, b), (s, e))| (&r[a..b], &r[s..e])).collect();
+        assert_eq!(values, [("answer", "42"), ("alt", "43"), ("note", r#"a \"quoted\" word"#)]);
         assert!(number(" -4.5 ") && number("1/2") && !number("inf") && !number("4 cm") && !number("2 / 2"));
-        assert!(field_values(r#""unterminated"#).is_empty());
-        assert_eq!(field_values(r#""k": "#).len(), 1);
+        assert!(fields(r#""unterminated"#).is_empty());
+        assert_eq!(fields(r#""k": "#).len(), 1);
     }
 }

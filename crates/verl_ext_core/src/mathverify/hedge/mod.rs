@@ -590,7 +590,12 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
                 // 12` doubt the value).
                 "could" | "might" => next.is_some_and(|n| n.len() > 2 && !MODAL_DOUBTS.contains(&n)),
                 // `may` doubts only as a modal (`it may be 12`); `In May, 12 …` names a month.
-                "may" => !next.is_some_and(|n| MODAL_DOUBTS.contains(&n)),
+                // `may be written as`, `may be simplified to`: a form of the value, not a doubt.
+                "may" => {
+                    let participle =
+                        near.get(k + 2).is_some_and(|p| p.len() > 3 && (p.ends_with("ed") || p.ends_with("en")));
+                    !next.is_some_and(|n| MODAL_DOUBTS.contains(&n)) || next == Some("be") && participle
+                }
                 // `it's not hard to see that`, `in either case`, `either way`.
                 "not" => next.is_some_and(|n| matches!(n, "hard" | "difficult")),
                 "either" => next.is_some_and(|n| matches!(n, "case" | "way")),
@@ -1031,12 +1036,22 @@ mod tests {
                 || INTERJECTIONS.contains(&w)
                     && opens
                     && rest[*at..].trim_start_matches(' ').starts_with([',', ':', '.', '!', ';']);
-            let partly = matches!(w, "sure" | "confident" | "certain")
-                && rest[..start_of(k)].trim_end().strip_suffix('%').is_some_and(|n| {
-                    let digits = n.trim_end();
-                    let value = &digits[digits.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len()..];
-                    value.parse::<f64>().is_ok_and(|v| v < 100.0)
+            let statistic = matches!(w, "confidence" | "certainty")
+                && words.get(k + 1).is_some_and(|(_, n)| {
+                    ["interval", "intervals", "level", "levels", "coefficient", "band", "region"].contains(&n.as_str())
                 });
+            let below_full = |v: &str| v.parse::<f64>().is_ok_and(|v| v < 100.0);
+            let partly = !statistic
+                && (matches!(w, "sure" | "confident" | "certain" | "confidence" | "certainty")
+                    && rest[..start_of(k)].trim_end().strip_suffix('%').is_some_and(|n| {
+                        let digits = n.trim_end();
+                        below_full(&digits[digits.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len()..])
+                    })
+                    || matches!(w, "confidence" | "certainty") && {
+                        let after = rest[*at..].trim_start_matches([':', '=', ' ', '*', '~']);
+                        let n = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.').len();
+                        n > 0 && after[n..].trim_start().starts_with('%') && below_full(&after[..n])
+                    });
             if pair_with(DISAVOWAL_PAIRS)
                 || negated_approval
                 || partly
@@ -1087,7 +1102,7 @@ mod tests {
             "\\text{ \\boxed{5} 5 6 \u{200b} wait Wait WAIT wrong incorrect approach way no not n't isn didn't \
             cannot can be right correct sure or Or mistake error might also should meant to I i second thought never \
             mind actually net Нет нет неверно Неверно ошибка 错 等等 应该 подождите ο οr é checks out CHECKS ✓ \
-            matches yes works ** x the answer is sorry Sorry hmm oh 30% 100% % confident";
+            matches yes works ** x the answer is sorry Sorry hmm oh 30% 100% % confident confidence interval low 40";
         let pieces: Vec<&str> = marks.into_iter().chain(words.split_whitespace()).collect();
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = |n: usize| {

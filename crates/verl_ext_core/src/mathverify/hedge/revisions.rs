@@ -314,7 +314,13 @@ pub(super) fn revision_at(
     };
     // `I am 30% sure`, `(40% confidence)`, `Confidence: 40%`: any confidence short of 100% doubts the answer.
     let short_of_full = |digits: &str| digits.parse::<f64>().is_ok_and(|v| v < 100.0);
-    let partly = matches!(w, "sure" | "confident" | "certain" | "confidence" | "certainty")
+    // A `95% confidence interval` is a statistic, not a doubt.
+    let statistic = matches!(w, "confidence" | "certainty")
+        && next.is_some_and(|(_, n)| {
+            matches!(n.as_str(), "interval" | "intervals" | "level" | "levels" | "coefficient" | "band" | "region")
+        });
+    let partly = !statistic
+        && matches!(w, "sure" | "confident" | "certain" | "confidence" | "certainty")
         && rest[..start_of(k)].trim_end().strip_suffix('%').is_some_and(|n| {
             let digits = n.trim_end();
             short_of_full(&digits[digits.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len()..])
