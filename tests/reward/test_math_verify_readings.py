@@ -163,12 +163,12 @@ def test_confidence_in_full_or_elsewhere_keeps_the_answer(text: str) -> None:
     assert score(LEAD + text, "42") == 1.0
 
 
-CASES_AFTER = ["If inclusive: {b}.", "Depending on the reading, {b}.", "Sinon {b}.", "When n is odd, {b}.",
-               "If exclusive, then \\boxed{{{b}}}.", "Otherwise {b}.", "In case n is odd, {b}.",
+CASES_AFTER = ["If inclusive: {b}.", "Depending on the reading, {b}.", "Sinon {b}.",
+               "If the question means weeks, {b}.",
+               "Otherwise {b}.", "(If we count the endpoints, it would be {b}.)", "If counted inclusively: {b}",
                "(Under the alternative interpretation: {b}.)", "Alternative interpretation: {b}",
                "Other interpretation \u2192 {b}", "({b} in the alternate reading)", "Though {b} is also possible.",
-               "Also {b} is a possible answer.", "{b} works too.", "[^1]: {b} under the other convention.",
-               "Assuming the endpoints count: $\\boxed{{{b}}}$", "; if odd, it is ${b}$."]
+               "Also {b} is a possible answer.", "{b} works too.", "[^1]: {b} under the other convention."]
 
 
 @SETTINGS
@@ -234,6 +234,18 @@ def test_two_answers_for_two_cases_are_no_answer(a: int, delta: int, cases: tupl
     ("The interval is $\\boxed{(2.1, 3.5)}$. This is the 95% confidence interval for the mean.", "(2.1, 3.5)"),
     ("$\\boxed{3.141\\,59}$", "3.14159"), ("$\\boxed{12\\,345.678\\,9}$", "12345.6789"),
     ('{"answer": 42, "confidence": 0.95}', "42"), ('{"problem_id": 17, "answer": 42}', "42"),
+    # A second review's: counterfactuals of the data explain the answer; values in checks and other words.
+    ("There are $\\boxed{60}$ arrangements. If all letters were distinct, there would be 120.", "60"),
+    ("She has $\\boxed{14}$ apples left. If she had not given any away, she would have 20.", "14"),
+    ("The answer is \\boxed{6}. When the perimeter is doubled, the width becomes 12.", "6"),
+    ("The answer is $\\boxed{6}$. A quick check with 2 and 3 also works.", "6"),
+    ("The answer is \\boxed{6}. (Also valid for n \u2265 2.)", "6"),
+    ("The answer is $\\boxed{0.5}$. Otherwise written, 0.5.", "0.5"),
+    ("I initially got the answer 10, but I forgot the case with zeros. If we include that case, the answer is "
+     "$\\boxed{11}$.", "11"),
+    ('{"answer": 5, "time_seconds": 3.2}', "5"), ('{"answer": 12, "salt_grams": 5}', "12"),
+    ('{"answer": 42, "num_options": 4}', "42"), ('{"answer": 72, "intermediate_result": 24}', "72"),
+    ('{"answer": 0.25, "percentage_value": 25}', "0.25"),
 ])
 def test_remarks_that_offer_no_other_value_keep_the_answer(text: str, reference: str) -> None:
     assert score(LEAD + text, reference) == 1.0
@@ -302,3 +314,34 @@ def test_a_letter_joined_to_one_before_it_is_no_choice(text: str) -> None:
                                   "Both A and B are wrong. The answer is D.", "The answer is D."])
 def test_letters_ruled_out_before_the_choice_keep_it(text: str) -> None:
     assert letter_score(LEAD + text, "D") == 1.0
+
+
+@pytest.mark.parametrize(("text", "stated", "aside"), [
+    ("The answer is 121 ways, since 5! = 120.", "121", "120"), ("The answer is 4, since 2x = 8.", "4", "8"),
+    ("The answer is 50% since p = 0.6.", "0.5", "0.6"), ("The answer is (1, 2), since x = 3.", "(1, 2)", "3"),
+    ("The answer is 12 cm since the radius r = 6 cm.", "12", "6"), ("The answer is 6 (3! = 6 ways).", "6", "3"),
+])
+def test_an_equation_in_an_aside_after_the_answer_is_not_it(text: str, stated: str, aside: str) -> None:
+    assert score(LEAD + text, aside) == 0.0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("The answer is 3 because x^2 = 9 and x > 0.", "3"), ("The answer is 120 ways (5! = 120).", "120"),
+    ("So the answer is 10 (since a = 2 and b = 5).", "10"), ("The answer is (1, 2), since x = 3.", "(1, 2)"),
+    ("The answer is 5 + 1 = 6.", "6"), ("answer: x = 5 + 1 = 6", "6"), ("The answer is therefore n = 12.", "12"),
+    ("The answer is the total, T = 48.", "48"), ("The answer is 20 because each box has n = 4 items.", "20"),
+])
+def test_an_answer_before_its_reason_is_read(text: str, reference: str) -> None:
+    assert score(LEAD + text, reference) == 1.0
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ("\\boxed{45\u00a2}", "\\$45", 0.0), ("\\boxed{\\$45}", "45\u00a2", 0.0),
+    ("\\boxed{45\\text{ cents}}", "\\$45", 0.0),
+    ("The answer is 45 cents.", "\\$45", 0.0), ("\\boxed{45 \\text{ dollars}}", "45\u00a2", 0.0),
+    ("\\boxed{45\u00a2}", "\\$0.45", 1.0), ("\\boxed{4500\u00a2}", "\\$45", 1.0),
+    ("\\boxed{45\u00a2}", "45\u00a2", 1.0),
+    ("\\boxed{0.45 \\text{ dollars}}", "45\u00a2", 1.0), ("The answer is 45 cents.", "45", 1.0),
+])
+def test_cents_are_hundredths_of_the_currency(text: str, reference: str, expected: float) -> None:
+    assert score(LEAD + text, reference) == expected

@@ -45,15 +45,16 @@ const END_TOKENS: &[&str] = &[
 /// next one (`<|im_start|>user`), so the text is cut there as at an end token; at its start they are a space.
 const TURN_TOKENS: &[&str] =
     &["<|im_start|>", "<|user|>", "<|assistant|>", "<|system|>", "<|start_header_id|>", "<start_of_turn>"];
-/// Other tokenizers' markers written in angle brackets, read as a space.
-const NAMED_TOKENS: &[&str] = &["<s>", "<bos>", "<BOS>", "<pad>", "<start_of_turn>", "<eoe>"];
+/// Other tokenizers' markers written in angle brackets, read as a space (Gemma's `<start_of_turn>` is in
+/// [`TURN_TOKENS`]).
+const NAMED_TOKENS: &[&str] = &["<s>", "<bos>", "<BOS>", "<pad>", "<eoe>"];
 
 /// The text cut at its first end-of-sequence token, with other special tokens replaced by a space; borrowed
 /// when it has none. A token between two letters splits a word (`n<|pad|>ot`) or separates two (`at<|pad|>least`):
 /// `join` reads it as nothing, as a decoder skipping special tokens does, else as a space. The flag says whether
 /// any token stood between two letters (the text then has two readings).
 pub fn strip_special_tokens(s: &str, join: bool) -> (Cow<'_, str>, bool) {
-    if !s.contains("<|") && !s.contains("<｜") && !END_TOKENS.iter().chain(NAMED_TOKENS).any(|t| s.contains(t)) {
+    if !s.contains("<|") && !s.contains("<｜") && !angle_tokens().any(|t| s.contains(t)) {
         return (Cow::Borrowed(s), false);
     }
     let mut split = false;
@@ -110,7 +111,12 @@ fn special_token_len(at: &str) -> usize {
         // At least two characters (`<|x|>` may be `|x| < |x| > …` squeezed together).
         return if k > 1 && closed && name[..k].chars().all(token) { 1 + bar.len() + k + bar.len() + 1 } else { 0 };
     }
-    END_TOKENS.iter().chain(NAMED_TOKENS).find(|t| at.starts_with(*t)).map_or(0, |t| t.len())
+    angle_tokens().find(|t| at.starts_with(*t)).map_or(0, |t| t.len())
+}
+
+/// Every special token written in angle brackets without bars (`</s>`, `<pad>`, `<start_of_turn>`).
+fn angle_tokens() -> impl Iterator<Item = &'static str> {
+    END_TOKENS.iter().chain(NAMED_TOKENS).chain(TURN_TOKENS).copied().filter(|t| !t.starts_with("<|"))
 }
 
 /// Where the answer of a completion is read, and the text it is read in.
@@ -333,8 +339,9 @@ pub fn label_line(line: &str) -> bool {
     line.len() <= MAX_LABEL_LINE && LABEL_LINES.contains(&line.to_lowercase().as_str())
 }
 
-/// Line starts that open a new question (`Question:`, `Problem 2:`, `Subproblem 40:`, `Human:`).
-const DRIFT_MARKERS: &[&str] = &[
+/// Line starts that open a new question (`Question:`, `Problem 2:`, `Subproblem 40:`), besides the
+/// [`TURN_MARKERS`] that open a chat turn.
+const QUESTION_MARKERS: &[&str] = &[
     "question",
     "q:",
     "q",
@@ -343,10 +350,7 @@ const DRIFT_MARKERS: &[&str] = &[
     "preamble:",
     "exercise",
     "example",
-    "human:",
-    "user:",
     "instruction:",
-    "[inst]",
     "next question",
     "next problem",
     "new question",
@@ -355,10 +359,6 @@ const DRIFT_MARKERS: &[&str] = &[
     "another problem",
     "follow-up:",
     "follow up:",
-    "input:",
-    "prompt:",
-    "gpt4 correct user:",
-    "<human>:",
 ];
 /// A chat role's name alone on its line: a turn the model invents.
 const ROLE_LINES: &[&str] = &["user", "human", "assistant"];
@@ -394,7 +394,7 @@ pub fn drifts(s: &str) -> bool {
 /// `### Instruction:`, `[INST]`), or a chat role's name alone (`user`)?
 fn opens_question(line: &str) -> bool {
     let t = line.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '#' | '*'));
-    DRIFT_MARKERS.iter().any(|m| {
+    QUESTION_MARKERS.iter().chain(TURN_MARKERS).any(|m| {
         t.strip_prefix(m).is_some_and(|r| {
             let numbered = r.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
             m.ends_with([':', ']'])
@@ -412,7 +412,7 @@ fn opens_turn(line: &str) -> bool {
         || ROLE_LINES.contains(&t.trim_end_matches(|c: char| c.is_whitespace() || c == ':'))
 }
 
-/// The [`DRIFT_MARKERS`] that open a chat turn.
+/// Line starts that open a chat turn the model invents (`User:`, `[INST]`), a new question as well.
 const TURN_MARKERS: &[&str] = &["human:", "user:", "[inst]", "input:", "prompt:", "gpt4 correct user:", "<human>:"];
 
 /// Shortest repeated tail that is a loop (bytes): a short echo (`5. 5.`) is not one.

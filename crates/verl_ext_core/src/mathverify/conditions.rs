@@ -4,7 +4,7 @@
 //! the reference holds, such a text offers both: a reward that credits it teaches the policy to hedge.
 
 use super::extract::{candidates, parses, Candidate, Source};
-use super::hedge::{self, floor_boundary, words_of};
+use super::hedge::{floor_boundary, words_of};
 use super::Targets;
 
 /// How much of a consequence is read for its values (bytes).
@@ -57,6 +57,37 @@ const READINGS: &[&str] = &[
 /// Words that accept another value (`43 is also possible`, `though 43 works`), with one of [`ALSO`].
 const ACCEPTING: &[&str] = &["possible", "valid", "acceptable", "works", "work", "admissible"];
 const ALSO: &[&str] = &["also", "though", "although", "too", "equally", "alternatively"];
+/// Words in a condition that make it a reading of the question rather than a case of its data.
+const READING_WORDS: &[&str] = &[
+    "inclusive",
+    "exclusive",
+    "inclusively",
+    "exclusively",
+    "interpretation",
+    "interpreted",
+    "interpret",
+    "reading",
+    "read",
+    "meant",
+    "means",
+    "mean",
+    "intended",
+    "question",
+    "problem",
+    "asks",
+    "asked",
+    "convention",
+    "count",
+    "counts",
+    "counted",
+    "counting",
+    "includes",
+    "include",
+    "included",
+    "including",
+    "excluded",
+    "exclude",
+];
 /// Words after `if` that offer more rather than state a case (`If you'd like`, `if needed`).
 const OFFERS: &[&str] = &["you", "you'd", "youd", "needed", "desired", "necessary", "interested", "required", "anyone"];
 /// Words a consequence that only states a value is made of (`it would be 43`, `then the answer is 43`).
@@ -67,6 +98,8 @@ const FILLER: &[&str] = &[
 ];
 /// Words besides [`FILLER`] a consequence may hold and still only state a value (a unit or a noun: `43 days`).
 const MAX_OTHER_WORDS: usize = 1;
+/// Words that may come before the value accepted (`also 43 is a possible answer`, `though 43 works`).
+const SUBJECT_LEAD: &[&str] = &["also", "though", "although", "but", "and", "or", "the", "value", "answer", "a", "an"];
 /// Words that refuse the other reading or value (`not consistent`, `would be wrong`).
 const REFUSING: &[&str] = &["not", "no", "never", "neither", "nor", "inconsistent", "wrong", "incorrect", "invalid"];
 
@@ -137,6 +170,17 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
             [",", ":", "→", "=>", " then "].iter().filter_map(|m| lower.find(m).map(|i| i + m.len())).min()?
         };
         let condition = &clause[..cut];
+        // A case of the question's reading (`If inclusive`, `If the question asks for full buses`, `If we count the
+        // empty set`), not of its data (`If all letters were distinct, there would be 120` explains the answer).
+        let reads = OPENERS_WITHOUT_CONDITION.contains(&first)
+            || first == "depending"
+            || words_of(condition).iter().any(|w| READING_WORDS.contains(&w.as_str()));
+        // `Otherwise written, 0.5`: the same value in another form.
+        let restated =
+            words.get(1).is_some_and(|w| matches!(w.as_str(), "written" | "stated" | "put" | "expressed" | "said"));
+        if !reads || restated {
+            return None;
+        }
         // An instance or a check (`If x = 3, then 2(3) + 1 = 7`, `If we used 4 buses, …`, `when x = 1, y = 3`) or an
         // offer (`If you'd like, I can show 6 × 7`): no case of the question.
         let instance = condition.contains(|c: char| c.is_ascii_digit() || c == '=');
@@ -153,8 +197,16 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
         return (!instance && !offer && !turned && !worked && wordy <= MAX_OTHER_WORDS).then_some(start + cut);
     }
     let reading = words.windows(2).any(|w| OTHER.contains(&w[0].as_str()) && READINGS.contains(&w[1].as_str()));
-    let accepted =
-        words.iter().any(|w| ACCEPTING.contains(&w.as_str())) && words.iter().any(|w| ALSO.contains(&w.as_str()));
+    // `43 is also possible`, `though 43 works too`: one value, the subject of the words that accept it (not `a check
+    // with 2 and 3 also works`, `also valid for n ≥ 2`).
+    let lower = clause.to_ascii_lowercase();
+    let accepting = ACCEPTING.iter().filter_map(|a| lower.find(a)).min();
+    let digit = clause.find(|c: char| c.is_ascii_digit());
+    let subject = match (digit, accepting) {
+        (Some(d), Some(a)) => d < a && words_of(&clause[..d]).iter().all(|w| SUBJECT_LEAD.contains(&w.as_str())),
+        _ => false,
+    };
+    let accepted = subject && numbers_in(clause) == 1 && words.iter().any(|w| ALSO.contains(&w.as_str()));
     // `Other readings are not consistent with 3 sides`: a reading refused offers nothing.
     let refused = words.iter().any(|w| REFUSING.contains(&w.as_str()) || w.ends_with("n't"));
     ((reading || accepted) && !refused).then_some(start)
@@ -164,7 +216,7 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
 fn other_value(text: &str, from: usize, to: usize, answer: &str, boxes_only: bool, targets: Targets) -> bool {
     candidates(&text[from..to], targets)
         .into_iter()
-        .filter(|c| !matches!(c.source, Source::Letter(_)))
+        .filter(|c| !matches!(c.source, Source::Letter(_) | Source::Whole))
         .filter(|c| {
             !boxes_only
                 || matches!(c.source, Source::Boxed | Source::AnswerColon | Source::AnswerWord | Source::FinalAnswer)
@@ -220,10 +272,8 @@ pub fn conditioned_differently(text: &str, chosen: &Candidate, targets: Targets)
     if let Some(last) = before.last_mut() {
         last.1 = condition;
     }
-    // An answer before it with another value: under a condition of its own, or with no revision between them (a
-    // check that says `Wait, if we include the endpoint, then \\boxed{42}` corrects the answer, it offers no case).
-    let last_revision = hedge::revisions_after(&text[..chosen.start], 0).last;
-    let revised = |from: usize| last_revision.is_some_and(|at| at > from);
+    // An answer before it with another value under a condition of its own (an answer corrected before a condition,
+    // `I first got 10, but I forgot zeros. If we include them, the answer is \\boxed{11}`, offers no case).
     before
         .iter()
         .rev()
@@ -236,7 +286,7 @@ pub fn conditioned_differently(text: &str, chosen: &Candidate, targets: Targets)
             let words = words_of(&text[start..end]);
             let case = words.first().is_some_and(|w| CONDITIONS.contains(&w.as_str()) || w == "for");
             let to = floor_boundary(text, end.min(start + CONSEQUENCE));
-            (case || !revised(start)) && other_value(text, start, to, &chosen.text, true, targets)
+            case && other_value(text, start, to, &chosen.text, true, targets)
         })
         .then_some("one of two answers for two cases")
 }

@@ -414,6 +414,9 @@ fn sloppy_approximation(p: &str) -> bool {
     false
 }
 
+/// Units that name a currency (the lexer's canonical names): cents are hundredths of them.
+const CURRENCY_UNITS: &[&str] = &["usd", "eur", "gbp", "chf", "peso", "cny", "jpy", "inr", "pln", "czk", "kr"];
+
 /// Does the answer `s` start with a currency sign or code (`\\$5`, `-£5`, `USD 5`)? The lexer drops them.
 fn money(s: &str) -> bool {
     let s = s.trim_start();
@@ -495,6 +498,26 @@ pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options
         if let Some(measure) = measured(&reference, true) {
             (reference, reference_units) = measure;
         }
+    }
+    // `45¢` against `\\$0.45`: cents are hundredths of the currency written on the other side, never whole units of
+    // it (`45¢` is no `\\$45`).
+    let cents = |u: &[String]| u.iter().any(|x| x == "cent");
+    let whole_money = |u: &[String], raw: &str| money(raw) || u.iter().any(|x| CURRENCY_UNITS.contains(&x.as_str()));
+    let hundredth =
+        |n: &Node| Node::Div(Box::new(n.clone()), Box::new(Node::Num(BigRational::from_integer(100.into()))));
+    if cents(&units) && whole_money(&reference_units, r) {
+        let equal = value_eq(&hundredth(&prediction), &reference, o);
+        return verdict(
+            equal,
+            if equal { "equivalent (cents as hundredths)" } else { "not equivalent (cents as hundredths)" },
+        );
+    }
+    if cents(&reference_units) && whole_money(&units, p) {
+        let equal = value_eq(&prediction, &hundredth(&reference), o);
+        return verdict(
+            equal,
+            if equal { "equivalent (cents as hundredths)" } else { "not equivalent (cents as hundredths)" },
+        );
     }
     // The same units in another order or grouping (`m \\cdot kg` is `kg \\cdot m`, `m/s/s` is `m/s^2`).
     let (units, reference_units) = (unit_product(&units), unit_product(&reference_units));

@@ -474,6 +474,16 @@ impl<'a> Text<'a> {
             let eq_window = &self.s[from..advance(self.s, from, EQUALS_WINDOW)];
             let sentence_end = eq_window.find('\n').into_iter().chain(eq_window.find(". ")).chain(eq_window.find('。'));
             let eq_window = &eq_window[..sentence_end.min().unwrap_or(eq_window.len())];
+            // A clause that gives a reason or a side fact after the value (`The answer is 121, since 5! = 120`,
+            // `is 4 because 2x = 8`, `is 120 ways (5! = 120)`): its `=` does not state the answer.
+            let lower = eq_window.to_ascii_lowercase();
+            let aside = ASIDES
+                .iter()
+                .filter_map(|a| lower.find(a))
+                .filter(|&i| !eq_window[..i].trim().is_empty())
+                .min()
+                .unwrap_or(eq_window.len());
+            let eq_window = &eq_window[..aside];
             let after_eq = eq_window.rfind('=').map(|i| from + i + 1);
             let mut found = self.math_in(from, advance(self.s, from, ANSWER_WINDOW));
             // `Answer: y = 2x + 1`: an expression after the last `=` is read whole, to its line's end.
@@ -515,7 +525,16 @@ impl<'a> Text<'a> {
             expression_line(t) || lone_letter(t) || bracketed_list(t) || latex_line(t) || named_values(t)
         };
         let whole = self.whole_text(from, line_end).filter(shaped);
-        whole.or_else(|| sentence_end.and_then(|end| self.whole_text(from, end)).filter(shaped))
+        // Up to an aside (`The answer is (1, 2), since x = 3.`): a comma before it ends the value.
+        let lower = self.s[from..line_end].to_ascii_lowercase();
+        let lead = |i: usize| self.s[from..from + i].trim().is_empty();
+        let aside = ASIDES.iter().filter_map(|a| lower.find(a)).filter(|&i| !lead(i)).min().map(|i| {
+            let head = self.s[from..from + i].trim_end();
+            from + head.strip_suffix(',').unwrap_or(head).len()
+        });
+        whole
+            .or_else(|| sentence_end.and_then(|end| self.whole_text(from, end)).filter(shaped))
+            .or_else(|| aside.and_then(|end| self.whole_text(from, end)).filter(shaped))
     }
 
     /// Is the line holding `at` an answer's heading alone ([`completion::label_line`])?
@@ -1114,6 +1133,27 @@ fn another_letter_before(text: &str, start: usize, choices: u32) -> bool {
     let letter = last.next().is_some_and(|c| c.is_ascii_uppercase() && choices & (1 << (c as u32 - 'A' as u32)) != 0);
     letter && last.next().is_none_or(|c| !c.is_ascii_alphanumeric())
 }
+
+/// Marks and words that open an aside after an answer's value: a reason, a side fact, a bracket.
+const ASIDES: &[&str] = &[
+    " since ",
+    " because ",
+    " as ",
+    " where ",
+    " given ",
+    " with ",
+    " for ",
+    " when ",
+    " if ",
+    "; ",
+    " — ",
+    "(",
+    "[",
+    ", and ",
+    " and ",
+    ", so ",
+    ", which ",
+];
 
 /// Statements after the answer compared with it at most.
 const MAX_RESTATED: usize = 4;

@@ -4,9 +4,11 @@
 
 use super::extract::Candidate;
 
-/// Parts of a field's name that make its value an answer (`answer_inclusive`, `alt`, `final_value`).
+/// Words of a field's name that make its value an answer (`answer_inclusive`, `alt`, `finalResult`).
 const ANSWER_KEYS: &[&str] =
-    &["answer", "alt", "result", "final", "value", "solution", "other", "second", "option", "guess", "candidate"];
+    &["answer", "alt", "alternative", "result", "final", "solution", "other", "second", "guess", "candidate"];
+/// Words of a field's name that make it about the work, not an answer (`intermediate_result`, `num_answers`).
+const WORK_KEYS: &[&str] = &["intermediate", "partial", "step", "steps", "num", "count", "checked", "considered"];
 
 /// The `"key": value` fields of `record` (a JSON object's inside): each key without its quotes and its value, as
 /// byte ranges of `record`; a quoted value without its quotes.
@@ -59,6 +61,25 @@ fn fields(record: &str) -> Vec<((usize, usize), (usize, usize))> {
     out
 }
 
+/// The words of a field's name, lower case (`answer_inclusive`, `alt-answer`, `finalResult`, `time seconds`).
+fn key_words(key: &str) -> Vec<String> {
+    let mut words = vec![String::new()];
+    let mut previous_lower = false;
+    for c in key.chars() {
+        if !c.is_alphanumeric() {
+            words.push(String::new());
+        } else {
+            if c.is_uppercase() && previous_lower {
+                words.push(String::new());
+            }
+            words.last_mut().into_iter().for_each(|w| w.extend(c.to_lowercase()));
+        }
+        previous_lower = c.is_lowercase();
+    }
+    words.retain(|w| !w.is_empty());
+    words
+}
+
 /// Is a number (`43`, `-4.5`, `1/2`, `1e3`) all of `value`? Not a computation written out (`"2 / 2"` in a field of
 /// reasoning).
 fn number(value: &str) -> bool {
@@ -83,8 +104,12 @@ pub fn several_in_record(text: &str, chosen: &Candidate) -> Option<&'static str>
     }
     let base = open + 1;
     let answer_key = |k: &str| {
-        let k = k.to_ascii_lowercase();
-        ANSWER_KEYS.iter().any(|a| k.contains(a))
+        let words = key_words(k);
+        // `value`, `option` alone name an answer; in a longer name (`percentage_value`, `num_options`) they do not.
+        let alone = matches!(words.as_slice(), [w] if matches!(w.as_str(), "value" | "option" | "choice"));
+        alone
+            || words.iter().any(|w| ANSWER_KEYS.contains(&w.as_str()))
+                && !words.iter().any(|w| WORK_KEYS.contains(&w.as_str()))
     };
     fields(record)
         .into_iter()
@@ -107,6 +132,7 @@ mod tests {
         assert_eq!(values, [("answer", "42"), ("alt", "43"), ("note", r#"a \"quoted\" word"#)]);
         assert!(number(" -4.5 ") && number("1/2") && !number("inf") && !number("4 cm") && !number("2 / 2"));
         assert!(fields(r#""unterminated"#).is_empty());
+        assert_eq!(key_words("finalResult_2 x-y"), ["final", "result", "2", "x", "y"]);
         assert_eq!(fields(r#""k": "#).len(), 1);
     }
 }

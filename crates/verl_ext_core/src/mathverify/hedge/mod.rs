@@ -1037,9 +1037,7 @@ mod tests {
                     && opens
                     && rest[*at..].trim_start_matches(' ').starts_with([',', ':', '.', '!', ';']);
             let statistic = matches!(w, "confidence" | "certainty")
-                && words.get(k + 1).is_some_and(|(_, n)| {
-                    ["interval", "intervals", "level", "levels", "coefficient", "band", "region"].contains(&n.as_str())
-                });
+                && words.get(k + 1).is_some_and(|(_, n)| STATISTIC_NOUNS.contains(&n.as_str()));
             let below_full = |v: &str| v.parse::<f64>().is_ok_and(|v| v < 100.0);
             let partly = !statistic
                 && (matches!(w, "sure" | "confident" | "certain" | "confidence" | "certainty")

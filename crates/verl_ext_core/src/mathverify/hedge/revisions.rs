@@ -96,6 +96,21 @@ pub(super) const REVISING: &[&str] = &[
 /// (`\\boxed{5}. Hmm, it's 6.`); not otherwise (`Oh well.`). `No,` and `Sorry,` open honest remarks too (`No, other
 /// values do not work.`, `Sorry, I should have said …`): a value they lead to is read as a closing value.
 pub(super) const INTERJECTIONS: &[&str] = &["oh", "nah", "hmm", "hmmm", "whoops", "argh", "ugh"];
+/// Nouns after `confidence` that make it a statistic (`95% confidence interval`), not a doubt.
+pub(super) const STATISTIC_NOUNS: &[&str] = &[
+    "interval",
+    "intervals",
+    "level",
+    "levels",
+    "coefficient",
+    "band",
+    "region",
+    "point",
+    "bound",
+    "bounds",
+    "limit",
+    "limits",
+];
 /// Two-word disavowals (`not sure`, `not correct`), the second word's end marking them.
 pub(super) const DISAVOWAL_PAIRS: &[(&str, &str)] = &[
     ("not", "sure"),
@@ -315,10 +330,8 @@ pub(super) fn revision_at(
     // `I am 30% sure`, `(40% confidence)`, `Confidence: 40%`: any confidence short of 100% doubts the answer.
     let short_of_full = |digits: &str| digits.parse::<f64>().is_ok_and(|v| v < 100.0);
     // A `95% confidence interval` is a statistic, not a doubt.
-    let statistic = matches!(w, "confidence" | "certainty")
-        && next.is_some_and(|(_, n)| {
-            matches!(n.as_str(), "interval" | "intervals" | "level" | "levels" | "coefficient" | "band" | "region")
-        });
+    let statistic =
+        matches!(w, "confidence" | "certainty") && next.is_some_and(|(_, n)| STATISTIC_NOUNS.contains(&n.as_str()));
     let partly = !statistic
         && matches!(w, "sure" | "confident" | "certain" | "confidence" | "certainty")
         && rest[..start_of(k)].trim_end().strip_suffix('%').is_some_and(|n| {
