@@ -345,3 +345,14 @@ def test_an_answer_before_its_reason_is_read(text: str, reference: str) -> None:
 ])
 def test_cents_are_hundredths_of_the_currency(text: str, reference: str, expected: float) -> None:
     assert score(LEAD + text, reference) == expected
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ("$\\boxed{0.333\\ldots}$", "\\frac13", 1.0), ("$\\boxed{0.1666\\dots}$", "\\frac16", 1.0),
+    ("$\\boxed{0.142857142857\\cdots}$", "\\frac17", 1.0), ("$\\boxed{0.333...}$", "\\frac13", 1.0),
+    ("$\\boxed{0.333\u2026}$", "\\frac13", 1.0), ("$\\boxed{2.1212\\ldots}$", "\\frac{70}{33}", 1.0),
+    ("$\\boxed{0.666\\ldots}$", "\\frac13", 0.0), ("$\\boxed{0.333\\ldots}$", "0.333", 0.0),
+    ("$\\boxed{3.14\\ldots}$", "\\pi", 0.0), ("$\\boxed{0.3\\ldots}$", "\\frac13", 0.0),
+])
+def test_an_ellipsis_after_a_repeated_block_repeats_it(text: str, reference: str, expected: float) -> None:
+    assert score(text, reference) == expected

@@ -1070,6 +1070,30 @@ impl Lexer {
         Some(((whole - head).to_string(), denom))
     }
 
+    /// After a decimal `buf`: an ellipsis (`\\ldots`, `\\dots`, `\\cdots`, `...`, `…`) after a repeated block of its
+    /// digits (`0.333\\ldots`, `0.1666...`, `0.142857142857\\dots`), consumed; the repeating decimal as numerator and
+    /// denominator. A block seen once (`3.14...`) is no repetition: the ellipsis is left for the reader.
+    fn repeated_before_ellipsis(&mut self, buf: &str) -> Option<(String, String)> {
+        let (int, frac) = buf.split_once('.')?;
+        if buf.contains('e') {
+            return None;
+        }
+        let rest: String = self.chars[self.pos..self.chars.len().min(self.pos + 8)].iter().collect();
+        let ellipsis = ["\\ldots", "\\dots", "\\cdots", "...", "…"].iter().find(|e| rest.starts_with(**e))?;
+        // The shortest block that ends the digits at least three times (one digit) or twice (longer blocks).
+        let block = (1..=frac.len() / 2).find(|&n| {
+            let copies = if n == 1 { 3 } else { 2 };
+            let tail = &frac[frac.len().saturating_sub(n * copies)..];
+            tail.len() == n * copies && tail.as_bytes().chunks(n).all(|c| c == &tail.as_bytes()[..n])
+        })?;
+        let head = &frac[..frac.len() - block];
+        let rep = &frac[frac.len() - block..];
+        let whole: num_bigint::BigInt = format!("{int}{head}{rep}").parse().ok()?;
+        let start: num_bigint::BigInt = format!("{int}{head}").parse().ok()?;
+        self.pos += ellipsis.chars().count();
+        Some(((whole - start).to_string(), format!("{}{}", "9".repeat(block), "0".repeat(head.len()))))
+    }
+
     /// Exactly three digits at `self.pos + k` and no digit after them.
     fn group_of_three_at(&self, k: usize) -> bool {
         (0..3).all(|j| self.peek(k + j).is_some_and(|d| d.is_ascii_digit()))
@@ -1099,7 +1123,8 @@ impl Lexer {
             self.pos += 1; // `5.` is 5
             point = true;
         }
-        if let Some((numer, denom)) = self.repeating(&buf, point) {
+        let repeated = if point { None } else { self.repeated_before_ellipsis(&buf) };
+        if let Some((numer, denom)) = repeated.or_else(|| self.repeating(&buf, point)) {
             // `0.\\overline{3}` is 1/3: the fraction, in brackets.
             for t in [Tok::Sym('('), Tok::Num(numer), Tok::Sym('/'), Tok::Num(denom), Tok::Sym(')')] {
                 self.push(t)?;
