@@ -356,3 +356,22 @@ def test_cents_are_hundredths_of_the_currency(text: str, reference: str, expecte
 ])
 def test_an_ellipsis_after_a_repeated_block_repeats_it(text: str, reference: str, expected: float) -> None:
     assert score(text, reference) == expected
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ("The trip takes 4 hours 30 minutes.", "4.5", 1.0), ("The answer is 2 hours and 30 minutes.", "2.5", 1.0),
+    ("The answer is 12 dollars and 50 cents.", "12.50", 1.0), ("So she has 12 dollars and 50 cents left.", "12.5", 1.0),
+    ("The answer is 5 feet 6 inches.", "5.5", 1.0), ("The answer is 2 hours and 30 minutes.", "3", 0.0),
+    ("The answer is 2 hours and 30 minutes.", "30", 0.0), ("The answer is 2 hours 90 minutes.", "3.5", 0.0),
+])
+def test_a_compound_quantity_is_one_value_in_its_larger_unit(text: str, reference: str, expected: float) -> None:
+    assert score(LEAD + text, reference) == expected
+
+
+@pytest.mark.parametrize(("text", "stated", "aside"), [
+    ("The answer is 12 at x = 13.", "12", "13"), ("The answer is 60 in n = 5 steps.", "60", "5"),
+    ("The answer is 60 after x = 5.", "60", "5"), ("The answer is 12 at t = 3 seconds.", "12", "3"),
+])
+def test_a_value_stated_before_a_preposition_and_an_equation_is_read(text: str, stated: str, aside: str) -> None:
+    assert score(LEAD + text, stated) == 1.0
+    assert score(LEAD + text, aside) == 0.0

@@ -532,9 +532,11 @@ impl<'a> Text<'a> {
             let head = self.s[from..from + i].trim_end();
             from + head.strip_suffix(',').unwrap_or(head).len()
         });
-        whole
-            .or_else(|| sentence_end.and_then(|end| self.whole_text(from, end)).filter(shaped))
-            .or_else(|| aside.and_then(|end| self.whole_text(from, end)).filter(shaped))
+        whole.or_else(|| sentence_end.and_then(|end| self.whole_text(from, end)).filter(shaped)).or_else(|| {
+            aside
+                .and_then(|end| self.whole_text(from, end))
+                .filter(|v| shaped(v) && v.2.contains(|c: char| c.is_ascii_digit()))
+        })
     }
 
     /// Is the line holding `at` an answer's heading alone ([`completion::label_line`])?
@@ -1136,6 +1138,15 @@ fn another_letter_before(text: &str, start: usize, choices: u32) -> bool {
 
 /// Marks and words that open an aside after an answer's value: a reason, a side fact, a bracket.
 const ASIDES: &[&str] = &[
+    ": ",
+    " at ",
+    " by ",
+    " in ",
+    " via ",
+    " per ",
+    " once ",
+    " after ",
+    " to ",
     " since ",
     " because ",
     " as ",

@@ -123,6 +123,40 @@ fn unit_after(rest: &str) -> Option<String> {
     (ends && !compound).then(|| format!("\\text{{{word}}}{power}"))
 }
 
+/// Units written together with a smaller one after them (`4 hours 30 minutes`), and how many of the smaller make one.
+const COMPOUND_UNITS: &[(&[&str], &[&str], u32)] = &[
+    (&["hours", "hour", "hrs", "hr", "h"], &["minutes", "minute", "mins", "min"], 60),
+    (&["minutes", "minute", "mins", "min"], &["seconds", "second", "secs", "sec", "s"], 60),
+    (&["days", "day"], &["hours", "hour", "hrs", "hr"], 24),
+    (&["dollars", "dollar"], &["cents", "cent"], 100),
+    (&["feet", "foot", "ft"], &["inches", "inch"], 12),
+    (&["pounds", "pound", "lbs", "lb"], &["ounces", "ounce", "oz"], 16),
+];
+
+/// After a number: a unit and a smaller one with its own number (`4 hours 30 minutes`, `12 dollars and 50 cents`):
+/// the length read, the smaller number, how many of it make one larger unit, and the larger unit as `\text{…}`.
+/// The smaller number is less than that many (`2 hours 90 minutes` is no one quantity).
+fn compound_after(rest: &str) -> Option<(usize, String, u32, String)> {
+    let r = rest.strip_prefix(' ')?;
+    let word = |s: &str| s.find(|c: char| !c.is_ascii_alphabetic()).map_or(s, |n| &s[..n]).to_owned();
+    let large = word(r);
+    let &(_, smalls, factor) =
+        COMPOUND_UNITS.iter().find(|(l, _, _)| l.contains(&large.to_ascii_lowercase().as_str()))?;
+    let mut after = &r[large.len()..];
+    after = after.strip_prefix(',').unwrap_or(after);
+    after = after.strip_prefix(" and").unwrap_or(after);
+    let after = after.strip_prefix(' ')?;
+    let n = digits_len(after);
+    let small = word(after.get(n..)?.strip_prefix(' ')?);
+    let value: u32 = after[..n].parse().ok()?;
+    let end = after[n + 1 + small.len()..].chars().next();
+    let ends = !end.is_some_and(|c| c.is_alphanumeric() || matches!(c, '/' | '^' | '_'));
+    (n > 0 && value < factor && ends && smalls.contains(&small.to_ascii_lowercase().as_str())).then(|| {
+        let len = rest.len() - after.len() + n + 1 + small.len();
+        (len, after[..n].to_owned(), factor, format!("\\text{{{large}}}"))
+    })
+}
+
 /// A proper fraction after a whole number and one space, making a mixed number (`1 1/2` is `3/2`, as
 /// `1\\frac{1}{2}` is): its length and the number's text in LaTeX. Not when more arithmetic follows
 /// (`1 1/2 + 3`), nor an improper fraction (`2 3/2` is two values).
@@ -392,6 +426,10 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
             if let Some((_, half)) = half_day_len(&t[len..]).filter(|_| !text.contains(['.', '/'])) {
                 text.push(' ');
                 text.push_str(half);
+            } else if let Some((n, smaller, factor, unit)) = compound_after(&t[len..]) {
+                // `4 hours 30 minutes`, `12 dollars and 50 cents`: one quantity in the larger unit, its span over both.
+                text = format!("({text} + {smaller}/{factor}) {unit}");
+                group_len = n;
             } else if let Some(unit) = unit_after(&t[len..]) {
                 text.push(' ');
                 text.push_str(&unit);
