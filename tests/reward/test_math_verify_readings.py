@@ -375,3 +375,13 @@ def test_a_compound_quantity_is_one_value_in_its_larger_unit(text: str, referenc
 def test_a_value_stated_before_a_preposition_and_an_equation_is_read(text: str, stated: str, aside: str) -> None:
     assert score(LEAD + text, stated) == 1.0
     assert score(LEAD + text, aside) == 0.0
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ("The answer is x = 12 = 13.", "13", 0.0), ("Answer: x = 12 = 13", "13", 0.0),
+    ("The answer is x = 12 = 13.", "12", 0.0),
+    ("The answer is x = 12 = 12.", "12", 1.0), ("The answer is x = 5 + 1 = 6.", "6", 1.0),
+    ("The answer is 12 + 43 = 55 = 55.", "55", 1.0), ("The total is 4 \\times 5 = 20 = 20.", "20", 1.0),
+])
+def test_a_chained_equation_of_two_values_is_false(text: str, reference: str, expected: float) -> None:
+    assert score(LEAD + text, reference) == expected

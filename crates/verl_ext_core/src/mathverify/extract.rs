@@ -1460,10 +1460,13 @@ fn false_equation_before(text: &str, chosen: &Candidate) -> bool {
         .trim_end()
         .chars()
         .next_back()
-        .is_none_or(|c| c.is_alphabetic() || matches!(c, ':' | '：' | '#' | '*' | '>'));
+        // An `=` before it chains the equation (`x = 12 = 13`: 12 is said to be 13).
+        .is_none_or(|c| c.is_alphabetic() || matches!(c, ':' | '：' | '#' | '*' | '>' | '='));
     // A value alone, not a computation (whose slip is no second answer: `12 + 43 = 74`), and not the operand of a
     // word before it (`50% of 12 = 6`, `3 times 2 = 6`, `17 mod 5 = 2`).
-    let operand = hedge::words_of(&head[..start]).last().is_some_and(|w| OPERAND_WORDS.contains(&w.as_str()));
+    let chained = head[..start].trim_end().ends_with('=');
+    let operand =
+        !chained && hedge::words_of(&head[..start]).last().is_some_and(|w| OPERAND_WORDS.contains(&w.as_str()));
     if !bounded
         || operand
         || !side.contains(|c: char| c.is_ascii_digit())
