@@ -385,3 +385,13 @@ def test_a_value_stated_before_a_preposition_and_an_equation_is_read(text: str, 
 ])
 def test_a_chained_equation_of_two_values_is_false(text: str, reference: str, expected: float) -> None:
     assert score(LEAD + text, reference) == expected
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ("The answer is 0.333...", "\\frac13", 1.0), ("The answer is 0.1666....", "\\frac16", 1.0),
+    ("So the probability is 0.333\u2026", "1/3", 1.0), ("The answer is 0.142857142857...", "\\frac17", 1.0),
+    ("The answer is 3.14...", "3.14", 1.0), ("The value is 0.333... and so on, so the answer is 5.", "5", 1.0),
+    ("The answer is 0.666...", "\\frac13", 0.0),
+])
+def test_an_ellipsis_in_prose_repeats_a_repeated_block(text: str, reference: str, expected: float) -> None:
+    assert score(LEAD + text, reference) == expected

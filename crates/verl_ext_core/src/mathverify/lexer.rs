@@ -686,6 +686,19 @@ fn unit_and_power(word: &str) -> (&str, Option<&str>) {
     }
 }
 
+/// The length of the shortest block of digits that ends `frac` (a decimal's digits after its point) at least three
+/// times (one digit: `333`) or twice (longer blocks: `142857142857`): the part an ellipsis after them repeats.
+pub(super) fn repeated_block(frac: &str) -> Option<usize> {
+    (1..=frac.len() / 2).find(|&n| {
+        let copies = if n == 1 { 3 } else { 2 };
+        let tail = &frac[frac.len().saturating_sub(n * copies)..];
+        tail.len() == n * copies && tail.as_bytes().chunks(n).all(|c| c == &tail.as_bytes()[..n])
+    })
+}
+
+/// Ellipses that continue a decimal's digits (`0.333\\ldots`, `0.333...`, `0.333…`).
+pub(super) const ELLIPSES: &[&str] = &["\\ldots", "\\dots", "\\cdots", "...", "…"];
+
 /// `\\,` between two letters is a space (`\\mathrm{kJ\\,mol^{-1}}` is two units, `kJ mol`), and so is one between
 /// digits unless a group of three follows (`4\\,2` is two numbers); elsewhere it is removed below (`1\\,000` is
 /// 1000).
@@ -1079,13 +1092,8 @@ impl Lexer {
             return None;
         }
         let rest: String = self.chars[self.pos..self.chars.len().min(self.pos + 8)].iter().collect();
-        let ellipsis = ["\\ldots", "\\dots", "\\cdots", "...", "…"].iter().find(|e| rest.starts_with(**e))?;
-        // The shortest block that ends the digits at least three times (one digit) or twice (longer blocks).
-        let block = (1..=frac.len() / 2).find(|&n| {
-            let copies = if n == 1 { 3 } else { 2 };
-            let tail = &frac[frac.len().saturating_sub(n * copies)..];
-            tail.len() == n * copies && tail.as_bytes().chunks(n).all(|c| c == &tail.as_bytes()[..n])
-        })?;
+        let ellipsis = ELLIPSES.iter().find(|e| rest.starts_with(**e))?;
+        let block = repeated_block(frac)?;
         let head = &frac[..frac.len() - block];
         let rep = &frac[frac.len() - block..];
         let whole: num_bigint::BigInt = format!("{int}{head}{rep}").parse().ok()?;

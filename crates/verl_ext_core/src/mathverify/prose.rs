@@ -400,6 +400,17 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
             }
             return (out, plain);
         }
+        // `0.333...` in prose repeats its block as in math (`3.14...` is left as written).
+        let repeats = (!is_mixed)
+            .then(|| text.split_once('.'))
+            .flatten()
+            .filter(|(_, frac)| super::lexer::repeated_block(frac).is_some())
+            .and_then(|_| super::lexer::ELLIPSES.iter().find(|e| t[len..].starts_with(**e)));
+        if let Some(ellipsis) = repeats {
+            let end = start + len + ellipsis.len();
+            out.push(Found { start, end, text: format!("{text}\\ldots") });
+            return (out, plain);
+        }
         let pct = percent_len(&t[len..]);
         if pct > 0 {
             text.push('%');
