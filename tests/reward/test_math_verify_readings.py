@@ -395,3 +395,13 @@ def test_a_chained_equation_of_two_values_is_false(text: str, reference: str, ex
 ])
 def test_an_ellipsis_in_prose_repeats_a_repeated_block(text: str, reference: str, expected: float) -> None:
     assert score(LEAD + text, reference) == expected
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ("\\boxed{x^{100000}}", "x^{100001}", 0.0), ("\\boxed{x^{100000} + 1}", "x^{100001} + 1", 0.0),
+    ("\\boxed{x^{100}}", "x^{101}", 0.0), ("\\boxed{x^{100000}}", "x^{100000}", 1.0),
+    ("\\boxed{(x^{500})^{200}}", "x^{100000}", 1.0), ("\\boxed{x^{65} \\cdot x}", "x^{66}", 1.0),
+    ("\\boxed{x^{70}+x^{70}}", "2x^{70}", 1.0),
+])
+def test_large_powers_are_compared_where_they_stay_in_range(text: str, reference: str, expected: float) -> None:
+    assert score(text, reference) == expected

@@ -1329,6 +1329,17 @@ fn sample_rational(name: &str, k: usize) -> BigRational {
     BigRational::new(BigInt::from((sample(name, k) * 4096.0).round() as i64), BigInt::from(4096))
 }
 
+/// [`sample`] moved within 1/1500 of 1 (`1 + x/4096`, exact as a float): where large powers stay in range.
+fn near_one_sample(name: &str, k: usize) -> f64 {
+    1.0 + sample(name, k) / 4096.0
+}
+
+/// [`near_one_sample`] as an exact rational.
+fn near_one_rational(name: &str, k: usize) -> BigRational {
+    BigRational::from_integer(BigInt::from(1))
+        + sample_rational(name, k) / BigRational::from_integer(BigInt::from(4096))
+}
+
 /// A number written as a decimal (possibly negated or a percentage): where `float_rounding` applies.
 fn is_decimal(n: &Node) -> bool {
     match n {
@@ -1407,9 +1418,11 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
         return hp::equal(a, b, &|_| None).unwrap_or(false);
     }
     // Exact arithmetic at the points only for small trees with small powers (its numbers grow with both).
-    let cheap = size(a, EXACT_SAMPLING_NODES) + size(b, EXACT_SAMPLING_NODES) < EXACT_SAMPLING_NODES
-        && small_powers(a)
-        && small_powers(b);
+    let small = small_powers(a) && small_powers(b);
+    let cheap = size(a, EXACT_SAMPLING_NODES) + size(b, EXACT_SAMPLING_NODES) < EXACT_SAMPLING_NODES && small;
+    // A large integer power (`x^{100000}`) is 0 or infinite in floating point at the usual points, where `x^{100000}`
+    // and `x^{100001}` would look alike: its points are taken within 1/1500 of 1, where it stays in range.
+    let near_one = !small;
     let mut defined = 0;
     // Then, while fewer than half were defined, the same points scaled into (-1, 1) (`\\arcsin a`,
     // `\\artanh a`), then moved above 1 (`\\operatorname{arcosh} a`, `\\ln(a - 1)`).
@@ -1428,7 +1441,8 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
         last_round = k / SAMPLE_POINTS;
         // Exactly at a rational point where both sides allow it (so `10^8 x + 1` differs from `10^8 x`
         // however large the values), else in floating point.
-        let point = |name: &str| vars.iter().any(|v| v == name).then(|| Node::Num(sample_rational(name, k)));
+        let rational = |name: &str| if near_one { near_one_rational(name, k) } else { sample_rational(name, k) };
+        let point = |name: &str| vars.iter().any(|v| v == name).then(|| Node::Num(rational(name)));
         let exactly = || Some((exact::eval(&substitute(a, &point))?, exact::eval(&substitute(b, &point))?));
         if let Some((x, y)) = cheap.then(exactly).flatten() {
             if x != y {
@@ -1437,7 +1451,7 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
             defined += 1;
             continue;
         }
-        let at = |name: &str| Some(sample(name, k));
+        let at = |name: &str| Some(if near_one { near_one_sample(name, k) } else { sample(name, k) });
         match (numeric::eval(a, &at), numeric::eval(b, &at)) {
             (Some(x), Some(y)) if x.finite() && y.finite() => {
                 if !close(x, y, SAMPLED_TOL) {
@@ -1445,7 +1459,7 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
                 }
                 // Close in floating point: decided in high precision at the same (exact) point, so
                 // `\sin x + 10^{-12}` is not `\sin x`; a value high precision cannot compute keeps this verdict.
-                let exact_point = |name: &str| vars.iter().any(|v| v == name).then(|| sample_rational(name, k));
+                let exact_point = |name: &str| vars.iter().any(|v| v == name).then(|| rational(name));
                 if hp::equal_at(a, b, &exact_point, memo.get_or_insert_with(|| hp::Memo::new(a, b))) == Some(false) {
                     return false;
                 }
