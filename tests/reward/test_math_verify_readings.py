@@ -8,6 +8,12 @@
 - A letter and a value in one box answer the letter only (``\\boxed{(B) 14}`` is no 14): read both ways, it would
   pay a letter of one option beside the value of another.
 - Answers in words compare without case (``\\text{no solution}`` for ``\\text{No solution}``).
+- Red teams 13-16 and two fresh reviews: another value offered for another reading of the question after the answer,
+  or two answers each under a condition, is no answer, while checks, offers, counterfactuals of the data and
+  computations after it keep it; a JSON record with another answer-like number; a choice letter joined to an earlier
+  one; ``may be``, partial confidence, a shrug; an ``=`` in an aside after the stated value does not replace it;
+  ``x = 12 = 13`` is false; cents are hundredths of a currency; an ellipsis after a repeated block repeats it; a
+  quantity in two units is one value in the larger; large powers are compared where they stay in range.
 """
 
 from __future__ import annotations
