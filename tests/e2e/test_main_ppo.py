@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from tests.e2e.rows import BY_FUNCTIONS, NATIVE, code_rows, math_rows
+from tests.helpers import BUSY_MACHINE
 from verl_ext.cpu.overrides import cpu_overrides
 from verl_ext.smoke.assets import tiny_checkpoint
-from verl_ext.smoke.run import STEP, processes_with, socket_folder
+from verl_ext.smoke.run import DAEMON_EXIT_S, STEP, processes_with, socket_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = ROOT / ".venv-e2e" / "bin" / "python"
@@ -70,7 +71,7 @@ def main_ppo(assets: Path, config: str, data: str, out: Path, *extra: str) -> di
         try:
             run = subprocess.run(argv, cwd=out, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
         finally:
-            deadline = time.monotonic() + 30  # Ray's daemons exit shortly after the driver
+            deadline = time.monotonic() + BUSY_MACHINE * DAEMON_EXIT_S  # Ray's daemons exit shortly after the driver
             while processes_with(mark) and time.monotonic() < deadline:
                 time.sleep(0.5)
             left = processes_with(mark)

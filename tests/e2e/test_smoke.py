@@ -16,7 +16,8 @@ import pytest
 
 from tests.e2e.rows import code_rows
 from tests.e2e.test_main_ppo import MANAGER_KEYS, _validation_rows
-from verl_ext.smoke.run import processes_with
+from tests.helpers import BUSY_MACHINE
+from verl_ext.smoke.run import DAEMON_EXIT_S, processes_with
 
 ROOT = Path(__file__).resolve().parents[2]
 E2E_PYTHON = ROOT / ".venv-e2e" / "bin" / "python"
@@ -133,7 +134,7 @@ def test_the_code_config_runs_one_step_with_the_sandbox_on_a_ray_reward_worker(t
                         f"data.train_files={tmp_path / 'train.parquet'}", f"data.val_files={tmp_path / 'test.parquet'}",
                         "--out", str(out)], cwd=tmp_path, env=env, capture_output=True, text=True,
                        timeout=SMOKE_TIMEOUT_S)
-    deadline = time.monotonic() + 30  # Ray's daemons exit shortly after the driver
+    deadline = time.monotonic() + BUSY_MACHINE * DAEMON_EXIT_S  # Ray's daemons exit shortly after the driver
     while processes_with(mark) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not processes_with(mark), "processes left after the run"
