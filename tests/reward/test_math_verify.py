@@ -137,15 +137,16 @@ def test_options_named_as_math_verify() -> None:
     assert math_equal("x > 1", "(1, \\infty)", allow_set_relation_comp=True)
     assert verify("The answer is (C).", "C", extraction=["string"])["score"] == 1.0
     assert verify("The answer is U.", "U", extraction=["string"], choices="UVW")["score"] == 1.0
-    # A choice's label before its value answers a multiple-choice reference; never another letter's, nor a
-    # numeric reference differently, nor two choices.
+    # A choice's label before its value answers a multiple-choice reference; never another letter's, nor the
+    # value (that would pay the letter of one option beside the value of another), nor two choices.
     letters = ["latex", "expr", "string"]
     for text in ("The answer is (B) 3.", "Answer: B) 3", "**Answer:** (B) 3 km/h"):
         assert verify(text, "B", extraction=letters)["score"] == 1.0
         assert verify(text, "(B)", extraction=letters)["score"] == 1.0
         assert verify(text, "C", extraction=letters)["score"] == 0.0
-        assert verify(text, "3", extraction=letters)["score"] == 1.0
+        assert verify(text, "3", extraction=letters)["score"] == 0.0
         assert verify(text, "B")["score"] == 0.0  # without choice letters read, the value alone is read
+        assert verify(text, "3")["score"] == 1.0
     assert verify("The answer is (B) 3 or (C) 4.", "B", extraction=letters)["score"] == 0.0
     for text in ("The answer is (A) 1 (B) 2 (C) 3", "Answer: (A) 1, (B) 2", "Answer: (A) 1; (B) 2"):
         assert verify(text, "A", extraction=letters)["score"] == 0.0  # every option labelled: no choice

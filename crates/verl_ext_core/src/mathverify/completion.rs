@@ -177,7 +177,7 @@ pub fn answer_span(s: &str) -> Result<Span<'_>, &'static str> {
     let reasoning_end = stray.map_or(lower.len(), |(at, _)| at);
     let think_end = closers(reasoning_end).map(|(_, end)| end);
     let think_open = REASONING_TAGS.iter().filter_map(|(t, _)| lower[..reasoning_end].rfind(t)).max();
-    let unclosed = think_open.filter(|&open| think_end.is_none_or(|end| open > end));
+    let unclosed = think_open.filter(|&open| think_end.is_none_or(|end| open >= end));
     let after_thinking = match unclosed {
         None => think_end.unwrap_or(0),
         // The first answer tag after the open reasoning ends it: an opening one where it starts, a closing one
@@ -509,6 +509,8 @@ mod tests {
         // A tag inside the reasoning is reasoning; a think never closed has no answer.
         assert_eq!(span("<think><answer>4</answer></think> so 5"), Ok((" so 5".into(), false)));
         assert!(span("<think>so far 4 and").is_err());
+        // Reopened right where it closed: still open.
+        assert!(span("<think>4</think><think>so 5").is_err());
         // A reasoning never closed ends at an answer tag after it, when little follows the answer.
         assert_eq!(span("<think>so far <answer>4</answer>"), Ok(("4".into(), true)));
         // An empty answer tag is read as not written.

@@ -14,6 +14,15 @@ const CONSEQUENCE: usize = 400;
 const MAX_CASES: usize = 64;
 /// Clauses with a condition and a box or an answer's words read before the answer, at most.
 const MAX_EARLIER: usize = 16;
+/// Clauses after a case read for the answer kept (`If we count the empty set, we get 4; the problem asks for
+/// nonempty subsets, so 3.`).
+const TURN_CLAUSES: usize = 3;
+/// Words that say what the question asks, which keeps the answer over a case set aside.
+const ASKED: &[&str] =
+    &["asks", "asked", "specifies", "specified", "states", "stated", "says", "allows", "requires", "wants", "excluded"];
+/// Words that leave the reading open (`It depends on what the question asks`, `The question states neither`).
+const UNDECIDED: &[&str] =
+    &["depends", "depend", "unclear", "ambiguous", "either", "neither", "whichever", "both", "unsure", "unspecified"];
 /// Values compared in one clause, at most.
 const MAX_VALUES: usize = 4;
 
@@ -212,6 +221,26 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
     ((reading || accepted) && !refused).then_some(start)
 }
 
+/// Does the clause `text[from..to]` keep the answer after a case was set aside: by what the question asks (`the
+/// problem asks for nonempty subsets`, `it is excluded here`, `not what's asked`), or by stating `answer` again and no
+/// other value (`so 3`, `as stated, 18`, `the answer remains 18`)? Not under a condition of its own (`or 42 if
+/// exclusive` offers a case again).
+fn kept(text: &str, from: usize, to: usize, answer: &str, targets: Targets) -> bool {
+    let words = words_of(&text[from..to]);
+    if words.iter().any(|w| CONDITIONS.contains(&w.as_str()) || UNDECIDED.contains(&w.as_str())) {
+        return false;
+    }
+    if words.iter().any(|w| ASKED.contains(&w.as_str())) {
+        return true;
+    }
+    let values: Vec<Candidate> = candidates(&text[from..to], targets)
+        .into_iter()
+        .filter(|c| !matches!(c.source, Source::Letter(_) | Source::Whole))
+        .take(MAX_VALUES)
+        .collect();
+    !values.is_empty() && values.iter().all(|c| parses(&c.text) && super::math_equal(&c.text, answer).equal)
+}
+
 /// Does `text[from..to]` hold a value other than `answer` (`boxes_only`: in a box or after an answer's words)?
 fn other_value(text: &str, from: usize, to: usize, answer: &str, boxes_only: bool, targets: Targets) -> bool {
     candidates(&text[from..to], targets)
@@ -238,9 +267,10 @@ pub fn conditioned_differently(text: &str, chosen: &Candidate, targets: Targets)
     for (k, &(start, end)) in after.iter().enumerate() {
         let Some(from) = consequence(text, start, end) else { continue };
         // `(If we count the empty set, it would be 10; but the problem asks for nonempty subsets.)`
-        let turned_back = after.get(k + 1).is_some_and(|&(s, e)| {
-            words_of(&text[s..e]).first().is_some_and(|w| matches!(w.as_str(), "but" | "however"))
-        });
+        let turned_back =
+            after.get(k + 1).is_some_and(|&(s, e)| {
+                words_of(&text[s..e]).first().is_some_and(|w| matches!(w.as_str(), "but" | "however"))
+            }) || after[k + 1..].iter().take(TURN_CLAUSES).any(|&(s, e)| kept(text, s, e, &chosen.text, targets));
         if turned_back {
             continue;
         }

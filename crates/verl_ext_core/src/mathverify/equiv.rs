@@ -479,6 +479,11 @@ pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options
         let got = predicted_choice(p);
         return verdict(got == Some(letter), format!("multiple choice {letter}, predicted {got:?}"));
     }
+    // `(A) = 42`, `\\textbf{(A)}\\ 12`: a choice's label before a value answers the letter only, as it does a letter
+    // reference; read as the value too, it would pay the letter of one option beside the value of another.
+    if predicted_choice(p).is_some() && choice_text(p).trim_start_matches('(').chars().nth(1) == Some(')') {
+        return verdict(false, "a choice's label and a value: the letter is the answer");
+    }
     let (mut reference, mut reference_units) = match parsed(r, true) {
         Ok(n) => n,
         Err(e) => return verdict(false, format!("reference {e}")),

@@ -427,6 +427,14 @@ impl<'a> Text<'a> {
             if *count >= MAX_TRIES {
                 continue;
             }
+            // A JSON field (`{"answer": "\\\\frac{1}{2}"}`): its string, decoded, is the answer.
+            if let Some((start, end, text)) = super::records::string_field(self.s, at, from)
+                .filter(|(_, _, t)| self.targets.latex && !t.trim().is_empty() && parses(t.trim()))
+            {
+                *count += 1;
+                out.push(Candidate { text: text.trim().to_owned(), source: Source::AnswerColon, start, end });
+                continue;
+            }
             let from = from + colon_len;
             // `The answer is 2x + 3.`: the rest of the line, an expression in one-letter variables, is read whole.
             if !colon {
@@ -441,6 +449,11 @@ impl<'a> Text<'a> {
                         break;
                     }
                     value_from += skipped + word_len;
+                }
+                // MetaMath's `The answer is: \\frac{3}{2}`: a colon after the words, then the value.
+                let rest = &self.s[value_from..];
+                if let Some(r) = rest.trim_start_matches(' ').strip_prefix([':', '：']) {
+                    value_from = self.s.len() - r.len();
                 }
                 // `The answer is \\boxed{5}.`: the box is the answer, read as one; no number after it is.
                 let value = self.s[value_from..].trim_start().trim_start_matches(['$', '*']);

@@ -1108,6 +1108,31 @@ impl Lexer {
             && !self.peek(k + 3).is_some_and(|d| d.is_ascii_digit())
     }
 
+    /// Characters of the ordinal suffix that follows the integer `digits` (`6th`, `21st`, `6^{th}`, `2^{\\text{nd}}`),
+    /// when it is the one its last digits take; else 0.
+    fn ordinal_suffix(&self, digits: &str) -> usize {
+        let suffix = match (digits.len() >= 2 && digits[digits.len() - 2..].starts_with('1'), digits.chars().last()) {
+            (false, Some('1')) => "st",
+            (false, Some('2')) => "nd",
+            (false, Some('3')) => "rd",
+            _ => "th",
+        };
+        let ahead: String = self.chars[self.pos..self.chars.len().min(self.pos + 16)].iter().collect();
+        [
+            suffix.to_owned(),
+            format!("^{{{suffix}}}"),
+            format!("^{{\\text{{{suffix}}}}}"),
+            format!("^\\text{{{suffix}}}"),
+            format!("^{{\\rm {suffix}}}"),
+        ]
+        .iter()
+        .find(|f| {
+            ahead.starts_with(f.as_str())
+                && !(f.len() == 2 && ahead[2..].starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+        })
+        .map_or(0, |f| f.chars().count())
+    }
+
     fn number(&mut self) -> Result<(), Failure> {
         let mut buf = String::new();
         self.digits(&mut buf)?;
@@ -1130,6 +1155,9 @@ impl Lexer {
         } else if self.peek(0) == Some('.') && !self.peek(1).is_some_and(|c| c.is_alphabetic()) {
             self.pos += 1; // `5.` is 5
             point = true;
+        }
+        if !point && !buf.contains('.') {
+            self.pos += self.ordinal_suffix(&buf);
         }
         let repeated = if point { None } else { self.repeated_before_ellipsis(&buf) };
         if let Some((numer, denom)) = repeated.or_else(|| self.repeating(&buf, point)) {

@@ -253,10 +253,10 @@ fn read(solution: &str, ground_truth: &str, options: &Options, join: bool) -> (V
         return (Verification { score: 0.0, prediction: Some(answer), reason }, split);
     };
     let reference = reference.text;
-    // `(B) 3` answers a multiple-choice reference with its label.
+    // `(B) 3` answers with its label: a multiple-choice reference by the letter, no other (as a box holding both).
     let answer = match found.label {
-        Some(letter) if equiv::reference_choice(&reference).is_some() => format!("({letter}) {answer}"),
-        _ => answer,
+        Some(letter) => format!("({letter}) {answer}"),
+        None => answer,
     };
     let mut verdict = math_equal_with(&answer, &reference, options);
     // A reference that is a bare list without spaces (`-2,1`, `10,20`) is written as MATH writes lists and as

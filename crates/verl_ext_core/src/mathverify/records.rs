@@ -61,6 +61,47 @@ fn fields(record: &str) -> Vec<((usize, usize), (usize, usize))> {
     out
 }
 
+/// Longest string field read as an answer (bytes of its JSON text), and longest key.
+const MAX_STRING_FIELD: usize = 200;
+const MAX_KEY: usize = 40;
+
+/// The value of a JSON string field whose key holds the word at `at..from` (`{"answer": "\\\\frac{1}{2}"}`,
+/// `{"final_answer": "(2, 3)"}`): its content's byte range in `text` and the content decoded (`\\\\` is one
+/// backslash, `\\"` a quote), when the key is a name (letters, digits, `_`, `-`) in quotes and the value a string
+/// that closes within [`MAX_STRING_FIELD`] bytes on its line.
+pub fn string_field(text: &str, at: usize, from: usize) -> Option<(usize, usize, String)> {
+    let name = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
+    // The key's quotes, within a key's length of the word (a long run of letters is not a key).
+    let b = text.as_bytes();
+    let open = at - b[at.saturating_sub(MAX_KEY)..at].iter().rev().take_while(|c| name(c)).count();
+    let close = from + b[from..b.len().min(from + MAX_KEY)].iter().take_while(|c| name(c)).count();
+    if open == 0 || b[open - 1] != b'"' || b.get(close) != Some(&b'"') || close - open > MAX_KEY {
+        return None;
+    }
+    let key_tail = &text[close..];
+    let value = key_tail[1..].trim_start_matches([' ', '\t']).strip_prefix(':')?.trim_start_matches([' ', '\t']);
+    let value = value.strip_prefix('"')?;
+    let start = text.len() - value.len();
+    let mut decoded = String::new();
+    let mut chars = value.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if i > MAX_STRING_FIELD || c == '\n' {
+            return None;
+        }
+        match c {
+            '"' => return Some((start, start + i, decoded)),
+            '\\' => match chars.next()?.1 {
+                'n' | 't' => decoded.push(' '),
+                // `\\u` escapes are left as written: they are not how a model writes LaTeX.
+                'u' => return None,
+                other => decoded.push(other),
+            },
+            _ => decoded.push(c),
+        }
+    }
+    None
+}
+
 /// The words of a field's name, lower case (`answer_inclusive`, `alt-answer`, `finalResult`, `time seconds`).
 fn key_words(key: &str) -> Vec<String> {
     let mut words = vec![String::new()];
@@ -134,5 +175,19 @@ mod tests {
         assert!(fields(r#""unterminated"#).is_empty());
         assert_eq!(key_words("finalResult_2 x-y"), ["final", "result", "2", "x", "y"]);
         assert_eq!(fields(r#""k": "#).len(), 1);
+    }
+
+    #[test]
+    fn string_fields_are_decoded() {
+        fn field(t: &str) -> Option<(&str, String)> {
+            let at = t.find("answer")?;
+            string_field(t, at, at + 6).map(|(s, e, v)| (&t[s..e], v))
+        }
+        assert_eq!(field(r#"{"answer": "\\frac{1}{2}"}"#), Some((r#"\\frac{1}{2}"#, r"\frac{1}{2}".to_owned())));
+        assert_eq!(field(r#"{"final_answer" :"(2, 3)", "x": 1}"#), Some(("(2, 3)", "(2, 3)".to_owned())));
+        assert_eq!(field(r#"{"answer": 42}"#), None);
+        assert_eq!(field(r#"The "answer" is "5""#), None);
+        assert_eq!(field(r#"{"answer": "5"#), None);
+        assert_eq!(field(r#"{"answer": "\u0035"}"#), None);
     }
 }

@@ -713,10 +713,21 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
             && after_words.get(1).is_some_and(|n| plural_noun(n));
     let cue = |k: usize| {
         let w = after_words[k].as_str();
-        // `5 (the maximum)`, `5 (minimum)` name the extremum asked for; `5 maximum` bounds.
+        // `5 (the maximum)`, `5 (minimum)` name the extremum asked for; `5 maximum` bounds. `60 (the least common
+        // multiple of 12 and 15)` names what the value is.
         if matches!(w, "minimum" | "maximum")
             && (k > 0 && after_words[k - 1] == "the" || k == 0 && trimmed.starts_with('('))
+            || matches!(w, "least" | "most")
+                && k > 0
+                && after_words[k - 1] == "the"
+                && !(k > 1 && after_words[k - 2] == "at")
+                && !after_words.get(k + 1).is_some_and(|n| matches!(n.as_str(), "likely" | "probable" | "plausible"))
         {
+            return false;
+        }
+        // `\boxed{100} (assuming the fence is used on all four sides)`: a premise in words, with no value, variable or
+        // doubt of its own (`\boxed{5} if $n$ is even` is a case; `assuming I made no error`, a doubt).
+        if matches!(w, "assuming" | "provided") && premise(past, w) {
             return false;
         }
         if contrast && matches!(w, "not" | "rather" | "than") {
@@ -758,6 +769,44 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         return Some("negated, bounded or hedged (words after the answer)");
     }
     None
+}
+
+/// Words that make a premise a doubt about the work (`assuming I made no error`, `provided my arithmetic is right`).
+const DOUBTING: &[&str] = &[
+    "i",
+    "i'm",
+    "im",
+    "my",
+    "me",
+    "correct",
+    "correctly",
+    "right",
+    "error",
+    "errors",
+    "mistake",
+    "mistakes",
+    "arithmetic",
+    "calculation",
+    "calculations",
+    "computation",
+    "computed",
+    "wrong",
+    "nothing",
+    "missed",
+    "typo",
+    "typos",
+];
+
+/// Is the rest of the sentence after an answer (`past`), from the word `word` (`assuming`) on, a premise in words: at
+/// least two words, none a one-letter variable or a doubt ([`DOUBTING`]), and no digit, math or relation?
+fn premise(past: &str, word: &str) -> bool {
+    let sentence = &past[..past.find(['.', '!', '?', '\n']).unwrap_or(past.len())];
+    let Some(at) = sentence.to_ascii_lowercase().find(word) else { return false };
+    let rest = &sentence[at + word.len()..];
+    let words = words_of(rest);
+    words.len() >= 2
+        && !rest.contains(|c: char| c.is_ascii_digit() || matches!(c, '$' | '=' | '\\' | '<' | '>'))
+        && words.iter().all(|w| !DOUBTING.contains(&w.as_str()) && (w.chars().count() > 1 || w == "a"))
 }
 
 #[cfg(test)]

@@ -1,0 +1,171 @@
+"""A seventeenth red team and a fresh review of honest endings, each class with its honest and hostile twins.
+
+- MetaMath's ``The answer is: \\frac{3}{2}`` (a colon after the answer's words) reads the value after it.
+- A JSON string field named as the answer (``{"answer": "\\\\frac{1}{2}"}``) is decoded and read whole: a tuple in it
+  is the tuple, not its last number.
+- An ordinal suffix that fits the integer (``6th``, ``21st``, ``2^{nd}``) is the integer.
+- A choice's label before a value (``\\boxed{(A) = 42}``, and with choice letters read ``The answer is (C) 12``)
+  answers the letter only: read both ways it pays the letter of one option beside the value of another.
+- A reasoning tag reopened right where it closed (``</think><think>``) is still open: no answer.
+- A case set aside after the answer and turned back by what the question asks, or by the answer stated again,
+  keeps the answer; a case left open withdraws it.
+- A premise in words after the answer (``assuming the coin is fair``) keeps it; a case of a variable or a doubt about
+  the work does not. ``the least common multiple`` after it names what the value is.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verl_ext.reward import verify
+
+SETTINGS = settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+values = st.integers(2, 10**6)
+STRING = {"extraction": ("latex", "expr", "string")}
+
+
+def score(output: str, reference: str, **options: object) -> float:
+    return float(verify(output, reference, **options)["score"])
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("The answer is: \\frac{3}{2}", "\\frac32"),
+    ("So the total is 7.\nThe answer is: 7", "7"),
+    ("The answer is: (1, 3)", "(1,3)"),
+    ("The answer is: 2\\sqrt{3}", "2\\sqrt3"),
+])
+def test_a_colon_after_the_answers_words(text: str, reference: str) -> None:
+    assert score(text, reference) == 1.0
+    assert score(text, "5") == 0.0
+
+
+@SETTINGS
+@given(a=values, b=values, key=st.sampled_from(["answer", "final_answer", "Answer", "answer_value"]))
+def test_a_json_string_field_is_read_whole(a: int, b: int, key: str) -> None:
+    text = json.dumps({"reasoning": f"We compute {a} and {b}.", key: f"({a}, {b})"})
+    reference = f"({a}, {b})"
+    assert score(text, reference) == 1.0
+    if a != b:
+        assert score(text, str(b)) == 0.0
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ('{"answer": "\\\\frac{1}{2}"}', "\\frac{1}{2}", 1.0),
+    ('{"answer": "\\\\frac{1}{3}"}', "\\frac{1}{2}", 0.0),
+    ('{"final_answer": "(2, 3)"}', "(2, 3)", 1.0),
+    ('{"final_answer": "(2, 3)"}', "3", 0.0),
+    ('{"reasoning": "she ends in 6th place", "answer": "6th"}', "6", 1.0),
+    ('{"answer": 42}', "42", 1.0),
+])
+def test_json_string_fields(text: str, reference: str, expected: float) -> None:
+    assert score(text, reference) == expected
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ("\\boxed{6th}", "6", 1.0), ("\\boxed{21st}", "21", 1.0), ("\\boxed{2^{nd}}", "2", 1.0),
+    ("\\boxed{3^{\\text{rd}}}", "3", 1.0), ("\\boxed{11th}", "11", 1.0), ("\\boxed{4th}", "4th", 1.0),
+    ("\\boxed{6th}", "7", 0.0), ("\\boxed{11st}", "11", 0.0), ("\\boxed{2^{th}}", "2", 0.0),
+    ("\\boxed{5this}", "5", 0.0),
+])
+def test_an_ordinal_suffix_that_fits_is_the_integer(text: str, reference: str, expected: float) -> None:
+    assert score(text, reference) == expected
+
+
+@SETTINGS
+@given(letter=st.sampled_from("ABCDE"), value=values, form=st.sampled_from([
+    "\\boxed{{({l}) = {v}}}", "<answer>({l}) = {v}</answer>", "The answer is $\\textbf{{({l})}} = {v}$.",
+    "\\boxed{{({l})\\ =\\ {v}}}", "\\boxed{{({l}) = x = {v}}}"]))
+def test_a_label_equal_to_a_value_answers_the_letter_only(letter: str, value: int, form: str) -> None:
+    text = form.format(l=letter, v=value)
+    assert score(text, letter) == 1.0
+    assert score(text, str(value)) == 0.0
+
+
+@pytest.mark.parametrize("text", ["The answer is (C) 12", "**(C)**: 12", "C) 12"])
+def test_a_labelled_value_in_prose_answers_the_letter_only(text: str) -> None:
+    assert score(text, "C", **STRING) == 1.0
+    assert score(text, "12", **STRING) == 0.0
+    assert score(text, "D", **STRING) == 0.0
+
+
+def test_a_value_named_by_a_variable_is_still_the_value() -> None:
+    assert score("\\boxed{A = 42}", "42") == 1.0
+    assert score("The area is $A = 12$.", "12") == 1.0
+
+
+@pytest.mark.parametrize("text", ["<think>\\boxed{42}</think><think>\\boxed{43}",
+                                  "<think>so 42</think><think>\nThe answer is \\boxed{43}."])
+def test_a_reasoning_tag_reopened_where_it_closed_is_open(text: str) -> None:
+    assert score(text, "43") == 0.0
+    assert score(text, "42") == 0.0
+
+
+# Red team 17's honest twins (a fresh reviewer's): the case is set aside by what the question asks or by the answer
+# said again.
+TURNED_BACK = [
+    ("The answer is $\\boxed{{{a}}}$.\n\nIf the problem intends ordered pairs, we get {b}; as stated "
+     "(unordered), {a}."),
+    ("The answer is $\\boxed{{{a}}}$.\n\nIf the problem intends ordered pairs, we get {b}. As stated, the pairs are "
+     "unordered, so the answer remains {a}."),
+    ("The answer is $\\boxed{{{a}}}$ days.\n\nIf the question meant weeks, that would be {b} weeks. The question asks "
+     "for days, so {a}."),
+    "**Answer: {a} days**\n\n(If the question meant weeks: {b} weeks. Since it asks for days, {a}.)",
+    ("So the answer is $\\boxed{{{a}}}$.\n\nIf the question intended distinct digits, we'd get {b}; the problem "
+     "allows repeats, so {a} stands."),
+    "The answer is **\\${a}**.\n\nIf the tax is included, the total would be \\${b}; the question asks for the price.",
+    "The answer is $\\boxed{{{a}}}$.\n\nIf we count the empty set, we get {b}; the problem asks for nonempty subsets.",
+    ("The answer is $\\boxed{{{a}}}$.\n\nIf the empty set were included, there would be {b}; it is excluded here, "
+     "so {a}."),
+    "The answer is $\\boxed{{{a}}}$.\n\nIf we count the empty set, we get {b} — not what's asked. So {a}.",
+]
+LEFT_OPEN = [
+    "\\boxed{{{a}}}. If inclusive: {b}.",
+    "\\boxed{{{a}}}. If inclusive: {b}. Or {a} if exclusive.",
+    "\\boxed{{{a}}}. If inclusive: {b}; otherwise {a}.",
+    "\\boxed{{{a}}}. If inclusive, {b}. So {a} or {b}.",
+    "\\boxed{{{a}}}. If inclusive: {b}. If exclusive: {a}.",
+    "\\boxed{{{a}}}. If inclusive: {b}. It depends on what the question asks.",
+    "\\boxed{{{a}}}. If inclusive: {b}. The question states neither.",
+]
+
+
+@SETTINGS
+@given(a=values, delta=st.integers(1, 9), form=st.sampled_from(TURNED_BACK))
+def test_a_case_turned_back_keeps_the_answer(a: int, delta: int, form: str) -> None:
+    text = form.format(a=a, b=a + delta)
+    assert score(text, str(a)) == 1.0
+    assert score(text, str(a + delta)) == 0.0
+
+
+@SETTINGS
+@given(a=values, delta=st.integers(1, 9), form=st.sampled_from(LEFT_OPEN))
+def test_a_case_left_open_withdraws_the_answer(a: int, delta: int, form: str) -> None:
+    text = form.format(a=a, b=a + delta)
+    assert score(text, str(a)) == 0.0
+    assert score(text, str(a + delta)) == 0.0
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The maximum area is $\\boxed{100}$ square meters (assuming the fence is used on all four sides).", 1.0),
+    ("The answer is $\\boxed{100}$, assuming the coin is fair.", 1.0),
+    ("The answer is \\boxed{100} (assuming the boxes are distinct).", 1.0),
+    ("The answer is \\boxed{100} provided the order does not matter.", 1.0),
+    ("So the answer is $\\boxed{100}$ (the least common multiple of 20 and 25).", 1.0),
+    ("The answer is \\boxed{100} (assuming the boxes are distinct; 101 if not).", 0.0),
+    ("The answer is \\boxed{100}, assuming I made no errors.", 0.0),
+    ("The answer is \\boxed{100}, assuming my arithmetic is right.", 0.0),
+    ("The answer is \\boxed{100}, assuming $n$ is even.", 0.0),
+    ("The answer is \\boxed{100}, assuming n is even.", 0.0),
+    ("The answer is \\boxed{100}, assuming n > 2.", 0.0),
+    ("The answer is \\boxed{100}, assuming everything is correct.", 0.0),
+    ("\\boxed{100} if $n$ is even", 0.0),
+    ("So the answer is $\\boxed{100}$ at least.", 0.0),
+    ("So the answer is $\\boxed{100}$ (at the least).", 0.0),
+    ("So the answer is $\\boxed{100}$ (the most likely value).", 0.0),
+])
+def test_a_premise_in_words_keeps_the_answer(text: str, expected: float) -> None:
+    assert score(text, "100") == expected
