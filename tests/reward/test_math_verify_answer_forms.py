@@ -11,6 +11,11 @@
   keeps the answer; a case left open withdraws it.
 - A premise in words after the answer (``assuming the coin is fair``) keeps it; a case of a variable or a doubt about
   the work does not. ``the least common multiple`` after it names what the value is.
+- Red team 18 and a second review: a JSON string with words (``"60 km/h"``) is read as prose, and a field about the
+  answer (``"answer_type"``) is no answer; a rate of a unit symbol over time (``5 m/s``) is a unit against a bare
+  number; a record's other answer-like tuple withdraws it; a case settled on the other value, or named by its
+  reading (``Inclusive: 43``, ``43 if inclusive``), withdraws the answer; a time with its half of the day is no
+  ratio; more words for ``or``, ``otherwise`` and doubt.
 """
 
 from __future__ import annotations
@@ -169,3 +174,72 @@ def test_a_case_left_open_withdraws_the_answer(a: int, delta: int, form: str) ->
 ])
 def test_a_premise_in_words_keeps_the_answer(text: str, expected: float) -> None:
     assert score(text, "100") == expected
+
+
+# A second round (red team 18, a second fresh review).
+@pytest.mark.parametrize(("text", "reference"), [
+    ('{"answer": "60 km/h"}', "60"), ('{"answer": "60 miles per hour"}', "60"), ('{"answer": "1 cup"}', "1"),
+    ('{"reasoning": "Compute it.", "answer": "$12 per hour"}', "12"), ('{"answer": "9.8 m/s^2"}', "9.8"),
+    ('{"answer": 12, "answer_type": "integer"}', "12"), ('{"answer": 12, "answer_in_words": "twelve"}', "12"),
+    ('{"reasoning": "...", "answer_format": "fraction", "answer": 12}', "12"),
+    ("The answer is: 5 m/s", "5"), ("Answer: 9.8 m/s^2", "9.8"), ("\\boxed{5 m/s}", "5"),
+])
+def test_fields_about_the_answer_and_rates_keep_it(text: str, reference: str) -> None:
+    assert score(text, reference) == 1.0
+    assert score(text, "7") == 0.0
+
+
+@pytest.mark.parametrize("text", ['{"answer": "(2, 3)", "alt": "(2, 4)"}', '{"answer": "42", "alt": "43"}'])
+def test_a_record_with_another_answer_like_value_is_no_answer(text: str) -> None:
+    for reference in ("(2, 3)", "(2, 4)", "42", "43"):
+        assert score(text, reference) == 0.0
+
+
+def test_a_rate_needs_units_of_one_over_time() -> None:
+    assert score("\\boxed{5 x/y}", "5") == 0.0
+    assert score("\\boxed{5 s/m}", "5") == 0.0
+    assert score("\\boxed{5 m/s}", "6") == 0.0
+
+
+@pytest.mark.parametrize("form", [
+    "\\boxed{{{a}}}. If inclusive, it would be {b}; the question asks for inclusive, so {b}.",
+    "\\boxed{{{a}}}. If inclusive, it would be {b}; but the problem asks for {b}.",
+    "\\boxed{{{a}}}. If inclusive, {b} — not what's asked. So {a} or {b}.",
+    "\\boxed{{{a}}} exclusive, {b} inclusive.", "\\boxed{{{a}}}. Inclusive: {b}.", "\\boxed{{{a}}}. {b} if inclusive.",
+    "\\boxed{{{a}}}. The inclusive count is {b}.", "\\boxed{{{a}}}. {b} if we count both ends.",
+])
+def test_a_case_settled_on_the_other_value_or_named_by_its_reading(form: str) -> None:
+    text = form.format(a=42, b=43)
+    assert score(text, "42") == 0.0
+    assert score(text, "43") == 0.0
+
+
+@pytest.mark.parametrize("text", [
+    "There are \\boxed{10} integers from 1 to 10 inclusive.", "The answer is \\boxed{10} days, counting inclusively.",
+    "\\boxed{10}. 12 if you include zero, but the problem says positive.", "\\boxed{10}. 3 if x = 2.",
+])
+def test_a_reading_with_the_same_value_or_turned_back_keeps_it(text: str) -> None:
+    assert score(text, "10") == 1.0
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ("The meeting ends at 3:45 PM.", "\\frac{1}{15}", 0.0), ("\\boxed{3:45\\text{ p.m.}}", "\\frac{1}{15}", 0.0),
+    ("\\boxed{12:45 AM}", "\\frac{4}{15}", 0.0), ("The meeting ends at 3:45 PM.", "3:45 PM", 1.0),
+    ("The ratio is 1:15.", "\\frac{1}{15}", 1.0), ("\\boxed{3:45}", "3:45 PM", 1.0),
+])
+def test_a_time_with_its_half_of_the_day_is_no_ratio(text: str, reference: str, expected: float) -> None:
+    assert score(text, reference) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "\\boxed{42} oppure 43", "\\boxed{42} ou bien 43", "\\boxed{42} oder auch 43", "\\boxed{42} of 43",
+    "Answer: 42 hoặc 43", "\\boxed{42} albo 43", "\\boxed{42}\n\n否则 43。", "\\boxed{42} (TBC)",
+    "\\boxed{42} (hypothesis)", "\\boxed{42}, probablemente.",
+])
+def test_or_otherwise_and_doubt_in_more_words(text: str) -> None:
+    assert score(text, "42") == 0.0
+    assert score(text, "43") == 0.0
+
+
+def test_of_before_a_count_of_things_is_no_alternative() -> None:
+    assert score("So \\boxed{42} of the 50 students passed.", "42") == 1.0

@@ -63,6 +63,11 @@ pub fn clock(text: &str) -> Option<Clock> {
 }
 
 impl Clock {
+    /// Written with its half of the day (`3:45 PM`, `noon`): a time, never a ratio.
+    pub fn half_written(&self) -> bool {
+        self.half_written
+    }
+
     /// The same time of day. A time written without `AM`/`PM` with an hour from 1 to 12 matches either half of a
     /// time written with one (`3:45` is `3:45 PM`); two times without it are read on the 24-hour clock (`3:45`
     /// is not `15:45`), and hour 0 is midnight (`0:30` is not `12:30 PM`).

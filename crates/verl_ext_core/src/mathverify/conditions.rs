@@ -43,11 +43,26 @@ const CONDITIONS: &[&str] = &[
     "sonst",
     "andernfalls",
     "altrimenti",
+    "否则",
+    "不然",
+    "иначе",
+    "senão",
 ];
 /// Of [`CONDITIONS`], the words whose clause is all consequence (`otherwise 43`); after the others a condition comes
 /// first, and the value after its comma, colon or `then` is the consequence (`if x = 0, y = 5`: 5, not 0).
-const OPENERS_WITHOUT_CONDITION: &[&str] =
-    &["otherwise", "else", "alternatively", "sinon", "sonst", "andernfalls", "altrimenti"];
+const OPENERS_WITHOUT_CONDITION: &[&str] = &[
+    "otherwise",
+    "else",
+    "alternatively",
+    "sinon",
+    "sonst",
+    "andernfalls",
+    "altrimenti",
+    "否则",
+    "不然",
+    "иначе",
+    "senão",
+];
 /// `other`, `alternate`, … before one of [`READINGS`]: another reading of the question (`43 under the other
 /// convention`, `Alternative interpretation: 43`).
 const OTHER: &[&str] = &["other", "another", "alternate", "alternative", "different", "second"];
@@ -63,6 +78,8 @@ const READINGS: &[&str] = &[
     "assumption",
     "assumptions",
 ];
+/// Readings named by one word, a value beside which is that reading's (`43 inclusive`).
+const NAMED_READINGS: &[&str] = &["inclusive", "exclusive", "inclusively", "exclusively"];
 /// Words that accept another value (`43 is also possible`, `though 43 works`), with one of [`ALSO`].
 const ACCEPTING: &[&str] = &["possible", "valid", "acceptable", "works", "work", "admissible"];
 const ALSO: &[&str] = &["also", "though", "although", "too", "equally", "alternatively"];
@@ -169,9 +186,24 @@ fn numbers_in(s: &str) -> usize {
 fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
     let clause = &text[start..end];
     let words = words_of(clause);
-    let first = words.first()?.as_str();
+    // Chinese words are read a character each: `否则` is `否`, `则`.
+    let pair = words.get(1).map(|second| format!("{}{second}", words[0]));
+    let first = match pair.as_deref() {
+        Some(p) if CONDITIONS.contains(&p) => p,
+        _ => words.first()?.as_str(),
+    };
     let in_case = words.len() > 1 && first == "in" && words[1] == "case";
     if CONDITIONS.contains(&first) || in_case {
+        // `43 if inclusive`: the value first, then its condition.
+        if clause.trim_start().starts_with(|c: char| c.is_ascii_digit()) && !OPENERS_WITHOUT_CONDITION.contains(&first)
+        {
+            let at = clause.to_ascii_lowercase().find(first).unwrap_or(0);
+            let condition = &clause[at..];
+            let reads = words_of(condition).iter().any(|w| READING_WORDS.contains(&w.as_str()));
+            let instance = condition.contains(|c: char| c.is_ascii_digit() || c == '=');
+            let turned = words.iter().any(|w| matches!(w.as_str(), "but" | "however" | "though"));
+            return (reads && !instance && !turned && numbers_in(&clause[..at]) == 1).then_some(start);
+        }
         let cut = if OPENERS_WITHOUT_CONDITION.contains(&first) {
             clause.to_ascii_lowercase().find(first).map_or(0, |i| i + first.len())
         } else {
@@ -205,7 +237,11 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
         let worked = consequence.contains(['=', '✓', '✔']) || numbers_in(consequence) > 1;
         return (!instance && !offer && !turned && !worked && wordy <= MAX_OTHER_WORDS).then_some(start + cut);
     }
-    let reading = words.windows(2).any(|w| OTHER.contains(&w[0].as_str()) && READINGS.contains(&w[1].as_str()));
+    // `Inclusive: 43`, `43 if inclusive`, `the inclusive count is 43`: one value under a named reading.
+    let wordy = words.iter().filter(|w| w.chars().any(char::is_alphabetic) && !FILLER.contains(&w.as_str())).count();
+    let named = words.iter().any(|w| NAMED_READINGS.contains(&w.as_str())) && numbers_in(clause) == 1 && wordy <= 3;
+    let reading =
+        named || words.windows(2).any(|w| OTHER.contains(&w[0].as_str()) && READINGS.contains(&w[1].as_str()));
     // `43 is also possible`, `though 43 works too`: one value, the subject of the words that accept it (not `a check
     // with 2 and 3 also works`, `also valid for n ≥ 2`).
     let lower = clause.to_ascii_lowercase();
@@ -233,16 +269,21 @@ fn kept(text: &str, from: usize, to: usize, answer: &str, targets: Targets) -> b
     if words.iter().any(|w| ASKED.contains(&w.as_str())) {
         return true;
     }
-    let values: Vec<Candidate> = candidates(&text[from..to], targets)
-        .into_iter()
-        .filter(|c| !matches!(c.source, Source::Letter(_) | Source::Whole))
-        .take(MAX_VALUES)
-        .collect();
+    let values = value_candidates(text, from, to, targets);
     !values.is_empty() && values.iter().all(|c| parses(&c.text) && super::math_equal(&c.text, answer).equal)
 }
 
-/// Does `text[from..to]` hold a value other than `answer` (`boxes_only`: in a box or after an answer's words)?
-fn other_value(text: &str, from: usize, to: usize, answer: &str, boxes_only: bool, targets: Targets) -> bool {
+/// The values `text[from..to]` states (at most [`MAX_VALUES`]; not a choice letter, nor the whole text).
+fn value_candidates(text: &str, from: usize, to: usize, targets: Targets) -> Vec<Candidate> {
+    candidates(&text[from..to], targets)
+        .into_iter()
+        .filter(|c| !matches!(c.source, Source::Letter(_) | Source::Whole))
+        .take(MAX_VALUES)
+        .collect()
+}
+
+/// The values in `text[from..to]` other than `answer` (`boxes_only`: in a box or after an answer's words).
+fn other_values(text: &str, from: usize, to: usize, answer: &str, boxes_only: bool, targets: Targets) -> Vec<String> {
     candidates(&text[from..to], targets)
         .into_iter()
         .filter(|c| !matches!(c.source, Source::Letter(_) | Source::Whole))
@@ -251,7 +292,11 @@ fn other_value(text: &str, from: usize, to: usize, answer: &str, boxes_only: boo
                 || matches!(c.source, Source::Boxed | Source::AnswerColon | Source::AnswerWord | Source::FinalAnswer)
         })
         .take(MAX_VALUES)
-        .any(|c| parses(&c.text) && super::equiv::states_a_value(&c.text) && !super::math_equal(&c.text, answer).equal)
+        .filter(|c| {
+            parses(&c.text) && super::equiv::states_a_value(&c.text) && !super::math_equal(&c.text, answer).equal
+        })
+        .map(|c| c.text)
+        .collect()
 }
 
 /// Is `chosen` offered beside another value for another case or reading: a clause after it with a condition or
@@ -266,14 +311,6 @@ pub fn conditioned_differently(text: &str, chosen: &Candidate, targets: Targets)
     let after = clauses(text, chosen.end, text.len());
     for (k, &(start, end)) in after.iter().enumerate() {
         let Some(from) = consequence(text, start, end) else { continue };
-        // `(If we count the empty set, it would be 10; but the problem asks for nonempty subsets.)`
-        let turned_back =
-            after.get(k + 1).is_some_and(|&(s, e)| {
-                words_of(&text[s..e]).first().is_some_and(|w| matches!(w.as_str(), "but" | "however"))
-            }) || after[k + 1..].iter().take(TURN_CLAUSES).any(|&(s, e)| kept(text, s, e, &chosen.text, targets));
-        if turned_back {
-            continue;
-        }
         let to = floor_boundary(text, end.min(from + CONSEQUENCE));
         if !text[from..to].contains(|c: char| c.is_ascii_digit() || c == '\\') {
             continue;
@@ -282,7 +319,22 @@ pub fn conditioned_differently(text: &str, chosen: &Candidate, targets: Targets)
         if cases > MAX_CASES {
             return Some("too many cases offered after it");
         }
-        if other_value(text, from, to, &chosen.text, false, targets) {
+        let others = other_values(text, from, to, &chosen.text, false, targets);
+        if others.is_empty() {
+            continue;
+        }
+        // `(If we count the empty set, it would be 10; but the problem asks for nonempty subsets.)`; not when the
+        // clauses after it settle on the other value (`; the question asks for inclusive, so 43`).
+        let window = &after[k + 1..after.len().min(k + 1 + TURN_CLAUSES)];
+        let settled_other = window.iter().any(|&(s, e)| {
+            value_candidates(text, s, e, targets)
+                .iter()
+                .any(|c| others.iter().any(|o| super::math_equal(&c.text, o).equal))
+        });
+        let turned_back = window.first().is_some_and(|&(s, e)| {
+            words_of(&text[s..e]).first().is_some_and(|w| matches!(w.as_str(), "but" | "however"))
+        }) || window.iter().any(|&(s, e)| kept(text, s, e, &chosen.text, targets));
+        if settled_other || !turned_back {
             return Some("another value for another case or reading");
         }
     }
@@ -316,7 +368,7 @@ pub fn conditioned_differently(text: &str, chosen: &Candidate, targets: Targets)
             let words = words_of(&text[start..end]);
             let case = words.first().is_some_and(|w| CONDITIONS.contains(&w.as_str()) || w == "for");
             let to = floor_boundary(text, end.min(start + CONSEQUENCE));
-            case && other_value(text, start, to, &chosen.text, true, targets)
+            case && !other_values(text, start, to, &chosen.text, true, targets).is_empty()
         })
         .then_some("one of two answers for two cases")
 }

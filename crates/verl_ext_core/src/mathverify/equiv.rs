@@ -270,7 +270,7 @@ fn measured(n: &Node, named: bool) -> Option<(Node, Vec<String>)> {
             .collect()
     };
     let (numerator, denominator) = match n {
-        Node::Div(a, b) if named => (&**a, Some(&**b)),
+        Node::Div(a, b) => (&**a, Some(&**b)),
         _ => (n, None),
     };
     let factors = match numerator {
@@ -287,8 +287,12 @@ fn measured(n: &Node, named: bool) -> Option<(Node, Vec<String>)> {
         };
         units.extend(unit_factors(below, -1)?);
     }
-    // Without named units: one unit, alone or squared or cubed.
-    let plain = units.len() == 1 && matches!(units[0].1, 1..=3);
+    // Without named units: one unit, alone or squared or cubed; or a rate of one over time (`5 m/s`, `9.8 m/s^2`).
+    let plain = units.len() == 1 && matches!(units[0].1, 1..=3) && denominator.is_none()
+        || units.len() == 2
+            && units[0].1 == 1
+            && matches!(units[1].1, -2..=-1)
+            && ["s", "h"].contains(&units[1].0.as_str());
     if number.is_empty() || units.is_empty() || !named && !plain {
         return None;
     }
@@ -471,9 +475,16 @@ pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options
         return verdict(true, "the same words");
     }
     // Two clock times compare as times of day (`3:45` is not `1:15` as a ratio would make it).
-    if let (Some(got), Some(want)) = (clock::clock(&choice_text(p)), clock::clock(&choice_text(r))) {
-        let equal = got.same_time(&want);
-        return verdict(equal, if equal { "the same time of day" } else { "another time of day" });
+    match (clock::clock(&choice_text(p)), clock::clock(&choice_text(r))) {
+        (Some(got), Some(want)) => {
+            let equal = got.same_time(&want);
+            return verdict(equal, if equal { "the same time of day" } else { "another time of day" });
+        }
+        // `3:45 PM` is a time, not the ratio 3/45 (nor `0:45 AM` the number 0).
+        (Some(c), None) | (None, Some(c)) if c.half_written() => {
+            return verdict(false, "a time of day and a number");
+        }
+        _ => {}
     }
     if let Some(letter) = reference_choice(r) {
         let got = predicted_choice(p);

@@ -429,7 +429,10 @@ impl<'a> Text<'a> {
             }
             // A JSON field (`{"answer": "\\\\frac{1}{2}"}`): its string, decoded, is the answer.
             if let Some((start, end, text)) = super::records::string_field(self.s, at, from)
-                .filter(|(_, _, t)| self.targets.latex && !t.trim().is_empty() && parses(t.trim()))
+                // Words in it (`60 km/h`, `6th`, `12 per hour`) leave it to the prose reading.
+                .filter(|(_, _, t)| {
+                    self.targets.latex && !t.trim().is_empty() && self::words(t, 2).next().is_none() && parses(t.trim())
+                })
             {
                 *count += 1;
                 out.push(Candidate { text: text.trim().to_owned(), source: Source::AnswerColon, start, end });

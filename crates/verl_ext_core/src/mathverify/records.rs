@@ -64,6 +64,8 @@ fn fields(record: &str) -> Vec<((usize, usize), (usize, usize))> {
 /// Longest string field read as an answer (bytes of its JSON text), and longest key.
 const MAX_STRING_FIELD: usize = 200;
 const MAX_KEY: usize = 40;
+/// Words of the name of a field that holds the answer itself.
+const ANSWER_FIELD_WORDS: &[&str] = &["answer", "final", "correct", "value", "my", "the"];
 
 /// The value of a JSON string field whose key holds the word at `at..from` (`{"answer": "\\\\frac{1}{2}"}`,
 /// `{"final_answer": "(2, 3)"}`): its content's byte range in `text` and the content decoded (`\\\\` is one
@@ -76,6 +78,10 @@ pub fn string_field(text: &str, at: usize, from: usize) -> Option<(usize, usize,
     let open = at - b[at.saturating_sub(MAX_KEY)..at].iter().rev().take_while(|c| name(c)).count();
     let close = from + b[from..b.len().min(from + MAX_KEY)].iter().take_while(|c| name(c)).count();
     if open == 0 || b[open - 1] != b'"' || b.get(close) != Some(&b'"') || close - open > MAX_KEY {
+        return None;
+    }
+    // The answer itself (`answer`, `final_answer`, `correctAnswer`), not a field about it (`answer_type`).
+    if !key_words(&text[open..close]).iter().all(|w| ANSWER_FIELD_WORDS.contains(&w.as_str())) {
         return None;
     }
     let key_tail = &text[close..];
@@ -157,7 +163,7 @@ pub fn several_in_record(text: &str, chosen: &Candidate) -> Option<&'static str>
         .filter(|&(_, (s, e))| !(base + s <= chosen.start && chosen.start < base + e.max(s + 1)))
         .filter(|&((ks, ke), _)| answer_key(&record[ks..ke]))
         .map(|(_, (s, e))| record[s..e].trim())
-        .filter(|v| number(v))
+        .filter(|v| number(v) || v.starts_with(['(', '[']) && super::extract::parses(v))
         .any(|v| !super::math_equal(v, &chosen.text).equal)
         .then_some("one of several values in a record")
 }
@@ -186,6 +192,8 @@ mod tests {
         assert_eq!(field(r#"{"answer": "\\frac{1}{2}"}"#), Some((r#"\\frac{1}{2}"#, r"\frac{1}{2}".to_owned())));
         assert_eq!(field(r#"{"final_answer" :"(2, 3)", "x": 1}"#), Some(("(2, 3)", "(2, 3)".to_owned())));
         assert_eq!(field(r#"{"answer": 42}"#), None);
+        assert_eq!(field(r#"{"answer_type": "integer"}"#), None);
+        assert!(field(r#"{"correct_answer": "12"}"#).is_some());
         assert_eq!(field(r#"The "answer" is "5""#), None);
         assert_eq!(field(r#"{"answer": "5"#), None);
         assert_eq!(field(r#"{"answer": "\u0035"}"#), None);

@@ -297,6 +297,15 @@ const AFTER_CUES: &[&str] = &[
     "upward",
     "almost",
     "depending",
+    "tbc",
+    "hypothesis",
+    "pending",
+    "draft",
+    "unconfirmed",
+    "probablemente",
+    "wahrscheinlich",
+    "probabilmente",
+    "provavelmente",
 ];
 
 /// Words that reject the value they follow directly (`\\boxed{5} fails.`, `\\boxed{5} is rejected`,
