@@ -243,3 +243,40 @@ def test_or_otherwise_and_doubt_in_more_words(text: str) -> None:
 
 def test_of_before_a_count_of_things_is_no_alternative() -> None:
     assert score("So \\boxed{42} of the 50 students passed.", "42") == 1.0
+
+
+# A case's answer stated after the answer (`the answer would be 11`), set aside: the answer stated again last, or the
+# case turned back in its sentence.
+SET_ASIDE = [
+    ("The answer is \\boxed{{{a}}}.\n\nNote: If the empty set were included, the answer would be {b}. Since the "
+     "problem asks for nonempty subsets, the answer is {a}."),
+    "The answer is \\boxed{{{a}}}.\n\nIf the empty set counted, the answer would be {b}, but it says nonempty.",
+    ("**Answer:** {a}\n\nIf the empty set were counted, the answer would be {b}; since the problem says nonempty, "
+     "the answer is {a}."),
+    ("The answer is $\\boxed{{{a}}}$ days.\n\nIf the question meant weeks, the answer would be {b}, but it asks "
+     "for days."),
+]
+NOT_SET_ASIDE = [
+    "\\boxed{{{a}}}. If inclusive, the answer would be {b}.",
+    "\\boxed{{{a}}}. The answer is {b}.",
+    "\\boxed{{{a}}}. If inclusive, the answer would be {b}. The answer is {b}.",
+    "\\boxed{{{a}}}. The answer would be {b}, but I am not sure.",
+    "\\boxed{{{a}}}. If inclusive, the answer would be {b}, but it could be either.",
+    "\\boxed{{{a}}}. The answer is {b}, but whatever.",
+]
+
+
+@SETTINGS
+@given(a=values, delta=st.integers(1, 9), form=st.sampled_from(SET_ASIDE))
+def test_a_cases_answer_set_aside_keeps_the_answer(a: int, delta: int, form: str) -> None:
+    text = form.format(a=a, b=a + delta)
+    assert score(text, str(a)) == 1.0
+    assert score(text, str(a + delta)) == 0.0
+
+
+@SETTINGS
+@given(a=values, delta=st.integers(1, 9), form=st.sampled_from(NOT_SET_ASIDE))
+def test_another_answer_not_set_aside_withdraws_it(a: int, delta: int, form: str) -> None:
+    text = form.format(a=a, b=a + delta)
+    assert score(text, str(a)) == 0.0
+    assert score(text, str(a + delta)) == 0.0

@@ -1211,17 +1211,46 @@ fn restated_differently(text: &str, all: &[Candidate], chosen: &Candidate) -> Op
     // A few suffice (the answer is restated once or twice); each comparison spends the call's budget. A later
     // box is another answer after a tag or an anchor (`<answer>4</answer> \\boxed{5}`); after a box it is
     // where the boxes end (the last box is the one chosen).
-    let mut later = all
+    let later: Vec<&Candidate> = all
         .iter()
         .filter(|c| {
             c.start >= chosen.end
                 && (c.source != Source::Boxed || chosen.source != Source::Boxed)
                 && stated(text, chosen.end, c)
         })
-        .take(MAX_RESTATED);
-    later
-        .any(|c| parses(&c.text) && !super::math_equal(&c.text, &chosen.text).equal)
-        .then_some("a different answer stated after it")
+        .take(MAX_RESTATED)
+        .collect();
+    let differs = |c: &Candidate| parses(&c.text) && !super::math_equal(&c.text, &chosen.text).equal;
+    if !later.iter().any(|c| differs(c)) {
+        return None;
+    }
+    // `Note: if the empty set were included, the answer would be 11. Since the problem asks for nonempty subsets, the
+    // answer is 10.`, `… the answer would be 3, but it asks for days.`: each other answer is a case's, in a sentence
+    // with a condition, and the answer is stated again last or the case turned back after it.
+    let last_same = later.len() < MAX_RESTATED && later.iter().max_by_key(|c| c.start).is_some_and(|c| !differs(c));
+    let set_aside = later.iter().filter(|c| differs(c)).all(|c| {
+        let (opening, closing) = sentence_around(text, c.start, c.end);
+        let conditional = hedge::words_of(opening).iter().any(|w| CASE_WORDS.contains(&w.as_str()));
+        let turned = hedge::words_of(closing).iter().any(|w| matches!(w.as_str(), "but" | "however"));
+        conditional && (last_same || turned)
+    });
+    (!set_aside).then_some("a different answer stated after it")
+}
+
+/// Words of a sentence that make its answer a case's (`If …, the answer would be 11`).
+const CASE_WORDS: &[&str] = &["if", "would", "were", "had", "unless", "suppose", "supposing"];
+/// Longest part of a sentence read on each side of an answer in it (bytes).
+const SENTENCE_SIDE: usize = 200;
+
+/// The sentence around `text[start..end]`: its part before `start` and its part after `end` (each up to a full stop,
+/// a line break or [`SENTENCE_SIDE`] bytes).
+fn sentence_around(text: &str, start: usize, end: usize) -> (&str, &str) {
+    let from = hedge::floor_boundary(text, start.saturating_sub(SENTENCE_SIDE));
+    let before = &text[from..start];
+    let before = &before[before.rfind(['.', '\n', '!', '?']).map_or(0, |i| i + 1)..];
+    let to = hedge::floor_boundary(text, (end + SENTENCE_SIDE).min(text.len()));
+    let after = &text[end..to];
+    (before, &after[..after.find(['.', '\n', '!', '?']).unwrap_or(after.len())])
 }
 
 /// Is `text` an expression written in plain text with an operator and one-letter variables only (`2x + 3`,
