@@ -26,7 +26,7 @@ const UNDECIDED: &[&str] =
 /// Values compared in one clause, at most.
 const MAX_VALUES: usize = 4;
 
-/// Words that open a clause stating a condition (`If inclusive, 43`, `Otherwise 43`, `Assuming n is odd: 43`).
+/// Words that open a clause stating a condition (`If inclusive, 43`, `Assuming n is odd: 43`).
 const CONDITIONS: &[&str] = &[
     "if",
     "when",
@@ -39,17 +39,9 @@ const CONDITIONS: &[&str] = &[
     "provided",
     "alternatively",
     "depending",
-    "sinon",
-    "sonst",
-    "andernfalls",
-    "altrimenti",
-    "否则",
-    "不然",
-    "иначе",
-    "senão",
 ];
-/// Of [`CONDITIONS`], the words whose clause is all consequence (`otherwise 43`); after the others a condition comes
-/// first, and the value after its comma, colon or `then` is the consequence (`if x = 0, y = 5`: 5, not 0).
+/// Words that open a clause that is all consequence (`otherwise 43`); after [`CONDITIONS`] a condition comes first,
+/// and the value after its comma, colon or `then` is the consequence (`if x = 0, y = 5`: 5, not 0).
 const OPENERS_WITHOUT_CONDITION: &[&str] = &[
     "otherwise",
     "else",
@@ -157,6 +149,12 @@ fn clauses(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// Does the word `w` (lower case) open a case: a condition ([`CONDITIONS`]) or another case
+/// ([`OPENERS_WITHOUT_CONDITION`])?
+fn opens_case(w: &str) -> bool {
+    CONDITIONS.contains(&w) || OPENERS_WITHOUT_CONDITION.contains(&w)
+}
+
 /// How many numbers `s` writes (`1,043` and `2.5` are one each).
 fn numbers_in(s: &str) -> usize {
     let b = s.as_bytes();
@@ -189,11 +187,11 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
     // Chinese words are read a character each: `否则` is `否`, `则`.
     let pair = words.get(1).map(|second| format!("{}{second}", words[0]));
     let first = match pair.as_deref() {
-        Some(p) if CONDITIONS.contains(&p) => p,
+        Some(p) if opens_case(p) => p,
         _ => words.first()?.as_str(),
     };
     let in_case = words.len() > 1 && first == "in" && words[1] == "case";
-    if CONDITIONS.contains(&first) || in_case {
+    if opens_case(first) || in_case {
         // `43 if inclusive`: the value first, then its condition.
         if clause.trim_start().starts_with(|c: char| c.is_ascii_digit()) && !OPENERS_WITHOUT_CONDITION.contains(&first)
         {
@@ -263,7 +261,7 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
 /// exclusive` offers a case again).
 fn kept(text: &str, from: usize, to: usize, answer: &str, targets: Targets) -> bool {
     let words = words_of(&text[from..to]);
-    if words.iter().any(|w| CONDITIONS.contains(&w.as_str()) || UNDECIDED.contains(&w.as_str())) {
+    if words.iter().any(|w| opens_case(w) || UNDECIDED.contains(&w.as_str())) {
         return false;
     }
     if words.iter().any(|w| ASKED.contains(&w.as_str())) {
@@ -366,14 +364,14 @@ pub fn conditioned_differently(text: &str, chosen: &Candidate, targets: Targets)
         .take(MAX_EARLIER)
         .any(|&(start, end)| {
             let words = words_of(&text[start..end]);
-            let case = words.first().is_some_and(|w| CONDITIONS.contains(&w.as_str()) || w == "for");
+            let case = words.first().is_some_and(|w| opens_case(w) || w == "for");
             let to = floor_boundary(text, end.min(start + CONSEQUENCE));
             case && !other_values(text, start, to, &chosen.text, true, targets).is_empty()
         })
         .then_some("one of two answers for two cases")
 }
 
-/// Where the last word of [`CONDITIONS`] among the last few words of `text[from..to]` starts.
+/// Where the last word opening a case ([`opens_case`]) among the last few words of `text[from..to]` starts.
 fn last_condition(text: &str, from: usize, to: usize) -> Option<usize> {
     const LAST_WORDS: usize = 8;
     let slice = &text[from..to];
@@ -390,11 +388,7 @@ fn last_condition(text: &str, from: usize, to: usize) -> Option<usize> {
         }
     }
     let last = words.len().saturating_sub(LAST_WORDS);
-    words[last..]
-        .iter()
-        .rev()
-        .find(|(_, w)| CONDITIONS.iter().any(|c| w.eq_ignore_ascii_case(c)))
-        .map(|&(at, _)| from + at)
+    words[last..].iter().rev().find(|(_, w)| opens_case(&w.to_lowercase())).map(|&(at, _)| from + at)
 }
 
 /// Where the text after the last box in `text[from..to]` starts (`from` when there is none).
