@@ -16,6 +16,9 @@
   number; a record's other answer-like tuple withdraws it; a case settled on the other value, or named by its
   reading (``Inclusive: 43``, ``43 if inclusive``), withdraws the answer; a time with its half of the day is no
   ratio; more words for ``or``, ``otherwise`` and doubt.
+- Red team 19 and a third review: a power or exponential that underflows floating point (``\\sin(x)^{10000}``) and
+  values close only by being tiny (``e^{-1000x^2}``, ``e^{-2000x^2}``) decide nothing; ``12 of 30`` is 12 out of 30;
+  a premise may count things (``assuming all 4 books are distinct``); a record with a letter and a value is neither.
 """
 
 from __future__ import annotations
@@ -216,7 +219,7 @@ def test_a_time_with_its_half_of_the_day_is_no_ratio(text: str, reference: str, 
 
 
 @pytest.mark.parametrize("text", [
-    "\\boxed{42} oppure 43", "\\boxed{42} ou bien 43", "\\boxed{42} oder auch 43", "\\boxed{42} of 43",
+    "\\boxed{42} oppure 43", "\\boxed{42} ou bien 43", "\\boxed{42} oder auch 43", "\\boxed{42} tai 43",
     "Answer: 42 hoặc 43", "\\boxed{42} albo 43", "\\boxed{42}\n\n否则 43。", "\\boxed{42} (TBC)",
     "\\boxed{42} (hypothesis)", "\\boxed{42}, probablemente.",
 ])
@@ -225,8 +228,47 @@ def test_or_otherwise_and_doubt_in_more_words(text: str) -> None:
     assert score(text, "43") == 0.0
 
 
-def test_of_before_a_count_of_things_is_no_alternative() -> None:
-    assert score("So \\boxed{42} of the 50 students passed.", "42") == 1.0
+@pytest.mark.parametrize("text", ["So \\boxed{42} of the 50 students passed.", "\\boxed{42} of 50",
+                                  "Final answer: 42 of 50"])
+def test_of_is_out_of_not_or(text: str) -> None:
+    assert score(text, "42") == 1.0
+
+
+# Red team 19 and a third review.
+@pytest.mark.parametrize(("text", "reference"), [
+    ("\\boxed{\\sin(x)^{10000}}", "0"), ("\\boxed{\\sin(x)^{10000}}", "\\cos(x)^{10000}"),
+    ("\\boxed{(x/2)^{10000}}", "(x/3)^{10000}"), ("\\boxed{2^{-x^{2}\\cdot 10^{6}}}", "0"),
+    ("\\boxed{e^{-1000x^2}}", "e^{-2000x^2}"), ("\\boxed{0}", "\\sin(x)^{10000}"),
+    ("\\boxed{42+\\sin(x)^{10000}}", "42"), ("\\boxed{x^{100000}}", "x^{100001}"),
+])
+def test_values_too_small_for_floating_point_are_not_equal(text: str, reference: str) -> None:
+    assert score(text, reference) == 0.0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("\\boxed{e^{-x^2}}", "\\exp(-x^2)"), ("\\boxed{e^{-x}}", "\\frac{1}{e^x}"),
+    ("\\boxed{x^{-50}}", "\\frac{1}{x^{50}}"),
+    ("\\boxed{10^{-400}}", "10^{-400}"), ("\\boxed{x^{100000}}", "x^{100000}"), ("\\boxed{2^{-100}}", "2^{-100}"),
+])
+def test_small_values_in_range_still_compare(text: str, reference: str) -> None:
+    assert score(text, reference) == 1.0
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The answer is $\\boxed{24}$, assuming all 4 books are distinct.", 1.0),
+    ("She earns $\\boxed{24}$ dollars per week, assuming she works 5 days.", 1.0),
+    ("\\boxed{24}, assuming x > 0.", 0.0),
+    ("The answer is \\boxed{24}, assuming 25.", 0.0),
+    ("The answer is \\boxed{24} (assuming the boxes are distinct; 25 if not).", 0.0),
+])
+def test_a_premise_may_count_things(text: str, expected: float) -> None:
+    assert score(text, "24") == expected
+
+
+def test_a_record_with_a_letter_and_a_value_answers_neither() -> None:
+    text = '{"answer": "B", "answer_value": "30"}'
+    assert score(text, "30") == 0.0
+    assert score(text, "B", extraction=("latex", "expr", "string")) == 0.0
 
 
 # A case's answer stated after the answer (`the answer would be 11`), set aside: the answer stated again last, or the

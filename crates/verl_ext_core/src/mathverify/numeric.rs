@@ -145,10 +145,16 @@ pub fn eval(node: &Node, var: &dyn Fn(&str) -> Option<f64>) -> Option<C> {
         Node::Div(a, b) => eval(a, var)?.checked_div(eval(b, var)?)?,
         Node::Pow(b, e) => {
             let (base, exponent) = (eval(b, var)?, eval(e, var)?);
-            match real_branch(base, e) {
+            let v = match real_branch(base, e) {
                 Some(v) => C::real(v),
                 None => base.powc(exponent),
+            };
+            // A power of a nonzero base that underflows to 0 (`\\sin(x)^{10000}`) is no value here: as 0 it would equal
+            // every other such power, and 0.
+            if v.abs() == 0.0 && base.abs() != 0.0 {
+                return None;
             }
+            v
         }
         Node::Root(k, x) => {
             let (k, x) = (eval(k, var)?, eval(x, var)?);
@@ -158,7 +164,13 @@ pub fn eval(node: &Node, var: &dyn Fn(&str) -> Option<f64>) -> Option<C> {
                 x.powc(C::real(1.0).checked_div(k)?)
             }
         }
-        Node::Func(Func::Exp, x) => eval(x, var)?.exp(),
+        Node::Func(Func::Exp, x) => {
+            let v = eval(x, var)?.exp();
+            if v.abs() == 0.0 {
+                return None; // underflow, as for a power
+            }
+            v
+        }
         Node::Func(Func::Ln, x) => eval(x, var)?.ln(),
         Node::Func(Func::Abs, x) => C::real(eval(x, var)?.abs()),
         Node::Func(f, x) => {

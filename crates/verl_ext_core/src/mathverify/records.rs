@@ -163,7 +163,12 @@ pub fn several_in_record(text: &str, chosen: &Candidate) -> Option<&'static str>
         .filter(|&(_, (s, e))| !(base + s <= chosen.start && chosen.start < base + e.max(s + 1)))
         .filter(|&((ks, ke), _)| answer_key(&record[ks..ke]))
         .map(|(_, (s, e))| record[s..e].trim())
-        .filter(|v| number(v) || v.starts_with(['(', '[']) && super::extract::parses(v))
+        // A number, a tuple or interval, or a choice letter (`"answer": "B", "answer_value": "30"`).
+        .filter(|v| {
+            number(v)
+                || v.starts_with(['(', '[']) && super::extract::parses(v)
+                || v.len() == 1 && v.chars().all(|c| c.is_ascii_uppercase())
+        })
         .any(|v| !super::math_equal(v, &chosen.text).equal)
         .then_some("one of several values in a record")
 }

@@ -158,7 +158,7 @@ pub(super) const EU_PHRASES_BEFORE: &[&str] = &[
 ];
 /// Their words for `or`, which offer another value only before a number (`5 ou 6`; `12 o doce` restates it).
 pub(super) const EU_OR: &[&str] =
-    &["ou", "oder", "o", "a", "à", "atau", "либо", "oppure", "albo", "lub", "vel", "ή", "hoặc", "या", "eller", "of"];
+    &["ou", "oder", "o", "a", "à", "atau", "либо", "oppure", "albo", "lub", "vel", "ή", "hoặc", "या", "eller", "tai"];
 /// Words that may stand between such an `or` and the number (`ou bien 6`, `oder auch 6`).
 const OR_FILLERS: &[&str] = &["bien", "auch", "anche", "também", "też", "sogar"];
 /// Characters of the clause before a value in which a Chinese cue is looked for.
@@ -197,18 +197,11 @@ pub(super) fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
     let past_or = first_words[next_word.len()..].trim_start();
     let filler = past_or.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
     let past_or = if OR_FILLERS.contains(&filler) { &past_or[filler.len()..] } else { past_or };
-    // Dutch `of` only between two numbers (`42 of 43`), not before a count of things (`42 of the 50`).
-    let or_number = EU_OR.contains(&next_word)
-        && past_or.trim_start_matches([' ', '$']).starts_with(|c: char| c.is_ascii_digit())
-        && (next_word != "of" || numbers_only(past_or));
+    // (Dutch `of` is not read: `\\boxed{12} of 30` is 12 out of 30.)
+    let or_number =
+        EU_OR.contains(&next_word) && past_or.trim_start_matches([' ', '$']).starts_with(|c: char| c.is_ascii_digit());
     if EU_BEFORE.contains(&eu_last) || EU_AFTER.contains(&next_word) || or_number {
         return Some("bounded, hedged or one of several (French, German, Spanish, Italian or Portuguese words)");
     }
     None
-}
-
-/// Is `text` a number and nothing after it in its clause (`43.`, `$43$`), not a number of things (`43 students`)?
-fn numbers_only(text: &str) -> bool {
-    let rest = text.trim_start_matches([' ', '$']).trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-    rest.trim_start_matches(['$', ' ']).chars().next().is_none_or(|c| !c.is_alphanumeric())
 }

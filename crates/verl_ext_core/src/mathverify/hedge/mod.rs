@@ -813,8 +813,19 @@ fn premise(past: &str, word: &str) -> bool {
     let Some(at) = sentence.to_ascii_lowercase().find(word) else { return false };
     let rest = &sentence[at + word.len()..];
     let words = words_of(rest);
+    // A count of things is data (`assuming all 4 books are distinct`); a number alone is a value (`assuming 43`).
+    let counts = rest.split(|c: char| !c.is_ascii_digit()).filter(|d| !d.is_empty()).count();
+    let counted = rest.match_indices(|c: char| c.is_ascii_digit()).all(|(i, _)| {
+        let after = rest[i..].trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+        let next = words_of(after).into_iter().next().unwrap_or_default();
+        let noun = !next.is_empty() && !AFTER_CUES.contains(&next.as_str()) && !CLAUSE_OPENERS.contains(&next.as_str());
+        after.starts_with(' ') && after.trim_start().starts_with(|c: char| c.is_alphabetic()) && noun
+            || after.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+    });
     words.len() >= 2
-        && !rest.contains(|c: char| c.is_ascii_digit() || matches!(c, '$' | '=' | '\\' | '<' | '>'))
+        && counts <= 1
+        && (counts == 0 || counted)
+        && !rest.contains(['$', '=', '\\', '<', '>', '≤', '≥', '≠'])
         && words.iter().all(|w| !DOUBTING.contains(&w.as_str()) && (w.chars().count() > 1 || w == "a"))
 }
 
