@@ -302,3 +302,36 @@ def test_a_case_after_the_answer_set_aside_or_left_open(a: int, delta: int, case
     text = form.format(a=a, b=a + delta)
     assert score(text, str(a)) == kept
     assert score(text, str(a + delta)) == 0.0
+
+
+# Red team 19's cases written without a comma, taken up again, restated both ways, or turned with a doubt.
+TAKEN_UP = [
+    "If inclusive it'd be {b}. But the problem asks for days, so {b}.",
+    "If inclusive it'd be {b} — which is what's asked.",
+    "If inclusive it'd be {b}. The problem says inclusive.",
+    "If inclusive it'd be {b}; the problem asks for the inclusive count.",
+    "If inclusive, it would be {b}. But the question asks for inclusive.",
+    "If inclusive it'd be {b}. So: {a}, {b}.",
+    "If inclusive it'd be {b}. So {a} (exclusive) / {b} (inclusive).",
+    "If inclusive it'd be {b}, but who knows.",
+    "If inclusive it'd be {b}. But.",
+    "Had we included the endpoint we'd get {b}.",
+    "Inclusive variant: {b}",
+    "Under inclusion, {b}.",
+]
+KEPT = [
+    "If inclusive it'd be {b}, but the problem asks for days.",
+    "If inclusive, it would be {b}; but the problem asks for the exclusive count.",
+    "If all letters were distinct there would be {b}.",
+    "If we had used 5 boxes we would need {b} apples.",
+]
+
+
+@SETTINGS
+@given(a=values, delta=st.integers(1, 9), case=st.sampled_from(
+    [(form, 0.0) for form in TAKEN_UP] + [(form, 1.0) for form in KEPT]))
+def test_a_case_taken_up_again_or_set_aside(a: int, delta: int, case: tuple[str, float]) -> None:
+    form, kept = case
+    text = f"The answer is \\boxed{{{a}}}. " + form.format(a=a, b=a + delta)
+    assert score(text, str(a)) == kept
+    assert score(text, str(a + delta)) == 0.0

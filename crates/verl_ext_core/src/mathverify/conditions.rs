@@ -20,6 +20,11 @@ const TURN_CLAUSES: usize = 3;
 /// Words that say what the question asks, which keeps the answer over a case set aside.
 const ASKED: &[&str] =
     &["asks", "asked", "specifies", "specified", "states", "stated", "says", "allows", "requires", "wants", "excluded"];
+/// Words after `but` that leave the case open (`but who knows`, `but I think`, `but it may ask for days`).
+const DOUBT_AFTER_TURN: &[&str] = &[
+    "who", "knows", "think", "guess", "may", "might", "maybe", "perhaps", "either", "now", "unsure", "sure",
+    "probably", "possibly", "could", "go",
+];
 /// Words that leave the reading open (`It depends on what the question asks`, `The question states neither`).
 const UNDECIDED: &[&str] =
     &["depends", "depend", "unclear", "ambiguous", "either", "neither", "whichever", "both", "unsure", "unspecified"];
@@ -39,6 +44,7 @@ const CONDITIONS: &[&str] = &[
     "provided",
     "alternatively",
     "depending",
+    "had",
 ];
 /// Words that open a clause that is all consequence (`otherwise 43`); after [`CONDITIONS`] a condition comes first,
 /// and the value after its comma, colon or `then` is the consequence (`if x = 0, y = 5`: 5, not 0).
@@ -71,7 +77,8 @@ const READINGS: &[&str] = &[
     "assumptions",
 ];
 /// Readings named by one word, a value beside which is that reading's (`43 inclusive`).
-const NAMED_READINGS: &[&str] = &["inclusive", "exclusive", "inclusively", "exclusively"];
+const NAMED_READINGS: &[&str] =
+    &["inclusive", "exclusive", "inclusively", "exclusively", "inclusion", "exclusion", "variant"];
 /// Words that accept another value (`43 is also possible`, `though 43 works`), with one of [`ALSO`].
 const ACCEPTING: &[&str] = &["possible", "valid", "acceptable", "works", "work", "admissible"];
 const ALSO: &[&str] = &["also", "though", "although", "too", "equally", "alternatively"];
@@ -155,6 +162,13 @@ fn opens_case(w: &str) -> bool {
     CONDITIONS.contains(&w) || OPENERS_WITHOUT_CONDITION.contains(&w)
 }
 
+/// The numbers `s` writes, as written (`1,043`, `2.5`).
+fn numbers(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .map(|n| n.trim_matches(['.', ',']))
+        .filter(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+}
+
 /// How many numbers `s` writes (`1,043` and `2.5` are one each).
 fn numbers_in(s: &str) -> usize {
     let b = s.as_bytes();
@@ -206,7 +220,14 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
             clause.to_ascii_lowercase().find(first).map_or(0, |i| i + first.len())
         } else {
             let lower = clause.to_ascii_lowercase();
-            [",", ":", "→", "=>", " then "].iter().filter_map(|m| lower.find(m).map(|i| i + m.len())).min()?
+            // Without a mark, the word before the value ends the condition (`If inclusive it'd be 43`: `be 43`).
+            // A mark after the value (`If inclusive it'd be 43, and …`) is no end of the condition.
+            let digit = clause.find(|c: char| c.is_ascii_digit() || c == '\\').unwrap_or(clause.len());
+            [",", ":", "→", "=>", " then "]
+                .iter()
+                .filter_map(|m| lower.find(m).filter(|&i| i < digit).map(|i| i + m.len()))
+                .min()
+                .or_else(|| clause[..digit].trim_end().rfind(' ').filter(|&i| i > 0))?
         };
         let condition = &clause[..cut];
         // A case of the question's reading (`If inclusive`, `If the question asks for full buses`, `If we count the
@@ -224,9 +245,12 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
         // offer (`If you'd like, I can show 6 × 7`): no case of the question.
         let instance = condition.contains(|c: char| c.is_ascii_digit() || c == '=');
         let offer = words.get(1).is_some_and(|w| OFFERS.contains(&w.as_str()));
-        // Turned back in the clause (`If order mattered, it would be 12, but it doesn't`).
+        // Turned back in the clause (`If order mattered, it would be 12, but it doesn't`; not `…, but who knows`).
+        let turned = turns_back(&clause[cut..]);
+        // Words up to a turn (`be 43, but who knows`: `be 43`).
         let rest = words_of(&clause[cut..]);
-        let turned = rest.iter().any(|w| matches!(w.as_str(), "but" | "however" | "though"));
+        let turn = rest.iter().position(|w| matches!(w.as_str(), "but" | "however" | "though")).unwrap_or(rest.len());
+        let rest = &rest[..turn];
         // The consequence states a value and little else (`43`, `it would be 43`, `then \\boxed{43}`, `the count is
         // 43 days`), not a computation about other things (`5 boxes hold 60 apples, matching the total`).
         let wordy = rest.iter().filter(|w| w.chars().any(char::is_alphabetic) && !FILLER.contains(&w.as_str())).count();
@@ -259,9 +283,12 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
 /// problem asks for nonempty subsets`, `it is excluded here`, `not what's asked`), or by stating `answer` again and no
 /// other value (`so 3`, `as stated, 18`, `the answer remains 18`)? Not under a condition of its own (`or 42 if
 /// exclusive` offers a case again).
-fn kept(text: &str, from: usize, to: usize, answer: &str, targets: Targets) -> bool {
+fn kept(text: &str, from: usize, to: usize, answer: &str, case_words: &[String], targets: Targets) -> bool {
     let words = words_of(&text[from..to]);
-    if words.iter().any(|w| opens_case(w) || UNDECIDED.contains(&w.as_str())) {
+    // `— which is what's asked`, `The problem says inclusive`: the case taken up, not set aside.
+    let case_again = words.first().is_some_and(|w| matches!(w.as_str(), "which" | "that" | "this"))
+        || words.iter().any(|w| case_words.contains(w));
+    if case_again || words.iter().any(|w| opens_case(w) || UNDECIDED.contains(&w.as_str())) {
         return false;
     }
     if words.iter().any(|w| ASKED.contains(&w.as_str())) {
@@ -269,6 +296,17 @@ fn kept(text: &str, from: usize, to: usize, answer: &str, targets: Targets) -> b
     }
     let values = value_candidates(text, from, to, targets);
     !values.is_empty() && values.iter().all(|c| parses(&c.text) && super::math_equal(&c.text, answer).equal)
+}
+
+/// Does `text` turn a case back with `but`, `however` or `though`, and no doubt after it (`but it asks for days`;
+/// not `but who knows`, `but I'll go with 42 for now`, `but the problem may ask for days`, `but …?`)?
+fn turns_back(text: &str) -> bool {
+    let words = words_of(text);
+    let Some(at) = words.iter().position(|w| matches!(w.as_str(), "but" | "however" | "though")) else { return false };
+    // `But.` alone turns nothing back.
+    words.len() > at + 1
+        && !text.contains('?')
+        && !words[at + 1..].iter().any(|w| DOUBT_AFTER_TURN.contains(&w.as_str()))
 }
 
 /// The values `text[from..to]` states (at most [`MAX_VALUES`]; not a choice letter, nor the whole text).
@@ -325,13 +363,21 @@ pub fn conditioned_differently(text: &str, chosen: &Candidate, targets: Targets)
         // clauses after it settle on the other value (`; the question asks for inclusive, so 43`).
         let window = &after[k + 1..after.len().min(k + 1 + TURN_CLAUSES)];
         let settled_other = window.iter().any(|&(s, e)| {
-            value_candidates(text, s, e, targets)
-                .iter()
-                .any(|c| others.iter().any(|o| super::math_equal(&c.text, o).equal))
+            // The other value written again, in whatever form the reader takes it (`42 (43)`).
+            others.iter().any(|o| numbers(&text[s..e]).any(|n| n == o.as_str()))
+                || value_candidates(text, s, e, targets)
+                    .iter()
+                    .any(|c| others.iter().any(|o| super::math_equal(&c.text, o).equal))
         });
+        // The case's own reading words (`inclusive`): a clause after it that names them takes the case up again.
+        let case_words: Vec<String> =
+            words_of(&text[start..from]).into_iter().filter(|w| NAMED_READINGS.contains(&w.as_str())).collect();
         let turned_back = window.first().is_some_and(|&(s, e)| {
-            words_of(&text[s..e]).first().is_some_and(|w| matches!(w.as_str(), "but" | "however"))
-        }) || window.iter().any(|&(s, e)| kept(text, s, e, &chosen.text, targets));
+            let words = words_of(&text[s..e]);
+            words.first().is_some_and(|w| matches!(w.as_str(), "but" | "however"))
+                && turns_back(&text[s..e])
+                && !words.iter().any(|w| case_words.contains(w))
+        }) || window.iter().any(|&(s, e)| kept(text, s, e, &chosen.text, &case_words, targets));
         if settled_other || !turned_back {
             return Some("another value for another case or reading");
         }
