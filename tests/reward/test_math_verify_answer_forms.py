@@ -19,6 +19,9 @@
 - Red team 19 and a third review: a power or exponential that underflows floating point (``\\sin(x)^{10000}``) and
   values close only by being tiny (``e^{-1000x^2}``, ``e^{-2000x^2}``) decide nothing; ``12 of 30`` is 12 out of 30;
   a premise may count things (``assuming all 4 books are distinct``); a record with a letter and a value is neither.
+- Red team 20 and a fourth review: a piecewise value is sampled far past its corners (``|x-100|`` is no ``100-x``) and
+  an even root wide of them (``\\sqrt{(x-3)^2}`` is ``|x-3|``, no ``3-x``); a record's flags (``"inclusive": 1``) and
+  option names (``"option": "B"``) keep its answer; ``or`` in Hebrew, Vietnamese, Turkish and German.
 """
 
 from __future__ import annotations
@@ -335,3 +338,27 @@ def test_a_case_taken_up_again_or_set_aside(a: int, delta: int, case: tuple[str,
     text = f"The answer is \\boxed{{{a}}}. " + form.format(a=a, b=a + delta)
     assert score(text, str(a)) == kept
     assert score(text, str(a + delta)) == 0.0
+
+
+# Red team 20 and a fourth review.
+@pytest.mark.parametrize(("prediction", "reference", "expected"), [
+    ("\\boxed{|x-100|}", "100-x", 0.0), ("\\boxed{100-x}", "|x-100|", 0.0), ("\\boxed{\\sqrt{(x-3)^2}}", "3-x", 0.0),
+    ("\\boxed{3-x}", "\\sqrt{(x-3)^2}", 0.0), ("\\boxed{\\sqrt{(x-5)^2}+y}", "5-x+y", 0.0),
+    ("\\boxed{\\sqrt{(x-3)^2}}", "|x-3|", 1.0), ("\\boxed{\\sqrt{x^2-6x+9}}", "|x-3|", 1.0),
+    ("\\boxed{x^{3/2}}", "x\\sqrt{x}", 1.0), ("\\boxed{\\sqrt{x^2+1}}", "\\sqrt{1+x^2}", 1.0),
+])
+def test_a_piecewise_value_is_compared_past_its_corners(prediction: str, reference: str, expected: float) -> None:
+    assert score(prediction, reference) == expected
+
+
+@pytest.mark.parametrize("text", ['{"answer": 42, "variant": 1}', '{"answer": 42, "inclusive": 1}',
+                                  '{"answer": 42, "option": "B"}', '{"answer": 42, "alt_id": "B"}'])
+def test_a_records_flags_and_option_names_keep_the_answer(text: str) -> None:
+    assert score(text, "42") == 1.0
+
+
+@pytest.mark.parametrize("text", ["\\boxed{5} או 6.", "\\boxed{5} hay 6.", "\\boxed{5} ya da 6.",
+                                  "\\boxed{5} anders 6."])
+def test_or_in_hebrew_vietnamese_turkish_and_german(text: str) -> None:
+    assert score("The answer is " + text, "5") == 0.0
+    assert score("The answer is " + text, "6") == 0.0

@@ -77,8 +77,7 @@ const READINGS: &[&str] = &[
     "assumptions",
 ];
 /// Readings named by one word, a value beside which is that reading's (`43 inclusive`).
-const NAMED_READINGS: &[&str] =
-    &["inclusive", "exclusive", "inclusively", "exclusively", "inclusion", "exclusion", "variant"];
+const NAMED_READINGS: &[&str] = &["inclusive", "exclusive", "inclusively", "exclusively", "inclusion", "exclusion"];
 /// Words that accept another value (`43 is also possible`, `though 43 works`), with one of [`ALSO`].
 const ACCEPTING: &[&str] = &["possible", "valid", "acceptable", "works", "work", "admissible"];
 const ALSO: &[&str] = &["also", "though", "although", "too", "equally", "alternatively"];
@@ -261,7 +260,11 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
     }
     // `Inclusive: 43`, `43 if inclusive`, `the inclusive count is 43`: one value under a named reading.
     let wordy = words.iter().filter(|w| w.chars().any(char::is_alphabetic) && !FILLER.contains(&w.as_str())).count();
-    let named = words.iter().any(|w| NAMED_READINGS.contains(&w.as_str())) && numbers_in(clause) == 1 && wordy <= 3;
+    // Not a record's field (`"inclusive": 1` is a flag; records are read in [`super::records`]).
+    let named = words.iter().any(|w| NAMED_READINGS.contains(&w.as_str()))
+        && numbers_in(clause) == 1
+        && wordy <= 3
+        && !clause.contains('"');
     let reading =
         named || words.windows(2).any(|w| OTHER.contains(&w[0].as_str()) && READINGS.contains(&w[1].as_str()));
     // `43 is also possible`, `though 43 works too`: one value, the subject of the words that accept it (not `a check

@@ -362,6 +362,31 @@ fn piecewise(n: &Node) -> bool {
     false
 }
 
+/// Does `n` hold an even root or a power with an even denominator of an expression in variables (`\\sqrt{(x-3)^2}`
+/// is `|x - 3|`)? Sampling then takes the wide round too, past the corners near the usual points.
+fn rooted(n: &Node) -> bool {
+    let even_denominator = |e: &Node| match e {
+        Node::Num(q) => q.denom() % 2u32 == BigInt::from(0),
+        Node::Div(_, d) => integer(d).is_some_and(|d| d % 2 == 0),
+        _ => false,
+    };
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        match x {
+            Node::Root(k, arg) if integer(k).is_some_and(|k| k % 2 == 0) && !vars_of(arg).is_empty() => return true,
+            Node::Pow(base, exp) if even_denominator(exp) && !vars_of(base).is_empty() => return true,
+            Node::Apply(_, xs) | Node::Add(xs) | Node::Mul(xs) => stack.extend(xs),
+            Node::Neg(a) | Node::Func(_, a) | Node::Factorial(a) | Node::Percent(a) => stack.push(a),
+            Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) => {
+                stack.push(a);
+                stack.push(b);
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Is `n` free of pieces and of variables, or of pieces and constant at every sample point (its variables
 /// cancel)?
 fn cancels(n: &Node) -> bool {
@@ -1296,6 +1321,11 @@ fn apart(x: C, y: C) -> bool {
 /// A fixed pseudo-random point for variable `name` at sample `k` (SplitMix64): |x| in [0.35, 2.65], negative
 /// at odd `k`, so `|x|` and `x` (or `\sqrt{x^2}` and `x`) differ.
 fn sample(name: &str, k: usize) -> f64 {
+    if k >= 4 * SAMPLE_POINTS {
+        // The far round (piecewise functions only): 1024 times the first, |x| up to ~2700, past the corners of
+        // `|x - 100|` that the others do not reach.
+        return 1024.0 * sample(name, k - 4 * SAMPLE_POINTS);
+    }
     if k >= 3 * SAMPLE_POINTS {
         // The wide round (piecewise functions only): eight times the first, |x| up to ~21.
         return 8.0 * sample(name, k - 3 * SAMPLE_POINTS);
@@ -1452,16 +1482,36 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
     // A piecewise function (min, max, floor, …) may agree with a smooth one on the first round alone
     // (`\\max(x^2, 0.1)` and `x^2` for |x| >= 0.35): then every round is tried, the wide one included.
     let pieces = piecewise(a) || piecewise(b);
-    let rounds = if pieces { SAMPLE_ROUNDS + 1 } else { SAMPLE_ROUNDS };
+    let roots = rooted(a) || rooted(b);
+    // Piecewise: the wide and the far round; an even root: the wide one.
+    let rounds = if pieces {
+        SAMPLE_ROUNDS + 2
+    } else if roots {
+        SAMPLE_ROUNDS + 1
+    } else {
+        SAMPLE_ROUNDS
+    };
     // High precision computes variable-free parts (`\\frac{1}{2}\\sqrt{2}`, `\\pi`) once, not at each point (the
     // memo of their values is made when high precision is first needed).
     let mut memo = None;
     let mut last_round = 0;
+    let wide_start = SAMPLE_ROUNDS * SAMPLE_POINTS;
+    let mut jumped = false;
     for k in 0..rounds * SAMPLE_POINTS {
-        if k % SAMPLE_POINTS == 0 && k > 0 && defined * 2 >= SAMPLE_POINTS && !pieces {
-            break;
+        // Enough defined: done, or (an even root) on to the wide round alone.
+        if k % SAMPLE_POINTS == 0 && k > 0 && defined * 2 >= SAMPLE_POINTS && !pieces && !jumped {
+            if roots && k <= wide_start {
+                jumped = true;
+            } else {
+                break;
+            }
         }
-        last_round = k / SAMPLE_POINTS;
+        if jumped && k < wide_start {
+            continue;
+        }
+        if k < wide_start {
+            last_round = k / SAMPLE_POINTS;
+        }
         // Exactly at a rational point where both sides allow it (so `10^8 x + 1` differs from `10^8 x`
         // however large the values), else in floating point.
         let rational = |name: &str| if near_one { near_one_rational(name, k) } else { sample_rational(name, k) };
@@ -1479,6 +1529,12 @@ fn value_eq(a: &Node, b: &Node, o: &Options) -> bool {
             (Some(x), Some(y)) if x.finite() && y.finite() => {
                 if !close(x, y, SAMPLED_TOL) {
                     return false;
+                }
+                // The wide round of an even root looks for a sign the usual points miss (`\\sqrt{(x-3)^2}` and
+                // `3 - x`): floating point tells that, and high precision there would spend the budget.
+                if roots && !pieces && k >= wide_start {
+                    defined += 1;
+                    continue;
                 }
                 // Close in floating point: decided in high precision at the same (exact) point, so
                 // `\sin x + 10^{-12}` is not `\sin x`; a value high precision cannot compute keeps this verdict.

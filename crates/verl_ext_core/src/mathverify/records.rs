@@ -162,13 +162,17 @@ pub fn several_in_record(text: &str, chosen: &Candidate) -> Option<&'static str>
         .into_iter()
         .filter(|&(_, (s, e))| !(base + s <= chosen.start && chosen.start < base + e.max(s + 1)))
         .filter(|&((ks, ke), _)| answer_key(&record[ks..ke]))
-        .map(|(_, (s, e))| record[s..e].trim())
-        // A number, a tuple or interval, or a choice letter (`"answer": "B", "answer_value": "30"`).
-        .filter(|v| {
+        .map(|((ks, ke), (s, e))| (&record[ks..ke], record[s..e].trim()))
+        // A number, a tuple or interval, or a choice letter in a field named `answer…` (`"answer": "B",
+        // "answer_value": "30"`; not `"option": "B"`, `"alt_id": "B"`, which name an option, not another answer).
+        .filter(|(k, v)| {
             number(v)
                 || v.starts_with(['(', '[']) && super::extract::parses(v)
-                || v.len() == 1 && v.chars().all(|c| c.is_ascii_uppercase())
+                || v.len() == 1
+                    && v.chars().all(|c| c.is_ascii_uppercase())
+                    && key_words(k).iter().any(|w| w == "answer")
         })
+        .map(|(_, v)| v)
         .any(|v| !super::math_equal(v, &chosen.text).equal)
         .then_some("one of several values in a record")
 }

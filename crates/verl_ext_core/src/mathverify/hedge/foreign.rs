@@ -157,10 +157,12 @@ pub(super) const EU_PHRASES_BEFORE: &[&str] = &[
     "weniger als",
 ];
 /// Their words for `or`, which offer another value only before a number (`5 ou 6`; `12 o doce` restates it).
-pub(super) const EU_OR: &[&str] =
-    &["ou", "oder", "o", "a", "à", "atau", "либо", "oppure", "albo", "lub", "vel", "ή", "hoặc", "या", "eller", "tai"];
+pub(super) const EU_OR: &[&str] = &[
+    "ou", "oder", "o", "a", "à", "atau", "либо", "oppure", "albo", "lub", "vel", "ή", "hoặc", "hay", "या", "eller",
+    "tai", "או", "ya", "anders",
+];
 /// Words that may stand between such an `or` and the number (`ou bien 6`, `oder auch 6`).
-const OR_FILLERS: &[&str] = &["bien", "auch", "anche", "também", "też", "sogar"];
+const OR_FILLERS: &[&str] = &["bien", "auch", "anche", "também", "też", "sogar", "da"];
 /// Characters of the clause before a value in which a Chinese cue is looked for.
 pub(super) const CJK_WINDOW: usize = 4;
 
