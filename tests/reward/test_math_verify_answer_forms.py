@@ -21,7 +21,8 @@
   a premise may count things (``assuming all 4 books are distinct``); a record with a letter and a value is neither.
 - Red team 20 and a fourth review: a piecewise value is sampled far past its corners (``|x-100|`` is no ``100-x``) and
   an even root wide of them (``\\sqrt{(x-3)^2}`` is ``|x-3|``, no ``3-x``); a record's flags (``"inclusive": 1``) and
-  option names (``"option": "B"``) keep its answer; ``or`` in Hebrew, Vietnamese, Turkish and German.
+  option names (``"option": "B"``) keep its answer; ``or`` in Hebrew, Vietnamese, Turkish and German; another pick
+  labelled (``Runner-up: 6``) or accepted (``6 is also correct``), or opened by another language's ``or``.
 """
 
 from __future__ import annotations
@@ -362,3 +363,19 @@ def test_a_records_flags_and_option_names_keep_the_answer(text: str) -> None:
 def test_or_in_hebrew_vietnamese_turkish_and_german(text: str) -> None:
     assert score("The answer is " + text, "5") == 0.0
     assert score("The answer is " + text, "6") == 0.0
+
+
+@pytest.mark.parametrize("after", ["{b} is also correct.", "P.S. {b} is equally defensible.", "Second choice: {b}.",
+                                   "Runner-up: {b}.", "Plan B: {b}.", "Alternativ: {b}.",
+                                   "Respuesta alternativa: {b}.", "Oder {b}.", "Ou {b}."])
+def test_another_pick_labelled_or_accepted_withdraws_the_answer(after: str) -> None:
+    text = "The answer is \\boxed{5}. " + after.format(b=6)
+    assert score(text, "5") == 0.0
+    assert score(text, "6") == 0.0
+
+
+@pytest.mark.parametrize("after", ["5 is also correct since 2+3=5.", "Note that 6 is also prime.",
+                                   "Both 2 and 3 are also correct divisors.", "Second, note that 6 is even.",
+                                   "Oder anders gesagt: 5."])
+def test_remarks_that_pick_nothing_else_keep_the_answer(after: str) -> None:
+    assert score("The answer is \\boxed{5}. " + after, "5") == 1.0

@@ -60,6 +60,12 @@ const OPENERS_WITHOUT_CONDITION: &[&str] = &[
     "不然",
     "иначе",
     "senão",
+    // `Or 43.` in other languages, opening a sentence after the answer (English `Or` is a revision).
+    "oder",
+    "ou",
+    "oppure",
+    "или",
+    "或者",
 ];
 /// `other`, `alternate`, … before one of [`READINGS`]: another reading of the question (`43 under the other
 /// convention`, `Alternative interpretation: 43`).
@@ -78,8 +84,30 @@ const READINGS: &[&str] = &[
 ];
 /// Readings named by one word, a value beside which is that reading's (`43 inclusive`).
 const NAMED_READINGS: &[&str] = &["inclusive", "exclusive", "inclusively", "exclusively", "inclusion", "exclusion"];
+/// Labels of another pick (`Runner-up: 43`), in English and a few other languages.
+const ALTERNATE_LABELS: &[&str] = &[
+    "runner-up",
+    "runner up",
+    "second choice",
+    "second pick",
+    "second guess",
+    "plan b",
+    "alternate",
+    "alternate answer",
+    "alternative answer",
+    "other answer",
+    "second answer",
+    "backup answer",
+    "alt",
+    "alternativ",
+    "alternativa",
+    "respuesta alternativa",
+    "réponse alternative",
+    "alternative antwort",
+];
 /// Words that accept another value (`43 is also possible`, `though 43 works`), with one of [`ALSO`].
-const ACCEPTING: &[&str] = &["possible", "valid", "acceptable", "works", "work", "admissible"];
+const ACCEPTING: &[&str] =
+    &["possible", "valid", "acceptable", "works", "work", "admissible", "correct", "defensible", "accepted", "fine"];
 const ALSO: &[&str] = &["also", "though", "although", "too", "equally", "alternatively"];
 /// Words in a condition that make it a reading of the question rather than a case of its data.
 const READING_WORDS: &[&str] = &[
@@ -265,8 +293,14 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
         && numbers_in(clause) == 1
         && wordy <= 3
         && !clause.contains('"');
-    let reading =
-        named || words.windows(2).any(|w| OTHER.contains(&w[0].as_str()) && READINGS.contains(&w[1].as_str()));
+    // `Runner-up: 43`, `Second choice: 43`, `Respuesta alternativa: 43`: a label of another pick.
+    let lower_clause = clause.trim_start().to_lowercase();
+    let labelled =
+        ALTERNATE_LABELS.iter().any(|l| lower_clause.strip_prefix(l).is_some_and(|r| r.trim_start().starts_with(':')))
+            && numbers_in(clause) == 1;
+    let reading = named
+        || labelled
+        || words.windows(2).any(|w| OTHER.contains(&w[0].as_str()) && READINGS.contains(&w[1].as_str()));
     // `43 is also possible`, `though 43 works too`: one value, the subject of the words that accept it (not `a check
     // with 2 and 3 also works`, `also valid for n ≥ 2`).
     let lower = clause.to_ascii_lowercase();
