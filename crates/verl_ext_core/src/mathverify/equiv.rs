@@ -335,31 +335,56 @@ fn false_chain(n: &Node, o: &Options) -> bool {
     constant.windows(2).any(|w| !value_eq(w[0], w[1], o))
 }
 
+/// What [`holds`] does at a node: stop, the node is what is looked for; pass over it and what it holds; or look
+/// inside.
+enum Visit {
+    Found,
+    Skip,
+    Inside,
+}
+
+/// Does some node of `n` answer [`Visit::Found`] to `visit` (read without recursion, so no depth is too deep)?
+fn holds(n: &Node, visit: impl Fn(&Node) -> Visit) -> bool {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        match visit(x) {
+            Visit::Found => return true,
+            Visit::Skip => {}
+            Visit::Inside => match x {
+                Node::Apply(_, xs) | Node::Add(xs) | Node::Mul(xs) => stack.extend(xs),
+                Node::Neg(a) | Node::Func(_, a) | Node::Factorial(a) | Node::Percent(a) => stack.push(a),
+                Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                _ => {}
+            },
+        }
+    }
+    false
+}
+
 /// Does `n` hold a piecewise function (min, max, floor, ceiling, sign, absolute value, mod) of variables,
 /// whose pieces sampling at a few points may not reach? Not when each argument is a plain expression whose
 /// variables cancel (`|2y - y - y|` is 0 wherever it is sampled, as any expression without pieces).
 fn piecewise(n: &Node) -> bool {
-    let mut stack = vec![n];
-    while let Some(x) = stack.pop() {
-        match x {
-            Node::Apply(Op::Min | Op::Max | Op::Floor | Op::Ceil | Op::Sgn | Op::Mod, args)
-                if !args.iter().all(cancels) =>
-            {
-                return true;
+    holds(n, |x| match x {
+        Node::Apply(Op::Min | Op::Max | Op::Floor | Op::Ceil | Op::Sgn | Op::Mod, args) => {
+            if args.iter().all(cancels) {
+                Visit::Skip
+            } else {
+                Visit::Found
             }
-            Node::Apply(Op::Min | Op::Max | Op::Floor | Op::Ceil | Op::Sgn | Op::Mod, _) => {}
-            Node::Func(Func::Abs, arg) if !cancels(arg) => return true,
-            Node::Func(Func::Abs, _) => {}
-            Node::Apply(_, xs) | Node::Add(xs) | Node::Mul(xs) => stack.extend(xs),
-            Node::Neg(a) | Node::Func(_, a) | Node::Factorial(a) | Node::Percent(a) => stack.push(a),
-            Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) => {
-                stack.push(a);
-                stack.push(b);
-            }
-            _ => {}
         }
-    }
-    false
+        Node::Func(Func::Abs, arg) => {
+            if cancels(arg) {
+                Visit::Skip
+            } else {
+                Visit::Found
+            }
+        }
+        _ => Visit::Inside,
+    })
 }
 
 /// Does `n` hold an even root or a power with an even denominator of an expression in variables (`\\sqrt{(x-3)^2}`
@@ -370,21 +395,11 @@ fn rooted(n: &Node) -> bool {
         Node::Div(_, d) => integer(d).is_some_and(|d| d % 2 == 0),
         _ => false,
     };
-    let mut stack = vec![n];
-    while let Some(x) = stack.pop() {
-        match x {
-            Node::Root(k, arg) if integer(k).is_some_and(|k| k % 2 == 0) && !vars_of(arg).is_empty() => return true,
-            Node::Pow(base, exp) if even_denominator(exp) && !vars_of(base).is_empty() => return true,
-            Node::Apply(_, xs) | Node::Add(xs) | Node::Mul(xs) => stack.extend(xs),
-            Node::Neg(a) | Node::Func(_, a) | Node::Factorial(a) | Node::Percent(a) => stack.push(a),
-            Node::Div(a, b) | Node::Pow(a, b) | Node::Root(a, b) | Node::Log(a, b) => {
-                stack.push(a);
-                stack.push(b);
-            }
-            _ => {}
-        }
-    }
-    false
+    holds(n, |x| match x {
+        Node::Root(k, arg) if integer(k).is_some_and(|k| k % 2 == 0) && !vars_of(arg).is_empty() => Visit::Found,
+        Node::Pow(base, exp) if even_denominator(exp) && !vars_of(base).is_empty() => Visit::Found,
+        _ => Visit::Inside,
+    })
 }
 
 /// Is `n` free of pieces and of variables, or of pieces and constant at every sample point (its variables
