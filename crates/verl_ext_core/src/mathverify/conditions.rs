@@ -189,34 +189,28 @@ fn opens_case(w: &str) -> bool {
     CONDITIONS.contains(&w) || OPENERS_WITHOUT_CONDITION.contains(&w)
 }
 
-/// The numbers `s` writes, as written (`1,043`, `2.5`).
+/// The numbers `s` writes, as written: digits joined by single `.` or `,` between digits (`1,043`, `2.5`).
 fn numbers(s: &str) -> impl Iterator<Item = &str> {
-    s.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
-        .map(|n| n.trim_matches(['.', ',']))
-        .filter(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+    let b = s.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() && !b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len()
+            && (b[i].is_ascii_digit() || matches!(b[i], b'.' | b',') && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
+            i += 1;
+        }
+        // Digits and the ASCII marks between them are whole characters, so both ends are boundaries.
+        (i > start).then(|| &s[start..i])
+    })
 }
 
 /// How many numbers `s` writes (`1,043` and `2.5` are one each).
 fn numbers_in(s: &str) -> usize {
-    let b = s.as_bytes();
-    let mut count = 0;
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_digit() {
-            i += 1;
-            continue;
-        }
-        count += 1;
-        while i < b.len() {
-            let joined = matches!(b[i], b'.' | b',') && b.get(i + 1).is_some_and(u8::is_ascii_digit);
-            if b[i].is_ascii_digit() || joined {
-                i += 1;
-            } else {
-                break;
-            }
-        }
-    }
-    count
+    numbers(s).count()
 }
 
 /// Where the consequence of the clause `text[start..end]` starts, when the clause offers a value for another case or
@@ -512,6 +506,10 @@ mod tests {
         assert_eq!(at("If you'd like, I can show 6 times 7"), None);
         assert_eq!(at("Assuming the pattern continues, the next terms would be 9"), None);
         assert!(numbers_in("1,043 and 2.5") == 2 && numbers_in("none") == 0);
+        assert_eq!(
+            numbers("1,043 and 2.5, then 7. Also 1..2 or ٣").collect::<Vec<_>>(),
+            ["1,043", "2.5", "7", "1", "2"]
+        );
         assert_eq!(at("if inclusive then 43"), Some("43"));
         assert_eq!(at("Otherwise 43"), Some(" 43"));
         assert_eq!(at("Note that if x = 0 it is undefined"), None);

@@ -458,9 +458,6 @@ fn sloppy_approximation(p: &str) -> bool {
     false
 }
 
-/// Units that name a currency (the lexer's canonical names): cents are hundredths of them.
-const CURRENCY_UNITS: &[&str] = &["usd", "eur", "gbp", "chf", "peso", "cny", "jpy", "inr", "pln", "czk", "kr"];
-
 /// Does the answer `s` start with a currency sign or code (`\\$5`, `-£5`, `USD 5`)? The lexer drops them.
 fn money(s: &str) -> bool {
     let s = s.trim_start();
@@ -558,7 +555,8 @@ pub(crate) fn judge_within_budget(prediction: &str, reference: &str, o: &Options
     // `45¢` against `\\$0.45`: cents are hundredths of the currency written on the other side, never whole units of
     // it (`45¢` is no `\\$45`).
     let cents = |u: &[String]| u.iter().any(|x| x == "cent");
-    let whole_money = |u: &[String], raw: &str| money(raw) || u.iter().any(|x| CURRENCY_UNITS.contains(&x.as_str()));
+    let whole_money =
+        |u: &[String], raw: &str| money(raw) || u.iter().any(|x| lexer::CURRENCY_UNITS.contains(&x.as_str()));
     let hundredth =
         |n: &Node| Node::Div(Box::new(n.clone()), Box::new(Node::Num(BigRational::from_integer(100.into()))));
     if cents(&units) && whole_money(&reference_units, r) {
@@ -1309,27 +1307,29 @@ fn scalar_eq(a: &Node, b: &Node, o: &Options) -> bool {
     }
 }
 
+/// The larger magnitude of `x` and `y`, and their distance: what every closeness test weighs.
+fn scale_and_diff(x: C, y: C) -> (f64, f64) {
+    (x.abs().max(y.abs()), C { re: x.re - y.re, im: x.im - y.im }.abs())
+}
+
 fn close(x: C, y: C, tol: f64) -> bool {
     if x.re.is_infinite() || y.re.is_infinite() {
         return x.re == y.re && x.im.abs() < tol && y.im.abs() < tol;
     }
-    let scale = x.abs().max(y.abs());
-    let diff = C { re: x.re - y.re, im: x.im - y.im }.abs();
+    let (scale, diff) = scale_and_diff(x, y);
     diff <= tol * scale || diff <= 1e-12
 }
 
 /// Close only by the absolute tolerance of [`close`]: both nonzero, and relatively far apart.
 fn tiny_apart(x: C, y: C) -> bool {
-    let scale = x.abs().max(y.abs());
-    let diff = C { re: x.re - y.re, im: x.im - y.im }.abs();
+    let (scale, diff) = scale_and_diff(x, y);
     x.abs() != 0.0 && y.abs() != 0.0 && diff > SAMPLED_TOL * scale
 }
 
 /// Plainly different in floating point: more than 1e-6 apart relatively (absolutely below 1), and not so large
 /// that rounding could be the cause (`\sin\pi` is 1e-16 in floating point: not plainly different from 0). Everything else goes to high precision.
 fn apart(x: C, y: C) -> bool {
-    let scale = x.abs().max(y.abs());
-    let diff = C { re: x.re - y.re, im: x.im - y.im }.abs();
+    let (scale, diff) = scale_and_diff(x, y);
     scale < 1e150 && diff > 1e-6 * scale.max(1.0)
 }
 

@@ -1245,11 +1245,9 @@ const SENTENCE_SIDE: usize = 200;
 /// The sentence around `text[start..end]`: its part before `start` and its part after `end` (each up to a full stop,
 /// a line break or [`SENTENCE_SIDE`] bytes).
 fn sentence_around(text: &str, start: usize, end: usize) -> (&str, &str) {
-    let from = hedge::floor_boundary(text, start.saturating_sub(SENTENCE_SIDE));
-    let before = &text[from..start];
+    let before = hedge::window_before(text, start, SENTENCE_SIDE);
     let before = &before[before.rfind(['.', '\n', '!', '?']).map_or(0, |i| i + 1)..];
-    let to = hedge::floor_boundary(text, (end + SENTENCE_SIDE).min(text.len()));
-    let after = &text[end..to];
+    let after = hedge::window_after(text, end, SENTENCE_SIDE);
     (before, &after[..after.find(['.', '\n', '!', '?']).unwrap_or(after.len())])
 }
 

@@ -435,6 +435,10 @@ const QUALIFIERS: &[&str] = &[
 const ANNOUNCING: &[&str] =
     &["the", "answer", "is", "final", "exactly", "precisely", "total", "result", "value", "equals"];
 
+/// The canonical names [`canonical_unit`] gives currencies: cents are hundredths of them.
+pub(super) const CURRENCY_UNITS: &[&str] =
+    &["usd", "eur", "gbp", "chf", "peso", "cny", "jpy", "inr", "pln", "czk", "kr"];
+
 /// The canonical name of a physical unit word (`metres` is `m`); `None` for count nouns (`people`, `ways`) and
 /// words that only qualify a unit.
 pub(super) fn canonical_unit(word: &str) -> Option<&'static str> {
@@ -1618,6 +1622,13 @@ mod tests {
 
     fn toks(s: &str) -> Vec<Tok> {
         lex(s).unwrap()
+    }
+
+    #[test]
+    fn currency_units_are_canonical_names() {
+        let words = ["dollars", "euros", "GBP", "chf", "pesos", "yuan", "円", "rupees", "zł", "kč", "kr"];
+        let names: Vec<_> = words.iter().map(|w| canonical_unit(w).expect("a unit")).collect();
+        assert_eq!(names, CURRENCY_UNITS);
     }
 
     #[test]

@@ -345,8 +345,8 @@ fn at(s: &str, i: usize, expressions: bool) -> (Vec<Found>, usize) {
     // `The answer is - 7`, `Answer: − 7`: a dash, one space and a number after a stating word or a colon is its sign.
     if s[i..].strip_prefix("- ").is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())) {
         // What the dash follows on its line, within a few words (a long line is not scanned back each time).
-        let near = super::hedge::floor_boundary(s, i.saturating_sub(64));
-        let line = &s[s[near..i].rfind('\n').map_or(near, |k| near + k + 1)..i];
+        let near = super::hedge::window_before(s, i, 64);
+        let line = &near[near.rfind('\n').map_or(0, |k| k + 1)..];
         if !line.trim().is_empty() && super::hedge::signs(line) {
             let (mut found, plain) = at(s, i + 2, expressions);
             for f in &mut found {

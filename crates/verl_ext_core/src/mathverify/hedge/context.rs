@@ -4,14 +4,24 @@
 use super::*;
 use crate::mathverify::lexer::SPACING_COMMANDS;
 
+/// At most `bytes` of `s` before `at` (from a character boundary).
+pub(in crate::mathverify) fn window_before(s: &str, at: usize, bytes: usize) -> &str {
+    &s[floor_boundary(s, at.saturating_sub(bytes))..at]
+}
+
+/// At most `bytes` of `s` after `at` (to a character boundary).
+pub(in crate::mathverify) fn window_after(s: &str, at: usize, bytes: usize) -> &str {
+    &s[at..floor_boundary(s, s.len().min(at.saturating_add(bytes)))]
+}
+
 /// At most [`CONTEXT_BYTES`] of `s` before `at` (from a character boundary).
 pub(super) fn context_before(s: &str, at: usize) -> &str {
-    &s[floor_boundary(s, at.saturating_sub(CONTEXT_BYTES))..at]
+    window_before(s, at, CONTEXT_BYTES)
 }
 
 /// At most [`CONTEXT_BYTES`] of `s` after `at` (to a character boundary).
 pub(super) fn context_after(s: &str, at: usize) -> &str {
-    &s[at..floor_boundary(s, s.len().min(at + CONTEXT_BYTES))]
+    window_after(s, at, CONTEXT_BYTES)
 }
 
 /// The clause before `at`: back to a clause mark or line break, at most [`CONTEXT_BYTES`].

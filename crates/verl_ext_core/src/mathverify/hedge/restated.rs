@@ -55,7 +55,7 @@ fn restatement(s: &str, start: usize, end: usize) -> Option<Restatement> {
     if end - start > super::super::limits::MAX_ANSWER_BYTES {
         return None;
     }
-    let window = &s[end..floor_boundary(s, (end + WINDOW).min(s.len()))];
+    let window = window_after(s, end, WINDOW);
     let mut t = window.trim_start_matches(['$', '*', ' ']);
     // Unit words between (`\\boxed{12\\pi} square units, approximately 37.70`).
     loop {
