@@ -369,6 +369,24 @@ def test_a_result_whose_rebuild_sleeps_fails_at_once_and_the_process_serves_on(r
     assert call(results_pool, "np_int") == 3
 
 
+@pytest.mark.parametrize(("text", "why"), [("fraction_bomb", "fractions.Fraction"),
+                                           ("colliding_set", "more than 2048 dict keys and set items"),
+                                           ("object_array", "_reconstruct")])
+def test_a_result_whose_rebuild_would_cost_the_trainer_fails_at_once(results_pool: FunctionPool, text: str,
+                                                                       why: str) -> None:
+    """Reward-path red team 4: a 40-byte result rebuilt as ``Fraction("1e20000000")`` held the trainer's GIL
+    for 18 s, a set of keys sharing one hash took 10 s to rebuild, a 60-byte one became an array of 10**9
+    objects. Each is refused as the trainer reads it (in far less than the seconds each cost before), failing
+    that call only."""
+    import time
+
+    started = time.monotonic()
+    got = call(results_pool, text)
+    assert isinstance(got, CallFailed) and "does not unpickle here" in got.message and why in got.message, got
+    assert time.monotonic() - started < 30
+    assert call(results_pool, "np_int") == 3
+
+
 def test_a_result_whose_rebuild_calls_exit_cannot_kill_the_trainer(tmp_path: Path) -> None:
     """Red team 4: a result whose ``__reduce__`` is ``os._exit(9)`` killed the trainer as it unpickled it."""
     import subprocess

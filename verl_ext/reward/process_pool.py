@@ -16,7 +16,6 @@ import collections
 import concurrent.futures
 import contextlib
 import gc
-import io
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -36,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verl_ext.exceptions import describe
+from verl_ext.reward import plain_data
 from verl_ext.reward.frames import FrameIncomplete, FrameTooLong, read_frame
 from verl_ext.reward.functions import FunctionSpec
 from verl_ext.reward.shared_args import (
@@ -69,42 +69,6 @@ LATE_ANSWER_S = 0.2
 _HELD = object()
 #: No call queued (the queue's ``None`` is the stop sentinel).
 _NOTHING = object()
-
-
-#: What a worker's message may be rebuilt from in the trainer (module: names): plain data. Unpickling runs the
-#: code a message names, and the trainer must survive whatever a result carries (a ``__reduce__`` calling
-#: ``os._exit``). Not ``bytes``/``bytearray`` (``bytes(10**12)`` would allocate; data bytes need no class);
-#: numpy scalars and arrays (verl's own scorers return numpy floats).
-_RESULT_CLASSES: dict[str, frozenset[str]] = {
-    "builtins": frozenset({"bool", "complex", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"}),
-    "collections": frozenset({"OrderedDict", "defaultdict"}),
-    "decimal": frozenset({"Decimal"}),
-    "fractions": frozenset({"Fraction"}),
-    "numpy": frozenset({"dtype", "ndarray"}),
-    "numpy.core.multiarray": frozenset({"scalar", "_reconstruct"}),
-    "numpy._core.multiarray": frozenset({"scalar", "_reconstruct"}),
-    "numpy.core.numeric": frozenset({"_frombuffer"}),
-    "numpy._core.numeric": frozenset({"_frombuffer"}),
-}
-
-
-class _PlainData(pickle.Unpickler):
-    """Unpickles only :data:`_RESULT_CLASSES`; anything else is an :class:`pickle.UnpicklingError`."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if name in _RESULT_CLASSES.get(module, ()):
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(
-            f"it holds {module}.{name}, which the trainer does not rebuild: a result is plain data (numbers, "
-            "strings, lists, dicts, numpy scalars and arrays; convert tensors with .tolist() or .item())")
-
-    def persistent_load(self, pid: Any) -> Any:
-        raise pickle.UnpicklingError("a result names no shared object")
-
-
-def _loads(data: bytes) -> Any:
-    """A message from a worker, rebuilt as plain data only (:class:`_PlainData`)."""
-    return _PlainData(io.BytesIO(data)).load()
 
 
 @dataclass(frozen=True)
@@ -170,7 +134,7 @@ def _serve(conn: multiprocessing.connection.Connection, specs: Sequence[Function
             # process after its answer (the pool runs the next call in a fresh one).
             retire = clean.restore()
             try:
-                answer = pickle.dumps((seq, *outcome, retire), protocol=pickle.HIGHEST_PROTOCOL)
+                answer = plain_data.dumps((seq, *outcome, retire))
             except BaseException as e:  # noqa: BLE001 - a result that does not pickle fails its call only
                 answer = pickle.dumps((seq, "raised", describe(e), traceback.format_exc(limit=8)[-4000:], retire),
                                       protocol=pickle.HIGHEST_PROTOCOL)
@@ -677,7 +641,7 @@ class _Dispatcher:
             ack, reason = None, f"loading it ended the process (exit code {worker.process.exitcode})"
         else:
             reason = f"it did not load within {wait_s:g} s (its unpickling hangs, or takes longer)"
-        answer = _loads(ack) if ack is not None else None
+        answer = plain_data.loads(ack) if ack is not None else None
         if isinstance(answer, tuple) and len(answer) == 3 and answer[:2] == ("shared", key):
             return None if answer[2] is None else str(answer[2])
         if ack is not None:
@@ -718,7 +682,7 @@ class _Dispatcher:
                 return CallFailed(call.label, f"timed out after {call.timeout_s:g} s"), True, False
             late = True
         try:
-            answer = _loads(frame)
+            answer = plain_data.loads(frame)
         except BaseException as e:  # noqa: BLE001 - a result of a class not allowed, or one whose rebuild fails
             # The message was whole: the process is in step and serves on (unless it is already stopped).
             return CallFailed(call.label, f"its result does not unpickle here: {describe(e)}"), late, late
