@@ -1012,6 +1012,54 @@ fn named_values(n: &Node) -> Option<Vec<(String, Node)>> {
     Some(out)
 }
 
+/// `x=2, x=3` (or `x=2 \\text{ or } x=3`): two or more values of one name, as the set of them.
+fn one_variable_set(n: &Node) -> Option<Node> {
+    let Node::List(items) = n else { return None };
+    let mut name = None;
+    let mut values = Vec::with_capacity(items.len());
+    for item in items {
+        let (Some(this), value) = solution(item)? else { return None };
+        if name.get_or_insert_with(|| this.clone()) != &this {
+            return None;
+        }
+        values.push(value);
+    }
+    (values.len() >= 2).then_some(Node::Set(values))
+}
+
+/// Where a name sorts among the names of a point (`x` before `y`, `x_2` before `x_10`): a Latin letter with an
+/// optional numeric subscript; other names (`lambda`) have no place.
+fn name_place(item: &Node) -> Option<(char, bool, u64)> {
+    let (lhs, rhs) = equation(item)?;
+    let (name, _) = [(lhs, rhs), (rhs, lhs)].into_iter().find(|(name, value)| names_answer(name, value))?;
+    let Node::Var(name) = name else { return None };
+    let mut chars = name.chars();
+    let letter = chars.next().filter(char::is_ascii_alphabetic)?;
+    let rest = chars.as_str();
+    let subscript = match rest.strip_prefix('_') {
+        None if rest.is_empty() => 0,
+        Some(digits) if !digits.is_empty() && digits.len() <= 9 && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            digits.parse().ok()?
+        }
+        _ => return None,
+    };
+    Some((letter.to_ascii_lowercase(), letter.is_ascii_uppercase(), subscript))
+}
+
+/// `y=1, x=2`: the equations in the order of their names, when each names a distinct letter (see [`name_place`])
+/// and they are not written in that order already.
+fn in_name_order(n: &Node) -> Option<Node> {
+    let Node::List(items) = n else { return None };
+    named_values(n)?;
+    let mut placed: Vec<((char, bool, u64), &Node)> =
+        items.iter().map(|item| name_place(item).map(|p| (p, item))).collect::<Option<_>>()?;
+    if placed.windows(2).all(|w| w[0].0 <= w[1].0) {
+        return None;
+    }
+    placed.sort_by_key(|(p, _)| *p);
+    Some(Node::List(placed.into_iter().map(|(_, item)| item.clone()).collect()))
+}
+
 /// A union of finite sets as one set (`\{1,3\} \cup \{2,4\}` is `\{1,2,3,4\}`).
 fn set_union(n: &Node) -> Option<Node> {
     let Node::Union(parts) = n else { return None };
@@ -1157,6 +1205,20 @@ pub fn eq(a: &Node, b: &Node, o: &Options) -> bool {
             );
         }
         return false;
+    }
+    // `x=2 or x=3`, `x=2, x=3`: the solutions of one variable are a set, never a point or an interval.
+    if let Some(set) = one_variable_set(a) {
+        return eq(&set, b, o);
+    }
+    if let Some(set) = one_variable_set(b) {
+        return eq(a, &set, o);
+    }
+    // `y=1, x=2` against an unnamed `(2, 1)`: the values in the order of their names, not as written.
+    if let Some(sorted) = in_name_order(a) {
+        return eq(&sorted, b, o);
+    }
+    if let Some(sorted) = in_name_order(b) {
+        return eq(a, &sorted, o);
     }
     if let Some(set) = membership(a) {
         return eq(set, b, o);

@@ -1,0 +1,59 @@
+"""A twenty-first red team and a fifth review of honest endings, each class with its honest and hostile twins.
+
+- The solutions of one variable (``x=2 \\text{ or } x=3``, ``x=2, x=3``) are a set: never the point or the open
+  interval ``(2, 3)``, which they were paid for beside ``\\{2, 3\\}``.
+- Named values against an unnamed point are taken in the order of their names (``y=1, x=2`` is the point
+  ``(2, 1)``): they were taken as written, paying ``(1, 2)``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verl_ext.reward import verify
+
+SETTINGS = settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+pairs = st.tuples(st.integers(-99, 99), st.integers(-99, 99)).filter(lambda p: p[0] != p[1])
+
+
+def score(completion: str, reference: str) -> float:
+    return verify(completion, reference)["score"]
+
+
+@SETTINGS
+@given(pairs, st.sampled_from(["\\text{ or }", ", ", "\\text{ and }"]))
+def test_solutions_of_one_variable_are_a_set(pair: tuple[int, int], joint: str) -> None:
+    a, b = pair
+    answer = f"\\boxed{{x={a}{joint}x={b}}}"
+    assert score(answer, f"\\{{{a}, {b}\\}}") == 1.0
+    assert score(answer, f"\\{{{b}, {a}\\}}") == 1.0
+    assert score(answer, f"{a}, {b}") == 1.0
+    assert score(answer, f"x={b} \\text{{ or }} x={a}") == 1.0
+    assert score(answer, f"({a}, {b})") == 0.0  # a point has two coordinates; an open interval is not its ends
+    assert score(answer, f"[{min(a, b)}, {max(a, b)}]") == 0.0
+
+
+@SETTINGS
+@given(pairs, st.sampled_from([("x", "y"), ("a", "b"), ("m", "n"), ("x_1", "x_2"), ("p", "q")]))
+def test_named_values_against_a_point_in_the_order_of_their_names(pair: tuple[int, int], names: tuple[str, str]
+                                                                  ) -> None:
+    a, b = pair
+    first, second = names
+    in_order = f"\\boxed{{{first}={a}, {second}={b}}}"
+    reversed_order = f"\\boxed{{{second}={b}, {first}={a}}}"
+    for answer in (in_order, reversed_order):
+        assert score(answer, f"({a}, {b})") == 1.0
+        assert score(answer, f"({b}, {a})") == 0.0
+        assert score(answer, f"{first}={a}, {second}={b}") == 1.0
+
+
+@pytest.mark.parametrize(("answer", "reference", "expected"), [
+    ("\\boxed{y = 1, x = 2}", "(2, 1)", 1.0), ("The solution is \\boxed{y = 1, x = 2}.", "(1, 2)", 0.0),
+    ("\\boxed{x_2 = 5, x_1 = 3}", "(3, 5)", 1.0), ("\\boxed{x_{10} = 5, x_2 = 3}", "(3, 5)", 1.0),
+    # Names without a conventional order keep the order written.
+    ("\\boxed{x = 4, \\lambda = 2}", "(4, 2)", 1.0), ("\\boxed{(2, 1)}", "y = 1, x = 2", 1.0),
+])
+def test_named_values_cases(answer: str, reference: str, expected: float) -> None:
+    assert score(answer, reference) == expected
