@@ -4,6 +4,8 @@
   interval ``(2, 3)``, which they were paid for beside ``\\{2, 3\\}``.
 - Named values against an unnamed point are taken in the order of their names (``y=1, x=2`` is the point
   ``(2, 1)``): they were taken as written, paying ``(1, 2)``.
+- ``or`` (and ``but``) in more languages between two values (``42 oppure 43``, ``\\boxed{42} eða 43``), and ``or``
+  written with look-alike letters (Cyrillic, circled, spaced ``O R``, hyphenated ``o-r``), join them: neither is paid.
 """
 
 from __future__ import annotations
@@ -57,3 +59,32 @@ def test_named_values_against_a_point_in_the_order_of_their_names(pair: tuple[in
 ])
 def test_named_values_cases(answer: str, reference: str, expected: float) -> None:
     assert score(answer, reference) == expected
+
+
+OR_WORDS = ["oppure", "albo", "atau", "hoặc", "hoặc là", "eða", "vai", "ili", "чи", "или же", "ó", "o bien", "ou bien",
+            "ya da", "yahut", "või", "arba", "یا", "या", "বা", "או", "또는", "혹은", "หรือ", "または", "もしくは", "bzw.",
+            "instead of", "ama", "aber", "pero", "но"]
+
+
+@SETTINGS
+@given(st.sampled_from(OR_WORDS), st.integers(2, 10**6), st.sampled_from(["", "The answer is ", "Answer: ", "So "]))
+def test_another_languages_or_between_two_values_pays_neither(word: str, value: int, opening: str) -> None:
+    """``42 oppure 43`` paid 43 (the last number) and ``\\boxed{42} eða 43`` paid 42: words for ``or`` (and ``but``)
+    in more languages join two values."""
+    for text in (f"{opening}{value} {word} {value + 1}", f"{opening}\\boxed{{{value}}} {word} {value + 1}"):
+        assert score(text, str(value)) == 0.0, text
+        assert score(text, str(value + 1)) == 0.0, text
+
+
+@pytest.mark.parametrize("word", ["\u043e", "\u24de\u24e1", "O R", "o-r", "\uff2f\uff52", "\u041eR"])
+def test_or_written_with_look_alike_letters_joins_two_values(word: str) -> None:
+    assert score(f"\\boxed{{42}} {word} 43", "42") == 0.0
+
+
+@pytest.mark.parametrize(("text", "reference"), [
+    ("\\boxed{12} of 30", "12"), ("The answer is \\boxed{42}. Aber 3 davon sind rot.", "42"),
+    ("So the answer is 42 people, in 3 groups of 14.", "42"), ("\\boxed{5} a.m.", "5"),
+    ("La respuesta es \\boxed{42}. Pero primero verificamos: 6 \\times 7 = 42.", "42"),
+])
+def test_words_after_an_answer_that_join_nothing_keep_it(text: str, reference: str) -> None:
+    assert score(text, reference) == 1.0, text

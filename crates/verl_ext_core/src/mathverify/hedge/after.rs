@@ -582,11 +582,56 @@ pub(super) const JOINERS: &[&str] = &[
     "至",
     "か",
     "أو",
+    // More words for `or` (Italian, Polish, Indonesian, Vietnamese, Icelandic, Latvian, Croatian, Ukrainian, Spanish,
+    // Turkish, Estonian, Lithuanian, Slovene, Persian and Urdu, Hindi, Bengali, Tamil, Hebrew, Korean, Thai, Japanese,
+    // German `bzw.`) and for `but`.
+    "oppure",
+    "albo",
+    "atau",
+    "hoặc",
+    "hay",
+    "tai",
+    "eða",
+    "vai",
+    "ili",
+    "чи",
+    "либо",
+    "ó",
+    "ya",
+    "yahut",
+    "või",
+    "arba",
+    "ali",
+    "یا",
+    "या",
+    "বা",
+    "அல்லது",
+    "או",
+    "또는",
+    "혹은",
+    "หรือ",
+    "または",
+    "もしくは",
+    "あるいは",
+    "bzw",
+    "beziehungsweise",
+    "anders",
+    "ama",
+    "aber",
+    "mais",
+    "pero",
+    "но",
+    "但",
+    "但是",
     "otherwise",
     "instead",
     "alias",
     "i",
 ];
+/// Words that may stand second between two values, after a joining word (`o bien 6`, `или же 6`, `hoặc là 6`,
+/// `instead of 6`, `ya da 6`).
+pub(super) const JOINER_FILLERS: &[&str] =
+    &["bien", "auch", "anche", "também", "też", "sogar", "da", "же", "là", "of", "even"];
 /// Marks between two values that [`beside`]'s one-symbol rule does not cover: several characters, or
 /// punctuation that otherwise ends what is said of the answer (`5 -> 6`, `5, 6`, `5; 6`, `5 ... 6`).
 pub(super) const JOINING_MARKS: &[&str] = &["-->", "->", "==>", "=>", "...", ",", ";", "::"];
@@ -761,11 +806,13 @@ pub(super) fn beside(after: &str) -> Option<&'static str> {
     if operand.is_some_and(|r| digit(skip_inline_layout(r)) && !explained(after_currency(skip_inline_layout(r)))) {
         return Some("one of several values, or part of a larger expression (joined to it)");
     }
-    // Up to two joining words (`up to`, `(also 6)`, `(alt. 6)`), each followed by layout.
+    // Up to two joining words (`up to`, `(also 6)`, `(alt. 6)`), each followed by layout; the second may be a
+    // filler (`o bien 6`, `или же 6`, `instead of 6`).
     t = t.trim_start_matches(['(', '[']);
-    for _ in 0..2 {
-        let n = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
-        if n == 0 || !JOINERS.contains(&t[..n].to_lowercase().as_str()) {
+    for k in 0..2 {
+        let (n, word, folded) = leading_word(t);
+        let known = |w: &str| JOINERS.contains(&w) || k == 1 && JOINER_FILLERS.contains(&w);
+        if n == 0 || !(known(&word) || known(&folded)) {
             return None;
         }
         t = skip_inline_layout(t[n..].trim_start_matches('.'));
@@ -774,4 +821,25 @@ pub(super) fn beside(after: &str) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// The word that starts `t`: its length in bytes, lower-cased, and also with look-alike letters read as Latin ones
+/// ([`latin`]: Cyrillic `о`, circled `ⓞⓡ`). Single letters spaced or hyphenated apart are one word (`O R`, `o-r`).
+fn leading_word(t: &str) -> (usize, String, String) {
+    let mut n = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
+    if t[..n].chars().count() == 1 {
+        // `O R 6`, `o-r 6`: letters one apart.
+        let b = t.as_bytes();
+        while b.get(n).is_some_and(|&c| c == b' ' || c == b'-') {
+            let Some(next) = t[n + 1..].chars().next().filter(|c| c.is_alphabetic()) else { break };
+            let end = n + 1 + next.len_utf8();
+            if t[end..].starts_with(char::is_alphabetic) {
+                break;
+            }
+            n = end;
+        }
+    }
+    let word: String = t[..n].chars().filter(|c| c.is_alphabetic()).flat_map(char::to_lowercase).collect();
+    let folded = word.chars().map(latin).collect();
+    (n, word, folded)
 }

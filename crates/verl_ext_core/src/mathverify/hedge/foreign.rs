@@ -161,8 +161,6 @@ pub(super) const EU_OR: &[&str] = &[
     "ou", "oder", "o", "a", "à", "atau", "либо", "oppure", "albo", "lub", "vel", "ή", "hoặc", "hay", "या", "eller",
     "tai", "או", "ya", "anders",
 ];
-/// Words that may stand between such an `or` and the number (`ou bien 6`, `oder auch 6`).
-const OR_FILLERS: &[&str] = &["bien", "auch", "anche", "também", "też", "sogar", "da"];
 /// Characters of the clause before a value in which a Chinese cue is looked for.
 pub(super) const CJK_WINDOW: usize = 4;
 
@@ -198,7 +196,7 @@ pub(super) fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
     let next_word = first_words.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
     let past_or = first_words[next_word.len()..].trim_start();
     let filler = past_or.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
-    let past_or = if OR_FILLERS.contains(&filler) { &past_or[filler.len()..] } else { past_or };
+    let past_or = if JOINER_FILLERS.contains(&filler) { &past_or[filler.len()..] } else { past_or };
     // (Dutch `of` is not read: `\\boxed{12} of 30` is 12 out of 30.)
     let or_number =
         EU_OR.contains(&next_word) && past_or.trim_start_matches([' ', '$']).starts_with(|c: char| c.is_ascii_digit());

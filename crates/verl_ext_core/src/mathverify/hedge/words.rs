@@ -141,6 +141,8 @@ pub fn is_cjk(c: char) -> bool {
 pub(super) fn latin(c: char) -> char {
     match c {
         'ａ'..='ｚ' => char::from(b'a' + (c as u32 - 'ａ' as u32) as u8),
+        'ⓐ'..='ⓩ' => char::from(b'a' + (c as u32 - 'ⓐ' as u32) as u8),
+        'Ⓐ'..='Ⓩ' => char::from(b'a' + (c as u32 - 'Ⓐ' as u32) as u8),
         'Ａ'..='Ｚ' => char::from(b'a' + (c as u32 - 'Ａ' as u32) as u8),
         'ο' | 'о' | 'Ο' | 'О' => 'o',
         'α' | 'а' | 'Α' | 'А' => 'a',
