@@ -60,9 +60,10 @@ def _same(a: Any, b: Any) -> bool:
 keys = st.one_of(st.text(max_size=8), st.integers(-(1 << 70), 1 << 70), st.booleans(), st.none(),
                  st.floats(allow_nan=False), st.tuples(st.integers(), st.text(max_size=4)))
 atoms = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20), st.binary(max_size=20),
-    st.complex_numbers(allow_nan=False), st.decimals(allow_nan=False, allow_infinity=False),
-    st.fractions(), st.builds(bytearray, st.binary(max_size=8)),
+    st.none(), st.booleans(), st.integers(-(1 << 1023) + 1, (1 << 1023) - 1), st.floats(allow_nan=False),
+    st.text(max_size=20), st.binary(max_size=20), st.complex_numbers(allow_nan=False),
+    st.decimals(allow_nan=False, allow_infinity=False), st.fractions(-(10**30), 10**30, max_denominator=10**30),
+    st.builds(bytearray, st.binary(max_size=8)),
     st.sampled_from([np.float64(0.25), np.float32(-1.5), np.int64(3), np.uint8(7), np.bool_(True)]),
     st.builds(lambda n, t: np.arange(n, dtype=t), st.integers(0, 20), st.sampled_from(["f8", "i4", "c16", "u1"])))
 values = st.recursive(atoms, lambda inner: st.one_of(
@@ -196,3 +197,47 @@ def test_a_message_of_the_largest_size_loads_in_proportion() -> None:
 def test_refusals_name_what_a_result_may_hold() -> None:
     with pytest.raises(pickle.UnpicklingError, match=r"it holds decimal\.Context.*plain data"):
         loads(pickle.dumps(decimal.Context()))
+
+
+@pytest.mark.parametrize("value", [
+    {decimal.Decimal("1"): 1}, {fractions.Fraction(1, 3)}, frozenset({decimal.Decimal("2.5")}),
+    {(1, fractions.Fraction(1, 2)): 0},
+])
+def test_decimals_and_fractions_are_no_keys(value: Any) -> None:
+    """Reward-path red team 5: 2048 Decimal and Fraction keys of one hash, each comparison of a Decimal with a
+    Fraction of 14,300-bit terms ~0.25 ms, took 251 s to rebuild from 50 KB."""
+    with pytest.raises(pickle.UnpicklingError, match="dict key or set item"):
+        loads(dumps(value))
+
+
+@pytest.mark.parametrize("value", [
+    1 << 1023, -(1 << 14300), [1, {"acc": 1 << 5000}], fractions.Fraction((1 << 4000) + 1, 3),
+    fractions.Fraction(1, 1 << 5000), decimal.Decimal("sNaN"), decimal.Decimal("-sNaN1"),
+], ids=["int-1024-bits", "int-14300-bits", "nested-int", "fraction-too-large", "fraction-terms", "snan", "snan1"])
+def test_numbers_that_do_not_print_or_convert_are_refused(value: Any) -> None:
+    """Red team 5: ``{"acc": 1 << 14300}`` (1.8 KB) made verl's repr, json.dumps and np.mean raise; so did a Fraction
+    just under the old 14,300-bit bound and a signalling NaN."""
+    with pytest.raises(pickle.UnpicklingError):
+        loads(dumps(value))
+
+
+def test_numbers_at_the_bounds_print_and_convert() -> None:
+    for value in ((1 << 1023) - 1, -(1 << 1023) + 1, fractions.Fraction((1 << 1020) + 1, 3),
+                  fractions.Fraction(1, (1 << 4095) + 1), decimal.Decimal("NaN"), decimal.Decimal("1e999999")):
+        got = loads(dumps({"v": value}))["v"]
+        assert repr(got) and (float(got) == float(value) or value != value)
+
+
+def test_text_reached_many_times_is_counted_by_its_bytes() -> None:
+    """Red team 5: a 900 KB string in a list reached 262,144 times was 0.9 MB to send and 236 GB to repr."""
+    shared = [["x" * 100_000] * 256] * 64
+    message = pickle.dumps({"score": 1.0, "pred": shared})
+    assert len(message) < 120_000
+    started = time.monotonic()
+    with pytest.raises(pickle.UnpicklingError, match="bytes of text"):
+        loads(message)
+    assert time.monotonic() - started < 5
+    array = np.zeros(1000)
+    with pytest.raises(pickle.UnpicklingError, match="bytes of text"):
+        loads(dumps([[array] * 100] * 30))  # 800 KB reached 3,000 times
+    assert len(loads(dumps({"pred": "x" * 900_000}))["pred"]) == 900_000

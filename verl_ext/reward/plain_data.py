@@ -12,12 +12,17 @@ it returns must be safe for verl to log, copy and turn into arrays. Hence:
   built from pickle's own opcodes is refused;
 - opcodes that set attributes or build instances (``BUILD``, ``NEWOBJ``, ``OBJ``, ``INST``, extensions,
   persistent ids) are refused;
-- dict keys and set items are hashed as they are inserted: each must be a number, a string or a small tuple
-  or frozenset of them, and a message holds at most :data:`MAX_HASHED_ITEMS` (keys whose hashes collide cost
-  work quadratic in their count, and tuples sharing parts cost hashing exponential in their depth);
-- the rebuilt value holds no cycle, nests at most :data:`MAX_DEPTH` deep, and has at most :data:`MAX_NODES`
-  values counted as often as they are reached (a list that holds the same list twice, 64 times over, is
-  2**64 values to anything that prints it).
+- dict keys and set items are hashed as they are inserted: each must be a number (not a ``Decimal`` or
+  ``Fraction``, whose comparisons with other numbers of the same hash cost up to milliseconds), a string or a
+  small tuple or frozenset of them, and a message holds at most :data:`MAX_HASHED_ITEMS` (keys whose hashes
+  collide cost work quadratic in their count, and tuples sharing parts cost hashing exponential in their depth);
+- the rebuilt value holds no cycle, nests at most :data:`MAX_DEPTH` deep, has at most :data:`MAX_NODES` values
+  and :data:`MAX_REACHED_BYTES` of text, bytes and arrays, counted as often as they are reached (a list that holds
+  the same list twice, 64 times over, is 2**64 values to anything that prints it; a 900 KB string reached
+  250,000 times is 236 GB to ``repr``);
+- every number converts to a float and prints: integers of at most :data:`MAX_INT_BITS` bits, fractions whose
+  terms print and whose value is a finite float, no signalling-NaN ``Decimal`` (verl averages, prints and
+  turns into arrays what a result carries).
 
 A message that breaks a rule raises :class:`pickle.UnpicklingError` naming it; the pool fails that call only.
 """
@@ -39,16 +44,18 @@ __all__ = ["MAX_DEPTH", "MAX_HASHED_ITEMS", "MAX_NODES", "REBUILDERS", "dumps", 
 MAX_HASHED_ITEMS = 2048
 #: Values a dict key or set item may hold, counting a tuple's items as often as they are reached.
 MAX_KEY_VALUES = 64
-#: Bits of an integer key, a fraction's numerator or denominator (about 4300 digits: Python's own bound for
-#: turning an int into a string).
-MAX_KEY_BITS = 1024
-MAX_FRACTION_BITS = 14_300
+#: Bits of an integer anywhere in a result: it converts to a float (``float(2**1024 - 1)`` overflows).
+MAX_INT_BITS = 1023
+#: Bits of a fraction's numerator or denominator (about 1,200 digits: well within what Python prints).
+MAX_FRACTION_BITS = 4096
 #: Characters of a ``Decimal``'s text.
 MAX_DECIMAL_CHARS = 10_000
 #: Nesting of containers in a result.
 MAX_DEPTH = 100
 #: Values in a result, each counted as often as it is reached.
 MAX_NODES = 1 << 20
+#: Characters of text, bytes and array bytes in a result, each counted as often as it is reached.
+MAX_REACHED_BYTES = 1 << 24
 #: Dimensions of a numpy array.
 MAX_NDIM = 32
 
@@ -73,13 +80,18 @@ def _complex(real: Any, imag: Any) -> complex:
 def _decimal(text: Any) -> decimal.Decimal:
     if type(text) is not str or len(text) > MAX_DECIMAL_CHARS:
         raise TypeError(f"a Decimal is its text, at most {MAX_DECIMAL_CHARS} characters")
-    return decimal.Decimal(text)
+    value = decimal.Decimal(text)
+    if value.is_snan():
+        raise TypeError("a signalling NaN Decimal raises wherever it is compared, hashed or converted")
+    return value
 
 
 def _fraction(numerator: Any, denominator: Any) -> fractions.Fraction:
     if (type(numerator) is not int or type(denominator) is not int or denominator <= 0
-            or max(numerator.bit_length(), denominator.bit_length()) > MAX_FRACTION_BITS):
-        raise TypeError(f"a Fraction is two ints of at most {MAX_FRACTION_BITS} bits, the denominator positive")
+            or max(numerator.bit_length(), denominator.bit_length()) > MAX_FRACTION_BITS
+            or numerator.bit_length() - denominator.bit_length() >= MAX_INT_BITS):
+        raise TypeError(f"a Fraction is two ints of at most {MAX_FRACTION_BITS} bits, the denominator positive, "
+                        "and a value a float holds")
     return fractions.Fraction(numerator, denominator)
 
 
@@ -190,16 +202,18 @@ def _key_values(key: Any) -> int:
         if kind is tuple or kind is frozenset:
             todo.extend(k)
         elif kind is int:
-            if k.bit_length() > MAX_KEY_BITS:
-                raise pickle.UnpicklingError(f"an integer dict key or set item of more than {MAX_KEY_BITS} bits")
+            if k.bit_length() > MAX_INT_BITS:
+                raise pickle.UnpicklingError(f"an integer dict key or set item of more than {MAX_INT_BITS} bits")
         elif kind not in _ATOMS:
             raise pickle.UnpicklingError(f"a dict key or set item is a {kind.__name__}: keys and set items are "
-                                         "numbers, strings, bytes, None, or tuples and frozensets of them")
+                                         "ints, floats, complex numbers, strings, bytes, None, or tuples and "
+                                         "frozensets of them")
     return count
 
 
-#: Hashable values whose hash costs at most their size: str and bytes hashes are salted per process.
-_ATOMS = frozenset({str, bytes, bool, float, complex, type(None), decimal.Decimal, fractions.Fraction})
+#: Hashable values whose hash and comparisons cost at most their size (str and bytes hashes are salted per
+#: process; a Decimal equal in hash to a Fraction of 4096-bit terms takes ~0.25 ms to compare with it).
+_ATOMS = frozenset({str, bytes, bool, float, complex, type(None)})
 _REFUSED = (pickle.BUILD, pickle.NEWOBJ, pickle.NEWOBJ_EX, pickle.OBJ, pickle.INST, pickle.PERSID,
             pickle.BINPERSID, pickle.EXT1, pickle.EXT2, pickle.EXT4)
 
@@ -257,52 +271,64 @@ for _opcode in _REFUSED:
     _refuse(_opcode)
 
 
+def _leaf(obj: Any) -> tuple[int, int, int]:
+    """(values, bytes, depth) a value that holds no other reaches; raise for an integer a float cannot hold."""
+    kind = type(obj)
+    if kind is int and obj.bit_length() > MAX_INT_BITS:
+        raise pickle.UnpicklingError(f"a result holds an integer of more than {MAX_INT_BITS} bits (no float "
+                                     "holds it; verl averages and prints what a result carries)")
+    if kind is str or kind is bytes or kind is bytearray:
+        return 1, len(obj), 0
+    return 1, getattr(obj, "nbytes", 0) if kind.__module__ == "numpy" else 0, 0
+
+
 def _check_shape(root: Any) -> None:
-    """Raise unless ``root`` has no cycle, nests at most :data:`MAX_DEPTH` deep and reaches at most
-    :data:`MAX_NODES` values (shared containers counted as often as reached, each walked once)."""
-    sizes: dict[int, tuple[int, int]] = {}  # id -> (values reached, depth), for containers done
+    """Raise unless ``root`` has no cycle, nests at most :data:`MAX_DEPTH` deep, reaches at most
+    :data:`MAX_NODES` values and :data:`MAX_REACHED_BYTES` bytes (shared containers counted as often as
+    reached, each walked once), and holds only numbers that convert to floats."""
+    done: dict[int, tuple[int, int, int]] = {}  # id -> (values, bytes, depth) reached, for containers walked
     open_ids: set[int] = set()
     stack: list[tuple[Any, Any, list[int]]] = []
 
-    def enter(obj: Any) -> tuple[int, int] | None:
-        kind = type(obj)
-        if not (kind in (list, tuple, set, frozenset) or isinstance(obj, dict)):
-            return 1, 0
-        done = sizes.get(id(obj))
-        if done is not None:
-            if len(stack) + done[1] > MAX_DEPTH:
+    def add(into: list[int], got: tuple[int, int, int]) -> None:
+        into[0] += got[0]
+        into[1] += got[1]
+        into[2] = max(into[2], got[2])
+        if into[0] > MAX_NODES:
+            raise pickle.UnpicklingError(f"a result reaches more than {MAX_NODES} values")
+        if into[1] > MAX_REACHED_BYTES:
+            raise pickle.UnpicklingError(f"a result reaches more than {MAX_REACHED_BYTES} bytes of text and data")
+
+    def enter(obj: Any, into: list[int]) -> None:
+        if not (type(obj) in (list, tuple, set, frozenset) or isinstance(obj, dict)):
+            add(into, _leaf(obj))
+            return
+        walked = done.get(id(obj))
+        if walked is not None:
+            if len(stack) + walked[2] > MAX_DEPTH:
                 raise pickle.UnpicklingError(f"a result nests more than {MAX_DEPTH} containers deep")
-            return done
+            add(into, walked)
+            return
         if id(obj) in open_ids:
             raise pickle.UnpicklingError("a result holds itself (a cycle)")
         if len(stack) >= MAX_DEPTH:
             raise pickle.UnpicklingError(f"a result nests more than {MAX_DEPTH} containers deep")
         open_ids.add(id(obj))
         items = (x for kv in obj.items() for x in kv) if isinstance(obj, dict) else iter(obj)
-        stack.append((obj, items, [1, 0]))
-        return None
+        stack.append((obj, items, [1, 0, 0]))
 
-    enter(root)
+    total = [0, 0, 0]
+    enter(root, total)
     while stack:
         obj, items, acc = stack[-1]
         child = next(items, _END)
         if child is not _END:
-            got = enter(child)
-            if got is not None:
-                acc[0] += got[0]
-                acc[1] = max(acc[1], got[1])
-                if acc[0] > MAX_NODES:
-                    raise pickle.UnpicklingError(f"a result reaches more than {MAX_NODES} values")
+            enter(child, acc)
             continue
         stack.pop()
         open_ids.discard(id(obj))
-        result = sizes[id(obj)] = (acc[0], acc[1] + 1)
-        if stack:
-            parent = stack[-1][2]
-            parent[0] += result[0]
-            parent[1] = max(parent[1], result[1])
-            if parent[0] > MAX_NODES:
-                raise pickle.UnpicklingError(f"a result reaches more than {MAX_NODES} values")
+        walked = done[id(obj)] = (acc[0], acc[1], acc[2] + 1)
+        add(stack[-1][2] if stack else total, walked)
 
 
 _END = object()
