@@ -6,6 +6,8 @@
   ``(2, 1)``): they were taken as written, paying ``(1, 2)``.
 - ``or`` (and ``but``) in more languages between two values (``42 oppure 43``, ``\\boxed{42} eða 43``), and ``or``
   written with look-alike letters (Cyrillic, circled, spaced ``O R``, hyphenated ``o-r``), join them: neither is paid.
+- Bounds, doubts and negations in more languages around a value (``au plus 42``, ``42 (vielleicht)``, ``42 ではない``,
+  ``περίπου 42``), each beside honest endings in the same languages; French ``pas`` after a determiner is a noun.
 """
 
 from __future__ import annotations
@@ -88,3 +90,43 @@ def test_or_written_with_look_alike_letters_joins_two_values(word: str) -> None:
 ])
 def test_words_after_an_answer_that_join_nothing_keep_it(text: str, reference: str) -> None:
     assert score(text, reference) == 1.0, text
+
+
+BEFORE = ["au plus", "como máximo", "co najmniej", "en az", "en fazla",
+          "ít nhất", "อย่างน้อย", "على الأقل", "לפחות", "कम से कम", "적어도",
+          "최소", "최대", "paling sedikit", "περίπου", "yakla\u015f\u0131k",
+          "sekitar", "khoảng", "ประมาณ", "حوالي", "בערך", "लगभग", "circa",
+          "bukan", "không phải", "ไม่ใช่", "ليس", "לא", "inte", "nem", "nicht",
+          "δεν είναι", "n'est pas", "no es", "não é", "non è", "nie jest"]
+AFTER = ["oder mehr", "ou plus", "ou mais", "o más", "及以上", "大概", "değil",
+         "ではない", "(vielleicht)", "(peut-être)", "(也许)", "(たぶん)", "(아마)",
+         "(может быть)", "(forse)", "(talvez)", "(belki)", "(mungkin)",
+         "(misschien)", "(kanskje)", "(ehkä)", "(ربما)", "(אולי)", "(शायद)",
+         "hopefully", "(rough)", "barring errors"]
+
+
+@SETTINGS
+@given(st.sampled_from(BEFORE), st.integers(2, 10**6))
+def test_bounds_doubts_and_negations_before_a_value_in_more_languages(word: str, value: int) -> None:
+    assert score(f"{word} \\boxed{{{value}}}", str(value)) == 0.0
+
+
+@SETTINGS
+@given(st.sampled_from(AFTER), st.integers(2, 10**6))
+def test_bounds_doubts_and_negations_after_a_value_in_more_languages(word: str, value: int) -> None:
+    assert score(f"\\boxed{{{value}}} {word}", str(value)) == 0.0
+
+
+@pytest.mark.parametrize("text", [
+    "Die Antwort ist nicht 41, sondern \\boxed{42}.", "La risposta non è 41 ma \\boxed{42}.",
+    "No es 41, es \\boxed{42}.",
+    "A resposta é \\boxed{42}, não 41.", "La réponse est \\boxed{42}. Ne pas oublier les unités.",
+    "Jadi jawabannya adalah \\boxed{42}.", "Câu trả lời là \\boxed{42}.", "Cevap \\boxed{42} olur.",
+    "الجواب هو \\boxed{42}", "התשובה היא \\boxed{42}", "उत्तर \\boxed{42} है।", "Svaret är \\boxed{42}.",
+    "Die Lösung lautet \\boxed{42} (sicher).", "Il y a donc \\boxed{42} pommes au total.", "정답은 \\boxed{42}입니다.",
+    "答えは \\boxed{42} です。", "答案是 \\boxed{42} 个。", "Odpowiedź: \\boxed{42}. Nie ma innych rozwiązań.",
+    "Es gibt \\boxed{42} Möglichkeiten, nicht mehr.", "La respuesta es \\boxed{42}, o sea 6 por 7.",
+    "Le nombre de pas est \\boxed{42}.",
+])
+def test_honest_endings_in_those_languages_keep_the_answer(text: str) -> None:
+    assert score(text, "42") == 1.0

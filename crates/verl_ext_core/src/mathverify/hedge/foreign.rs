@@ -39,6 +39,11 @@ pub(super) const CJK_BEFORE: &[&str] = &[
     "ほぼ",
     "估计",
     "预计",
+    // Korean "at least", "at most", "at minimum", "maybe".
+    "적어도",
+    "최소",
+    "최대",
+    "아마",
     "推测",
     "予想",
     "推定",
@@ -83,6 +88,29 @@ pub(super) const CJK_AFTER: &[&str] = &[
     "또는",
     "または",
     "หรือ",
+    "及以上",
+    "或以上",
+];
+/// Words of those languages that doubt or deny the value right before them, read also inside an opening bracket
+/// (`42 (也许)`, `42 ではない`, `42 (아마)`).
+pub(super) const CJK_DOUBTS_AFTER: &[&str] = &[
+    "大概",
+    "可能",
+    "也许",
+    "或许",
+    "吧",
+    "大约",
+    "たぶん",
+    "多分",
+    "おそらく",
+    "かも",
+    "아마",
+    "ではない",
+    "じゃない",
+    "아님",
+    "아니",
+    "이 아니",
+    "가 아니",
 ];
 /// Russian words before a value that bound or hedge it (`около 5`, `не 5`, `не менее 5`).
 pub(super) const RU_BEFORE: &[&str] = &[
@@ -105,8 +133,20 @@ pub(super) const RU_BEFORE: &[&str] = &[
     "возможно",
 ];
 /// Russian words after a value that bound or hedge it (`5 или 6`, `5 примерно`).
-pub(super) const RU_AFTER: &[&str] =
-    &["или", "примерно", "приблизительно", "с лишним", "и более", "и менее", "наверное", "ли"];
+pub(super) const RU_AFTER: &[&str] = &[
+    "или",
+    "примерно",
+    "приблизительно",
+    "с лишним",
+    "и более",
+    "и менее",
+    "наверное",
+    "ли",
+    "может",
+    "возможно",
+    "вероятно",
+    "наверно",
+];
 /// French, German, Spanish, Italian and Portuguese words before a value that bound or hedge it (`au moins 5`,
 /// `vielleicht 5`), matched as the last word before it.
 pub(super) const EU_BEFORE: &[&str] = &[
@@ -134,10 +174,97 @@ pub(super) const EU_BEFORE: &[&str] = &[
     "casi",
     "presque",
     "quasi",
+    // "About" in Greek, Turkish, Indonesian, Vietnamese, Thai, Arabic, Hebrew, Hindi; "at least" in Hebrew, Thai,
+    // Indonesian; "not" before a value in Indonesian, Thai, Arabic, Hebrew, Swedish, Hungarian, German, Polish,
+    // Portuguese, Italian, Czech, Finnish (not French `pas`: `Nombre de pas : 42`).
+    "περίπου",
+    "yaklaşık",
+    "sekitar",
+    "khoảng",
+    "ประมาณ",
+    "حوالي",
+    "בערך",
+    "लगभग",
+    "circa",
+    "לפחות",
+    "setidaknya",
+    "bukan",
+    "ليس",
+    "לא",
+    "inte",
+    "nem",
+    "nicht",
+    "nie",
+    "não",
+    "non",
+    "ne",
+    "ei",
 ];
 /// The same languages' words right after a value (`5 ou 6`, `5 oder mehr`, `5 environ`).
 pub(super) const EU_AFTER: &[&str] =
-    &["plus", "mehr", "más", "mas", "moins", "weniger", "menos", "environ", "ungefähr", "etwa"];
+    &["plus", "mehr", "más", "mas", "moins", "weniger", "menos", "environ", "ungefähr", "etwa", "değil", "नहीं"];
+/// Phrases of more languages right after a value that bound it (`5 oder mehr`, `5 ou plus`, `5 o más`).
+pub(super) const PHRASES_AFTER: &[&str] = &[
+    "oder mehr",
+    "oder weniger",
+    "ou plus",
+    "ou moins",
+    "ou mais",
+    "ou menos",
+    "o más",
+    "o mas",
+    "o menos",
+    "o più",
+    "o meno",
+    "lub więcej",
+    "lub mniej",
+    "veya daha",
+    "ya da daha",
+    "atau lebih",
+    "hoặc hơn",
+    "trở lên",
+    "або більше",
+    "или больше",
+    "или меньше",
+    "of meer",
+    "of minder",
+    "eller mer",
+    "eller mindre",
+];
+/// Words of more languages for "maybe" right after a value, also inside an opening bracket (`5 (vielleicht)`).
+pub(super) const DOUBTS_AFTER: &[&str] = &[
+    "vielleicht",
+    "peut-être",
+    "peut être",
+    "forse",
+    "talvez",
+    "tal vez",
+    "quizás",
+    "quizá",
+    "quizas",
+    "quiza",
+    "mungkin",
+    "belki",
+    "misschien",
+    "kanskje",
+    "kanske",
+    "måske",
+    "ehkä",
+    "może",
+    "możliwe",
+    "ربما",
+    "אולי",
+    "शायद",
+    "probablement",
+    "wahrscheinlich",
+    "probabilmente",
+    "provavelmente",
+    "probablemente",
+    "có lẽ",
+    "อาจจะ",
+    "может быть",
+    "возможно",
+];
 /// Phrases of those languages that bound or approximate the value after them (`cerca de 5`, `más de 5`, `plus de 5`,
 /// `mehr als 5`).
 pub(super) const EU_PHRASES_BEFORE: &[&str] = &[
@@ -149,6 +276,35 @@ pub(super) const EU_PHRASES_BEFORE: &[&str] = &[
     "menos de",
     "mais de",
     "plus de",
+    "au plus",
+    "au moins",
+    "como máximo",
+    "como mínimo",
+    "co najmniej",
+    "co najwyżej",
+    "en az",
+    "en fazla",
+    "en çok",
+    "ít nhất",
+    "nhiều nhất",
+    "tối thiểu",
+    "tối đa",
+    "paling sedikit",
+    "paling banyak",
+    "على الأقل",
+    "على الأكثر",
+    "कम से कम",
+    // Thai words with tone marks, which are no letters to a word split: matched as written.
+    "อย่างน้อย",
+    "ไม่ใช่",
+    "không phải",
+    "δεν είναι",
+    "n'est pas",
+    "ist nicht",
+    "no es",
+    "não é",
+    "non è",
+    "nie jest",
     "moins de",
     "più di",
     "piu di",
@@ -175,16 +331,30 @@ pub(super) fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
     let after = strip_markup_start(after);
     // A cue longer than the window (`少なくとも`) right before the value.
     let ends = CJK_BEFORE.iter().any(|c| c.chars().count() > CJK_WINDOW && before.ends_with(c));
-    if ends || CJK_BEFORE.iter().any(|c| tail.contains(c)) || CJK_AFTER.iter().any(|c| after.starts_with(c)) {
+    // `5 (vielleicht)`, `5（也许）`: a doubt in a bracket right after the value.
+    let opened = after.trim_start_matches(['(', '（', '[', ' ']);
+    if ends
+        || CJK_BEFORE.iter().any(|c| tail.contains(c))
+        || CJK_AFTER.iter().any(|c| after.starts_with(c))
+        || CJK_DOUBTS_AFTER.iter().any(|c| opened.starts_with(c))
+    {
         return Some("bounded, hedged or one of several (Chinese words around the answer)");
+    }
+    let lower_opened = opened.to_lowercase();
+    let phrase_at_start = |phrases: &[&str], t: &str| {
+        phrases.iter().any(|p| t.strip_prefix(p).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic())))
+    };
+    if phrase_at_start(DOUBTS_AFTER, &lower_opened) {
+        return Some("bounded, hedged or one of several (a word for maybe after the answer)");
     }
     let lower_before = before.to_lowercase();
     let last_word = lower_before.rsplit(|c: char| !c.is_alphabetic()).find(|w| !w.is_empty()).unwrap_or("");
     let lower_after = after.to_lowercase();
     let first_words = lower_after.trim_start();
-    let ru_after = RU_AFTER
-        .iter()
-        .any(|w| first_words.strip_prefix(w).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic())));
+    let ru_after = phrase_at_start(RU_AFTER, first_words);
+    if phrase_at_start(PHRASES_AFTER, first_words) {
+        return Some("bounded, hedged or one of several (a bound after the answer)");
+    }
     if RU_BEFORE.contains(&last_word) || ru_after {
         return Some("bounded, hedged or one of several (Russian words around the answer)");
     }

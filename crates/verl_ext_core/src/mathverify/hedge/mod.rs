@@ -303,6 +303,9 @@ const AFTER_CUES: &[&str] = &[
     "draft",
     "unconfirmed",
     "probablemente",
+    "rough",
+    "hopefully",
+    "barring",
     "wahrscheinlich",
     "probabilmente",
     "provavelmente",
@@ -593,6 +596,13 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         in_subject
             || match w {
                 "non" => k + 2 < near.len(),
+                // `le nombre de pas est 42`: French `pas` after a determiner is a noun (steps), not a negation.
+                "pas" => prev.is_some_and(|p| {
+                    matches!(
+                        p,
+                        "de" | "des" | "du" | "le" | "les" | "un" | "ces" | "ses" | "mes" | "nos" | "vos" | "leurs"
+                    )
+                }),
                 "no" => next.is_some_and(|n| NUMBER_WORDS.contains(&n)),
                 "likely" => prev.is_some_and(|p| matches!(p, "most" | "least" | "more" | "less")),
                 // `she could bake`, `he could buy`: what is possible, not a doubt (`it could be 12`, `it might equal
