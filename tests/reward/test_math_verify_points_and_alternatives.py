@@ -8,6 +8,8 @@
   written with look-alike letters (Cyrillic, circled, spaced ``O R``, hyphenated ``o-r``), join them: neither is paid.
 - Bounds, doubts and negations in more languages around a value (``au plus 42``, ``42 (vielleicht)``, ``42 ではない``,
   ``περίπου 42``), each beside honest endings in the same languages; French ``pas`` after a determiner is a noun.
+- The fifth review's honest endings: ``The final answer is: 2\\sqrt{3}``, ``Answer — \\frac{1}{2}``, a proof's end
+  mark after the answer, a remark with ``instead`` and no value; a value denied after the noun the answer counts.
 """
 
 from __future__ import annotations
@@ -130,3 +132,33 @@ def test_bounds_doubts_and_negations_after_a_value_in_more_languages(word: str, 
 ])
 def test_honest_endings_in_those_languages_keep_the_answer(text: str) -> None:
     assert score(text, "42") == 1.0
+
+
+ANSWERS = [("2\\sqrt{3}", "2\\sqrt3"), ("12\\pi", "12\\pi"), ("\\frac{3}{4}", "\\frac34"), ("(2, 3)", "(2,3)"),
+           ("[1, 5)", "[1,5)"), ("-3", "-3"), ("x^2+1", "x^2+1")]
+
+
+@pytest.mark.parametrize(("answer", "reference"), ANSWERS)
+def test_honest_endings_of_the_fifth_review(answer: str, reference: str) -> None:
+    """Each scored 0: ``The final answer is:`` (MetaMath's colon after the final answer's words) read only the
+    first factor; ``Answer —`` (a spaced dash as the label's colon) found nothing or the first factor; a proof's end
+    mark after the answer (``\\(\\blacksquare\\)``) joined it as a second value; ``instead`` in a remark on
+    another reading, with no value, withdrew the answer."""
+    for text in (f"The final answer is: {answer}", f"Answer — {answer}",
+                 f"The answer is ${answer}$ \\(\\blacksquare\\)",
+                 f"So we get $\\boxed{{{answer}}}$.\n\n---\n\n**Note:** If the problem intended degrees instead, the "
+                 "answer would differ."):
+        assert score(text, reference) == 1.0, text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # Another value after the dash, mark or remark still counts against the answer.
+    ("Answer — 12 or 13", 0.0), ("The answer is $12$ \\(\\blacksquare\\) $13$", 0.0),
+    ("\\boxed{12}. If it were inclusive instead, the answer would be 13.", 0.0),
+    ("\\boxed{12}. Instead, it is 13.", 0.0), ("\\boxed{12}. Actually, if I recount, hmm.", 0.0),
+    # A value denied after the noun it counts keeps the answer; the answer itself denied does not.
+    ("The answer is $\\boxed{12}$ boxes (not 13, which is what he already has).", 1.0),
+    ("\\boxed{12} boxes, not 12", 0.0), ("\\boxed{12}, not 12", 0.0), ("\\boxed{12} is not 13", 0.0),
+])
+def test_the_same_forms_with_another_value_or_a_denial(text: str, expected: float) -> None:
+    assert score(text, "12") == expected

@@ -85,7 +85,7 @@ pub fn blocks(s: &str) -> Vec<Block> {
             _ => None,
         };
         match found {
-            Some((lo, hi, end)) if s[lo..hi].trim().is_empty() => i = end,
+            Some((lo, hi, end)) if s[lo..hi].trim().is_empty() || end_of_proof(&s[lo..hi]) => i = end,
             Some((lo, hi, end)) => {
                 out.push(Block { start: i, end, inner: (lo, hi) });
                 i = end;
@@ -96,6 +96,16 @@ pub fn blocks(s: &str) -> Vec<Block> {
         }
     }
     out
+}
+
+/// Is a block's content only the mark that ends a proof (`\\(\\blacksquare\\)`, `$\\qquad\\square$`)? It is
+/// no value: the answer before it is not joined to it.
+fn end_of_proof(inner: &str) -> bool {
+    let mut t = inner.trim().trim_end_matches('.').trim_end();
+    for spacing in ["\\qquad", "\\quad", "\\,", "\\;", "\\ ", "~", "\\hfill"] {
+        t = t.trim_start_matches(spacing).trim_start();
+    }
+    ["\\blacksquare", "\\square", "\\Box", "\\qed", "\\QED", "∎", "□", "■"].contains(&t)
 }
 
 /// A percent sign or word right after a block: its length.

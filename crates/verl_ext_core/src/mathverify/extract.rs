@@ -385,12 +385,17 @@ impl<'a> Text<'a> {
             }) else {
                 continue;
             };
+            // `The final answer is: 2\\sqrt{3}` (MetaMath's colon): the value starts past it.
+            let value_from = from + is + 2;
+            let rest = &self.s[value_from..];
+            let value_from =
+                rest.trim_start_matches(' ').strip_prefix([':', '：']).map_or(value_from, |r| self.s.len() - r.len());
             // `The final answer is 2\\sqrt{3}.`: a line that is one expression is read whole.
-            if let Some((start, end, text)) = self.line_value(from + is + 2) {
+            if let Some((start, end, text)) = self.line_value(value_from) {
                 out.push(Candidate { text, source: Source::FinalAnswer, start, end });
                 continue;
             }
-            for (start, end, text) in self.math_right_after(from + is + 2) {
+            for (start, end, text) in self.math_right_after(value_from) {
                 out.push(Candidate { text, source: Source::FinalAnswer, start, end });
             }
         }
@@ -419,7 +424,16 @@ impl<'a> Text<'a> {
             } else {
                 from
             };
-            let colon_len = [":", "：", "】"].iter().find(|c| self.s[from..].starts_with(*c)).map_or(0, |c| c.len());
+            // `Answer — 1/2`: a spaced dash after the label is its colon.
+            let dash = {
+                let rest = &self.s[from..];
+                let spaced = rest.trim_start_matches(' ');
+                ["— ", "– "]
+                    .iter()
+                    .find(|d| spaced.starts_with(*d) && spaced.len() < rest.len())
+                    .map_or(0, |d| rest.len() - spaced.len() + d.len())
+            };
+            let colon_len = [":", "：", "】"].iter().find(|c| self.s[from..].starts_with(*c)).map_or(dash, |c| c.len());
             // A heading alone on its line (`**Final Answer**`, `## Answer`) labels the value below it.
             let colon = colon_len > 0 || self.s[at..].starts_with(GSM8K_MARK) || self.heading_at(at);
             let source = if colon { Source::AnswerColon } else { Source::AnswerWord };
@@ -1088,7 +1102,19 @@ fn revised(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static
     // at the same value: `Actually, let me recompute: 8 \\times 9 = 72.`).
     let agreeing = all.iter().filter(|c| c.start >= first).take(MAX_RESTATED).any(&again);
     let confirmed = agreeing || hedge::confirms(text, first);
-    (different || revisions.disavowed || !confirmed).then_some("revised after the answer")
+    // `Note: If the problem intended degrees instead, the answer would differ.`: `instead` (or `otherwise`,
+    // `rather`, `alternatively`) in a sentence of a case, with no value after it, is a remark on another reading.
+    let remark = {
+        let word_start = text[..first].trim_end_matches(char::is_alphabetic).len();
+        let word = text[word_start..first].to_ascii_lowercase();
+        let (opening, closing) = sentence_around(text, word_start, first);
+        matches!(word.as_str(), "instead" | "otherwise" | "rather" | "alternatively")
+            && hedge::words_of(opening)
+                .iter()
+                .chain(&hedge::words_of(closing))
+                .any(|w| CASE_WORDS.contains(&w.as_str()))
+    };
+    (different || revisions.disavowed || !confirmed && !remark).then_some("revised after the answer")
 }
 
 /// Is `c` an answer stated after `from`: `final answer is X`, `answer: X`, a box, or `answer is X` with only

@@ -542,6 +542,7 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     }
     // A currency sign or code before the answer is part of it (`at least Rs. 42`, `about USD 42`).
     let start = crate::mathverify::lexer::before_currency(&s[..start]).len();
+    let answer_text = &s[start..end];
     let before = clause_before(s, start);
     // A relation before the answer binds it across a line break (`x \geq` then `\boxed{5}` on the next line).
     if ends_with_relation(before) || ends_with_relation(context_before(s, start)) {
@@ -719,12 +720,20 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         return Some("a bound, not a value (and more/less after the answer)");
     }
     // `\\boxed{4}, not 5`, `4 (not 5)`, `4 rather than 5`: another value denied, the answer kept.
+    // Also past the noun the value counts (`\\boxed{7} boxes (not 13, which he already has)`); the value denied is
+    // another one (`\\boxed{42} boxes, not 42` denies the answer).
     let contrast = {
         let t = trimmed.trim_start_matches([',', '(', ' ']);
-        ["not ", "rather than "]
-            .iter()
-            .find_map(|c| t.strip_prefix(c))
-            .is_some_and(|r| r.trim_start_matches(['$', ' ', '\\', '(']).starts_with(|c: char| c.is_ascii_digit()))
+        let noun = &t[..t.len() - t.trim_start_matches(char::is_alphabetic).len()];
+        let counted = plural_noun(noun) || crate::mathverify::lexer::canonical_unit(noun).is_some();
+        let past_noun = if counted { t[noun.len()..].trim_start_matches([',', '(', ' ']) } else { t };
+        let digits = |v: &str| v.chars().filter(char::is_ascii_digit).collect::<String>();
+        let answer = digits(answer_text);
+        ["not ", "rather than "].iter().find_map(|c| past_noun.strip_prefix(c)).is_some_and(|r| {
+            let r = r.trim_start_matches(['$', ' ', '\\', '(']);
+            let denied = &r[..r.len() - r.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.').len()];
+            !denied.is_empty() && digits(denied) != answer
+        })
     };
     // `\\boxed{12} wrong answers`, `12 incorrect options`: an adjective of the things the value counts.
     let adjective =
