@@ -10,6 +10,10 @@
   ``περίπου 42``), each beside honest endings in the same languages; French ``pas`` after a determiner is a noun.
 - The fifth review's honest endings: ``The final answer is: 2\\sqrt{3}``, ``Answer — \\frac{1}{2}``, a proof's end
   mark after the answer, a remark with ``instead`` and no value; a value denied after the noun the answer counts.
+- Another value after the answer that the text accepts (``43 is arguable``, ``However, 43 is also defensible``),
+  attributes to someone (``some would say 43``, ``the official key may say 43``), puts under an aside's label
+  (``NB: 43``), a bracket in a text group (``\\text{ (43?)}``) or another case withdraws it; a remark that refuses the
+  other value (``which misses …``, ``a common trap``) keeps it.
 """
 
 from __future__ import annotations
@@ -162,3 +166,25 @@ def test_honest_endings_of_the_fifth_review(answer: str, reference: str) -> None
 ])
 def test_the_same_forms_with_another_value_or_a_denial(text: str, expected: float) -> None:
     assert score(text, "12") == expected
+
+
+@pytest.mark.parametrize("after", [
+    ", though 43 is arguable", " — 43 also plausible.", "\n\nHowever, 43 is also defensible.",
+    "\n\nThe official key may say 43.", " (some sources say 43)", ". Some would say 43.", ", failing that 43",
+    "\n\nNB: 43", "\\text{ (43?)}", " (43 in the other case)", ". Many students give 43.",
+])
+def test_another_value_accepted_attributed_or_set_aside_withdraws_the_answer(after: str) -> None:
+    """Red team 21: each paid 42 beside another value the text accepts, attributes to someone, or puts aside."""
+    assert score(f"\\boxed{{42}}{after}", "42") == 0.0
+    assert score(f"\\boxed{{42}}{after}", "43") == 0.0
+
+
+@pytest.mark.parametrize("after", [
+    ". Many students give 41, which misses the last term.", ". A common trap is to say 41.",
+    ". Many people get 41, forgetting the last one.", "\n\nNote: the answer key also gives 42.",
+    ". Note: 42 is even.", ". (Some sources count 0 as natural, but the problem says positive.)",
+    ". However, 42 is also the number of ways with repetition allowed.", ". In each case there are 4 choices.",
+    ". Both cases give 42.", ". Though 42 is large, it is correct.",
+])
+def test_remarks_on_other_values_that_refuse_them_keep_the_answer(after: str) -> None:
+    assert score(f"\\boxed{{42}}{after}", "42") == 1.0

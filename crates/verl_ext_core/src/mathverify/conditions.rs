@@ -52,6 +52,7 @@ const OPENERS_WITHOUT_CONDITION: &[&str] = &[
     "otherwise",
     "else",
     "alternatively",
+    "failing",
     "sinon",
     "sonst",
     "andernfalls",
@@ -81,6 +82,9 @@ const READINGS: &[&str] = &[
     "definitions",
     "assumption",
     "assumptions",
+    "case",
+    "cases",
+    "scenario",
 ];
 /// Readings named by one word, a value beside which is that reading's (`43 inclusive`).
 const NAMED_READINGS: &[&str] = &["inclusive", "exclusive", "inclusively", "exclusively", "inclusion", "exclusion"];
@@ -106,8 +110,24 @@ const ALTERNATE_LABELS: &[&str] = &[
     "alternative antwort",
 ];
 /// Words that accept another value (`43 is also possible`, `though 43 works`), with one of [`ALSO`].
-const ACCEPTING: &[&str] =
-    &["possible", "valid", "acceptable", "works", "work", "admissible", "correct", "defensible", "accepted", "fine"];
+const ACCEPTING: &[&str] = &[
+    "possible",
+    "valid",
+    "acceptable",
+    "works",
+    "work",
+    "admissible",
+    "correct",
+    "defensible",
+    "accepted",
+    "fine",
+    "arguable",
+    "plausible",
+    "reasonable",
+    "legitimate",
+    "viable",
+    "likely",
+];
 const ALSO: &[&str] = &["also", "though", "although", "too", "equally", "alternatively"];
 /// Words in a condition that make it a reading of the question rather than a case of its data.
 const READING_WORDS: &[&str] = &[
@@ -151,9 +171,57 @@ const FILLER: &[&str] = &[
 /// Words besides [`FILLER`] a consequence may hold and still only state a value (a unit or a noun: `43 days`).
 const MAX_OTHER_WORDS: usize = 1;
 /// Words that may come before the value accepted (`also 43 is a possible answer`, `though 43 works`).
-const SUBJECT_LEAD: &[&str] = &["also", "though", "although", "but", "and", "or", "the", "value", "answer", "a", "an"];
+const SUBJECT_LEAD: &[&str] = &[
+    "also", "though", "although", "but", "and", "or", "the", "value", "answer", "a", "an", "however", "still", "yet",
+    "equally", "arguably", "perhaps", "maybe", "possibly",
+];
+/// Verbs that attribute a value to someone else (`some would say 43`, `the key may give 43`), with one of
+/// [`ATTRIBUTED`] before the value.
+const SAYING: &[&str] =
+    &["say", "says", "said", "argue", "argues", "claim", "claims", "give", "gives", "list", "lists", "answer", "put"];
+const ATTRIBUTED: &[&str] =
+    &["some", "others", "sources", "source", "key", "official", "textbook", "book", "people", "someone", "many"];
+/// Labels that give a bare value after the answer a place of its own (`NB: 43`, `[^1]: 43`): another pick when
+/// nothing but the value follows them.
+const ASIDE_LABELS: &[&str] = &["nb", "n.b.", "note", "ps", "p.s.", "footnote", "aside", "fyi", "[^1]", "[1]", "*"];
 /// Words that refuse the other reading or value (`not consistent`, `would be wrong`).
-const REFUSING: &[&str] = &["not", "no", "never", "neither", "nor", "inconsistent", "wrong", "incorrect", "invalid"];
+const REFUSING: &[&str] = &[
+    "not",
+    "no",
+    "never",
+    "neither",
+    "nor",
+    "inconsistent",
+    "wrong",
+    "incorrect",
+    "invalid",
+    "mistake",
+    "mistakenly",
+    "wrongly",
+    "error",
+    "erroneously",
+    "incorrectly",
+    "forget",
+    "forgetting",
+    "forgot",
+    "trap",
+    "pitfall",
+    "forgets",
+    "miss",
+    "misses",
+    "missing",
+    "overlook",
+    "overlooks",
+    "ignore",
+    "ignores",
+    "ignoring",
+    "overcount",
+    "overcounts",
+    "undercount",
+    "undercounts",
+    "fails",
+    "flawed",
+];
 
 /// The clauses of `text[from..to]` (between sentence marks, semicolons, line breaks, brackets and dashes), as byte
 /// ranges of `text`; a full stop between digits is a decimal point.
@@ -305,9 +373,23 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
         _ => false,
     };
     let accepted = subject && numbers_in(clause) == 1 && words.iter().any(|w| ALSO.contains(&w.as_str()));
+    // `some would say 43`, `the official key may say 43`, `(some sources say 43)`: one value someone else gives.
+    let attributed = numbers_in(clause) == 1
+        && digit.is_some_and(|d| {
+            let before = words_of(&clause[..d]);
+            before.iter().any(|w| ATTRIBUTED.contains(&w.as_str()))
+                && before.iter().any(|w| SAYING.contains(&w.as_str()))
+        });
+    // `NB: 43`, `[^1]: 43`: a bare value under an aside's label.
+    let aside = ASIDE_LABELS.iter().any(|l| {
+        lower_clause.strip_prefix(l).and_then(|r| r.trim_start().strip_prefix(':')).is_some_and(|r| {
+            let value = r.trim();
+            numbers_in(value) == 1 && words_of(value).len() <= 1
+        })
+    });
     // `Other readings are not consistent with 3 sides`: a reading refused offers nothing.
     let refused = words.iter().any(|w| REFUSING.contains(&w.as_str()) || w.ends_with("n't"));
-    ((reading || accepted) && !refused).then_some(start)
+    ((reading || accepted || attributed || aside) && !refused).then_some(start)
 }
 
 /// Does the clause `text[from..to]` keep the answer after a case was set aside: by what the question asks (`the

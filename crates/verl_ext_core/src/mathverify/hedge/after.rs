@@ -514,7 +514,9 @@ pub fn signs(lead: &str) -> bool {
 /// `\\boxed{42} (-43)`)?
 /// A bracket restating the value (`12 (12.0)`) or explaining it (`120 (5!)`, `12 (twelve)`) does not count.
 pub(super) fn bracketed_other(after: &str, value: &str) -> bool {
+    // Also in a text group (`\\boxed{42}\\text{ (43?)}`).
     let t = after.trim_start_matches(['$', ' ']);
+    let t = TEXT_GROUPS.iter().find_map(|g| t.strip_prefix(g)).unwrap_or(t).trim_start_matches([' ', '~']);
     let Some((inner, closer)) = t.strip_prefix('(').map(|r| (r, ')')).or_else(|| t.strip_prefix('[').map(|r| (r, ']')))
     else {
         return false;
