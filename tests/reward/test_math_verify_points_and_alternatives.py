@@ -42,6 +42,7 @@ def test_solutions_of_one_variable_are_a_set(pair: tuple[int, int], joint: str) 
     assert score(answer, f"{a}, {b}") == 1.0
     assert score(answer, f"x={b} \\text{{ or }} x={a}") == 1.0
     assert score(answer, f"({a}, {b})") == 0.0  # a point has two coordinates; an open interval is not its ends
+    assert score(answer, f"x={a}, y={b}") == 0.0
     assert score(answer, f"[{min(a, b)}, {max(a, b)}]") == 0.0
 
 
@@ -172,6 +173,7 @@ def test_the_same_forms_with_another_value_or_a_denial(text: str, expected: floa
     ", though 43 is arguable", " — 43 also plausible.", "\n\nHowever, 43 is also defensible.",
     "\n\nThe official key may say 43.", " (some sources say 43)", ". Some would say 43.", ", failing that 43",
     "\n\nNB: 43", "\\text{ (43?)}", " (43 in the other case)", ". Many students give 43.",
+    ". Some would say 43, but who knows.", ". Though some say 43, it may be either.",
 ])
 def test_another_value_accepted_attributed_or_set_aside_withdraws_the_answer(after: str) -> None:
     """Red team 21: each paid 42 beside another value the text accepts, attributes to someone, or puts aside."""
@@ -185,6 +187,13 @@ def test_another_value_accepted_attributed_or_set_aside_withdraws_the_answer(aft
     ". Note: 42 is even.", ". (Some sources count 0 as natural, but the problem says positive.)",
     ". However, 42 is also the number of ways with repetition allowed.", ". In each case there are 4 choices.",
     ". Both cases give 42.", ". Though 42 is large, it is correct.",
+    # A sixth review: another value conceded or turned back in the rest of its sentence.
+    ". Even though the book says 41, our computation is correct.",
+    ". Although 41 seems plausible at first, we must include Sunday.",
+    ". Although the answer key says 41, I believe it is a misprint.",
+    ". Though the key says 41, that counts the empty set.",
+    ". (The textbook lists 41, but that includes the empty set.)",
+    ". Some sources list 41, but they include the empty set.",
 ])
 def test_remarks_on_other_values_that_refuse_them_keep_the_answer(after: str) -> None:
     assert score(f"\\boxed{{42}}{after}", "42") == 1.0

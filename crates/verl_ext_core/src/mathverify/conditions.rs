@@ -389,7 +389,31 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
     });
     // `Other readings are not consistent with 3 sides`: a reading refused offers nothing.
     let refused = words.iter().any(|w| REFUSING.contains(&w.as_str()) || w.ends_with("n't"));
-    ((reading || accepted || attributed || aside) && !refused).then_some(start)
+    // `Even though the book says 41, our computation is correct.`, `The textbook lists 16, but that includes the
+    // empty set.`: a value conceded or turned back in the rest of its sentence is set aside.
+    let conceded = (accepted || attributed) && conceded_in_sentence(text, start, end, &words);
+    ((reading || accepted || attributed || aside) && !refused && !conceded).then_some(start)
+}
+
+/// Words that open a clause conceding what it says (`although 6 seems plausible, …`).
+const CONCEDING: &[&str] = &["although", "though", "even", "while", "whereas", "despite", "granted", "albeit"];
+
+/// Is the value in the clause `text[start..end]` (its words `words`) conceded by the rest of its sentence: past
+/// the comma after the value, the clause opens with a conceding word and at least two words follow without doubt
+/// (`Although 6 seems plausible, we must include Sunday`), or the sentence turns it back (`…, but that includes the
+/// empty set`; not `…, but who knows`)?
+fn conceded_in_sentence(text: &str, start: usize, end: usize, words: &[String]) -> bool {
+    let clause = &text[start..end];
+    let Some(digit) = clause.find(|c: char| c.is_ascii_digit()) else { return false };
+    let Some(comma) = clause[digit..].find([',', '，']).map(|i| start + digit + i) else { return false };
+    let after = &text[comma + 1..];
+    let rest = &after[..after.find(['.', '!', '?', '\n', ';', '。']).unwrap_or(after.len())];
+    let rest_words = words_of(rest);
+    let opens = words.first().is_some_and(|w| CONCEDING.contains(&w.as_str()));
+    let doubt = after[..rest.len()].contains('?')
+        || after[rest.len()..].starts_with('?')
+        || rest_words.iter().any(|w| DOUBT_AFTER_TURN.contains(&w.as_str()));
+    opens && rest_words.len() >= 2 && !doubt || turns_back(rest)
 }
 
 /// Does the clause `text[from..to]` keep the answer after a case was set aside: by what the question asks (`the

@@ -1206,12 +1206,12 @@ pub fn eq(a: &Node, b: &Node, o: &Options) -> bool {
         }
         return false;
     }
-    // `x=2 or x=3`, `x=2, x=3`: the solutions of one variable are a set, never a point or an interval.
+    // `x=2 or x=3`, `x=2, x=3`: the solutions of one variable are a set, never a point (`x=2, y=3`) or an interval.
     if let Some(set) = one_variable_set(a) {
-        return eq(&set, b, o);
+        return named_values(b).is_none() && eq(&set, b, o);
     }
     if let Some(set) = one_variable_set(b) {
-        return eq(a, &set, o);
+        return named_values(a).is_none() && eq(a, &set, o);
     }
     // `y=1, x=2` against an unnamed `(2, 1)`: the values in the order of their names, not as written.
     if let Some(sorted) = in_name_order(a) {
