@@ -197,3 +197,47 @@ def test_another_value_accepted_attributed_or_set_aside_withdraws_the_answer(aft
 ])
 def test_remarks_on_other_values_that_refuse_them_keep_the_answer(after: str) -> None:
     assert score(f"\\boxed{{42}}{after}", "42") == 1.0
+
+
+@pytest.mark.parametrize("unit", ["The final answer is ", "final answer ", "Final Answer: ", "The answer is: ",
+                                  "Answer — ", "The final answer is $"])
+def test_a_megabyte_of_answer_statements_is_read_in_linear_time(unit: str) -> None:
+    """Red team 22: ``'The final answer is ' * n + '5'`` took 225 s at 1 MB (each statement read on to the line's
+    end); each reading now tries the last few statements only."""
+    import time
+
+    text = unit * (1_000_000 // len(unit)) + "5"
+    started = time.monotonic()
+    verify(text, "5")
+    assert time.monotonic() - started < 5  # ~0.06 s alone
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ("\\boxed{(y,x)=(3,4)}", "(3,4)", 0.0), ("\\boxed{(y,x)=(3,4)}", "(4,3)", 1.0),
+    ("\\boxed{(b,a)=(3,4)}", "(3,4)", 0.0),
+    ("\\boxed{(x,y)=(3,4)}", "(3,4)", 1.0), ("\\boxed{(x,y)=(3,4)}", "(x,y)=(3,4)", 1.0),
+    ("The answer is $\\boxed{3} \\cup \\{4\\}$.", "3", 0.0), ("$\\boxed{3} \\setminus\\{3\\}$", "3", 0.0),
+    ("$\\boxed{3} \\uparrow\\uparrow 2$", "3", 0.0), ("$\\boxed{3} \\triangle \\{4\\}$", "3", 0.0),
+])
+def test_names_of_a_tuple_equation_and_set_operators_after_a_box(text: str, reference: str, expected: float) -> None:
+    assert score(text, reference) == expected
+
+
+@pytest.mark.parametrize("after", [
+    ", vermutlich", ", 大概", "\uff0c可能吧", ", наверное", ", たぶん", ", 아마도",
+    ", ربما", ", शायद", ", I think.",
+    ", presumably.", "\uff0c也可能是6", "\uff0c或6", "\uff0c或者6", " ou peut-être 6", " o forse 6",
+    " o quizás 6", " veya belki 6",
+    "、あるいは6", ", second choice 6", ", runner-up 6", "\n\n> Note: 6 is equally valid.",
+])
+def test_red_team_22_hedges_after_the_answer(after: str) -> None:
+    assert score(f"\\boxed{{5}}{after}", "5") == 0.0
+
+
+@pytest.mark.parametrize("after", [
+    ", to 6 decimal places", ", which is 6 - 1", "\uff0c共6个", "\uff0c即6减1", "\uff0c因为 2+3=5。",
+    ". Note: 6 is the number of edges.",
+    ". The second choice 6 would violate the constraint.", ", o sea 6 menos 1.", ", I checked it twice.",
+])
+def test_honest_remarks_after_the_answer_keep_it(after: str) -> None:
+    assert score(f"\\boxed{{5}}{after}", "5") == 1.0

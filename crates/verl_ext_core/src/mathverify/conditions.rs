@@ -173,7 +173,7 @@ const MAX_OTHER_WORDS: usize = 1;
 /// Words that may come before the value accepted (`also 43 is a possible answer`, `though 43 works`).
 const SUBJECT_LEAD: &[&str] = &[
     "also", "though", "although", "but", "and", "or", "the", "value", "answer", "a", "an", "however", "still", "yet",
-    "equally", "arguably", "perhaps", "maybe", "possibly",
+    "equally", "arguably", "perhaps", "maybe", "possibly", "note", "nb",
 ];
 /// Verbs that attribute a value to someone else (`some would say 43`, `the key may give 43`), with one of
 /// [`ATTRIBUTED`] before the value.
@@ -357,9 +357,14 @@ fn consequence(text: &str, start: usize, end: usize) -> Option<usize> {
         && !clause.contains('"');
     // `Runner-up: 43`, `Second choice: 43`, `Respuesta alternativa: 43`: a label of another pick.
     let lower_clause = clause.trim_start().to_lowercase();
-    let labelled =
-        ALTERNATE_LABELS.iter().any(|l| lower_clause.strip_prefix(l).is_some_and(|r| r.trim_start().starts_with(':')))
-            && numbers_in(clause) == 1;
+    // (The value may follow the label without a colon: `second choice 43`.)
+    let label_start = lower_clause.trim_start_matches([',', '，', '—', '–', ' ']);
+    let labelled = ALTERNATE_LABELS.iter().any(|l| {
+        label_start.strip_prefix(l).is_some_and(|r| {
+            let r = r.trim_start();
+            r.starts_with(':') || r.starts_with(|c: char| c.is_ascii_digit())
+        })
+    }) && numbers_in(clause) == 1;
     let reading = named
         || labelled
         || words.windows(2).any(|w| OTHER.contains(&w[0].as_str()) && READINGS.contains(&w[1].as_str()));

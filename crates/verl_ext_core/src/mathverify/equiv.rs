@@ -1046,6 +1046,20 @@ fn name_place(item: &Node) -> Option<(char, bool, u64)> {
     Some((letter.to_ascii_lowercase(), letter.is_ascii_uppercase(), subscript))
 }
 
+/// `(y, x) = (3, 4)` as `y = 3, x = 4`, when a bracket of distinct one-letter names (see [`name_place`]) equals a
+/// bracket of as many values, not in the order of their names (else it stays a tuple equation).
+fn tuple_equations(n: &Node) -> Option<Node> {
+    let (lhs, rhs) = equation(n)?;
+    let (Node::Bracket('(', names, ')'), Node::Bracket('(', values, ')')) = (lhs, rhs) else { return None };
+    if names.len() != values.len() || names.len() < 2 || !names.iter().all(|x| matches!(x, Node::Var(_))) {
+        return None;
+    }
+    let items: Vec<Node> =
+        names.iter().zip(values).map(|(x, v)| Node::Relation(vec![x.clone(), v.clone()], vec![Rel::Eq])).collect();
+    let list = Node::List(items);
+    in_name_order(&list).map(|_| list)
+}
+
 /// `y=1, x=2`: the equations in the order of their names, when each names a distinct letter (see [`name_place`])
 /// and they are not written in that order already.
 fn in_name_order(n: &Node) -> Option<Node> {
@@ -1212,6 +1226,13 @@ pub fn eq(a: &Node, b: &Node, o: &Options) -> bool {
     }
     if let Some(set) = one_variable_set(b) {
         return named_values(a).is_none() && eq(a, &set, o);
+    }
+    // `(y, x) = (3, 4)`: the equations `y = 3, x = 4`, so its names decide the order too.
+    if let Some(list) = tuple_equations(a) {
+        return eq(&list, b, o);
+    }
+    if let Some(list) = tuple_equations(b) {
+        return eq(a, &list, o);
     }
     // `y=1, x=2` against an unnamed `(2, 1)`: the values in the order of their names, not as written.
     if let Some(sorted) = in_name_order(a) {

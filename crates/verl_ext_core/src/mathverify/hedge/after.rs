@@ -113,6 +113,20 @@ pub(super) const UNCOMMITTED_AFTER: &[&[&str]] = &[
     &["tentative"],
     &["tentatively"],
     &["roughly"],
+    &["i", "think"],
+    &["i", "reckon"],
+    &["i'd", "say"],
+    &["id", "say"],
+    &["presumably"],
+    &["coin", "flip"],
+    &["gut", "feeling"],
+    &["don't", "quote", "me"],
+    &["dont", "quote", "me"],
+    &["vermutlich"],
+    &["probablement"],
+    &["probabilmente"],
+    &["provavelmente"],
+    &["probablemente"],
 ];
 /// Words that, after `is` following an answer, claim only its likelihood (`5 is likely`, `5 is a guess`).
 pub(super) const LIKELIHOOD: &[&str] = &[
@@ -625,6 +639,13 @@ pub(super) const JOINERS: &[&str] = &[
     "но",
     "但",
     "但是",
+    "也可能是",
+    "也可能",
+    "可能是",
+    "也许是",
+    "或许是",
+    "或是",
+    "或者是",
     "otherwise",
     "instead",
     "alias",
@@ -632,8 +653,37 @@ pub(super) const JOINERS: &[&str] = &[
 ];
 /// Words that may stand second between two values, after a joining word (`o bien 6`, `или же 6`, `hoặc là 6`,
 /// `instead of 6`, `ya da 6`).
-pub(super) const JOINER_FILLERS: &[&str] =
-    &["bien", "auch", "anche", "também", "też", "sogar", "da", "же", "là", "of", "even"];
+pub(super) const JOINER_FILLERS: &[&str] = &[
+    "bien",
+    "auch",
+    "anche",
+    "também",
+    "też",
+    "sogar",
+    "da",
+    "же",
+    "là",
+    "of",
+    "even",
+    "peut-être",
+    "forse",
+    "quizás",
+    "quizá",
+    "belki",
+    "vielleicht",
+    "maybe",
+    "perhaps",
+    "possibly",
+    "probably",
+    "może",
+    "talvez",
+    "mungkin",
+    "có",
+    "lẽ",
+    "아마",
+    "たぶん",
+    "多分",
+];
 /// Marks between two values that [`beside`]'s one-symbol rule does not cover: several characters, or
 /// punctuation that otherwise ends what is said of the answer (`5 -> 6`, `5, 6`, `5; 6`, `5 ... 6`).
 pub(super) const JOINING_MARKS: &[&str] = &["-->", "->", "==>", "=>", "...", ",", ";", "::"];
@@ -810,10 +860,10 @@ pub(super) fn beside(after: &str) -> Option<&'static str> {
     }
     // Up to two joining words (`up to`, `(also 6)`, `(alt. 6)`), each followed by layout; the second may be a
     // filler (`o bien 6`, `или же 6`, `instead of 6`).
-    t = t.trim_start_matches(['(', '[']);
-    for k in 0..2 {
+    t = t.trim_start_matches(['}', '$', '(', '[', '，', '、', ' ']);
+    for k in 0..3 {
         let (n, word, folded) = leading_word(t);
-        let known = |w: &str| JOINERS.contains(&w) || k == 1 && JOINER_FILLERS.contains(&w);
+        let known = |w: &str| JOINERS.contains(&w) || k > 0 && JOINER_FILLERS.contains(&w);
         if n == 0 || !(known(&word) || known(&folded)) {
             return None;
         }
@@ -829,6 +879,10 @@ pub(super) fn beside(after: &str) -> Option<&'static str> {
 /// ([`latin`]: Cyrillic `о`, circled `ⓞⓡ`). Single letters spaced or hyphenated apart are one word (`O R`, `o-r`).
 fn leading_word(t: &str) -> (usize, String, String) {
     let mut n = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
+    // A hyphenated word is one (`peut-être`).
+    while t[..n].chars().count() > 1 && t[n..].starts_with('-') && t[n + 1..].starts_with(char::is_alphabetic) {
+        n += 1 + t[n + 1..].find(|c: char| !c.is_alphabetic()).unwrap_or(t.len() - n - 1);
+    }
     if t[..n].chars().count() == 1 {
         // `O R 6`, `o-r 6`: letters one apart.
         let b = t.as_bytes();
@@ -841,7 +895,10 @@ fn leading_word(t: &str) -> (usize, String, String) {
             n = end;
         }
     }
-    let word: String = t[..n].chars().filter(|c| c.is_alphabetic()).flat_map(char::to_lowercase).collect();
+    // Hyphens stay in a hyphenated word (`peut-être`), not between spaced letters (`o-r`).
+    let hyphenated = t[..n].split('-').next().is_some_and(|first| first.chars().count() > 1);
+    let word: String =
+        t[..n].chars().filter(|&c| c.is_alphabetic() || hyphenated && c == '-').flat_map(char::to_lowercase).collect();
     let folded = word.chars().map(latin).collect();
     (n, word, folded)
 }

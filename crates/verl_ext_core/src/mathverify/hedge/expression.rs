@@ -18,7 +18,8 @@ pub(super) fn inside_expression(s: &str, start: usize, end: usize) -> bool {
         && !exclaimed
         && (after.starts_with([
             '+', '-', '*', '/', '^', '_', '!', '%', '‰', '\'', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '÷',
-        ]) || ["\\times", "\\cdot", "\\div", "\\%", "\\pm", "\\mp"]
+        ]) || ["\\times", "\\cdot", "\\div", "\\%", "\\pm", "\\mp", "\\cup", "\\cap", "\\setminus", "\\triangle",
+            "\\sqcup", "\\uplus", "\\sqcap", "\\parallel", "\\uparrow", "\\vee", "\\wedge", "\\oplus", "\\otimes"]
             .iter()
             .any(|c| after.strip_prefix(c).is_some_and(|r| !r.starts_with(|ch: char| ch.is_ascii_alphabetic())))
             || after.strip_prefix('.').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))

@@ -111,6 +111,15 @@ pub(super) const CJK_DOUBTS_AFTER: &[&str] = &[
     "아니",
     "이 아니",
     "가 아니",
+    "也可能",
+    "或者",
+    "或",
+    "还是",
+    "あるいは",
+    "または",
+    "もしくは",
+    "혹은",
+    "또는",
 ];
 /// Russian words before a value that bound or hedge it (`около 5`, `не 5`, `не менее 5`).
 pub(super) const RU_BEFORE: &[&str] = &[
@@ -317,6 +326,19 @@ pub(super) const EU_OR: &[&str] = &[
     "ou", "oder", "o", "a", "à", "atau", "либо", "oppure", "albo", "lub", "vel", "ή", "hoặc", "hay", "या", "eller",
     "tai", "או", "ya", "anders",
 ];
+/// Does `text` open with another language's word for maybe ([`DOUBTS_AFTER`], [`CJK_DOUBTS_AFTER`], Russian
+/// `может`, `наверное`)? Read right after an answer, in a bracket after it, or in the clause after its comma
+/// (`5, vermutlich`, `5，可能吧`).
+pub(super) fn foreign_doubt(text: &str) -> bool {
+    let lower = text.trim_start_matches(['(', '（', '[', ' ']).to_lowercase();
+    let at_start = |phrases: &[&str]| {
+        phrases.iter().any(|p| lower.strip_prefix(p).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic())))
+    };
+    CJK_DOUBTS_AFTER.iter().any(|c| lower.starts_with(c))
+        || at_start(DOUBTS_AFTER)
+        || at_start(&["может", "наверное", "наверно", "вероятно", "아마도", "たぶん", "多分", "おそらく"])
+}
+
 /// Characters of the clause before a value in which a Chinese cue is looked for.
 pub(super) const CJK_WINDOW: usize = 4;
 
@@ -331,20 +353,14 @@ pub(super) fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
     let after = strip_markup_start(after);
     // A cue longer than the window (`少なくとも`) right before the value.
     let ends = CJK_BEFORE.iter().any(|c| c.chars().count() > CJK_WINDOW && before.ends_with(c));
-    // `5 (vielleicht)`, `5（也许）`: a doubt in a bracket right after the value.
-    let opened = after.trim_start_matches(['(', '（', '[', ' ']);
-    if ends
-        || CJK_BEFORE.iter().any(|c| tail.contains(c))
-        || CJK_AFTER.iter().any(|c| after.starts_with(c))
-        || CJK_DOUBTS_AFTER.iter().any(|c| opened.starts_with(c))
-    {
+    if ends || CJK_BEFORE.iter().any(|c| tail.contains(c)) || CJK_AFTER.iter().any(|c| after.starts_with(c)) {
         return Some("bounded, hedged or one of several (Chinese words around the answer)");
     }
-    let lower_opened = opened.to_lowercase();
     let phrase_at_start = |phrases: &[&str], t: &str| {
         phrases.iter().any(|p| t.strip_prefix(p).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic())))
     };
-    if phrase_at_start(DOUBTS_AFTER, &lower_opened) {
+    // `5 (vielleicht)`, `5（也许）`: also in a bracket right after the value.
+    if foreign_doubt(after) {
         return Some("bounded, hedged or one of several (a word for maybe after the answer)");
     }
     let lower_before = before.to_lowercase();

@@ -785,9 +785,11 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
     // The clause after a comma too (`5, I think`, `5, for now`).
     let next_clause = past
         .trim_start()
-        .strip_prefix([',', '，'])
-        .map(|r| &r[..r.find(['.', ';', '!', '?', '\n']).unwrap_or(r.len())]);
-    if doubted_after(&after_words) || next_clause.is_some_and(|c| doubted_after(&words_of(c))) {
+        .strip_prefix([',', '，', '、'])
+        .map(|r| &r[..r.find(['.', ';', '!', '?', '\n', '。']).unwrap_or(r.len())]);
+    if doubted_after(&after_words)
+        || next_clause.is_some_and(|c| doubted_after(&words_of(c)) || foreign::foreign_doubt(c))
+    {
         return Some("not committed (words after the answer)");
     }
     let first = after_words.first().map(String::as_str);
