@@ -241,3 +241,18 @@ def test_red_team_22_hedges_after_the_answer(after: str) -> None:
 ])
 def test_honest_remarks_after_the_answer_keep_it(after: str) -> None:
     assert score(f"\\boxed{{5}}{after}", "5") == 1.0
+
+
+@pytest.mark.parametrize("word", ["**n**ot", "*n*ot", "n*o*t", "m**ay**be", "**appro**ximately", "$n$ot", "n o t",
+                                  "m-a-y-b-e", "n_o_t", "\u207f\u1d52\u1d57"])
+def test_hedge_words_split_by_markup_spaced_or_in_modifier_letters(word: str) -> None:
+    """Red team 22: emphasis or a math delimiter inside a word, letters spaced or hyphenated apart, and small
+    modifier letters hid ``not`` and ``maybe`` before the answer."""
+    assert score(f"The answer is {word} \\boxed{{5}}.", "5") == 0.0
+
+
+@pytest.mark.parametrize("text", ["The answer is a b c \\boxed{5}.", "The sides a b and c give \\boxed{5}.",
+                                  "So $x$ and $y$ sum to \\boxed{5}.", "The answer is **five**: \\boxed{5}.",
+                                  "Let **n** be the count; then n = \\boxed{5}."])
+def test_letters_and_markup_that_spell_no_cue_keep_the_answer(text: str) -> None:
+    assert score(text, "5") == 1.0

@@ -10,15 +10,73 @@ pub(in crate::mathverify) fn words_of(text: &str) -> Vec<String> {
     words_at(text).into_iter().map(|(_, w)| w).collect()
 }
 
-/// [`words_of`] with the byte offset where each word ends.
+/// [`words_of`] with the byte offset where each word ends. Single letters one mark apart that spell a cue
+/// (`n o t`, `m-a-y-b-e`, `n.o.t`) are that word.
 pub(super) fn words_at(text: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
+    let mut out: Vec<(usize, String)> = Vec::new();
+    // The ASCII letters one mark apart that end `out` (the last [`MAX_SPELLED`] of them).
+    let mut tail = String::new();
+    let mut run = 0;
     each_word(text, |at, w| {
+        let letter = w.len() == 1 && w.as_bytes()[0].is_ascii_alphabetic();
+        let apart = out.last().is_some_and(|(end, _)| {
+            at > w.len() && text.get(*end..at - w.len()).is_some_and(|gap| matches!(gap, " " | "-" | "." | "_"))
+        });
+        if !(letter && run > 0 && apart) {
+            tail.clear();
+            run = 0;
+        }
         out.push((at, w.to_owned()));
+        if !letter {
+            return true;
+        }
+        run += 1;
+        tail.push_str(w);
+        if tail.len() > MAX_SPELLED {
+            tail.remove(0);
+        }
+        // The letters ending here that spell a cue, the longest first: a constant amount of work per word.
+        let spelled =
+            (2..=run.min(tail.len())).rev().map(|n| &tail[tail.len() - n..]).find(|s| SPELLED_CUES.contains(s));
+        if let Some(word) = spelled {
+            let n = word.len();
+            let word = word.to_owned();
+            out.truncate(out.len() - n);
+            out.push((at, word));
+            tail.clear();
+            run = 0;
+        }
         true
     });
     out
 }
+
+/// Letters of the longest of [`SPELLED_CUES`].
+const MAX_SPELLED: usize = 13;
+/// Cues a text may spell out letter by letter to hide them (`n o t`).
+const SPELLED_CUES: &[&str] = &[
+    "not",
+    "no",
+    "nor",
+    "or",
+    "maybe",
+    "perhaps",
+    "possibly",
+    "probably",
+    "approximately",
+    "approx",
+    "about",
+    "around",
+    "roughly",
+    "least",
+    "most",
+    "wrong",
+    "incorrect",
+    "isnt",
+    "never",
+    "guess",
+    "unsure",
+];
 
 /// Words a hedging phrase is made of besides the cues themselves (`at least`, `no more than`, `not exactly`).
 pub(super) const PHRASE_WORDS: &[&str] = &[
@@ -116,6 +174,8 @@ pub(super) fn each_word(text: &str, mut f: impl FnMut(usize, &str) -> bool) {
             c if c.is_alphabetic() || (c == '\'' || c == '’') && !word.is_empty() => {
                 word.push(if c == '’' { '\'' } else { latin(c).to_ascii_lowercase() });
             }
+            // Emphasis or a math delimiter inside a word (`**n**ot`, `n*o*t`, `$n$ot`) splits nothing.
+            '*' | '_' | '$' if !word.is_empty() && chars.peek().is_some_and(|&(_, n)| n.is_alphabetic() || n == c) => {}
             _ => {
                 if !word.is_empty() {
                     if !f(i, &word) {
@@ -165,6 +225,32 @@ pub(super) fn latin(c: char) -> char {
         'ӏ' => 'l',
         'ԛ' => 'q',
         'ԝ' => 'w',
+        // Modifier letters drawn as small Latin ones (`ⁿᵒᵗ`).
+        'ᵃ' => 'a',
+        'ᵇ' => 'b',
+        'ᶜ' => 'c',
+        'ᵈ' => 'd',
+        'ᵉ' => 'e',
+        'ᶠ' => 'f',
+        'ᵍ' => 'g',
+        'ʰ' => 'h',
+        'ⁱ' => 'i',
+        'ʲ' => 'j',
+        'ᵏ' => 'k',
+        'ˡ' => 'l',
+        'ᵐ' => 'm',
+        'ⁿ' => 'n',
+        'ᵒ' => 'o',
+        'ᵖ' => 'p',
+        'ʳ' => 'r',
+        'ˢ' => 's',
+        'ᵗ' => 't',
+        'ᵘ' => 'u',
+        'ᵛ' => 'v',
+        'ʷ' => 'w',
+        'ˣ' => 'x',
+        'ʸ' => 'y',
+        'ᶻ' => 'z',
         // Letters of other alphabets drawn as Latin ones (`ɑbout`, `mayЬe`, `ıs`).
         'ɑ' | 'ɐ' => 'a',
         'Ь' | 'ь' | 'Ƅ' => 'b',
