@@ -7,6 +7,7 @@ import collections
 import contextlib
 import decimal
 import fractions
+import io
 import pickle
 import time
 from typing import Any
@@ -42,6 +43,14 @@ def _set_of(*items: Any) -> bytes:
     """A pickle that inserts ``items`` into a set one by one (EMPTY_SET, MARK, items, ADDITEMS): no pickler
     would write it for items that cannot be hashed cheaply, but a worker can send any bytes."""
     return b"\x80\x04\x8f(" + b"".join(_body(i) for i in items) + b"\x90."
+
+
+def _sent(obj: Any) -> bytes:
+    """``obj`` as a worker's pickler writes it, without the worker's own check of its shape (a hostile worker
+    can send any bytes): what the trainer must refuse by itself."""
+    buffer = io.BytesIO()
+    plain_data._Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    return buffer.getvalue()
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -218,7 +227,13 @@ def test_numbers_that_do_not_print_or_convert_are_refused(value: Any) -> None:
     """Red team 5: ``{"acc": 1 << 14300}`` (1.8 KB) made verl's repr, json.dumps and np.mean raise; so did a Fraction
     just under the old 14,300-bit bound and a signalling NaN."""
     with pytest.raises(pickle.UnpicklingError):
-        loads(dumps(value))
+        loads(_sent(value))
+
+
+def test_the_worker_refuses_what_the_trainer_would_so_the_call_fails_as_raised() -> None:
+    for value in (1 << 1023, [[np.zeros(1000)] * 100] * 30):
+        with pytest.raises(ValueError, match=r"integer|bytes"):
+            dumps({"score": 1.0, "v": value})
 
 
 def test_numbers_at_the_bounds_print_and_convert() -> None:
@@ -239,5 +254,5 @@ def test_text_reached_many_times_is_counted_by_its_bytes() -> None:
     assert time.monotonic() - started < 5
     array = np.zeros(1000)
     with pytest.raises(pickle.UnpicklingError, match="bytes of text"):
-        loads(dumps([[array] * 100] * 30))  # 800 KB reached 3,000 times
+        loads(_sent([[array] * 100] * 30))  # 800 KB reached 3,000 times
     assert len(loads(dumps({"pred": "x" * 900_000}))["pred"]) == 900_000

@@ -182,7 +182,13 @@ def _reduce_numpy(obj: Any) -> Any:
 
 
 def dumps(obj: Any) -> bytes:
-    """``obj`` pickled as :func:`loads` rebuilds it (in a worker process)."""
+    """``obj`` pickled as :func:`loads` rebuilds it (in a worker process). A value the trainer would refuse for
+    its shape or its numbers raises ``ValueError`` here, so the call fails as one that raised (as it does when
+    the function runs in the trainer's threads)."""
+    try:
+        _check_shape(obj)
+    except pickle.UnpicklingError as e:
+        raise ValueError(str(e)) from None
     buffer = io.BytesIO()
     _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
     return buffer.getvalue()
