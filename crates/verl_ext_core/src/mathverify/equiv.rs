@@ -1046,8 +1046,9 @@ fn name_place(item: &Node) -> Option<(char, bool, u64)> {
     Some((letter.to_ascii_lowercase(), letter.is_ascii_uppercase(), subscript))
 }
 
-/// `(y, x) = (3, 4)` as `y = 3, x = 4`, when a bracket of distinct one-letter names (see [`name_place`]) equals a
-/// bracket of as many values, not in the order of their names (else it stays a tuple equation).
+/// `(y, x) = (3, 4)` as the equations `x = 4, y = 3` in the order of their names, when a bracket of distinct
+/// one-letter names (see [`name_place`]) not in that order equals a bracket of as many values (else it stays a
+/// tuple equation).
 fn tuple_equations(n: &Node) -> Option<Node> {
     let (lhs, rhs) = equation(n)?;
     let (Node::Bracket('(', names, ')'), Node::Bracket('(', values, ')')) = (lhs, rhs) else { return None };
@@ -1056,8 +1057,7 @@ fn tuple_equations(n: &Node) -> Option<Node> {
     }
     let items: Vec<Node> =
         names.iter().zip(values).map(|(x, v)| Node::Relation(vec![x.clone(), v.clone()], vec![Rel::Eq])).collect();
-    let list = Node::List(items);
-    in_name_order(&list).map(|_| list)
+    in_name_order(&Node::List(items))
 }
 
 /// `y=1, x=2`: the equations in the order of their names, when each names a distinct letter (see [`name_place`])

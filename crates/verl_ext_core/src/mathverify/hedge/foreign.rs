@@ -271,8 +271,11 @@ pub(super) const DOUBTS_AFTER: &[&str] = &[
     "probablemente",
     "có lẽ",
     "อาจจะ",
-    "может быть",
+    "может",
     "возможно",
+    "наверное",
+    "наверно",
+    "вероятно",
 ];
 /// Phrases of those languages that bound or approximate the value after them (`cerca de 5`, `más de 5`, `plus de 5`,
 /// `mehr als 5`).
@@ -326,17 +329,16 @@ pub(super) const EU_OR: &[&str] = &[
     "ou", "oder", "o", "a", "à", "atau", "либо", "oppure", "albo", "lub", "vel", "ή", "hoặc", "hay", "या", "eller",
     "tai", "או", "ya", "anders",
 ];
-/// Does `text` open with another language's word for maybe ([`DOUBTS_AFTER`], [`CJK_DOUBTS_AFTER`], Russian
-/// `может`, `наверное`)? Read right after an answer, in a bracket after it, or in the clause after its comma
-/// (`5, vermutlich`, `5，可能吧`).
+/// Does `text` open with another language's word for maybe ([`DOUBTS_AFTER`], [`CJK_DOUBTS_AFTER`])? Read right
+/// after an answer, in a bracket after it, or in the clause after its comma (`5, vermutlich`, `5，可能吧`).
 pub(super) fn foreign_doubt(text: &str) -> bool {
     let lower = text.trim_start_matches(['(', '（', '[', ' ']).to_lowercase();
-    let at_start = |phrases: &[&str]| {
-        phrases.iter().any(|p| lower.strip_prefix(p).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic())))
-    };
-    CJK_DOUBTS_AFTER.iter().any(|c| lower.starts_with(c))
-        || at_start(DOUBTS_AFTER)
-        || at_start(&["может", "наверное", "наверно", "вероятно", "아마도", "たぶん", "多分", "おそらく"])
+    CJK_DOUBTS_AFTER.iter().any(|c| lower.starts_with(c)) || starts_with_phrase(&lower, DOUBTS_AFTER)
+}
+
+/// Does `t` start with one of `phrases` as whole words (no letter right after it)?
+fn starts_with_phrase(t: &str, phrases: &[&str]) -> bool {
+    phrases.iter().any(|p| t.strip_prefix(p).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic())))
 }
 
 /// Characters of the clause before a value in which a Chinese cue is looked for.
@@ -356,9 +358,6 @@ pub(super) fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
     if ends || CJK_BEFORE.iter().any(|c| tail.contains(c)) || CJK_AFTER.iter().any(|c| after.starts_with(c)) {
         return Some("bounded, hedged or one of several (Chinese words around the answer)");
     }
-    let phrase_at_start = |phrases: &[&str], t: &str| {
-        phrases.iter().any(|p| t.strip_prefix(p).is_some_and(|r| !r.starts_with(|c: char| c.is_alphabetic())))
-    };
     // `5 (vielleicht)`, `5（也许）`: also in a bracket right after the value.
     if foreign_doubt(after) {
         return Some("bounded, hedged or one of several (a word for maybe after the answer)");
@@ -367,8 +366,8 @@ pub(super) fn foreign_hedge(before: &str, after: &str) -> Option<&'static str> {
     let last_word = lower_before.rsplit(|c: char| !c.is_alphabetic()).find(|w| !w.is_empty()).unwrap_or("");
     let lower_after = after.to_lowercase();
     let first_words = lower_after.trim_start();
-    let ru_after = phrase_at_start(RU_AFTER, first_words);
-    if phrase_at_start(PHRASES_AFTER, first_words) {
+    let ru_after = starts_with_phrase(first_words, RU_AFTER);
+    if starts_with_phrase(first_words, PHRASES_AFTER) {
         return Some("bounded, hedged or one of several (a bound after the answer)");
     }
     if RU_BEFORE.contains(&last_word) || ru_after {

@@ -52,7 +52,16 @@ pub(super) fn words_at(text: &str) -> Vec<(usize, String)> {
 }
 
 /// Letters of the longest of [`SPELLED_CUES`].
-const MAX_SPELLED: usize = 13;
+const MAX_SPELLED: usize = {
+    let (mut longest, mut k) = (0, 0);
+    while k < SPELLED_CUES.len() {
+        if SPELLED_CUES[k].len() > longest {
+            longest = SPELLED_CUES[k].len();
+        }
+        k += 1;
+    }
+    longest
+};
 /// Cues a text may spell out letter by letter to hide them (`n o t`).
 const SPELLED_CUES: &[&str] = &[
     "not",
