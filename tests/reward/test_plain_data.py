@@ -71,7 +71,7 @@ keys = st.one_of(st.text(max_size=8), st.integers(-(1 << 70), 1 << 70), st.boole
 atoms = st.one_of(
     st.none(), st.booleans(), st.integers(-(1 << 1023) + 1, (1 << 1023) - 1), st.floats(allow_nan=False),
     st.text(max_size=20), st.binary(max_size=20), st.complex_numbers(allow_nan=False),
-    st.decimals(allow_nan=False, allow_infinity=False), st.fractions(-(10**30), 10**30, max_denominator=10**30),
+    st.decimals(-(10**30), 10**30, places=10), st.fractions(-(10**30), 10**30, max_denominator=10**30),
     st.builds(bytearray, st.binary(max_size=8)),
     st.sampled_from([np.float64(0.25), np.float32(-1.5), np.int64(3), np.uint8(7), np.bool_(True)]),
     st.builds(lambda n, t: np.arange(n, dtype=t), st.integers(0, 20), st.sampled_from(["f8", "i4", "c16", "u1"])))
@@ -221,11 +221,14 @@ def test_decimals_and_fractions_are_no_keys(value: Any) -> None:
 
 @pytest.mark.parametrize("value", [
     1 << 1023, -(1 << 14300), [1, {"acc": 1 << 5000}], fractions.Fraction((1 << 4000) + 1, 3),
-    fractions.Fraction(1, 1 << 5000), decimal.Decimal("sNaN"), decimal.Decimal("-sNaN1"),
-], ids=["int-1024-bits", "int-14300-bits", "nested-int", "fraction-too-large", "fraction-terms", "snan", "snan1"])
+    fractions.Fraction(1, 1 << 5000), decimal.Decimal("sNaN"), decimal.Decimal("-sNaN1"), decimal.Decimal("NaN"),
+    decimal.Decimal("1e999999999"), decimal.Decimal("-1e-5000"), "\ud800", {"\udfff": 1},
+], ids=["int-1024-bits", "int-14300-bits", "nested-int", "fraction-too-large", "fraction-terms", "snan", "snan1",
+        "nan", "exponent", "negative-exponent", "surrogate", "surrogate-key"])
 def test_numbers_that_do_not_print_or_convert_are_refused(value: Any) -> None:
     """Red team 5: ``{"acc": 1 << 14300}`` (1.8 KB) made verl's repr, json.dumps and np.mean raise; so did a Fraction
-    just under the old 14,300-bit bound and a signalling NaN."""
+    just under the old 14,300-bit bound and a signalling NaN. Red team 23: a NaN Decimal raises when ordered,
+    ``Decimal("1e999999999")`` formats as a gigabyte, a lone surrogate does not encode."""
     with pytest.raises(pickle.UnpicklingError):
         loads(_sent(value))
 
@@ -238,9 +241,9 @@ def test_the_worker_refuses_what_the_trainer_would_so_the_call_fails_as_raised()
 
 def test_numbers_at_the_bounds_print_and_convert() -> None:
     for value in ((1 << 1023) - 1, -(1 << 1023) + 1, fractions.Fraction((1 << 1020) + 1, 3),
-                  fractions.Fraction(1, (1 << 4095) + 1), decimal.Decimal("NaN"), decimal.Decimal("1e999999")):
+                  fractions.Fraction(1, (1 << 4095) + 1), decimal.Decimal("1e4300"), decimal.Decimal("-1e-4300")):
         got = loads(dumps({"v": value}))["v"]
-        assert repr(got) and (float(got) == float(value) or value != value)
+        assert repr(got) and float(got) == float(value)
 
 
 def test_text_reached_many_times_is_counted_by_its_bytes() -> None:
@@ -256,3 +259,12 @@ def test_text_reached_many_times_is_counted_by_its_bytes() -> None:
     with pytest.raises(pickle.UnpicklingError, match="bytes of text"):
         loads(_sent([[array] * 100] * 30))  # 800 KB reached 3,000 times
     assert len(loads(dumps({"pred": "x" * 900_000}))["pred"]) == 900_000
+
+
+def test_text_arrays_hold_unicode_characters_only() -> None:
+    """Red team 23: a ``<U1`` array holding U+110000 loaded, then its repr raised SystemError."""
+    message = dumps(np.array(["a"]))
+    for point in (0x110000, 0xD800):
+        with pytest.raises(pickle.UnpicklingError, match="no Unicode character"):
+            loads(message.replace(b"a\0\0\0", point.to_bytes(4, "little")))
+    assert loads(dumps(np.array(["h\u00e9llo", "\U0001f600"]))).tolist() == ["h\u00e9llo", "\U0001f600"]

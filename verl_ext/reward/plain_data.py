@@ -48,8 +48,9 @@ MAX_KEY_VALUES = 64
 MAX_INT_BITS = 1023
 #: Bits of a fraction's numerator or denominator (about 1,200 digits: well within what Python prints).
 MAX_FRACTION_BITS = 4096
-#: Characters of a ``Decimal``'s text.
+#: Characters of a ``Decimal``'s text, and the size of its exponent (what ``f"{d:.2f}"`` writes out).
 MAX_DECIMAL_CHARS = 10_000
+MAX_DECIMAL_EXPONENT = 4300
 #: Nesting of containers in a result.
 MAX_DEPTH = 100
 #: Values in a result, each counted as often as it is reached.
@@ -81,8 +82,11 @@ def _decimal(text: Any) -> decimal.Decimal:
     if type(text) is not str or len(text) > MAX_DECIMAL_CHARS:
         raise TypeError(f"a Decimal is its text, at most {MAX_DECIMAL_CHARS} characters")
     value = decimal.Decimal(text)
-    if value.is_snan():
-        raise TypeError("a signalling NaN Decimal raises wherever it is compared, hashed or converted")
+    if value.is_nan():
+        raise TypeError("a NaN Decimal raises wherever it is ordered (a signalling one wherever it is compared)")
+    if value.is_finite() and abs(value.adjusted()) > MAX_DECIMAL_EXPONENT:
+        raise TypeError(f"a Decimal's exponent is at most {MAX_DECIMAL_EXPONENT} (formatting 1E+999999999 writes "
+                        "a gigabyte)")
     return value
 
 
@@ -119,6 +123,7 @@ def _np_scalar(code: Any, raw: Any) -> Any:
     dtype = _dtype(code)
     if type(raw) is not bytes or len(raw) != dtype.itemsize:
         raise TypeError("a numpy scalar is its dtype and exactly its bytes")
+    _check_code_points(raw, dtype)
     return np.frombuffer(raw, dtype)[0]
 
 
@@ -134,7 +139,20 @@ def _np_array(code: Any, shape: Any, raw: Any) -> Any:
         count *= n
     if count * dtype.itemsize != len(raw):
         raise TypeError(f"a numpy array of shape {shape} and dtype {code} is not {len(raw)} bytes")
+    _check_code_points(raw, dtype)
     return np.frombuffer(raw, dtype).reshape(shape).copy()
+
+
+def _check_code_points(raw: bytes, dtype: Any) -> None:
+    """Raise unless a text dtype's raw bytes are Unicode scalar values (numpy raises ``SystemError`` reading
+    past U+10FFFF, and a surrogate does not encode)."""
+    import numpy as np
+
+    if dtype.kind != "U":
+        return
+    points = np.frombuffer(raw, dtype.byteorder.replace("|", "=") + "u4") if raw else np.zeros(0, "u4")
+    if ((points > 0x10FFFF) | ((points >= 0xD800) & (points <= 0xDFFF))).any():
+        raise TypeError("a numpy text array holds a value that is no Unicode character")
 
 
 #: The callables a message may name: this module's rebuilders, by name.
@@ -283,7 +301,15 @@ def _leaf(obj: Any) -> tuple[int, int, int]:
     if kind is int and obj.bit_length() > MAX_INT_BITS:
         raise pickle.UnpicklingError(f"a result holds an integer of more than {MAX_INT_BITS} bits (no float "
                                      "holds it; verl averages and prints what a result carries)")
-    if kind is str or kind is bytes or kind is bytearray:
+    if kind is str:
+        # A lone surrogate (pickle decodes them) cannot be encoded: printing or writing the result would raise.
+        if not obj.isascii():
+            try:
+                obj.encode()
+            except UnicodeEncodeError:
+                raise pickle.UnpicklingError("a result holds a lone surrogate (no UTF-8 for it)") from None
+        return 1, len(obj), 0
+    if kind is bytes or kind is bytearray:
         return 1, len(obj), 0
     return 1, getattr(obj, "nbytes", 0) if kind.__module__ == "numpy" else 0, 0
 
