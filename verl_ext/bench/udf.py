@@ -261,7 +261,8 @@ def run(args: argparse.Namespace) -> int:
         cpu = _contest("cpu-bound sync", tokenizer, items, cpu_configs, args.no_progress)
 
     cpu_goal = CPU_SPEEDUP_PER_CORE_GOAL * cores
-    ok_cpu = cpu["ratio_vs_verl"] >= cpu_goal and cpu.get("ratio_vs_remote", 1.0) > 1.0
+    # Faster than verl's `remote` manager too, when it ran (`--skip-remote` leaves it out).
+    ok_cpu = cpu["ratio_vs_verl"] >= cpu_goal and ("ratio_vs_remote" not in cpu or cpu["ratio_vs_remote"] > 1.0)
     ok_async = asy["ratio_vs_verl"] >= ASYNC_VS_NAIVE_GOAL
     ok_native = native["overhead"] <= NATIVE_OVERHEAD_GOAL
     ok_agree = cpu["agreement"] == asy["agreement"] == args.samples
