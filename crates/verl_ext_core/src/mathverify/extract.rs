@@ -769,10 +769,40 @@ fn labelled_later(text: &str, end: usize, choices: u32) -> bool {
     })
 }
 
+/// Does another choice's label follow an option's text ending at `end`, on its line or opening the next
+/// (`A)5 B)6 C)7`, `C) 7` above `D) 8`): the options listed, not one chosen?
+fn labelled_option_after(text: &str, end: usize, choices: u32) -> bool {
+    let next_line = text[end..].split('\n').skip(1).map(str::trim).find(|l| !l.is_empty());
+    let labelled = |l: &str| {
+        let l = l.trim_start_matches(['(', '*']);
+        let mut chars = l.chars();
+        chars.next().is_some_and(|c| c.is_ascii_uppercase() && choices >> (c as u8 - b'A') & 1 == 1)
+            && chars.next() == Some(')')
+    };
+    labelled_later(text, end, choices) || next_line.is_some_and(labelled)
+}
+
+/// Does the label at `start` open its line right below a line that opens with another choice's label (`D)8`
+/// above `E)9`): the last of the options listed? A blank line between ends the list.
+fn labelled_line_above(text: &str, start: usize, choices: u32) -> bool {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    if line_start == 0
+        || !text[line_start..start].trim_matches(|c: char| c.is_whitespace() || matches!(c, '(' | '*')).is_empty()
+    {
+        return false;
+    }
+    let above = &text[..line_start - 1];
+    let line = above[above.rfind('\n').map_or(0, |i| i + 1)..]
+        .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '(' | '*'));
+    let mut chars = line.chars();
+    let letter = chars.next().filter(|c| c.is_ascii_uppercase() && choices >> (*c as u8 - b'A') & 1 == 1);
+    letter.is_some_and(|c| !text[start..].starts_with(c)) && chars.next() == Some(')')
+}
+
 /// The choice letter written as a label right before `text[start..]` on its line (`(B) 3`, `B) 3`), if any.
 fn choice_label(text: &str, start: usize, choices: u32) -> Option<char> {
-    // `(B) 3`, `(B): 3`, `**(B)** 3`.
-    let before = text[..start].trim_end_matches([' ', '\t']);
+    // `(B) 3`, `(B): 3`, `**(B)** 3`, `B) Rs. 1680` (a currency before the value is part of it).
+    let before = super::lexer::before_currency(&text[..start]).trim_end_matches([' ', '\t']);
     let before = before.strip_suffix(':').unwrap_or(before).trim_end_matches('*');
     let inner = before.strip_suffix(')')?;
     let letter = inner.chars().last().filter(|&c| c.is_ascii_uppercase() && choices >> (c as u8 - b'A') & 1 == 1)?;
@@ -871,7 +901,7 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
         Source::AnswerColon | Source::AnswerWord if hedge::doubtful_label(text, chosen.start) => {
             Some("labelled as something other than the answer (wrong answer: …)")
         }
-        _ => hedge::around(text, chosen.start, chosen.end, chosen.source == Source::Boxed)
+        _ => hedge::around(text, chosen.start, option_end(text, chosen), chosen.source == Source::Boxed)
             // A box that restates the number before it (`= 72 \\boxed{72}`) is hedged by what hedges that number.
             .or_else(|| {
                 let restated = (chosen.source == Source::Boxed)
@@ -906,18 +936,27 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
     // Two letters chosen (`C, D`, `(C)/(D)`, `C and D`): no single choice.
     if matches!(chosen.source, Source::Letter(_))
         && withdrawn.is_none()
-        && (another_letter_follows(text, chosen.end, targets.choices)
-            || another_letter_before(text, chosen.start, targets.choices))
+        && (another_letter_follows(text, option_end(text, chosen), targets.choices)
+            || another_letter_before(text, chosen.start, targets.choices)
+            || option_end(text, chosen) > chosen.end
+                && labelled_option_after(text, option_end(text, chosen), targets.choices)
+            || labelled_line_above(text, chosen.start, targets.choices))
     {
         let (text, source) = (chosen.text.clone(), chosen.source);
         return Some(Found { text, source, withdrawn: Some("two choices"), label: None });
     }
     // A choice letter that the text negates (`réponse est C non A`, `B。不是 A`) is not the one chosen: the
     // next letter the text offers is read instead.
-    if let (Source::Letter(priority), Some(_)) = (chosen.source, withdrawn) {
+    // Only a letter negated where it stands: a letter revised later is not replaced by an earlier one.
+    let negated = || hedge::around(text, chosen.start, option_end(text, chosen), false).is_some();
+    if let (Source::Letter(priority), Some(_), true) = (chosen.source, withdrawn, negated()) {
         let mut end = chosen.start;
         for _ in 0..MAX_TRIES {
             let Some((start, stop)) = letters::last_before(text, end, targets.choices) else { break };
+            // Only a letter just before it on its line (`C non A`), never one the reasoning ruled out earlier.
+            if chosen.start - start > NEGATED_WINDOW || text[start..chosen.start].contains('\n') {
+                break;
+            }
             let letter = text[start..stop].trim_matches(|c: char| !c.is_ascii_uppercase()).to_owned();
             if letter != chosen.text && hedge::around(text, start, stop, false).is_none() {
                 return Some(Found { text: letter, source: Source::Letter(priority), withdrawn: None, label: None });
@@ -931,9 +970,38 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
         .flatten()
         .filter(|_| {
             !another_letter_follows(text, chosen.end, targets.choices)
-                && !labelled_later(text, chosen.end, targets.choices)
+                && !labelled_option_after(text, chosen.end, targets.choices)
         });
     Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn, label })
+}
+
+/// Bytes before a negated choice letter where the letter it is set against may stand (`réponse est C non A`).
+const NEGATED_WINDOW: usize = 24;
+
+/// Where the answer at `chosen` ends for the words around it: a choice's label ends past the option's text
+/// written against it (`C)620`, `(B)Rs.5`), which is its content, not another value beside it.
+fn option_end(text: &str, chosen: &Candidate) -> usize {
+    if !matches!(chosen.source, Source::Letter(_)) || !text[..chosen.end].ends_with(')') {
+        return chosen.end;
+    }
+    // Up to a space or a mark that joins another option (`C)7/D)8`, `C)7,D)8`; not `E)1,900`); a number after
+    // spaces is the option's text too (`C) 12`), a word is not (`C) maybe`).
+    let rest = &text[chosen.end..];
+    let spaced = rest.trim_start_matches([' ', '\t']);
+    let skipped = if spaced.starts_with(|c: char| c.is_ascii_digit()) { rest.len() - spaced.len() } else { 0 };
+    let (start, rest) = (chosen.end + skipped, &rest[skipped..]);
+    // Another label against it is no option text (`(C)(D)`).
+    let b = rest.as_bytes();
+    if b.len() >= 3 && b[0] == b'(' && b[1].is_ascii_uppercase() && b[2] == b')' {
+        return start;
+    }
+    let joins = |(i, c): (usize, char)| {
+        c.is_whitespace()
+            || matches!(c, '/' | '|' | '&' | ';')
+            || c == ',' && !rest[i + 1..].starts_with(|d: char| d.is_ascii_digit())
+    };
+    let run = rest.char_indices().find(|&p| joins(p)).map_or(rest.len(), |(i, _)| i);
+    start + rest[..run].trim_end_matches(['.', ',', ';', ':', '\'', '"', '*']).len()
 }
 
 /// Is there an answer label after `from`: a line (or the rest of `from`'s line) that starts with `Answer:`,
@@ -1091,13 +1159,21 @@ fn revised(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static
     let same = |c: &Candidate| parses(&c.text) && super::math_equal(&c.text, &chosen.text).equal;
     // The same value again, and not hedged where it is written (`Wait, I think it's 6 or 5` restates nothing).
     let again = |c: &Candidate| same(c) && hedge::around(text, c.start, c.end, c.source == Source::Boxed).is_none();
-    let restated = all.iter().filter(|c| c.start >= last && stated(text, last, c)).take(MAX_RESTATED).any(&again);
+    // A choice letter is revised by another letter only, and restated by the same letter anywhere after the
+    // revision (`(C) Plane. Wait, … z = c is a plane … the only correct option is (C) Plane.`).
+    let letter = |c: &Candidate| matches!(c.source, Source::Letter(_));
+    let chose_letter = letter(chosen);
+    let restated = all
+        .iter()
+        .filter(|c| c.start >= last && (stated(text, last, c) || chose_letter && letter(c)))
+        .take(MAX_RESTATED)
+        .any(&again);
     if restated {
         return None;
     }
     let different = all
         .iter()
-        .filter(|c| c.start >= first && c.start >= chosen.end && !matches!(c.source, Source::Letter(_)))
+        .filter(|c| c.start >= first && c.start >= chosen.end && letter(c) == chose_letter)
         .take(MAX_RESTATED)
         .any(|c| parses(&c.text) && !same(c));
     // A revising word alone stands only when the check it opens confirms the answer (`Correct.`, or it arrives
@@ -1642,6 +1718,8 @@ mod tests {
         assert_eq!(label("The answer is (B)\n3"), None);
         assert_eq!(label("The answer is **(B)** 3"), Some('B'));
         assert_eq!(label("The answer is (B): 3"), Some('B'));
+        assert_eq!(label("The answer is B) Rs. 3"), Some('B'));
+        assert_eq!(label("The answer is (C) \\$3"), Some('C'));
     }
 
     #[test]

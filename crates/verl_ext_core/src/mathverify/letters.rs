@@ -27,6 +27,15 @@ fn letter_at(b: &[u8], i: usize, choices: u32) -> Option<usize> {
         return (open.is_empty() || open.last().is_some_and(u8::is_ascii_whitespace)).then_some(i + 2 + bold);
     }
     let before = before.strip_suffix(b"**").unwrap_or(before);
+    // `C)620`, `A) 4 1/3 km/h`, `'E)1,900'`: an option's label as AQuA writes it; a letter that closes a bracket
+    // (`P(A \cup B)`, `f(x, B)`) names something else.
+    if after.starts_with(b")") {
+        let quoted = [&b"'"[..], b"\"", "\u{201c}".as_bytes(), "\u{2018}".as_bytes()];
+        let open = quoted.iter().find_map(|q| before.strip_suffix(*q)).unwrap_or(before);
+        let alone = open.is_empty() || open.last().is_some_and(u8::is_ascii_whitespace);
+        let label = after.get(1).is_none_or(|c| !matches!(c, b'^' | b'_' | b'=' | b')' | b']' | b'}' | b'\''));
+        return (alone && label && !in_open_bracket(before)).then_some(i + 2);
+    }
     if !(before.is_empty() || before.last().is_some_and(u8::is_ascii_whitespace)) {
         return None;
     }
@@ -42,6 +51,24 @@ fn letter_at(b: &[u8], i: usize, choices: u32) -> Option<usize> {
         Some(0xE3..=0xE9 | 0xEF) => Some(i + 1 + bold),
         _ => None,
     }
+}
+
+/// Bytes read back along a line for an open bracket.
+const BRACKET_WINDOW: usize = 256;
+
+/// Does `before` leave a `(` open on its line (within [`BRACKET_WINDOW`] bytes)?
+fn in_open_bracket(before: &[u8]) -> bool {
+    let mut depth = 0usize;
+    for &c in before.iter().rev().take(BRACKET_WINDOW) {
+        match c {
+            b'\n' => return false,
+            b')' => depth += 1,
+            b'(' if depth == 0 => return true,
+            b'(' => depth -= 1,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Verbs and joiners that follow an option's letter (`A is correct`, `A and B`); any other lowercase word after
@@ -145,7 +172,10 @@ pub fn candidates(s: &str, choices: u32, out: &mut Vec<Candidate>) {
         }
     }
     let start = if b.starts_with(b"**") { 2 } else { 0 };
-    if let Some(end) = letter_at(b, start, choices) {
+    // An option label at the start (`D)15`) is the answer when it is the whole line of text; above more lines
+    // it opens a list of options (`A) 60% - no.` then the reasoning).
+    let listed = |end: usize| b[end - 1] == b')' && b[start] != b'(' && b[end..].contains(&b'\n');
+    if let Some(end) = letter_at(b, start, choices).filter(|&end| !listed(end)) {
         push(out, b, (start, end), 250);
     }
     if let Some(found) = (0..b.len()).rev().find_map(|i| letter_at(b, i, choices).map(|end| (i, end))) {
@@ -178,6 +208,17 @@ mod tests {
         assert_eq!(best("A cylinder would have a fixed r, so the only correct option is (C) Plane."), Some("C".into()));
         assert_eq!(best("A is correct."), Some("A".into()));
         assert_eq!(best("The answer is A because B fails."), Some("A".into()));
+        // AQuA's option labels (`C)620`), not a letter closing a bracket.
+        assert_eq!(best("So, the correct answer is:\nC)620"), Some("C".into()));
+        assert_eq!(best("The correct answer is B) Rs. 1680."), Some("B".into()));
+        assert_eq!(best("So the correct answer is 'E)1,900'."), Some("E".into()));
+        assert_eq!(best("D)15"), Some("D".into()));
+        assert_eq!(best("A) 60% - no.\n\nR\u{e9}ponse : C"), Some("C".into()));
+        assert_eq!(best("A)(a + b)(a - b)"), Some("A".into()));
+        assert_eq!(best("We need P(A and B) and f(x, C)."), None);
+        assert_eq!(best("so g(x) = (x + B)^2 holds"), None);
+        assert_eq!(best("f(A)"), None);
+        assert_eq!(best("xB) 5"), None);
         let mut out = Vec::new();
         candidates("The answer is U.", super::super::Targets::letters("U"), &mut out);
         assert_eq!(out.first().map(|c| c.text.as_str()), Some("U"));

@@ -729,10 +729,20 @@ pub fn around(s: &str, start: usize, end: usize, boxed: bool) -> Option<&'static
         let past_noun = if counted { t[noun.len()..].trim_start_matches([',', '(', ' ']) } else { t };
         let digits = |v: &str| v.chars().filter(char::is_ascii_digit).collect::<String>();
         let answer = digits(answer_text);
+        // A choice letter denies another letter (`C, not B`, `(C) rather than (B)`).
+        let letter = |v: &str| {
+            let v = v.trim_matches(['(', ')', '*']);
+            (v.len() == 1 && v.as_bytes()[0].is_ascii_uppercase()).then_some(v.as_bytes()[0])
+        };
         ["not ", "rather than "].iter().find_map(|c| past_noun.strip_prefix(c)).is_some_and(|r| {
-            let r = r.trim_start_matches(['$', ' ', '\\', '(']);
+            let r = r.trim_start_matches(['$', ' ', '\\', '(', '*']);
             let denied = &r[..r.len() - r.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.').len()];
-            !denied.is_empty() && digits(denied) != answer
+            let other_letter = letter(answer_text).is_some_and(|chosen| {
+                let b = r.as_bytes();
+                b.first().is_some_and(|&c| c.is_ascii_uppercase() && c != chosen)
+                    && b.get(1).is_none_or(|c| !c.is_ascii_alphanumeric())
+            });
+            !denied.is_empty() && digits(denied) != answer || other_letter
         })
     };
     // `\\boxed{12} wrong answers`, `12 incorrect options`: an adjective of the things the value counts.
