@@ -145,7 +145,7 @@ def test_options_named_as_math_verify() -> None:
         assert verify(text, "(B)", extraction=letters)["score"] == 1.0
         assert verify(text, "C", extraction=letters)["score"] == 0.0
         assert verify(text, "3", extraction=letters)["score"] == 0.0
-        assert verify(text, "B")["score"] == 0.0  # without choice letters read, the value alone is read
+        assert verify(text, "B")["score"] == 1.0  # a letter reference has the letters read whatever the extraction
         assert verify(text, "3")["score"] == 1.0
     assert verify("The answer is (B) 3 or (C) 4.", "B", extraction=letters)["score"] == 0.0
     for text in ("The answer is (A) 1 (B) 2 (C) 3", "Answer: (A) 1, (B) 2", "Answer: (A) 1; (B) 2"):

@@ -1,11 +1,17 @@
-"""Multiple choice as models write it, read with the ``string`` target: AQuA's option labels (``C)620``; 16
-completions of the held-out corpus), a letter that denies another (``C, not B``), and a letter revised, restated,
-negated or listed.
+"""Multiple choice as models write it: AQuA's option labels (``C)620``), a letter reference read for letters by
+default, choosing phrases and foreign answer words, a letter that denies another (``C, not B``), and a letter
+revised, restated, negated, doubted or listed.
 
+- A reference that is one choice letter (``C``, ``(C)``, ``\\text{(C)}``) has the completion's choice letters read
+  whatever ``extraction`` says (only a letter answers it): 16 held-out AQuA completions written ``C)620`` scored
+  0, and a review's 2,400 generated endings went from 1583 paid to 2102, with no wrong letter paid either way.
 - ``C)620``, ``'E)1,900'``, ``A)(a + b)(a - b)`` are labels; a letter closing a bracket (``P(A and B)``) is not.
-- Every option listed (``A)5 B)6 C)7``, one per line, ``C)7/D)8``) chooses none; a letter revised by another
-  letter is not paid, nor replaced by a letter the reasoning ruled out earlier; one revised by values only and
-  restated is paid.
+- A choosing phrase (``The correct option is (A)``, ``option (A) is correct``) or a foreign answer word
+  (``Réponse : A``, ``答案`` and a fullwidth colon) outranks a letter a later remark names (``Note that option D
+  is a common trap``); the last letter of a text is one the text does not rule out or doubt where it stands.
+- Every option listed (``A)5 B)6 C)7``, one per line, ``C)7/D)8``, a table, ``A vs B``) or two joined in another
+  language (``C ou D``, ``C oder D``) chooses none; a letter revised by another letter is not paid, nor replaced
+  by a letter the reasoning ruled out earlier; one revised by values only and restated is paid.
 """
 
 from __future__ import annotations
@@ -23,8 +29,10 @@ STRING = ("latex", "expr", "string")
 
 
 def paid(text: str) -> list[str]:
-    """The letters whose reference ``text`` is paid for, choice letters read."""
-    return [letter for letter in LETTERS if verify(text, letter, extraction=STRING)["score"] == 1.0]
+    """The letters whose reference ``text`` is paid for; the same with ``string`` asked for."""
+    default = [letter for letter in LETTERS if verify(text, letter)["score"] == 1.0]
+    assert default == [letter for letter in LETTERS if verify(text, letter, extraction=STRING)["score"] == 1.0]
+    return default
 
 
 @pytest.mark.parametrize("text, letter", [
@@ -43,6 +51,18 @@ def paid(text: str) -> list[str]:
     ("\u7b54\u6848\u662f B\u3002", "B"),
     ("La bonne r\u00e9ponse est (B).", "B"),
     # Another letter denied keeps the answer, as another value does (`5, not 6`).
+    # A choosing phrase or a foreign answer word outranks a letter a later remark names.
+    ("Hence, option (A) is correct.\n\nNote that option D is a common trap.", "A"),
+    ("The correct option is (A) Route C.", "A"),
+    ("R\u00e9ponse : A\n\nNote that option B is a common trap because it ignores the units.", "A"),
+    ("\u7b54\u6848\uff1aD\n\nNote that option C is a common trap.", "D"),
+    ("The correct choice is B, Plan D.", "B"),
+    ("The correct choice is A, 405 m/s.\n\nVerification: plugging back in confirms option A (405 m/s).", "A"),
+    ("The options are:\n(A) 87/94\n(B) 99/106\n(B) is incorrect.\n\nThe correct option is (A) 87/94.", "A"),
+    ("The correct option is (C) $562\\pi$.", "C"),
+    ("E)-897\n\nNote that option A is a common trap because it ignores the units.", "E"),
+    ("**B) 70%**\n\nWe can rule out C since it doesn't satisfy the condition.", "B"),
+    ("It is not A or B, so C.", "C"),
     ("The answer is C, not B.", "C"),
     ("The answer is (C), not (B).", "C"),
     ("Answer: C (not B)", "C"),
@@ -84,6 +104,16 @@ def test_a_letter_revised_by_values_and_restated_is_paid() -> None:
     "The answer is C, not sure.",
     "The answer is C)620, I think.",
     "Answer: (C)(D)",
+    "La r\u00e9ponse est C ou D.",
+    "Answer: C oder D",
+    "The answer is C o D.",
+    "Answer: C (70%) / D (30%)",
+    "(A) | (B) | (C) | (D) | (E)",
+    "A vs B vs C vs D vs E",
+    "* (A)\n* (B)\n* (C)\n* (D)\n* (E)",
+    "The correct option is C or D.",
+    "The answer is not sure, C.",
+    "I think C)7 or D)8, not sure.",
 ])
 def test_options_listed_or_hedged_choose_none(text: str) -> None:
     assert paid(text) == []
@@ -111,3 +141,12 @@ def test_an_option_label_pays_its_letter_only(chosen: str, value: int, lead: str
         text = f"{lead}{chosen}){value}."
         assert paid(text) == [chosen]
         assert verify(text, str(value + 1), extraction=STRING)["score"] == 0.0
+
+
+def test_a_value_reference_is_not_read_for_letters() -> None:
+    """Letters are read for a letter reference only: a value reference reads the value, not its option's label."""
+    assert verify("The answer is (B) 3.", "3")["score"] == 1.0
+    assert verify("Answer: B", "3")["score"] == 0.0
+    assert verify("The correct option is (B) 3.", "B", extraction=("latex",))["score"] == 1.0
+    # A letter outside `choices` is no choice.
+    assert verify("The correct option is (F).", "F")["score"] == 0.0

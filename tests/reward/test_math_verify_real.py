@@ -12,8 +12,6 @@ from verl_ext.reward.math_verify import verify
 
 #: Rows verl-ext judges against their label, and why (each a limitation, stated in docs/math-verifier.md).
 KNOWN_MISSES = {
-    "skythought::sky-t1-math-correct-5k-27b/math500::227":
-        "a choice letter in prose ('the only correct option is (C) Plane') is read only with the string target",
     "gaokao-bench::gpt4-0314-m2fill::62": "the gold '0. 98.' is written with a space inside the number",
     "skythought::qwen25-math-7b/minerva_math::68":
         "the model restates an earlier subproblem's solution from its prompt ('Final answer: … 1/3 x'), then poses "

@@ -146,7 +146,8 @@ def verify(solution_str: str, ground_truth: str, *, float_rounding: int | None =
     ``extraction`` chooses what is read, as Math-Verify's ``extraction_config`` does: ``"latex"`` (the forms
     above that are LaTeX), ``"expr"`` (numbers and expressions in prose) and ``"string"`` (a choice letter
     after "answer", at the start, or standing alone: for multiple-choice ground truths; ``choices`` are the
-    letters, Math-Verify's ``StringExtractionConfig.strings``, A-E by default).
+    letters, Math-Verify's ``StringExtractionConfig.strings``, A-E by default). A ground truth that is one of
+    the ``choices`` (``C``, ``(C)``, ``\\text{(C)}``) has the letters read whatever ``extraction`` says.
     """
     return verify_batch([solution_str], [ground_truth], num_threads=1, float_rounding=float_rounding,
                         strict=strict, allow_set_relation_comp=allow_set_relation_comp, extraction=extraction,

@@ -978,26 +978,47 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
 /// Bytes before a negated choice letter where the letter it is set against may stand (`réponse est C non A`).
 const NEGATED_WINDOW: usize = 24;
 
-/// Where the answer at `chosen` ends for the words around it: a choice's label ends past the option's text
-/// written against it (`C)620`, `(B)Rs.5`), which is its content, not another value beside it.
+/// Where the answer at `chosen` ends for the words around it: a choice letter ends past the option's text
+/// written with it (`C)620`, `(B)Rs.5`, `(C) $562\pi$`, `C, 667`), which is its content, not another value.
 fn option_end(text: &str, chosen: &Candidate) -> usize {
-    if !matches!(chosen.source, Source::Letter(_)) || !text[..chosen.end].ends_with(')') {
+    if !matches!(chosen.source, Source::Letter(_)) {
         return chosen.end;
     }
-    // Up to a space or a mark that joins another option (`C)7/D)8`, `C)7,D)8`; not `E)1,900`); a number after
-    // spaces is the option's text too (`C) 12`), a word is not (`C) maybe`).
     let rest = &text[chosen.end..];
-    let spaced = rest.trim_start_matches([' ', '\t']);
-    let skipped = if spaced.starts_with(|c: char| c.is_ascii_digit()) { rest.len() - spaced.len() } else { 0 };
+    let label = text[..chosen.end].ends_with(')');
+    // A label's text follows it or a space; a bare letter's a comma, colon or dash (`C, 667`, `D: 555 hours`).
+    let lead = if label {
+        rest.trim_start_matches([' ', '\t'])
+    } else {
+        match [", ", ": ", " - ", " \u{2014} "].iter().find_map(|p| rest.strip_prefix(p)) {
+            Some(r) => r.trim_start_matches([' ', '\t']),
+            None => return chosen.end,
+        }
+    };
+    // A value is the option's text (`C) 12`, `(A) -476`, `(C) \(5\sqrt3\)`); a word is not (`C) maybe`).
+    let value = lead.starts_with(|c: char| c.is_ascii_digit() || c == '$')
+        || ["\\(", "\\[", "\\frac", "\\sqrt"].iter().any(|p| lead.starts_with(p))
+        || lead.strip_prefix('-').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    let skipped = match (value, label) {
+        (true, _) => rest.len() - lead.len(),
+        (false, true) => 0,
+        (false, false) => return chosen.end,
+    };
     let (start, rest) = (chosen.end + skipped, &rest[skipped..]);
     // Another label against it is no option text (`(C)(D)`).
     let b = rest.as_bytes();
     if b.len() >= 3 && b[0] == b'(' && b[1].is_ascii_uppercase() && b[2] == b')' {
         return start;
     }
+    // Up to a space or a mark that joins another option (`C)7/D)8`, `C)7,D)8`; not `87/94`, `E)1,900`).
+    let labelled = |r: &str| {
+        let r = r.trim_start_matches('(').as_bytes();
+        r.first().is_some_and(u8::is_ascii_uppercase) && r.get(1) == Some(&b')')
+    };
     let joins = |(i, c): (usize, char)| {
         c.is_whitespace()
-            || matches!(c, '/' | '|' | '&' | ';')
+            || matches!(c, '|' | '&' | ';')
+            || c == '/' && labelled(&rest[i + 1..])
             || c == ',' && !rest[i + 1..].starts_with(|d: char| d.is_ascii_digit())
     };
     let run = rest.char_indices().find(|&p| joins(p)).map_or(rest.len(), |(i, _)| i);
@@ -1219,6 +1240,29 @@ fn stated(text: &str, from: usize, c: &Candidate) -> bool {
 /// Does another choice letter follow right after a letter, joined to it (`, D`, `/(D)`, ` & D`, ` or D`), or
 /// beside it on its line (`C D`, `(C) (D)`, `C | D`, `C – D`, `C to D`, `**C** D`)? A full stop ends the
 /// choice (`A. B is not valid` chooses A).
+/// Words and marks that join two choice letters, in the languages models answer in (`C ou D`, `C oder D`,
+/// `C или D`, `C 或 D`, `C vs D`).
+const LETTER_JOINS: &[&str] = &[
+    "and ",
+    "or ",
+    "ou ",
+    "o ",
+    "oder ",
+    "\u{438}\u{43b}\u{438} ",
+    "\u{6216}\u{8005}",
+    "\u{6216}",
+    "vs. ",
+    "vs ",
+    "versus ",
+    ",",
+    "/",
+    "&",
+    ";",
+    "|",
+];
+/// Bytes of a gloss in brackets after a letter read past for another letter joined to it.
+const GLOSS_BYTES: usize = 24;
+
 fn another_letter_follows(text: &str, end: usize, choices: u32) -> bool {
     let standalone = |r: &str| {
         let mut chars = r.chars();
@@ -1226,7 +1270,12 @@ fn another_letter_follows(text: &str, end: usize, choices: u32) -> bool {
             && chars.next().is_none_or(|c| !c.is_ascii_alphanumeric())
     };
     let rest = text[end..].trim_start_matches([' ', ')', '.', '*']);
-    let joined = ["and ", "or ", ",", "/", "&", ";"].iter().find_map(|j| rest.strip_prefix(j));
+    // Past a short gloss in brackets (`C (70%) / D (30%)`).
+    let rest = rest
+        .strip_prefix('(')
+        .and_then(|r| r.get(..r.len().min(GLOSS_BYTES)).and_then(|g| g.find(')')).map(|i| r[i + 1..].trim_start()))
+        .unwrap_or(rest);
+    let joined = LETTER_JOINS.iter().find_map(|j| rest.strip_prefix(j));
     if joined.is_some_and(|r| standalone(r.trim_start_matches([' ', '(', '*']))) {
         return true;
     }
@@ -1247,7 +1296,12 @@ fn another_letter_follows(text: &str, end: usize, choices: u32) -> bool {
 /// Is the letter at `start` joined to another choice letter before it (`C and D`, `C, D`, `(C) or (D)`)?
 fn another_letter_before(text: &str, start: usize, choices: u32) -> bool {
     let head = text[..start].trim_end_matches([' ', '(', '*', '[']);
-    let Some(head) = [" and", " or", ",", "/", "&", ";"].iter().find_map(|j| head.strip_suffix(j)) else {
+    // A joining word stands alone (`C o D`; not the end of `Co`).
+    let joined = |j: &&str| {
+        let word = j.trim_end();
+        head.strip_suffix(word).filter(|h| !word.starts_with(char::is_alphabetic) || h.ends_with(' '))
+    };
+    let Some(head) = LETTER_JOINS.iter().find_map(joined) else {
         return false;
     };
     let head = head.trim_end_matches([' ', ')', '*', ']']);

@@ -36,7 +36,10 @@ fn letter_at(b: &[u8], i: usize, choices: u32) -> Option<usize> {
         let label = after.get(1).is_none_or(|c| !matches!(c, b'^' | b'_' | b'=' | b')' | b']' | b'}' | b'\''));
         return (alone && label && !in_open_bracket(before)).then_some(i + 2);
     }
-    if !(before.is_empty() || before.last().is_some_and(u8::is_ascii_whitespace)) {
+    // Right after a label's colon too (`答案：C`, `答案:C` once folded; not the ratio `3:C`).
+    let colon = before.ends_with("：".as_bytes())
+        || before.strip_suffix(b":").is_some_and(|h| h.last().is_some_and(|c| !c.is_ascii_digit()));
+    if !(before.is_empty() || before.last().is_some_and(u8::is_ascii_whitespace) || colon) {
         return None;
     }
     let bold = usize::from(after.starts_with(b"**")) * 2;
@@ -128,13 +131,85 @@ fn find_all_ci<'a>(h: &'a [u8], n: &'a [u8]) -> impl Iterator<Item = usize> + 'a
     (0..h.len().saturating_sub(n.len() - 1)).filter(move |&i| h[i..i + n.len()].eq_ignore_ascii_case(n))
 }
 
-/// Add the letter candidates of `s` (priorities as Math-Verify's: 0, 50, 100, 200, 250, 300).
 /// The last choice letter standing alone that starts before `end`: its span.
 pub fn last_before(s: &str, end: usize, choices: u32) -> Option<(usize, usize)> {
     let b = s.as_bytes();
     (0..end.min(b.len())).rev().find_map(|i| letter_at(b, i, choices).map(|e| (i, e)))
 }
 
+/// The answer word in the languages models answer multiple choice in (`Réponse : C`, `答案：C`), beside the
+/// English `answer` Math-Verify reads.
+const FOREIGN_ANSWER_WORDS: &[&str] = &[
+    "réponse",
+    "Réponse",
+    "RÉPONSE",
+    "respuesta",
+    "Respuesta",
+    "resposta",
+    "Resposta",
+    "risposta",
+    "Risposta",
+    "antwort",
+    "Antwort",
+    "ответ",
+    "Ответ",
+    "ОТВЕТ",
+    "答案",
+    "答え",
+    "解答",
+    "정답",
+];
+/// Words after a letter that rule its option out (`option A is a common trap`, `D) 550 min - no`).
+const RULED_OUT_AFTER: &[&[u8]] = &[
+    b" is a common trap",
+    b" is a trap",
+    b" is a distractor",
+    b" is wrong",
+    b" is incorrect",
+    b" is not correct",
+    b" is not the answer",
+    b" can be eliminated",
+    b" can be ruled out",
+    b" is eliminated",
+    b" is ruled out",
+];
+/// Words before a letter that rule its option out (`We can rule out C`).
+const RULED_OUT_BEFORE: &[&[u8]] = &[b"rule out ", b"ruled out ", b"eliminate ", b"eliminates ", b"not "];
+
+/// Does the text rule out the option of the letter at `start..end` where it names it?
+fn ruled_out(b: &[u8], start: usize, end: usize) -> bool {
+    let after = &b[end..];
+    let before = b[..start].strip_suffix(b"(").unwrap_or(&b[..start]);
+    let ends_ci = |n: &[u8]| before.len() >= n.len() && before[before.len() - n.len()..].eq_ignore_ascii_case(n);
+    RULED_OUT_AFTER.iter().any(|w| after.len() >= w.len() && after[..w.len()].eq_ignore_ascii_case(w))
+        || RULED_OUT_BEFORE.iter().any(|w| ends_ci(w))
+}
+
+/// Words between `answer` and a letter that doubt it (`The answer is not sure, C.`).
+const DOUBTS: &[&[u8]] = &[b"not ", b"unsure", b"maybe", b"perhaps", b"probably", b"guess", b"likely", b"unclear"];
+/// Words of a letter's sentence that doubt it, read before the last letter of a text (`I'm not sure, C.`; not
+/// `It is not A or B, so C.`).
+const SENTENCE_DOUBTS: &[&[u8]] = &[b"not sure", b"unsure", b"maybe", b"perhaps", b"probably", b"guess", b"unclear"];
+
+/// Bytes read back from a letter for the words of its sentence.
+const SENTENCE_WINDOW: usize = 200;
+
+/// Does `between` (the words from `answer` to a letter, or of `doubts`) doubt it?
+fn doubted(between: &[u8], doubts: &[&[u8]]) -> bool {
+    doubts.iter().any(|d| find_all_ci(between, d).next().is_some())
+}
+
+/// Words that name the option chosen before its letter (`The correct option is (C)`, `Correct choice: B`).
+const CHOOSING: &[&[u8]] =
+    &[b"option is", b"option:", b"choice is", b"choice:", b"option would be", b"choice would be"];
+/// Words after a letter that choose it (`Hence, option (A) is correct.`, `C is the correct answer`).
+const CHOSEN_AFTER: &[&[u8]] =
+    &[b" is correct", b" is the correct", b" is the right", b" is right", b" is the answer", b" is the best"];
+/// Characters between a word that names the option chosen and its letter.
+const CHOOSING_WINDOW: usize = 12;
+
+/// Add the letter candidates of `s` (priorities as Math-Verify's: 0, 50, 100, 200, 250, 300; a choosing phrase
+/// or a foreign answer word as `answer`).
 pub fn candidates(s: &str, choices: u32, out: &mut Vec<Candidate>) {
     let b = s.as_bytes();
     let skip_space = |mut i: usize| {
@@ -167,8 +242,36 @@ pub fn candidates(s: &str, choices: u32, out: &mut Vec<Candidate>) {
     for at in find_all_ci(b, b"answer") {
         let colon = b.get(at + 6) == Some(&b':');
         let from = at + 6 + usize::from(colon);
-        if let Some(found) = first_in(b, from, from + WINDOW, choices) {
+        if let Some(found) =
+            first_in(b, from, from + WINDOW, choices).filter(|&(start, _)| !doubted(&b[from..start], DOUBTS))
+        {
             push(out, b, found, if colon { 100 } else { 200 });
+        }
+    }
+    for word in FOREIGN_ANSWER_WORDS {
+        for (at, _) in s.match_indices(word) {
+            let after = s[at + word.len()..].trim_start_matches([' ', '*']);
+            let colon = after.starts_with([':', '：']);
+            let from = s.len() - after.len();
+            if let Some(found) = first_in(b, from, from + WINDOW, choices) {
+                push(out, b, found, if colon { 100 } else { 200 });
+            }
+        }
+    }
+    for cue in CHOOSING {
+        for at in find_all_ci(b, cue) {
+            let from = at + cue.len();
+            if let Some(found) = first_in(b, from, from + CHOOSING_WINDOW, choices) {
+                push(out, b, found, 200);
+            }
+        }
+    }
+    for cue in CHOSEN_AFTER {
+        for at in find_all_ci(b, cue) {
+            let before = (at.saturating_sub(4)..at).rev().find_map(|i| letter_at(b, i, choices).map(|e| (i, e)));
+            if let Some(found) = before.filter(|&(_, end)| end == at) {
+                push(out, b, found, 200);
+            }
         }
     }
     let start = if b.starts_with(b"**") { 2 } else { 0 };
@@ -178,7 +281,19 @@ pub fn candidates(s: &str, choices: u32, out: &mut Vec<Candidate>) {
     if let Some(end) = letter_at(b, start, choices).filter(|&end| !listed(end)) {
         push(out, b, (start, end), 250);
     }
-    if let Some(found) = (0..b.len()).rev().find_map(|i| letter_at(b, i, choices).map(|end| (i, end))) {
+    // The last letter that the text does not rule out where it stands (`Note that option A is a common trap.`).
+    // Nor one its sentence doubts (`The answer is not sure, C.`).
+    let sentence = |i: usize| {
+        let from = i.saturating_sub(SENTENCE_WINDOW);
+        let head = &b[from..i];
+        head.iter().rposition(|c| matches!(c, b'.' | b'!' | b'?' | b'\n')).map_or(head, |k| &head[k + 1..])
+    };
+    let standing = |i: usize| {
+        letter_at(b, i, choices)
+            .filter(|&end| !ruled_out(b, i, end) && !doubted(sentence(i), SENTENCE_DOUBTS))
+            .map(|end| (i, end))
+    };
+    if let Some(found) = (0..b.len()).rev().find_map(standing) {
         push(out, b, found, 300);
     }
 }
@@ -214,6 +329,21 @@ mod tests {
         assert_eq!(best("So the correct answer is 'E)1,900'."), Some("E".into()));
         assert_eq!(best("D)15"), Some("D".into()));
         assert_eq!(best("A) 60% - no.\n\nR\u{e9}ponse : C"), Some("C".into()));
+        // Choosing phrases and foreign answer words outrank a letter a remark names later.
+        assert_eq!(best("The correct option is (A) Route C."), Some("A".into()));
+        assert_eq!(best("Hence, option (A) is correct.\n\nNote that option D is a common trap."), Some("A".into()));
+        assert_eq!(best("R\u{e9}ponse : A\n\nNote that option B is a common trap."), Some("A".into()));
+        assert_eq!(best("\u{7b54}\u{6848}\u{ff1a}C"), Some("C".into()));
+        assert_eq!(best("\u{7b54}\u{6848}:A\n\nNote that C is a trap."), Some("A".into()));
+        assert_eq!(best("The ratio is 3:C"), None);
+        assert_eq!(
+            best("E)-897\n\nNote that option A is a common trap because it ignores the units."),
+            Some("E".into())
+        );
+        assert_eq!(best("**B) 70%**\n\nWe can rule out C."), Some("B".into()));
+        assert_eq!(best("The answer is not sure, C."), None);
+        assert_eq!(best("It is not A or B, so C."), Some("C".into()));
+        assert_eq!(best("The correct choice is B, Plan D."), Some("B".into()));
         assert_eq!(best("A)(a + b)(a - b)"), Some("A".into()));
         assert_eq!(best("We need P(A and B) and f(x, C)."), None);
         assert_eq!(best("so g(x) = (x + B)^2 holds"), None);

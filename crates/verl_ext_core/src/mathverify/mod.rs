@@ -211,6 +211,14 @@ pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Ver
     guarded.unwrap_or_else(|_| Verification { score: 0.0, prediction: None, reason: "internal error".into() })
 }
 
+/// What the solution is read for: `targets`, and its choice letters when the ground truth is one of them (`C`,
+/// `(C)`, `\\text{(C)}`): only a letter answers it, and the LaTeX and prose readings miss one written against its
+/// option's text (`C)620`) or named by a choosing phrase (`The correct option is (B).`).
+fn solution_targets(targets: Targets, ground_truth: &str) -> Targets {
+    let letter = equiv::reference_choice(ground_truth.trim()).filter(|&c| targets.choices >> (c as u8 - b'A') & 1 == 1);
+    Targets { string: targets.string || letter.is_some(), ..targets }
+}
+
 /// [`verify_with`] with markup and special tokens between two letters read as nothing (`join`) or as a space;
 /// and whether there were any.
 fn read(solution: &str, ground_truth: &str, options: &Options, join: bool) -> (Verification, bool) {
@@ -239,7 +247,8 @@ fn read(solution: &str, ground_truth: &str, options: &Options, join: bool) -> (V
     if completion::drifts(&span.text[span.start..span.end]) {
         return no_answer(completion::DRIFTS);
     }
-    let Some(found) = extract::find_within(&span.text, options.targets, span.start..span.end, span.tag) else {
+    let targets = solution_targets(options.targets, ground_truth);
+    let Some(found) = extract::find_within(&span.text, targets, span.start..span.end, span.tag) else {
         return no_answer("no answer found");
     };
     let (answer, source) = (found.text, found.source);
