@@ -1,17 +1,21 @@
 """Multiple choice as models write it: AQuA's option labels (``C)620``), a letter reference read for letters by
-default, choosing phrases and foreign answer words, a letter that denies another (``C, not B``), and a letter
-revised, restated, negated, doubted or listed.
+default where an answer is stated, choosing phrases and foreign answer words, a letter that denies another (``C,
+not B``), and a letter revised, restated, negated, doubted, ruled out or listed.
 
 - A reference that is one choice letter (``C``, ``(C)``, ``\\text{(C)}``) has the completion's choice letters read
-  whatever ``extraction`` says (only a letter answers it): 16 held-out AQuA completions written ``C)620`` scored
-  0, and a review's 2,400 generated endings went from 1583 paid to 2102, with no wrong letter paid either way.
+  whatever ``extraction`` says, where an answer is stated (after ``answer`` with only stating words between, a
+  choosing phrase, a foreign answer word, a whole one-line text): 16 held-out AQuA completions written ``C)620``
+  scored 0. Two reviews' generated endings (2,400 and 2,600): correct letter paid 1583 -> 2036 and 1248 -> 2001,
+  no wrong letter paid before or after. The last letter anywhere stays ``string``'s (opt-in): in prose it is as
+  often a point, a unit, an option ruled out or a list's last item (red team 25).
 - ``C)620``, ``'E)1,900'``, ``A)(a + b)(a - b)`` are labels; a letter closing a bracket (``P(A and B)``) is not.
 - A choosing phrase (``The correct option is (A)``, ``option (A) is correct``) or a foreign answer word
   (``Réponse : A``, ``答案`` and a fullwidth colon) outranks a letter a later remark names (``Note that option D
   is a common trap``); the last letter of a text is one the text does not rule out or doubt where it stands.
-- Every option listed (``A)5 B)6 C)7``, one per line, ``C)7/D)8``, a table, ``A vs B``) or two joined in another
-  language (``C ou D``, ``C oder D``) chooses none; a letter revised by another letter is not paid, nor replaced
-  by a letter the reasoning ruled out earlier; one revised by values only and restated is paid.
+- Every option listed (``A)5 B)6 C)7``, one per line, ``C)7/D)8``, a table, ``A vs B``, ``A. B. C.``) or two
+  joined in another language (``C ou D``, ``C veya D``, ``C 还是 D``) chooses none; a letter revised by another
+  letter is not paid, nor replaced by a letter the reasoning ruled out earlier; one revised by values only and
+  restated is paid.
 """
 
 from __future__ import annotations
@@ -28,11 +32,9 @@ LETTERS = "ABCDE"
 STRING = ("latex", "expr", "string")
 
 
-def paid(text: str) -> list[str]:
-    """The letters whose reference ``text`` is paid for; the same with ``string`` asked for."""
-    default = [letter for letter in LETTERS if verify(text, letter)["score"] == 1.0]
-    assert default == [letter for letter in LETTERS if verify(text, letter, extraction=STRING)["score"] == 1.0]
-    return default
+def paid(text: str, extraction: tuple[str, ...] = ("latex", "expr")) -> list[str]:
+    """The letters whose reference ``text`` is paid for."""
+    return [letter for letter in LETTERS if verify(text, letter, extraction=extraction)["score"] == 1.0]
 
 
 @pytest.mark.parametrize("text, letter", [
@@ -44,7 +46,6 @@ def paid(text: str) -> list[str]:
     ("A)(a + b)(a - b)", "A"),
     ("HM = 4 / 0.01041667 \u2248 384\n\nThe correct answer is A)384.", "A"),
     ("So, the correct answer is B) Rs. 1680.", "B"),
-    ("The closest answer option to this value is:\n\nB)s.5723", "B"),
     ("So, the correct answer is:\nA) 4 1/3 km/h", "A"),
     ("The correct answer is A) 9 Trousers.", "A"),
     ("The correct option is (B).", "B"),
@@ -60,15 +61,14 @@ def paid(text: str) -> list[str]:
     ("The correct choice is A, 405 m/s.\n\nVerification: plugging back in confirms option A (405 m/s).", "A"),
     ("The options are:\n(A) 87/94\n(B) 99/106\n(B) is incorrect.\n\nThe correct option is (A) 87/94.", "A"),
     ("The correct option is (C) $562\\pi$.", "C"),
-    ("E)-897\n\nNote that option A is a common trap because it ignores the units.", "E"),
     ("**B) 70%**\n\nWe can rule out C since it doesn't satisfy the condition.", "B"),
-    ("It is not A or B, so C.", "C"),
     ("The answer is C, not B.", "C"),
     ("The answer is (C), not (B).", "C"),
     ("Answer: C (not B)", "C"),
 ])
 def test_option_labels_and_denials_are_read(text: str, letter: str) -> None:
     assert paid(text) == [letter]
+    assert paid(text, STRING) == [letter]
 
 
 def test_a_letter_revised_by_values_and_restated_is_paid() -> None:
@@ -117,6 +117,7 @@ def test_a_letter_revised_by_values_and_restated_is_paid() -> None:
 ])
 def test_options_listed_or_hedged_choose_none(text: str) -> None:
     assert paid(text) == []
+    assert paid(text, STRING) == []
 
 
 @pytest.mark.parametrize("text", [
@@ -126,6 +127,7 @@ def test_options_listed_or_hedged_choose_none(text: str) -> None:
 ])
 def test_a_letter_closing_a_bracket_is_no_label(text: str) -> None:
     assert paid(text) == []
+    assert paid(text, STRING) == []
 
 
 @settings(max_examples=60, deadline=None)
@@ -150,3 +152,27 @@ def test_a_value_reference_is_not_read_for_letters() -> None:
     assert verify("The correct option is (B) 3.", "B", extraction=("latex",))["score"] == 1.0
     # A letter outside `choices` is no choice.
     assert verify("The correct option is (F).", "F")["score"] == 0.0
+
+
+@pytest.mark.parametrize("text", [
+    # Red team 25: letters read by default only where an answer is stated, never the last letter anywhere.
+    "- C) 620\n- D) 640", "| C) 620 |\n| D) 640 |", "Candidates: (C) 620, (D) 640", "1. (C) 620\n2. (D) 640",
+    "(C) 620 \u8fd8\u662f (D) 640", "A) 1\nB) 2\nC) 3\nD) 4\nE) 5", "A. B. C. D. E.", "A:, B:, C:, D:, E:",
+    "C is a trap.", "C can be ruled out", "C is a distractor", "C... hmm", "Answer: (C)=(D)", "Answer: C = D",
+    "Answer: C veya D", "C \u06cc\u0627 D", "Answer: C atau D", "C. \u307e\u305f\u306f D.", "C: ou D:",
+    "Answer: C (\u0634\u0627\u06cc\u062f)", "C (muhtemelen)", "The answer is wahrscheinlich C.",
+    "The answer: A few options remain.", "Final answer: A lot of work.", "E.g. consider x.", "B.S. degree",
+    "E. coli", "Vitamin C", "Point C lies on the circle", "Answer: 5 C", "The answer is D. Some might say C",
+])
+def test_letters_are_read_by_default_where_an_answer_is_stated(text: str) -> None:
+    assert all(c not in paid(text) for c in "ABCE")  # only `D` is ever committed to above
+
+
+@pytest.mark.parametrize("text, letter", [
+    ("E)-897\n\nNote that option A is a common trap because it ignores the units.", "E"),
+    ("It is not A or B, so C.", "C"),
+    ("The closest answer option to this value is:\n\nB)s.5723", "B"),
+])
+def test_the_last_letter_anywhere_stays_opt_in(text: str, letter: str) -> None:
+    assert paid(text) == []
+    assert paid(text, STRING) == [letter]

@@ -147,7 +147,8 @@ def verify(solution_str: str, ground_truth: str, *, float_rounding: int | None =
     above that are LaTeX), ``"expr"`` (numbers and expressions in prose) and ``"string"`` (a choice letter
     after "answer", at the start, or standing alone: for multiple-choice ground truths; ``choices`` are the
     letters, Math-Verify's ``StringExtractionConfig.strings``, A-E by default). A ground truth that is one of
-    the ``choices`` (``C``, ``(C)``, ``\\text{(C)}``) has the letters read whatever ``extraction`` says.
+    the ``choices`` (``C``, ``(C)``, ``\\text{(C)}``) has letters read whatever ``extraction`` says, where an answer
+    is stated (the last letter anywhere only with ``"string"``).
     """
     return verify_batch([solution_str], [ground_truth], num_threads=1, float_rounding=float_rounding,
                         strict=strict, allow_set_relation_comp=allow_set_relation_comp, extraction=extraction,

@@ -15,8 +15,13 @@ fn options(
     // Python checks the values; the cap here keeps the core's rounding bounded whatever a caller passes.
     let float_rounding = float_rounding.map(|d| d.min(mathverify::MAX_FLOAT_ROUNDING));
     let has = |t: &str| extraction.iter().any(|e| e == t);
-    let targets =
-        Targets { latex: has("latex"), expr: has("expr"), string: has("string"), choices: Targets::letters(choices) };
+    let targets = Targets {
+        latex: has("latex"),
+        expr: has("expr"),
+        string: has("string"),
+        answer_letters: false,
+        choices: Targets::letters(choices),
+    };
     Options { float_rounding, strict, allow_set_relation_comp, targets }
 }
 

@@ -678,8 +678,8 @@ pub fn candidates(text: &str, targets: Targets) -> Vec<Candidate> {
         out.extend(answer.map(|a| Candidate { text: a, source: Source::Whole, start: 0, end: text.len() }));
     }
     t.plain(&mut out);
-    if targets.string {
-        letters::candidates(text, targets.choices, &mut out);
+    if targets.string || targets.answer_letters {
+        letters::candidates(text, targets.choices, targets.string, &mut out);
     }
     out.sort_by_key(|c| (c.source.priority(), std::cmp::Reverse(c.end), c.start, c.source));
     // The same reading twice at one place; the same value at another place is kept (a check after a box that
@@ -782,19 +782,42 @@ fn labelled_option_after(text: &str, end: usize, choices: u32) -> bool {
     labelled_later(text, end, choices) || next_line.is_some_and(labelled)
 }
 
+/// Is the label before a value at `start` one of several options listed: another choice's label earlier on its
+/// line (`Candidates: (C) 620, (D) 640`), or on the line above when the label opens its line (`C) 620` above
+/// `D) 640`, also as list items)?
+fn labels_listed_before(text: &str, start: usize, choices: u32) -> bool {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let head = &text[line_start..start];
+    let labels = head
+        .char_indices()
+        .filter(|&(i, c)| {
+            c.is_ascii_uppercase()
+                && choices >> (c as u8 - b'A') & 1 == 1
+                && head[i + 1..].starts_with(')')
+                && head[..i].chars().last().is_none_or(|p| p == '(' || !p.is_alphanumeric())
+        })
+        .map(|(i, _)| i)
+        .collect::<Vec<_>>();
+    if labels.len() > 1 {
+        return true;
+    }
+    let Some(&label) = labels.first() else { return false };
+    labelled_line_above(text, line_start + label, choices)
+}
+
 /// Does the label at `start` open its line right below a line that opens with another choice's label (`D)8`
 /// above `E)9`): the last of the options listed? A blank line between ends the list.
 fn labelled_line_above(text: &str, start: usize, choices: u32) -> bool {
+    fn bare(l: &str) -> &str {
+        let l = l.trim_start_matches(|c: char| c.is_whitespace() || c == '|');
+        super::markup::unlisted(l).trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '(' | '*'))
+    }
     let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    if line_start == 0
-        || !text[line_start..start].trim_matches(|c: char| c.is_whitespace() || matches!(c, '(' | '*')).is_empty()
-    {
+    if line_start == 0 || !bare(&text[line_start..start]).is_empty() {
         return false;
     }
     let above = &text[..line_start - 1];
-    let line = above[above.rfind('\n').map_or(0, |i| i + 1)..]
-        .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '(' | '*'));
-    let mut chars = line.chars();
+    let mut chars = bare(&above[above.rfind('\n').map_or(0, |i| i + 1)..]).chars();
     let letter = chars.next().filter(|c| c.is_ascii_uppercase() && choices >> (*c as u8 - b'A') & 1 == 1);
     letter.is_some_and(|c| !text[start..].starts_with(c)) && chars.next() == Some(')')
 }
@@ -965,12 +988,13 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
         }
     }
     // A label, unless another choice follows (`(A) 1 (B) 2` labels every option).
-    let label = (targets.string && !matches!(chosen.source, Source::Letter(_)))
+    let label = ((targets.string || targets.answer_letters) && !matches!(chosen.source, Source::Letter(_)))
         .then(|| choice_label(text, chosen.start, targets.choices))
         .flatten()
         .filter(|_| {
             !another_letter_follows(text, chosen.end, targets.choices)
                 && !labelled_option_after(text, chosen.end, targets.choices)
+                && !labels_listed_before(text, chosen.start, targets.choices)
         });
     Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn, label })
 }
@@ -999,6 +1023,10 @@ fn option_end(text: &str, chosen: &Candidate) -> usize {
     let value = lead.starts_with(|c: char| c.is_ascii_digit() || c == '$')
         || ["\\(", "\\[", "\\frac", "\\sqrt"].iter().any(|p| lead.starts_with(p))
         || lead.strip_prefix('-').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    // A mark that joins another option is no option text (`(C)=(D)`, `C)/D)`).
+    if lead.starts_with(['=', '~', '/', '|', '&', ';', ',', '\u{21d4}', '\u{2194}']) {
+        return chosen.end;
+    }
     let skipped = match (value, label) {
         (true, _) => rest.len() - lead.len(),
         (false, true) => 0,
@@ -1248,9 +1276,31 @@ const LETTER_JOINS: &[&str] = &[
     "ou ",
     "o ",
     "oder ",
+    "oppure ",
+    "ovvero ",
+    "veya ",
+    "yoksa ",
+    "atau ",
+    "hoặc ",
+    "eller ",
+    "lub ",
+    "albo ",
+    "nebo ",
+    "vagy ",
+    "tai ",
+    "of ",
     "\u{438}\u{43b}\u{438} ",
     "\u{6216}\u{8005}",
+    "\u{8fd8}\u{662f}",
     "\u{6216}",
+    "\u{307e}\u{305f}\u{306f}",
+    "\u{304b}\u{3082}",
+    "\u{3082}\u{3057}\u{304f}\u{306f}",
+    "\u{b610}\u{b294} ",
+    "\u{c544}\u{b2c8}\u{ba74} ",
+    "\u{6cc}\u{627} ",
+    "\u{623}\u{648} ",
+    "\u{92f}\u{93e} ",
     "vs. ",
     "vs ",
     "versus ",
@@ -1259,6 +1309,10 @@ const LETTER_JOINS: &[&str] = &[
     "&",
     ";",
     "|",
+    "~",
+    "=",
+    "\u{21d4}",
+    "\u{2194}",
 ];
 /// Bytes of a gloss in brackets after a letter read past for another letter joined to it.
 const GLOSS_BYTES: usize = 24;
@@ -1269,12 +1323,20 @@ fn another_letter_follows(text: &str, end: usize, choices: u32) -> bool {
         chars.next().is_some_and(|c| c.is_ascii_uppercase() && choices & (1 << (c as u32 - 'A' as u32)) != 0)
             && chars.next().is_none_or(|c| !c.is_ascii_alphanumeric())
     };
-    let rest = text[end..].trim_start_matches([' ', ')', '.', '*']);
+    let rest = text[end..].trim_start_matches([' ', ')', '.', '*', ':']);
     // Past a short gloss in brackets (`C (70%) / D (30%)`).
     let rest = rest
         .strip_prefix('(')
         .and_then(|r| r.get(..r.len().min(GLOSS_BYTES)).and_then(|g| g.find(')')).map(|i| r[i + 1..].trim_start()))
         .unwrap_or(rest);
+    // Letters each closed by a full stop or a bracket, one after another: options listed (`A. B. C. D.`).
+    let mut next = rest.chars();
+    if next.next().is_some_and(|c| c.is_ascii_uppercase() && choices >> (c as u8 - b'A') & 1 == 1)
+        && matches!(next.next(), Some('.' | ')'))
+        && next.next().is_none_or(char::is_whitespace)
+    {
+        return true;
+    }
     let joined = LETTER_JOINS.iter().find_map(|j| rest.strip_prefix(j));
     if joined.is_some_and(|r| standalone(r.trim_start_matches([' ', '(', '*']))) {
         return true;
@@ -1895,7 +1957,13 @@ mod tests {
         }
         assert!(found("so $x \\equiv \\boxed{9} \\pmod{11}$").withdrawn.is_none());
         assert!(found("the area is \\(\\boxed{189}\\) square centimeters").withdrawn.is_none());
-        let only_letters = Targets { latex: false, expr: false, string: true, choices: Targets::letters("ABCDE") };
+        let only_letters = Targets {
+            latex: false,
+            expr: false,
+            string: true,
+            answer_letters: false,
+            choices: Targets::letters("ABCDE"),
+        };
         for s in [
             "Answer: C, D",
             "Answer: C D",

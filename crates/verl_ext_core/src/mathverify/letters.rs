@@ -48,6 +48,8 @@ fn letter_at(b: &[u8], i: usize, choices: u32) -> Option<usize> {
     }
     match after.get(bold) {
         None => Some(i + 1 + bold),
+        // An initial is no choice (`E.g.`, `B.S.`, `D.C.`).
+        Some(b'.') if after.get(bold + 1).is_some_and(u8::is_ascii_alphabetic) => None,
         Some(c) if matches!(c, b'.' | b',' | b':') || c.is_ascii_whitespace() => Some(i + 1 + bold),
         // CJK text or fullwidth punctuation right after (`B。`, `B不是 A`): UTF-8 lead bytes of U+3000–U+9FFF
         // and U+FF00–U+FFEF.
@@ -185,11 +187,62 @@ fn ruled_out(b: &[u8], start: usize, end: usize) -> bool {
         || RULED_OUT_BEFORE.iter().any(|w| ends_ci(w))
 }
 
+/// Words that may stand between an answer word and its letter where letters are read only as stated answers
+/// (`The answer is (C)`, `Answer: option C`, `The correct answer would be C`; not `Answer: 5 C`, `The answer is
+/// wahrscheinlich C`).
+const STATING_WORDS: &[&[u8]] = &[
+    b"is",
+    b"was",
+    b"would",
+    b"be",
+    b"should",
+    b"must",
+    b"will",
+    b"the",
+    b"correct",
+    b"right",
+    b"best",
+    b"final",
+    b"option",
+    b"choice",
+    b"letter",
+    b"therefore",
+    b"thus",
+    b"so",
+    b"hence",
+    b"then",
+    b"here",
+    b"clearly",
+    b"est",
+    b"es",
+    b"ist",
+    b"la",
+    b"le",
+    b"el",
+    b"die",
+    b"bonne",
+    b"correcte",
+    b"correcta",
+    b"richtige",
+];
+
+/// Copulas after a CJK answer word (`答案是 B`, `答案为 B`, `答えは B`).
+const CJK_STATING: &[char] = &['是', '为', '為', 'は', '：'];
+
+/// Are the bytes between an answer word and a letter only marks and [`STATING_WORDS`]?
+fn stating(between: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(between);
+    text.split(|c: char| !c.is_alphanumeric() || CJK_STATING.contains(&c))
+        .filter(|w| !w.is_empty())
+        .all(|w| STATING_WORDS.iter().any(|s| s.eq_ignore_ascii_case(w.as_bytes())))
+}
+
 /// Words between `answer` and a letter that doubt it (`The answer is not sure, C.`).
 const DOUBTS: &[&[u8]] = &[b"not ", b"unsure", b"maybe", b"perhaps", b"probably", b"guess", b"likely", b"unclear"];
 /// Words of a letter's sentence that doubt it, read before the last letter of a text (`I'm not sure, C.`; not
 /// `It is not A or B, so C.`).
-const SENTENCE_DOUBTS: &[&[u8]] = &[b"not sure", b"unsure", b"maybe", b"perhaps", b"probably", b"guess", b"unclear"];
+const SENTENCE_DOUBTS: &[&[u8]] =
+    &[b"not sure", b"unsure", b"maybe", b"perhaps", b"probably", b"guess", b"unclear", b"hmm"];
 
 /// Bytes read back from a letter for the words of its sentence.
 const SENTENCE_WINDOW: usize = 200;
@@ -210,7 +263,31 @@ const CHOOSING_WINDOW: usize = 12;
 
 /// Add the letter candidates of `s` (priorities as Math-Verify's: 0, 50, 100, 200, 250, 300; a choosing phrase
 /// or a foreign answer word as `answer`).
-pub fn candidates(s: &str, choices: u32, out: &mut Vec<Candidate>) {
+pub fn candidates(s: &str, choices: u32, anywhere: bool, out: &mut Vec<Candidate>) {
+    let b = s.as_bytes();
+    let mut found = Vec::new();
+    read(s, choices, anywhere, &mut found);
+    // Read only as stated answers, a letter is none that is the article (`The answer: A few remain`), an initial
+    // (`E. coli`), one the text rules out or doubts after it on its line (`C is a trap.`, `C... hmm`).
+    let stated = |c: &Candidate| {
+        let after = &b[c.end..];
+        let line = &after[..after.iter().position(|&x| x == b'\n').unwrap_or(after.len())];
+        // A genus's initial before its species (`E. coli`, `B. anthracis`): a line's last one or two lowercase words.
+        let initial = line.strip_prefix(b". ").is_some_and(|name| {
+            let words: Vec<&[u8]> = name.split(|&x| x == b' ').filter(|w| !w.is_empty()).collect();
+            (1..=2).contains(&words.len())
+                && words.iter().all(|w| w.iter().all(|x| x.is_ascii_lowercase() || *x == b'.'))
+        });
+        !(b[c.start] == b'A' && article(after)
+            || initial
+            || ruled_out(b, c.start, c.end)
+            || doubted(line, SENTENCE_DOUBTS))
+    };
+    out.extend(found.into_iter().filter(|c| anywhere || stated(c)));
+}
+
+/// The letter candidates of `s` (see [`candidates`]).
+fn read(s: &str, choices: u32, anywhere: bool, out: &mut Vec<Candidate>) {
     let b = s.as_bytes();
     let skip_space = |mut i: usize| {
         while b.get(i).is_some_and(u8::is_ascii_whitespace) {
@@ -242,9 +319,9 @@ pub fn candidates(s: &str, choices: u32, out: &mut Vec<Candidate>) {
     for at in find_all_ci(b, b"answer") {
         let colon = b.get(at + 6) == Some(&b':');
         let from = at + 6 + usize::from(colon);
-        if let Some(found) =
-            first_in(b, from, from + WINDOW, choices).filter(|&(start, _)| !doubted(&b[from..start], DOUBTS))
-        {
+        let stated =
+            |&(start, _): &(usize, usize)| !doubted(&b[from..start], DOUBTS) && (anywhere || stating(&b[from..start]));
+        if let Some(found) = first_in(b, from, from + WINDOW, choices).filter(stated) {
             push(out, b, found, if colon { 100 } else { 200 });
         }
     }
@@ -253,7 +330,8 @@ pub fn candidates(s: &str, choices: u32, out: &mut Vec<Candidate>) {
             let after = s[at + word.len()..].trim_start_matches([' ', '*']);
             let colon = after.starts_with([':', '：']);
             let from = s.len() - after.len();
-            if let Some(found) = first_in(b, from, from + WINDOW, choices) {
+            let stated = |&(start, _): &(usize, usize)| anywhere || stating(&b[from..start]);
+            if let Some(found) = first_in(b, from, from + WINDOW, choices).filter(stated) {
                 push(out, b, found, if colon { 100 } else { 200 });
             }
         }
@@ -277,9 +355,16 @@ pub fn candidates(s: &str, choices: u32, out: &mut Vec<Candidate>) {
     let start = if b.starts_with(b"**") { 2 } else { 0 };
     // An option label at the start (`D)15`) is the answer when it is the whole line of text; above more lines
     // it opens a list of options (`A) 60% - no.` then the reasoning).
-    let listed = |end: usize| b[end - 1] == b')' && b[start] != b'(' && b[end..].contains(&b'\n');
+    // Where letters are read only as stated answers, a letter at the start is one only on a text of one line.
+    let listed = |end: usize| {
+        (!anywhere || b[end - 1] == b')' && b[start] != b'(') && b[end..].contains(&b'\n')
+            || !anywhere && article(&b[end..])
+    };
     if let Some(end) = letter_at(b, start, choices).filter(|&end| !listed(end)) {
         push(out, b, (start, end), 250);
+    }
+    if !anywhere {
+        return;
     }
     // The last letter that the text does not rule out where it stands (`Note that option A is a common trap.`).
     // Nor one its sentence doubts (`The answer is not sure, C.`).
@@ -304,7 +389,7 @@ mod tests {
 
     fn best(s: &str) -> Option<String> {
         let mut out = Vec::new();
-        candidates(s, super::super::Targets::letters("ABCDE"), &mut out);
+        candidates(s, super::super::Targets::letters("ABCDE"), true, &mut out);
         out.sort_by_key(|c| (c.source.priority(), std::cmp::Reverse(c.end)));
         out.first().map(|c| c.text.clone())
     }
@@ -350,7 +435,7 @@ mod tests {
         assert_eq!(best("f(A)"), None);
         assert_eq!(best("xB) 5"), None);
         let mut out = Vec::new();
-        candidates("The answer is U.", super::super::Targets::letters("U"), &mut out);
+        candidates("The answer is U.", super::super::Targets::letters("U"), true, &mut out);
         assert_eq!(out.first().map(|c| c.text.as_str()), Some("U"));
     }
 }

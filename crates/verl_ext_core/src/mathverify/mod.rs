@@ -44,6 +44,10 @@ pub struct Targets {
     pub latex: bool,
     pub expr: bool,
     pub string: bool,
+    /// Choice letters where an answer is stated only (after `answer`, a choosing phrase, a foreign answer word,
+    /// or a whole one-line text such as `D)15`), never the last letter anywhere: what a letter reference has
+    /// read when `string` is not asked for.
+    pub answer_letters: bool,
     /// The choice letters, a bit per capital letter (bit 0: `A`).
     pub choices: u32,
 }
@@ -57,7 +61,7 @@ impl Targets {
 
 impl Default for Targets {
     fn default() -> Self {
-        Targets { latex: true, expr: true, string: false, choices: Targets::letters("ABCDE") }
+        Targets { latex: true, expr: true, string: false, answer_letters: false, choices: Targets::letters("ABCDE") }
     }
 }
 
@@ -211,12 +215,14 @@ pub fn verify_with(solution: &str, ground_truth: &str, options: &Options) -> Ver
     guarded.unwrap_or_else(|_| Verification { score: 0.0, prediction: None, reason: "internal error".into() })
 }
 
-/// What the solution is read for: `targets`, and its choice letters when the ground truth is one of them (`C`,
-/// `(C)`, `\\text{(C)}`): only a letter answers it, and the LaTeX and prose readings miss one written against its
-/// option's text (`C)620`) or named by a choosing phrase (`The correct option is (B).`).
+/// What the solution is read for: `targets`, and its choice letters where an answer is stated when the ground
+/// truth is one of them (`C`, `(C)`, `\\text{(C)}`): only a letter answers it, and the LaTeX and prose readings
+/// miss one written against its option's text (`C)620`) or named by a choosing phrase (`The correct option is
+/// (B).`). The last letter anywhere (`string`'s last resort) stays opt-in: in prose it is as often a point, a
+/// unit or an option ruled out.
 fn solution_targets(targets: Targets, ground_truth: &str) -> Targets {
     let letter = equiv::reference_choice(ground_truth.trim()).filter(|&c| targets.choices >> (c as u8 - b'A') & 1 == 1);
-    Targets { string: targets.string || letter.is_some(), ..targets }
+    Targets { answer_letters: !targets.string && letter.is_some(), ..targets }
 }
 
 /// [`verify_with`] with markup and special tokens between two letters read as nothing (`join`) or as a space;

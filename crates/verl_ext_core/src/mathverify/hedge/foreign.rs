@@ -276,6 +276,13 @@ pub(super) const DOUBTS_AFTER: &[&str] = &[
     "наверное",
     "наверно",
     "вероятно",
+    "شاید",
+    "muhtemelen",
+    "galiba",
+    "sanırım",
+    "sepertinya",
+    "也许",
+    "可能",
 ];
 /// Phrases of those languages that bound or approximate the value after them (`cerca de 5`, `más de 5`, `plus de 5`,
 /// `mehr als 5`).
