@@ -18,6 +18,10 @@
 //! scan is linear in the text; at most [`MAX_TRIES`] candidates are parsed.
 
 use super::blocks::{self, Block};
+use super::choices::{
+    another_letter_before, another_letter_follows, choice_label, labelled_line_above, labelled_option_after,
+    labels_listed_before, option_end, NEGATED_WINDOW,
+};
 use super::completion::{self, MAX_LABEL_LINE};
 use super::hedge;
 use super::lexer::lex;
@@ -758,82 +762,6 @@ pub struct Found {
     pub label: Option<char>,
 }
 
-/// Does another choice's label (`(C)`, `C)`) follow on the line after `end`?
-fn labelled_later(text: &str, end: usize, choices: u32) -> bool {
-    let line = &text[end..text[end..].find('\n').map_or(text.len(), |i| end + i)];
-    line.char_indices().any(|(i, c)| {
-        c.is_ascii_uppercase()
-            && choices >> (c as u8 - b'A') & 1 == 1
-            && line[i + 1..].starts_with(')')
-            && line[..i].chars().last().is_none_or(|p| p == '(' || !p.is_alphanumeric())
-    })
-}
-
-/// Does another choice's label follow an option's text ending at `end`, on its line or opening the next
-/// (`A)5 B)6 C)7`, `C) 7` above `D) 8`): the options listed, not one chosen?
-fn labelled_option_after(text: &str, end: usize, choices: u32) -> bool {
-    let next_line = text[end..].split('\n').skip(1).map(str::trim).find(|l| !l.is_empty());
-    let labelled = |l: &str| {
-        let l = l.trim_start_matches(['(', '*']);
-        let mut chars = l.chars();
-        chars.next().is_some_and(|c| c.is_ascii_uppercase() && choices >> (c as u8 - b'A') & 1 == 1)
-            && chars.next() == Some(')')
-    };
-    labelled_later(text, end, choices) || next_line.is_some_and(labelled)
-}
-
-/// Is the label before a value at `start` one of several options listed: another choice's label earlier on its
-/// line (`Candidates: (C) 620, (D) 640`), or on the line above when the label opens its line (`C) 620` above
-/// `D) 640`, also as list items)?
-fn labels_listed_before(text: &str, start: usize, choices: u32) -> bool {
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let head = &text[line_start..start];
-    let labels = head
-        .char_indices()
-        .filter(|&(i, c)| {
-            c.is_ascii_uppercase()
-                && choices >> (c as u8 - b'A') & 1 == 1
-                && head[i + 1..].starts_with(')')
-                && head[..i].chars().last().is_none_or(|p| p == '(' || !p.is_alphanumeric())
-        })
-        .map(|(i, _)| i)
-        .collect::<Vec<_>>();
-    if labels.len() > 1 {
-        return true;
-    }
-    let Some(&label) = labels.first() else { return false };
-    labelled_line_above(text, line_start + label, choices)
-}
-
-/// Does the label at `start` open its line right below a line that opens with another choice's label (`D)8`
-/// above `E)9`): the last of the options listed? A blank line between ends the list.
-fn labelled_line_above(text: &str, start: usize, choices: u32) -> bool {
-    fn bare(l: &str) -> &str {
-        let l = l.trim_start_matches(|c: char| c.is_whitespace() || c == '|');
-        super::markup::unlisted(l).trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '(' | '*'))
-    }
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    if line_start == 0 || !bare(&text[line_start..start]).is_empty() {
-        return false;
-    }
-    let above = &text[..line_start - 1];
-    let mut chars = bare(&above[above.rfind('\n').map_or(0, |i| i + 1)..]).chars();
-    let letter = chars.next().filter(|c| c.is_ascii_uppercase() && choices >> (*c as u8 - b'A') & 1 == 1);
-    letter.is_some_and(|c| !text[start..].starts_with(c)) && chars.next() == Some(')')
-}
-
-/// The choice letter written as a label right before `text[start..]` on its line (`(B) 3`, `B) 3`), if any.
-fn choice_label(text: &str, start: usize, choices: u32) -> Option<char> {
-    // `(B) 3`, `(B): 3`, `**(B)** 3`, `B) Rs. 1680` (a currency before the value is part of it).
-    let before = super::lexer::before_currency(&text[..start]).trim_end_matches([' ', '\t']);
-    let before = before.strip_suffix(':').unwrap_or(before).trim_end_matches('*');
-    let inner = before.strip_suffix(')')?;
-    let letter = inner.chars().last().filter(|&c| c.is_ascii_uppercase() && choices >> (c as u8 - b'A') & 1 == 1)?;
-    let rest = &inner[..inner.len() - 1];
-    let rest = rest.strip_suffix('(').unwrap_or(rest);
-    rest.chars().last().is_none_or(|c| c.is_whitespace() || matches!(c, ':' | '*')).then_some(letter)
-}
-
 /// The answer of `text`: the first candidate by priority decides where the answer is. Of the readings that
 /// start there (an expression and the number it starts with), the first that parses is the answer; when none
 /// parses, the candidate is kept whole for a textual comparison — it never falls back to a number inside it
@@ -997,60 +925,6 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
                 && !labels_listed_before(text, chosen.start, targets.choices)
         });
     Some(Found { text: chosen.text.clone(), source: chosen.source, withdrawn, label })
-}
-
-/// Bytes before a negated choice letter where the letter it is set against may stand (`réponse est C non A`).
-const NEGATED_WINDOW: usize = 24;
-
-/// Where the answer at `chosen` ends for the words around it: a choice letter ends past the option's text
-/// written with it (`C)620`, `(B)Rs.5`, `(C) $562\pi$`, `C, 667`), which is its content, not another value.
-fn option_end(text: &str, chosen: &Candidate) -> usize {
-    if !matches!(chosen.source, Source::Letter(_)) {
-        return chosen.end;
-    }
-    let rest = &text[chosen.end..];
-    let label = text[..chosen.end].ends_with(')');
-    // A label's text follows it or a space; a bare letter's a comma, colon or dash (`C, 667`, `D: 555 hours`).
-    let lead = if label {
-        rest.trim_start_matches([' ', '\t'])
-    } else {
-        match [", ", ": ", " - ", " \u{2014} "].iter().find_map(|p| rest.strip_prefix(p)) {
-            Some(r) => r.trim_start_matches([' ', '\t']),
-            None => return chosen.end,
-        }
-    };
-    // A value is the option's text (`C) 12`, `(A) -476`, `(C) \(5\sqrt3\)`); a word is not (`C) maybe`).
-    let value = lead.starts_with(|c: char| c.is_ascii_digit() || c == '$')
-        || ["\\(", "\\[", "\\frac", "\\sqrt"].iter().any(|p| lead.starts_with(p))
-        || lead.strip_prefix('-').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
-    // A mark that joins another option is no option text (`(C)=(D)`, `C)/D)`).
-    if lead.starts_with(['=', '~', '/', '|', '&', ';', ',', '\u{21d4}', '\u{2194}']) {
-        return chosen.end;
-    }
-    let skipped = match (value, label) {
-        (true, _) => rest.len() - lead.len(),
-        (false, true) => 0,
-        (false, false) => return chosen.end,
-    };
-    let (start, rest) = (chosen.end + skipped, &rest[skipped..]);
-    // Another label against it is no option text (`(C)(D)`).
-    let b = rest.as_bytes();
-    if b.len() >= 3 && b[0] == b'(' && b[1].is_ascii_uppercase() && b[2] == b')' {
-        return start;
-    }
-    // Up to a space or a mark that joins another option (`C)7/D)8`, `C)7,D)8`; not `87/94`, `E)1,900`).
-    let labelled = |r: &str| {
-        let r = r.trim_start_matches('(').as_bytes();
-        r.first().is_some_and(u8::is_ascii_uppercase) && r.get(1) == Some(&b')')
-    };
-    let joins = |(i, c): (usize, char)| {
-        c.is_whitespace()
-            || matches!(c, '|' | '&' | ';')
-            || c == '/' && labelled(&rest[i + 1..])
-            || c == ',' && !rest[i + 1..].starts_with(|d: char| d.is_ascii_digit())
-    };
-    let run = rest.char_indices().find(|&p| joins(p)).map_or(rest.len(), |(i, _)| i);
-    start + rest[..run].trim_end_matches(['.', ',', ';', ':', '\'', '"', '*']).len()
 }
 
 /// Is there an answer label after `from`: a line (or the rest of `from`'s line) that starts with `Answer:`,
@@ -1263,113 +1137,6 @@ fn stated(text: &str, from: usize, c: &Candidate) -> bool {
         }
         _ => false,
     }
-}
-
-/// Does another choice letter follow right after a letter, joined to it (`, D`, `/(D)`, ` & D`, ` or D`), or
-/// beside it on its line (`C D`, `(C) (D)`, `C | D`, `C – D`, `C to D`, `**C** D`)? A full stop ends the
-/// choice (`A. B is not valid` chooses A).
-/// Words and marks that join two choice letters, in the languages models answer in (`C ou D`, `C oder D`,
-/// `C или D`, `C 或 D`, `C vs D`).
-const LETTER_JOINS: &[&str] = &[
-    "and ",
-    "or ",
-    "ou ",
-    "o ",
-    "oder ",
-    "oppure ",
-    "ovvero ",
-    "veya ",
-    "yoksa ",
-    "atau ",
-    "hoặc ",
-    "eller ",
-    "lub ",
-    "albo ",
-    "nebo ",
-    "vagy ",
-    "tai ",
-    "of ",
-    "\u{438}\u{43b}\u{438} ",
-    "\u{6216}\u{8005}",
-    "\u{8fd8}\u{662f}",
-    "\u{6216}",
-    "\u{307e}\u{305f}\u{306f}",
-    "\u{304b}\u{3082}",
-    "\u{3082}\u{3057}\u{304f}\u{306f}",
-    "\u{b610}\u{b294} ",
-    "\u{c544}\u{b2c8}\u{ba74} ",
-    "\u{6cc}\u{627} ",
-    "\u{623}\u{648} ",
-    "\u{92f}\u{93e} ",
-    "vs. ",
-    "vs ",
-    "versus ",
-    ",",
-    "/",
-    "&",
-    ";",
-    "|",
-    "~",
-    "=",
-    "\u{21d4}",
-    "\u{2194}",
-];
-/// Bytes of a gloss in brackets after a letter read past for another letter joined to it.
-const GLOSS_BYTES: usize = 24;
-
-fn another_letter_follows(text: &str, end: usize, choices: u32) -> bool {
-    let standalone = |r: &str| {
-        let mut chars = r.chars();
-        chars.next().is_some_and(|c| c.is_ascii_uppercase() && choices & (1 << (c as u32 - 'A' as u32)) != 0)
-            && chars.next().is_none_or(|c| !c.is_ascii_alphanumeric())
-    };
-    let rest = text[end..].trim_start_matches([' ', ')', '.', '*', ':']);
-    // Past a short gloss in brackets (`C (70%) / D (30%)`).
-    let rest = rest
-        .strip_prefix('(')
-        .and_then(|r| r.get(..r.len().min(GLOSS_BYTES)).and_then(|g| g.find(')')).map(|i| r[i + 1..].trim_start()))
-        .unwrap_or(rest);
-    // Letters each closed by a full stop or a bracket, one after another: options listed (`A. B. C. D.`).
-    let mut next = rest.chars();
-    if next.next().is_some_and(|c| c.is_ascii_uppercase() && choices >> (c as u8 - b'A') & 1 == 1)
-        && matches!(next.next(), Some('.' | ')'))
-        && next.next().is_none_or(char::is_whitespace)
-    {
-        return true;
-    }
-    let joined = LETTER_JOINS.iter().find_map(|j| rest.strip_prefix(j));
-    if joined.is_some_and(|r| standalone(r.trim_start_matches([' ', '(', '*']))) {
-        return true;
-    }
-    let layout = [' ', '\t', '(', ')', '*', '|', '-', '–', '—'];
-    let beside = text[end..].trim_start_matches(layout);
-    let beside = ["to ", "vs ", "through "].iter().find_map(|w| beside.strip_prefix(w)).unwrap_or(beside);
-    if beside.len() < text.len() - end && standalone(beside.trim_start_matches(layout)) {
-        return true;
-    }
-    // The next line holding nothing but another letter (`C` then `D` below it).
-    let mut lines = text[end..].lines().skip(1).map(str::trim).filter(|l| !l.is_empty());
-    lines.next().is_some_and(|l| {
-        let l = l.trim_matches(['(', ')', '*', '.', ' ']);
-        l.len() == 1 && standalone(l)
-    })
-}
-
-/// Is the letter at `start` joined to another choice letter before it (`C and D`, `C, D`, `(C) or (D)`)?
-fn another_letter_before(text: &str, start: usize, choices: u32) -> bool {
-    let head = text[..start].trim_end_matches([' ', '(', '*', '[']);
-    // A joining word stands alone (`C o D`; not the end of `Co`).
-    let joined = |j: &&str| {
-        let word = j.trim_end();
-        head.strip_suffix(word).filter(|h| !word.starts_with(char::is_alphabetic) || h.ends_with(' '))
-    };
-    let Some(head) = LETTER_JOINS.iter().find_map(joined) else {
-        return false;
-    };
-    let head = head.trim_end_matches([' ', ')', '*', ']']);
-    let mut last = head.chars().rev();
-    let letter = last.next().is_some_and(|c| c.is_ascii_uppercase() && choices & (1 << (c as u32 - 'A' as u32)) != 0);
-    letter && last.next().is_none_or(|c| !c.is_ascii_alphanumeric())
 }
 
 /// Marks and words that open an aside after an answer's value: a reason, a side fact, a bracket.
@@ -1820,22 +1587,6 @@ mod tests {
         // A percent sign after a box is its answer's.
         assert_eq!(answer("So \\boxed{25}\\% of them."), Some("25\\%".into()));
         assert_eq!(answer("\\boxed{25} % and \\boxed{30}%"), Some("25\\%, 30\\%".into()));
-    }
-
-    #[test]
-    fn choice_labels() {
-        let abcde = Targets::letters("ABCDE");
-        let label = |s: &str| choice_label(s, s.rfind('3').expect("a 3"), abcde);
-        assert_eq!(label("The answer is (B) 3."), Some('B'));
-        assert_eq!(label("Answer: B) 3"), Some('B'));
-        assert_eq!(label("**Answer:** (D)3"), Some('D'));
-        assert_eq!(label("so f(B) 3"), None);
-        assert_eq!(label("The answer is (F) 3."), None);
-        assert_eq!(label("The answer is (B)\n3"), None);
-        assert_eq!(label("The answer is **(B)** 3"), Some('B'));
-        assert_eq!(label("The answer is (B): 3"), Some('B'));
-        assert_eq!(label("The answer is B) Rs. 3"), Some('B'));
-        assert_eq!(label("The answer is (C) \\$3"), Some('C'));
     }
 
     #[test]

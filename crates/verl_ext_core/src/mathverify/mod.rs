@@ -13,6 +13,7 @@
 
 pub mod blocks;
 pub mod budget;
+pub mod choices;
 pub mod clock;
 pub mod completion;
 pub mod conditions;
