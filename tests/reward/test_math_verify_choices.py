@@ -5,8 +5,9 @@ not B``), and a letter revised, restated, negated, doubted, ruled out or listed.
 - A reference that is one choice letter (``C``, ``(C)``, ``\\text{(C)}``) has the completion's choice letters read
   whatever ``extraction`` says, where an answer is stated (after ``answer`` with only stating words between, a
   choosing phrase, a foreign answer word, a whole one-line text): 16 held-out AQuA completions written ``C)620``
-  scored 0. Two reviews' generated endings (2,400 and 2,600): correct letter paid 1583 -> 2036 and 1248 -> 2001,
-  no wrong letter paid before or after. The last letter anywhere stays ``string``'s (opt-in): in prose it is as
+  scored 0. Two reviews' generated endings (2,400 and 2,600): correct letter paid 1583 -> 2034 and 1248 -> 1995,
+  no wrong letter paid before or after; a stated letter beside another it offers, or guessed, is none (red team
+  26). The last letter anywhere stays ``string``'s (opt-in): in prose it is as
   often a point, a unit, an option ruled out or a list's last item (red team 25).
 - ``C)620``, ``'E)1,900'``, ``A)(a + b)(a - b)`` are labels; a letter closing a bracket (``P(A and B)``) is not.
 - A choosing phrase (``The correct option is (A)``, ``option (A) is correct``) or a foreign answer word
@@ -176,3 +177,27 @@ def test_letters_are_read_by_default_where_an_answer_is_stated(text: str) -> Non
 def test_the_last_letter_anywhere_stays_opt_in(text: str, letter: str) -> None:
     assert paid(text) == []
     assert paid(text, STRING) == [letter]
+
+
+@pytest.mark.parametrize("text", [
+    # Red team 26: another letter offered beside a stated one, by any joiner, or one letter under a condition or a
+    # guess; read by default, none is a choice.
+    "Answer: B \u2192 C", "Answer: B und C", "Answer: B then C", "Answer: B, but C also works", "Answer: B \\lor C",
+    "Answer: B (and C)", "Answer: B as well as C", "Answer: B\u304bC", "Answer: B\u3001C", "Answer: B\u3010C\u3011",
+    "Option B \u2192 C is correct", "B \u2228 C is the right choice", "Option B\nC is correct", "Answer: B (60%)",
+    "Answer: B (est.)", "Answer: B when n is odd", "Answer: B (sonst C)", "Option I think B is correct",
+    "I think B is the right choice", "Option if n is odd then B is correct", "\\boxed{C}\n**Answer: B**",
+])
+def test_a_letter_offered_beside_another_or_guessed_is_no_choice(text: str) -> None:
+    assert paid(text) == []
+
+
+@pytest.mark.parametrize("text, letter", [
+    ("Wait, C.\n**Answer: B**", "B"),
+    ("B\u3002\u4e0d\u662f A", "B"),
+    ("Answer: C because B is too small", "C"),
+    ("The correct option is (C) Plan B", "C"),
+    ("Answer: (C) Both A and B", "C"),
+])
+def test_a_letter_explained_or_named_beside_the_choice_keeps_it(text: str, letter: str) -> None:
+    assert paid(text) == [letter]

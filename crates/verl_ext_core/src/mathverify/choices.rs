@@ -242,6 +242,159 @@ pub(super) fn another_letter_before(text: &str, start: usize, choices: u32) -> b
     letter && last.next().is_none_or(|c| !c.is_ascii_alphanumeric())
 }
 
+/// Bytes after a stated letter read for another letter offered beside it.
+const OFFER_WINDOW: usize = 24;
+/// Words between two letters that explain or deny the second rather than offer it (`C because B fails`, `C, not
+/// B`, `C rather than B`).
+const NOT_OFFERING: &[&str] = &[
+    "because",
+    "since",
+    "not",
+    "non",
+    "no",
+    "rather",
+    "than",
+    "unlike",
+    "instead",
+    "wrong",
+    "incorrect",
+    "exclude",
+    "excludes",
+    "excluding",
+    "except",
+    "over",
+    "beats",
+    "while",
+    "whereas",
+    "nicht",
+    "pas",
+    "не",
+    "不是",
+];
+/// Words after a stated letter, in its clause, that make it an answer under a condition or a guess (`B when n
+/// is odd`, `B (sonst C)`, `B (60%)`).
+const CONDITIONAL_AFTER: &[&str] = &[
+    "when",
+    "if",
+    "unless",
+    "otherwise",
+    "else",
+    "assuming",
+    "si",
+    "sinon",
+    "wenn",
+    "falls",
+    "sonst",
+    "если",
+    "иначе",
+    "уверен",
+    "точно",
+    "%",
+    "est.",
+    "\u{5426}\u{5219}",
+    "\u{65f6}",
+    "\u{5982}\u{679c}",
+    "\u{82e5}",
+    "\u{4e0d}\u{786e}\u{5b9a}",
+];
+
+/// Does `between` (the text between two letters) explain or deny the second ([`NOT_OFFERING`]; CJK words are
+/// read inside their run of characters: `B。不是 A`)?
+fn denies(between: &str) -> bool {
+    let words = super::hedge::words_of(between);
+    NOT_OFFERING.iter().any(|w| if w.is_ascii() { words.iter().any(|x| x == w) } else { between.contains(w) })
+}
+
+/// Is there a choice letter at `i` with no letter or digit of its own script against it (`B、C`, `BかC`, `(and C)`,
+/// `\\text{oder}\\ C`)? Wider than [`super::letters::letter_at`]: here it only has to be another letter offered.
+fn loose_letter(text: &str, i: usize, choices: u32) -> bool {
+    let b = text.as_bytes();
+    b[i].is_ascii_uppercase()
+        && choices >> (b[i] - b'A') & 1 == 1
+        && !text[..i].ends_with(|c: char| c.is_ascii_alphanumeric())
+        && !text[i + 1..].starts_with(|c: char| c.is_ascii_alphanumeric())
+}
+
+/// Is another choice letter offered within a few bytes after a stated bare letter on its line, joined by anything
+/// but an explanation or a denial (`B → C`, `B und C`, `B then C`, `B, but C also works`, `B \lor C`)? A letter
+/// after a capitalised word names something (`Plan B`).
+pub(super) fn another_letter_offered(text: &str, end: usize, choices: u32) -> bool {
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    let stop = line_end.min(end + OFFER_WINDOW);
+    for i in end..stop {
+        if !text.is_char_boundary(i) || !loose_letter(text, i, choices) {
+            continue;
+        }
+        let between = &text[end..i];
+        if between.contains(". ") || between.contains(['!', '?', ';', '\u{3002}']) {
+            return false;
+        }
+        if denies(between) {
+            return false;
+        }
+        let named = between.trim_end().rsplit(' ').next().is_some_and(|w| {
+            w.len() > 1 && w.starts_with(|c: char| c.is_uppercase()) && w.chars().skip(1).all(char::is_lowercase)
+        });
+        if !named {
+            return true;
+        }
+    }
+    false
+}
+
+/// Does the clause after a stated letter (to its line's end or a full stop) make it conditional or a guess?
+pub(super) fn conditional_after(text: &str, end: usize) -> bool {
+    let rest = &text[end..];
+    let clause = &rest[..[". ", ".\n", "\n"].iter().filter_map(|m| rest.find(m)).min().unwrap_or(rest.len())];
+    let clause = &clause[..clause.find(" because").unwrap_or(clause.len())];
+    let lower = clause.to_lowercase();
+    CONDITIONAL_AFTER.iter().any(|w| {
+        lower.match_indices(w).any(|(i, _)| {
+            let alpha = w.starts_with(|c: char| c.is_alphabetic() && c.is_ascii());
+            !alpha
+                || !lower[..i].ends_with(char::is_alphanumeric)
+                    && !lower[i + w.len()..].starts_with(char::is_alphanumeric)
+        })
+    })
+}
+
+/// Is another choice letter offered within a few bytes before a letter that a phrase after it chooses, on its
+/// line (`Option B → C is correct`, `B ∨ C is the right choice`)?
+pub(super) fn another_letter_offered_before(text: &str, start: usize, choices: u32) -> bool {
+    // Also across one line break (`Option B` above `C is correct`).
+    let from = start.saturating_sub(OFFER_WINDOW);
+    (from..start).any(|i| {
+        text.is_char_boundary(i) && loose_letter(text, i, choices) && {
+            let between = &text[i + 1..start];
+            // A sentence's end or an answer's label between: the letter is stated after it (`Wait, C.` above
+            // `**Answer: B**`).
+            !between.contains(". ")
+                && !between.contains(".\n")
+                && !between.contains(':')
+                && !between.to_ascii_lowercase().contains("answer")
+                && between.matches('\n').count() <= 1
+                && !denies(between)
+        }
+    })
+}
+
+/// Words before a letter that a phrase chooses, in its sentence, that make it a guess or conditional (`I think B is
+/// the right choice`, `Option if n is odd then B is correct`).
+const DOUBTED_BEFORE: &[&str] = &["i think", "if ", "not sure", "maybe", "perhaps", "probably", "guess", "unsure"];
+
+/// Bytes before a chosen letter read for a doubt or a condition.
+const DOUBT_WINDOW: usize = 32;
+
+/// Does the sentence before a chosen letter at `start`, near it, doubt it or make it conditional?
+pub(super) fn doubted_before(text: &str, start: usize) -> bool {
+    let head = &text[..start];
+    let near = (start.saturating_sub(DOUBT_WINDOW)..=start).find(|&i| head.is_char_boundary(i)).unwrap_or(start);
+    let from = [". ", "\n", "! ", "? "].iter().filter_map(|m| head.rfind(m).map(|i| i + m.len())).max().unwrap_or(0);
+    let from = from.max(near);
+    let sentence = head[from..].to_lowercase();
+    DOUBTED_BEFORE.iter().any(|w| sentence.contains(w))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::Targets;

@@ -19,7 +19,7 @@
 
 use super::blocks::{self, Block};
 use super::choices::{
-    another_letter_before, another_letter_follows, choice_label, labelled_line_above, labelled_option_after,
+    self, another_letter_before, another_letter_follows, choice_label, labelled_line_above, labelled_option_after,
     labels_listed_before, option_end, NEGATED_WINDOW,
 };
 use super::completion::{self, MAX_LABEL_LINE};
@@ -884,10 +884,26 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
             .or_else(|| super::conditions::conditioned_differently(text, past, targets))
             .or_else(|| super::records::several_in_record(text, chosen)),
     };
+    // Read only where an answer is stated (a letter reference without `string`), a bare letter is no choice beside
+    // another it offers (`B → C`, `B und C`) nor under a condition or a guess (`B when n is odd`, `B (60%)`).
+    let strict = targets.answer_letters && !targets.string;
+    // A label's option text is its own (`(C) Both A and B`); after a label, only marks may offer another letter.
+    let option_text = text[..chosen.end].ends_with(')')
+        && text[chosen.end..].trim_start().starts_with(|c: char| c.is_alphanumeric() || matches!(c, '$' | '\\'));
+    let bare =
+        strict && matches!(chosen.source, Source::Letter(_)) && option_end(text, chosen) == chosen.end && !option_text;
+    let doubted = bare && choices::conditional_after(text, chosen.end)
+        || strict && matches!(chosen.source, Source::Letter(_)) && choices::doubted_before(text, chosen.start);
+    if doubted && withdrawn.is_none() {
+        let (text, source) = (chosen.text.clone(), chosen.source);
+        return Some(Found { text, source, withdrawn: Some("a choice under a condition or a guess"), label: None });
+    }
     // Two letters chosen (`C, D`, `(C)/(D)`, `C and D`): no single choice.
     if matches!(chosen.source, Source::Letter(_))
         && withdrawn.is_none()
         && (another_letter_follows(text, option_end(text, chosen), targets.choices)
+            || bare && choices::another_letter_offered(text, chosen.end, targets.choices)
+            || strict && choices::another_letter_offered_before(text, chosen.start, targets.choices)
             || another_letter_before(text, chosen.start, targets.choices)
             || option_end(text, chosen) > chosen.end
                 && labelled_option_after(text, option_end(text, chosen), targets.choices)
@@ -1123,6 +1139,8 @@ fn revised(text: &str, all: &[Candidate], chosen: &Candidate) -> Option<&'static
 fn stated(text: &str, from: usize, c: &Candidate) -> bool {
     match c.source {
         Source::Minerva | Source::FinalAnswer | Source::AnswerColon | Source::Boxed => true,
+        // A letter after `answer:`, a choosing phrase or a foreign answer word.
+        Source::Letter(priority) => priority <= 200,
         Source::AnswerWord => {
             let before = &text[from..c.start];
             // The last `answer` in any ASCII case, read back from the candidate (no lower-case copy of the text).

@@ -11,7 +11,7 @@ const WINDOW: usize = 50;
 const FINAL_WINDOW: usize = 100;
 
 /// Is there a standalone letter at byte `i`? Returns its end (after any closing `**`).
-fn letter_at(b: &[u8], i: usize, choices: u32) -> Option<usize> {
+pub(super) fn letter_at(b: &[u8], i: usize, choices: u32) -> Option<usize> {
     let c = *b.get(i)?;
     if !c.is_ascii_uppercase() || choices & (1 << (c - b'A')) == 0 {
         return None;
