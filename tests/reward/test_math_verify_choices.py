@@ -5,10 +5,10 @@ not B``), and a letter revised, restated, negated, doubted, ruled out or listed.
 - A reference that is one choice letter (``C``, ``(C)``, ``\\text{(C)}``) has the completion's choice letters read
   whatever ``extraction`` says, where an answer is stated (after ``answer`` with only stating words between, a
   choosing phrase, a foreign answer word, a whole one-line text): 16 held-out AQuA completions written ``C)620``
-  scored 0. Two reviews' generated endings (2,400 and 2,600): correct letter paid 1583 -> 2034 and 1248 -> 1995,
-  no wrong letter paid before or after; a stated letter beside another it offers, or guessed, is none (red team
-  26). The last letter anywhere stays ``string``'s (opt-in): in prose it is as
-  often a point, a unit, an option ruled out or a list's last item (red team 25).
+  scored 0. Two reviews' generated endings (2,400 and 2,600): correct letter paid 1583 -> 2034 and 1248 -> 1984,
+  no wrong letter paid before or after. A stated letter beside another it offers, or guessed, is none (red teams
+  26 and 27); of two stated letters the last is read, as of two stated values. The last letter anywhere stays
+  ``string``'s (opt-in): in prose it is as often a point, a unit, an option ruled out or a list's last item.
 - ``C)620``, ``'E)1,900'``, ``A)(a + b)(a - b)`` are labels; a letter closing a bracket (``P(A and B)``) is not.
 - A choosing phrase (``The correct option is (A)``, ``option (A) is correct``) or a foreign answer word
   (``Réponse : A``, ``答案`` and a fullwidth colon) outranks a letter a later remark names (``Note that option D
@@ -187,6 +187,12 @@ def test_the_last_letter_anywhere_stays_opt_in(text: str, letter: str) -> None:
     "Option B \u2192 C is correct", "B \u2228 C is the right choice", "Option B\nC is correct", "Answer: B (60%)",
     "Answer: B (est.)", "Answer: B when n is odd", "Answer: B (sonst C)", "Option I think B is correct",
     "I think B is the right choice", "Option if n is odd then B is correct", "\\boxed{C}\n**Answer: B**",
+    # Red team 27: labels, LaTeX spacing, list items, filler words, guesses on the line, a letter in an equation.
+    "Answer: (C) y (D)", "The answer is (C) either (D)", "The correct option is C ... D", "Answer: (C)\u3001(D)",
+    "Answer: (C) \\lor (D)", "The correct option is (C)\n- (D)", "Answer: (C) x x x or (D)",
+    "Réponse : (C)\\,\\,\\, \u6216 D", "The correct option is C \\; D", "Answer: (C)?", "Answer: ? C",
+    "Answer: C sans doute", "Answer: C. (I think)", "Answer: C. if x>0", "The correct option is C (50/50)",
+    "Answer: C. (60%)", "vielleicht The correct option is C", "Answer: E = mc^2", "The correct option is Vitamin C",
 ])
 def test_a_letter_offered_beside_another_or_guessed_is_no_choice(text: str) -> None:
     assert paid(text) == []
@@ -198,6 +204,7 @@ def test_a_letter_offered_beside_another_or_guessed_is_no_choice(text: str) -> N
     ("Answer: C because B is too small", "C"),
     ("The correct option is (C) Plan B", "C"),
     ("Answer: (C) Both A and B", "C"),
+    ("The answer: D, it doesn't make sense for it to be A or B", "D"),
 ])
 def test_a_letter_explained_or_named_beside_the_choice_keeps_it(text: str, letter: str) -> None:
     assert paid(text) == [letter]

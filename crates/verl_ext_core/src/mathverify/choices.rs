@@ -20,12 +20,14 @@ fn labelled_later(text: &str, end: usize, choices: u32) -> bool {
 pub(super) fn labelled_option_after(text: &str, end: usize, choices: u32) -> bool {
     let next_line = text[end..].split('\n').skip(1).map(str::trim).find(|l| !l.is_empty());
     let labelled = |l: &str| {
-        let l = l.trim_start_matches(['(', '*']);
+        let l = super::markup::unlisted(l).trim_start_matches(['(', '*']);
         let mut chars = l.chars();
         chars.next().is_some_and(|c| c.is_ascii_uppercase() && choices >> (c as u8 - b'A') & 1 == 1)
             && chars.next() == Some(')')
     };
-    labelled_later(text, end, choices) || next_line.is_some_and(labelled)
+    // Another label denied on the line keeps this one (`(C), not (B)`).
+    let line = &text[end..text[end..].find('\n').map_or(text.len(), |i| end + i)];
+    labelled_later(text, end, choices) && !denies(line) || next_line.is_some_and(labelled)
 }
 
 /// Is the label before a value at `start` one of several options listed: another choice's label earlier on its
@@ -93,7 +95,7 @@ pub(super) fn option_end(text: &str, chosen: &Candidate) -> usize {
     let label = text[..chosen.end].ends_with(')');
     // A label's text follows it or a space; a bare letter's a comma, colon or dash (`C, 667`, `D: 555 hours`).
     let lead = if label {
-        rest.trim_start_matches([' ', '\t'])
+        past_spacing(rest)
     } else {
         match [", ", ": ", " - ", " \u{2014} "].iter().find_map(|p| rest.strip_prefix(p)) {
             Some(r) => r.trim_start_matches([' ', '\t']),
@@ -126,7 +128,9 @@ pub(super) fn option_end(text: &str, chosen: &Candidate) -> usize {
     };
     let joins = |(i, c): (usize, char)| {
         c.is_whitespace()
-            || matches!(c, '|' | '&' | ';')
+            || matches!(c, '|' | '&' | ';' | '?' | '!')
+            || c == '\\' && past_spacing(&rest[i..]).len() < rest.len() - i
+            || !c.is_ascii() && !c.is_alphanumeric()
             || c == '/' && labelled(&rest[i + 1..])
             || c == ',' && !rest[i + 1..].starts_with(|d: char| d.is_ascii_digit())
     };
@@ -187,13 +191,27 @@ const LETTER_JOINS: &[&str] = &[
 /// Bytes of a gloss in brackets after a letter read past for another letter joined to it.
 const GLOSS_BYTES: usize = 24;
 
+/// LaTeX spacing commands, read as spaces between a letter and what follows it (`(C)\\,\\, 或 D`).
+const SPACING: &[&str] = &["\\quad", "\\qquad", "\\,", "\\;", "\\:", "\\!", "\\ ", "~"];
+
+/// `s` past its leading spaces and LaTeX spacing commands.
+fn past_spacing(mut s: &str) -> &str {
+    loop {
+        let t = s.trim_start_matches([' ', '\t']);
+        match SPACING.iter().find_map(|c| t.strip_prefix(c)) {
+            Some(rest) => s = rest,
+            None => return t,
+        }
+    }
+}
+
 pub(super) fn another_letter_follows(text: &str, end: usize, choices: u32) -> bool {
     let standalone = |r: &str| {
         let mut chars = r.chars();
         chars.next().is_some_and(|c| c.is_ascii_uppercase() && choices & (1 << (c as u32 - 'A' as u32)) != 0)
             && chars.next().is_none_or(|c| !c.is_ascii_alphanumeric())
     };
-    let rest = text[end..].trim_start_matches([' ', ')', '.', '*', ':']);
+    let rest = past_spacing(&text[end..]).trim_start_matches([' ', ')', '.', '*', ':']);
     // Past a short gloss in brackets (`C (70%) / D (30%)`).
     let rest = rest
         .strip_prefix('(')
@@ -242,12 +260,24 @@ pub(super) fn another_letter_before(text: &str, start: usize, choices: u32) -> b
     letter && last.next().is_none_or(|c| !c.is_ascii_alphanumeric())
 }
 
-/// Bytes after a stated letter read for another letter offered beside it.
+/// Bytes before a letter a phrase chooses read for another letter offered beside it.
 const OFFER_WINDOW: usize = 24;
+/// Bytes of a stated letter's line read for another letter offered after it.
+const OFFER_LINE: usize = 200;
 /// Words between two letters that explain or deny the second rather than offer it (`C because B fails`, `C, not
 /// B`, `C rather than B`).
 const NOT_OFFERING: &[&str] = &[
     "because",
+    "doesn't",
+    "don't",
+    "isn't",
+    "can't",
+    "cannot",
+    "won't",
+    "wouldn't",
+    "never",
+    "neither",
+    "nor",
     "since",
     "not",
     "non",
@@ -315,21 +345,25 @@ fn loose_letter(text: &str, i: usize, choices: u32) -> bool {
         && !text[i + 1..].starts_with(|c: char| c.is_ascii_alphanumeric())
 }
 
-/// Is another choice letter offered within a few bytes after a stated bare letter on its line, joined by anything
-/// but an explanation or a denial (`B → C`, `B und C`, `B then C`, `B, but C also works`, `B \lor C`)? A letter
-/// after a capitalised word names something (`Plan B`).
-pub(super) fn another_letter_offered(text: &str, end: usize, choices: u32) -> bool {
+/// Is another choice letter offered after a stated letter on its line, joined by anything but an explanation or
+/// a denial (`B → C`, `B und C`, `B then C`, `(C) y (D)`, `C … D`, `B, but C also works`, `B \\lor C`)? After a
+/// label with an option's text only another label counts (`(C) Both A and B` is one option); a letter after a
+/// capitalised word names something (`Plan B`).
+pub(super) fn another_letter_offered(text: &str, end: usize, choices: u32, labelled: bool) -> bool {
     let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
-    let stop = line_end.min(end + OFFER_WINDOW);
+    let stop = line_end.min(end + OFFER_LINE);
     for i in end..stop {
         if !text.is_char_boundary(i) || !loose_letter(text, i, choices) {
             continue;
         }
-        let between = &text[end..i];
-        if between.contains(". ") || between.contains(['!', '?', ';', '\u{3002}']) {
-            return false;
+        if labelled && !text[i + 1..].starts_with([')', '.', '\u{ff09}']) {
+            continue;
         }
-        if denies(between) {
+        let mut between = text[end..i].replace("...", " ").replace('\u{2026}', " ");
+        for command in SPACING {
+            between = between.replace(command, " ");
+        }
+        if between.contains(". ") || between.contains(['!', '?', ';', '\u{3002}']) || denies(&between) {
             return false;
         }
         let named = between.trim_end().rsplit(' ').next().is_some_and(|w| {
@@ -342,20 +376,70 @@ pub(super) fn another_letter_offered(text: &str, end: usize, choices: u32) -> bo
     false
 }
 
-/// Does the clause after a stated letter (to its line's end or a full stop) make it conditional or a guess?
+/// Words of a guess on a stated letter's line (`C. (I think)`, `C sans doute`, `C (50/50)`, `C (低信心)`).
+const GUESSES: &[&str] = &[
+    "i think",
+    "i guess",
+    "my guess",
+    "not sure",
+    "unsure",
+    "maybe",
+    "perhaps",
+    "probably",
+    "tentative",
+    "probability",
+    "chance",
+    "sans doute",
+    "peut-\u{ea}tre",
+    "quiz\u{e1}s",
+    "vielleicht",
+    "\u{43d}\u{430}\u{432}\u{435}\u{440}\u{43d}\u{43e}",
+    "\u{53ef}\u{80fd}",
+    "\u{4e5f}\u{8bb8}",
+    "\u{4fe1}\u{5fc3}",
+    "\u{305f}\u{3076}\u{3093}",
+    "\u{c544}\u{b9c8}",
+    "50/50",
+    "\u{1f914}",
+    "assuming",
+];
+
+/// Marks of a guess anywhere on a stated letter's line (`C. (60%)`, `C. (?)`, `C. ¿?`).
+const LINE_GUESSES: &[&str] = &["%)", "(?)", "\u{bf}?", "?)"];
+
+/// Bytes of a sentence after a stated letter read as a condition on it (`C. if x>0`).
+const CONDITION_BYTES: usize = 32;
+
+/// Does the line after a stated letter guess at it, or its clause (to a full stop) make it conditional?
 pub(super) fn conditional_after(text: &str, end: usize) -> bool {
     let rest = &text[end..];
-    let clause = &rest[..[". ", ".\n", "\n"].iter().filter_map(|m| rest.find(m)).min().unwrap_or(rest.len())];
+    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let line = &line[..line.len().min(OFFER_LINE)];
+    let line = &line[..(0..=line.len()).rev().find(|&i| line.is_char_boundary(i)).unwrap_or(0)];
+    let lower_line = line.to_lowercase();
+    // A guess anywhere on the line (`C. (I think)`, `C sans doute`, `C (50/50)`).
+    if GUESSES.iter().chain(LINE_GUESSES).any(|g| lower_line.contains(g)) {
+        return true;
+    }
+    // A short sentence after it that is a condition (`C. if x>0`).
+    if let Some(next) = line.split_once(". ").map(|(_, n)| n.trim()).filter(|n| n.len() <= CONDITION_BYTES) {
+        let lower = next.to_lowercase();
+        if ["if ", "when ", "unless ", "si ", "wenn "].iter().any(|w| lower.starts_with(w)) {
+            return true;
+        }
+    }
+    let clause = &line[..[". ", ".\n"].iter().filter_map(|m| line.find(m)).min().unwrap_or(line.len())];
     let clause = &clause[..clause.find(" because").unwrap_or(clause.len())];
     let lower = clause.to_lowercase();
-    CONDITIONAL_AFTER.iter().any(|w| {
-        lower.match_indices(w).any(|(i, _)| {
-            let alpha = w.starts_with(|c: char| c.is_alphabetic() && c.is_ascii());
-            !alpha
-                || !lower[..i].ends_with(char::is_alphanumeric)
-                    && !lower[i + w.len()..].starts_with(char::is_alphanumeric)
+    clause.trim_start_matches([')', '*', ' ']).starts_with('?')
+        || CONDITIONAL_AFTER.iter().any(|w| {
+            lower.match_indices(w).any(|(i, _)| {
+                let alpha = w.starts_with(|c: char| c.is_alphabetic() && c.is_ascii());
+                !alpha
+                    || !lower[..i].ends_with(char::is_alphanumeric)
+                        && !lower[i + w.len()..].starts_with(char::is_alphanumeric)
+            })
         })
-    })
 }
 
 /// Is another choice letter offered within a few bytes before a letter that a phrase after it chooses, on its
@@ -380,19 +464,23 @@ pub(super) fn another_letter_offered_before(text: &str, start: usize, choices: u
 
 /// Words before a letter that a phrase chooses, in its sentence, that make it a guess or conditional (`I think B is
 /// the right choice`, `Option if n is odd then B is correct`).
-const DOUBTED_BEFORE: &[&str] = &["i think", "if ", "not sure", "maybe", "perhaps", "probably", "guess", "unsure"];
+const DOUBTED_BEFORE: &[&str] =
+    &["i think", "if ", "not sure", "maybe", "perhaps", "probably", "guess", "unsure", "?", "\u{1f914}"];
 
 /// Bytes before a chosen letter read for a doubt or a condition.
-const DOUBT_WINDOW: usize = 32;
+const DOUBT_WINDOW: usize = 48;
 
 /// Does the sentence before a chosen letter at `start`, near it, doubt it or make it conditional?
 pub(super) fn doubted_before(text: &str, start: usize) -> bool {
     let head = &text[..start];
+    if head.trim_end_matches([' ', '(', '*']).ends_with(['?', '\u{ff1f}', '\u{1f914}']) {
+        return true;
+    }
     let near = (start.saturating_sub(DOUBT_WINDOW)..=start).find(|&i| head.is_char_boundary(i)).unwrap_or(start);
     let from = [". ", "\n", "! ", "? "].iter().filter_map(|m| head.rfind(m).map(|i| i + m.len())).max().unwrap_or(0);
     let from = from.max(near);
     let sentence = head[from..].to_lowercase();
-    DOUBTED_BEFORE.iter().any(|w| sentence.contains(w))
+    DOUBTED_BEFORE.iter().chain(GUESSES).any(|w| sentence.contains(w))
 }
 
 #[cfg(test)]

@@ -892,7 +892,11 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
         && text[chosen.end..].trim_start().starts_with(|c: char| c.is_alphanumeric() || matches!(c, '$' | '\\'));
     let bare =
         strict && matches!(chosen.source, Source::Letter(_)) && option_end(text, chosen) == chosen.end && !option_text;
-    let doubted = bare && choices::conditional_after(text, chosen.end)
+    let letter = strict && matches!(chosen.source, Source::Letter(_));
+    // A bare letter in an equation is a variable (`Answer: E = mc^2`).
+    let equation = bare && text[chosen.end..].trim_start().starts_with(['=', '^', '_']);
+    let doubted = equation
+        || letter && choices::conditional_after(text, option_end(text, chosen))
         || strict && matches!(chosen.source, Source::Letter(_)) && choices::doubted_before(text, chosen.start);
     if doubted && withdrawn.is_none() {
         let (text, source) = (chosen.text.clone(), chosen.source);
@@ -902,10 +906,13 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
     if matches!(chosen.source, Source::Letter(_))
         && withdrawn.is_none()
         && (another_letter_follows(text, option_end(text, chosen), targets.choices)
-            || bare && choices::another_letter_offered(text, chosen.end, targets.choices)
+            || bare && choices::another_letter_offered(text, chosen.end, targets.choices, false)
+            || letter
+                && !bare
+                && choices::another_letter_offered(text, option_end(text, chosen), targets.choices, true)
             || strict && choices::another_letter_offered_before(text, chosen.start, targets.choices)
             || another_letter_before(text, chosen.start, targets.choices)
-            || option_end(text, chosen) > chosen.end
+            || (option_end(text, chosen) > chosen.end || text[..chosen.end].ends_with(')'))
                 && labelled_option_after(text, option_end(text, chosen), targets.choices)
             || labelled_line_above(text, chosen.start, targets.choices))
     {

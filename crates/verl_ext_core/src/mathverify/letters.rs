@@ -339,7 +339,8 @@ fn read(s: &str, choices: u32, anywhere: bool, out: &mut Vec<Candidate>) {
     for cue in CHOOSING {
         for at in find_all_ci(b, cue) {
             let from = at + cue.len();
-            if let Some(found) = first_in(b, from, from + CHOOSING_WINDOW, choices) {
+            let stated = |&(start, _): &(usize, usize)| anywhere || stating(&b[from..start]);
+            if let Some(found) = first_in(b, from, from + CHOOSING_WINDOW, choices).filter(stated) {
                 push(out, b, found, 200);
             }
         }
