@@ -205,6 +205,9 @@ def test_a_letter_offered_beside_another_or_guessed_is_no_choice(text: str) -> N
     ("The correct option is (C) Plan B", "C"),
     ("Answer: (C) Both A and B", "C"),
     ("The answer: D, it doesn't make sense for it to be A or B", "D"),
+    # Review 26: a verification naming an option it rejects.
+    ("The answer is C.\n\nVerification: substituting x = 3 satisfies the equation, so C is correct and A is not.",
+     "C"),
 ])
 def test_a_letter_explained_or_named_beside_the_choice_keeps_it(text: str, letter: str) -> None:
     assert paid(text) == [letter]

@@ -335,6 +335,31 @@ fn denies(between: &str) -> bool {
     NOT_OFFERING.iter().any(|w| if w.is_ascii() { words.iter().any(|x| x == w) } else { between.contains(w) })
 }
 
+/// Words after a letter that reject it (`and A is not`, `while (B) is incorrect`).
+const REJECTED_AFTER: &[&str] = &[
+    " is not",
+    " isn't",
+    " is wrong",
+    " is incorrect",
+    " fails",
+    " does not",
+    " doesn't",
+    " cannot",
+    " can't",
+    " can be ruled out",
+    " can be eliminated",
+    " is a distractor",
+    " is a trap",
+    " is ruled out",
+    " is eliminated",
+    " are not",
+    " are wrong",
+    " are incorrect",
+    ") is not",
+    ") is wrong",
+    ") is incorrect",
+];
+
 /// Is there a choice letter at `i` with no letter or digit of its own script against it (`B、C`, `BかC`, `(and C)`,
 /// `\\text{oder}\\ C`)? Wider than [`super::letters::letter_at`]: here it only has to be another letter offered.
 fn loose_letter(text: &str, i: usize, choices: u32) -> bool {
@@ -365,6 +390,14 @@ pub(super) fn another_letter_offered(text: &str, end: usize, choices: u32, label
         }
         if between.contains(". ") || between.contains(['!', '?', ';', '\u{3002}']) || denies(&between) {
             return false;
+        }
+        // A letter rejected right after it is no offer (`C is correct and A is not`).
+        let rejected = {
+            let after = text[i + 1..].to_ascii_lowercase();
+            REJECTED_AFTER.iter().any(|r| after.starts_with(r))
+        };
+        if rejected {
+            continue;
         }
         let named = between.trim_end().rsplit(' ').next().is_some_and(|w| {
             w.len() > 1 && w.starts_with(|c: char| c.is_uppercase()) && w.chars().skip(1).all(char::is_lowercase)
