@@ -20,7 +20,7 @@
 use super::blocks::{self, Block};
 use super::choices::{
     self, another_letter_before, another_letter_follows, choice_label, labelled_line_above, labelled_option_after,
-    labels_listed_before, option_end, NEGATED_WINDOW,
+    labels_listed_before, NEGATED_WINDOW,
 };
 use super::completion::{self, MAX_LABEL_LINE};
 use super::hedge;
@@ -806,6 +806,8 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
     let restated =
         hedge::restatement_end(text, chosen.start, chosen.end).map(|end| Candidate { end, ..chosen.clone() });
     let past = restated.as_ref().unwrap_or(chosen);
+    // Where a choice letter's option text ends (`C)620`): the words around it are read from there.
+    let option_end = choices::option_end(text, chosen);
     let withdrawn = match chosen.source {
         // `~5` alone is approximately 5 (LaTeX's `~` is a space only inside math).
         Source::Whole | Source::Tag if text[chosen.start..].starts_with('~') => {
@@ -852,7 +854,7 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
         Source::AnswerColon | Source::AnswerWord if hedge::doubtful_label(text, chosen.start) => {
             Some("labelled as something other than the answer (wrong answer: …)")
         }
-        _ => hedge::around(text, chosen.start, option_end(text, chosen), chosen.source == Source::Boxed)
+        _ => hedge::around(text, chosen.start, option_end, chosen.source == Source::Boxed)
             // A box that restates the number before it (`= 72 \\boxed{72}`) is hedged by what hedges that number.
             .or_else(|| {
                 let restated = (chosen.source == Source::Boxed)
@@ -890,13 +892,12 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
     // A label's option text is its own (`(C) Both A and B`); after a label, only marks may offer another letter.
     let option_text = text[..chosen.end].ends_with(')')
         && text[chosen.end..].trim_start().starts_with(|c: char| c.is_alphanumeric() || matches!(c, '$' | '\\'));
-    let bare =
-        strict && matches!(chosen.source, Source::Letter(_)) && option_end(text, chosen) == chosen.end && !option_text;
+    let bare = strict && matches!(chosen.source, Source::Letter(_)) && option_end == chosen.end && !option_text;
     let letter = strict && matches!(chosen.source, Source::Letter(_));
     // A bare letter in an equation is a variable (`Answer: E = mc^2`).
     let equation = bare && text[chosen.end..].trim_start().starts_with(['=', '^', '_']);
     let doubted = equation
-        || letter && choices::conditional_after(text, option_end(text, chosen))
+        || letter && choices::conditional_after(text, option_end)
         || strict && matches!(chosen.source, Source::Letter(_)) && choices::doubted_before(text, chosen.start);
     if doubted && withdrawn.is_none() {
         let (text, source) = (chosen.text.clone(), chosen.source);
@@ -905,15 +906,13 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
     // Two letters chosen (`C, D`, `(C)/(D)`, `C and D`): no single choice.
     if matches!(chosen.source, Source::Letter(_))
         && withdrawn.is_none()
-        && (another_letter_follows(text, option_end(text, chosen), targets.choices)
+        && (another_letter_follows(text, option_end, targets.choices)
             || bare && choices::another_letter_offered(text, chosen.end, targets.choices, false)
-            || letter
-                && !bare
-                && choices::another_letter_offered(text, option_end(text, chosen), targets.choices, true)
+            || letter && !bare && choices::another_letter_offered(text, option_end, targets.choices, true)
             || strict && choices::another_letter_offered_before(text, chosen.start, targets.choices)
             || another_letter_before(text, chosen.start, targets.choices)
-            || (option_end(text, chosen) > chosen.end || text[..chosen.end].ends_with(')'))
-                && labelled_option_after(text, option_end(text, chosen), targets.choices)
+            || (option_end > chosen.end || text[..chosen.end].ends_with(')'))
+                && labelled_option_after(text, option_end, targets.choices)
             || labelled_line_above(text, chosen.start, targets.choices))
     {
         let (text, source) = (chosen.text.clone(), chosen.source);
@@ -922,7 +921,7 @@ pub fn find_within(text: &str, targets: Targets, span: std::ops::Range<usize>, t
     // A choice letter that the text negates (`réponse est C non A`, `B。不是 A`) is not the one chosen: the
     // next letter the text offers is read instead.
     // Only a letter negated where it stands: a letter revised later is not replaced by an earlier one.
-    let negated = || hedge::around(text, chosen.start, option_end(text, chosen), false).is_some();
+    let negated = || hedge::around(text, chosen.start, option_end, false).is_some();
     if let (Source::Letter(priority), Some(_), true) = (chosen.source, withdrawn, negated()) {
         let mut end = chosen.start;
         for _ in 0..MAX_TRIES {
